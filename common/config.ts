@@ -1,0 +1,126 @@
+import * as fs from 'fs'
+import * as path from 'path'
+import { z } from 'zod'
+
+/**
+ * The single place where environment variables are read. Every variable is validated here, so a
+ * misconfigured deployment fails at start with a message naming the variable, instead of later
+ * with an obscure error from deep inside a service.
+ */
+
+const port = z.coerce.number().int().min(1).max(65535)
+const url = z.string().url()
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
+const boolFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
+
+const EnvSchema = z.object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    DATA_DIR: z.string().min(1).default('.data'),
+
+    DATABASE_URL: url.optional(),
+
+    RPC_URL: url.optional(),
+    CHAIN_ID: z.coerce.number().int().positive().default(3009),
+    DEVNET_PORT: port.default(8545),
+    /** Seconds between devnet blocks once the demo history is seeded; 0 mines one block per transaction. */
+    DEVNET_BLOCK_TIME: z.coerce.number().int().min(0).max(60).default(2),
+    DEVNET_SEED: z.string().min(1).default('evm-chain-services'),
+
+    WNATIVE_ADDRESS: address.optional(),
+    STABLE_ADDRESS: address.optional(),
+    AMM_FACTORY_ADDRESS: address.optional(),
+    AMM_ROUTER_ADDRESS: address.optional(),
+
+    EXPLORER_PORT: port.default(4000),
+    PLATFORM_PORT: port.default(4001),
+    BRIDGE_PORT: port.default(4002),
+    GRAPHQL_PORT: port.default(4350),
+
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    MASTER_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes as 64 hex characters').optional(),
+    BRIDGE_ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+
+    TRUST_PROXY: boolFlag.default(false),
+})
+
+export type Env = z.infer<typeof EnvSchema>
+
+export class ConfigError extends Error {
+    constructor(message: string) {
+        super(message)
+        this.name = 'ConfigError'
+    }
+}
+
+export function parseEnv(env: NodeJS.ProcessEnv = process.env): Env {
+    const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))
+    const result = EnvSchema.safeParse(cleaned)
+    if (!result.success) {
+        const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)
+        throw new ConfigError(`Invalid environment configuration:\n${lines.join('\n')}`)
+    }
+    return result.data
+}
+
+/** Contract addresses of the native chain: from env when given, else from the devnet's deployment file. */
+export interface NativeContracts {
+    wnative: `0x${string}`
+    stable: `0x${string}`
+    factory: `0x${string}`
+    router: `0x${string}`
+}
+
+export interface Deployment {
+    chainId: number
+    contracts: NativeContracts
+    /** Block of the first deployment; the indexer may start there. */
+    startBlock: number
+    /** Extra tokens and pairs the devnet seeded, by symbol. */
+    tokens: Record<string, `0x${string}`>
+    pairs: Record<string, `0x${string}`>
+}
+
+export function dataDir(env: Env): string {
+    return path.resolve(env.DATA_DIR)
+}
+
+export function deploymentFile(env: Env): string {
+    return path.join(dataDir(env), 'deployment.json')
+}
+
+export function readDeployment(env: Env): Deployment | undefined {
+    const file = deploymentFile(env)
+    if (!fs.existsSync(file)) return undefined
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as Deployment
+}
+
+export function nativeContracts(env: Env): NativeContracts {
+    const fromEnv = [env.WNATIVE_ADDRESS, env.STABLE_ADDRESS, env.AMM_FACTORY_ADDRESS, env.AMM_ROUTER_ADDRESS]
+    if (fromEnv.every(Boolean)) {
+        return {
+            wnative: env.WNATIVE_ADDRESS as `0x${string}`,
+            stable: env.STABLE_ADDRESS as `0x${string}`,
+            factory: env.AMM_FACTORY_ADDRESS as `0x${string}`,
+            router: env.AMM_ROUTER_ADDRESS as `0x${string}`,
+        }
+    }
+    if (fromEnv.some(Boolean)) {
+        throw new ConfigError(
+            'WNATIVE_ADDRESS, STABLE_ADDRESS, AMM_FACTORY_ADDRESS and AMM_ROUTER_ADDRESS must be set together'
+        )
+    }
+    const deployment = readDeployment(env)
+    if (!deployment) {
+        throw new ConfigError(
+            `No contract addresses: set WNATIVE_ADDRESS, STABLE_ADDRESS, AMM_FACTORY_ADDRESS and AMM_ROUTER_ADDRESS, ` +
+                `or run the devnet (npm start) so that ${deploymentFile(env)} exists`
+        )
+    }
+    return deployment.contracts
+}
+
+/** The RPC endpoint of the native chain; the devnet's when RPC_URL is not set. */
+export function rpcUrl(env: Env): string {
+    return env.RPC_URL ?? `http://127.0.0.1:${env.DEVNET_PORT}`
+}

@@ -1,0 +1,90 @@
+import * as fs from 'fs'
+import * as path from 'path'
+import { createPublicClient, http } from 'viem'
+import { Logger } from '../common/logger'
+import { spawnManaged, Spawned, waitFor } from '../common/processes'
+
+/** anvil's well-known development mnemonic: its accounts are public knowledge, for local chains only. */
+export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
+
+export function anvilBinary(): string {
+    return require.resolve('@foundry-rs/anvil-linux-amd64/bin/anvil')
+}
+
+export interface AnvilOptions {
+    port: number
+    chainId: number
+    /** Keep the chain in this file across restarts (anvil --state). */
+    stateFile?: string
+    /** Seconds between blocks; undefined or 0 mines one block per transaction. */
+    blockTime?: number
+    /** Do not mine at all until asked (evm_mine / evm_setAutomine). */
+    noMining?: boolean
+    /** Depth of the finalized/safe tags: finalized = latest - 2 * slots, safe = latest - slots. */
+    slotsInAnEpoch?: number
+    genesisTimestamp?: number
+    /** Ether given to each of the 10 development accounts. */
+    balanceEther?: number
+    log?: Logger
+    name?: string
+}
+
+export interface Anvil {
+    url: string
+    chainId: number
+    process: Spawned
+    /** Graceful stop: anvil writes its state file (when one is set) before exiting. */
+    stop(): Promise<void>
+}
+
+export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
+    const args = [
+        '--host', '127.0.0.1',
+        '--port', String(options.port),
+        '--chain-id', String(options.chainId),
+        '--mnemonic', DEV_MNEMONIC,
+        '--accounts', '10',
+        '--balance', String(options.balanceEther ?? 1_000_000),
+        // The native chain's minimum gas price is 0: accounts without coin can transact.
+        '--gas-price', '0',
+        '--base-fee', '0',
+        '--disable-min-priority-fee',
+        '--order', 'fifo',
+    ]
+    if (options.stateFile) {
+        fs.mkdirSync(path.dirname(options.stateFile), { recursive: true })
+        args.push('--state', options.stateFile, '--state-interval', '30', '--preserve-historical-states')
+    }
+    if (options.noMining) args.push('--no-mining')
+    else if (options.blockTime) args.push('--block-time', String(options.blockTime))
+    if (options.slotsInAnEpoch !== undefined) args.push('--slots-in-an-epoch', String(options.slotsInAnEpoch))
+    if (options.genesisTimestamp !== undefined) args.push('--timestamp', String(options.genesisTimestamp))
+
+    const name = options.name ?? `anvil:${options.chainId}`
+    const proc = spawnManaged(anvilBinary(), args, { name, log: options.log })
+    let stderr = ''
+    proc.child.stderr?.on('data', (d) => {
+        stderr += d.toString()
+        options.log?.warn({ name }, d.toString().trim())
+    })
+    proc.child.stdout?.resume()
+    const url = `http://127.0.0.1:${options.port}`
+    const client = createPublicClient({ transport: http(url, { retryCount: 0 }) })
+    try {
+        await Promise.race([
+            waitFor(`${name} on ${url}`, async () => (await client.getChainId()) === options.chainId, 30_000),
+            proc.exited.then((code) => {
+                throw new Error(`${name} exited with ${code} before answering: ${stderr.trim()}`)
+            }),
+        ])
+    } catch (err) {
+        proc.kill()
+        throw err
+    }
+    return {
+        url,
+        chainId: options.chainId,
+        process: proc,
+        stop: () => proc.stop(10_000),
+    }
+}
