@@ -19,6 +19,8 @@ const EnvSchema = z.object({
     DATA_DIR: z.string().min(1).default('.data'),
 
     DATABASE_URL: url.optional(),
+    /** Port of the embedded Postgres that `npm start` runs when DATABASE_URL is not set. */
+    EMBEDDED_PG_PORT: port.default(54329),
 
     RPC_URL: url.optional(),
     CHAIN_ID: z.coerce.number().int().positive().default(3009),
@@ -36,6 +38,12 @@ const EnvSchema = z.object({
     PLATFORM_PORT: port.default(4001),
     BRIDGE_PORT: port.default(4002),
     GRAPHQL_PORT: port.default(4350),
+
+    /** Blocks behind the head that the indexer treats as final; deeper reorgs stop it (Subsquid semantics). */
+    INDEXER_FINALITY_CONFIRMATION: z.coerce.number().int().min(1).max(1000).default(10),
+    INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0),
+    /** Most blocks the indexer holds in memory before committing during a backfill. */
+    INDEXER_BATCH_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(10_000),
 
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     MASTER_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes as 64 hex characters').optional(),

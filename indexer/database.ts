@@ -1,0 +1,144 @@
+import { RpcClient } from '@subsquid/rpc-client'
+import { Store, TypeormDatabase } from '@subsquid/typeorm-store'
+import type {
+    FinalTxInfo, HashAndHeight, HotDatabase, HotDatabaseState, HotTxInfo,
+} from '@subsquid/util-internal-processor-tools'
+import { EntityManager } from 'typeorm'
+import { Logger } from '../common/logger'
+import { Batch } from './batch'
+import { readBalances, readHasCode } from './rpc'
+import { ChainState, Query } from './state'
+import { AddressReadings, ChangeTracker, writeBatch } from './writer'
+
+/** What the data handler receives as ctx.store: the batch to derive rows into. */
+export interface IndexerStore {
+    batch: Batch
+}
+
+export interface BatchingOptions {
+    /** Most blocks held before a commit during a backfill (the design's 10,000). */
+    maxBlocks: number
+    /** Most rows held before a commit, so memory stays bounded on busy blocks. */
+    maxRows: number
+    state: ChainState
+    rpc: RpcClient
+    /** Reads committed rows outside the processor's transactions. */
+    query: Query
+    log: Logger
+    /** Called after every commit, with the last committed block (for NOTIFY and metrics). */
+    onCommit?: (em: EntityManager, batch: Batch) => Promise<void>
+}
+
+/**
+ * The processor hands over finalized blocks ten at a time, each in its own transaction. This
+ * database buffers them and commits once per up to `maxBlocks` blocks (or `maxRows` rows, or at
+ * the chain head) through Subsquid's TypeormDatabase, whose status row moves only at that commit:
+ * killed mid-batch, the indexer restarts from the last commit and rebuilds the same rows.
+ * Unfinalized (hot) blocks are written at once, one transaction per update, with Subsquid's change
+ * log recording every write so that a reorg is undone by TypeormDatabase itself.
+ */
+export class BatchingDatabase implements HotDatabase<IndexerStore> {
+    readonly supportsHotBlocks = true as const
+    private readonly inner = new TypeormDatabase({ supportHotBlocks: true })
+    private committed!: HashAndHeight
+    private processed!: HashAndHeight
+    private pending = new Batch()
+
+    constructor(private readonly options: BatchingOptions) {}
+
+    async connect(): Promise<HotDatabaseState> {
+        const state = await this.inner.connect()
+        this.committed = state
+        this.processed = state.top.length ? state.top[state.top.length - 1] : state
+        await this.options.state.load(this.options.query)
+        return state
+    }
+
+    disconnect(): Promise<void> {
+        return this.inner.disconnect()
+    }
+
+    async transact(info: FinalTxInfo, cb: (store: IndexerStore) => Promise<void>): Promise<void> {
+        if (info.prevHead.hash !== this.processed.hash) {
+            throw new Error(`batch starts after ${info.prevHead.height}, but the indexer is at ${this.processed.height}`)
+        }
+        await cb({ batch: this.pending })
+        this.processed = info.nextHead
+        const { maxBlocks, maxRows } = this.options
+        if (info.isOnTop || this.pending.blockCount >= maxBlocks || this.pending.rowCount >= maxRows) {
+            await this.commitPending()
+        }
+    }
+
+    transactHot(): Promise<void> {
+        throw new Error('transactHot2 is used instead')
+    }
+
+    async transactHot2(
+        info: HotTxInfo,
+        cb: (store: IndexerStore, blockSliceStart: number, blockSliceEnd: number) => Promise<void>
+    ): Promise<void> {
+        if (this.processed.hash !== this.committed.hash) await this.commitPending()
+        const forked = info.baseHead.hash !== this.processed.hash
+        if (forked) {
+            this.options.log.warn({ from: this.processed, base: info.baseHead }, 'chain reorganised: undoing orphaned blocks')
+        }
+        let attempt = 0
+        await this.inner.transactHot2(info, async (store, start, end) => {
+            const em = entityManagerOf(store)
+            // start 0 opens each attempt; a retried transaction must not see state from a failed one.
+            if (start === 0 && (forked || ++attempt > 1)) await this.options.state.load((sql, p) => em.query(sql, p))
+            const batch = new Batch()
+            await cb({ batch }, start, end)
+            const readings = await this.readAddresses(batch, (sql, p) => em.query(sql, p))
+            await writeBatch(em, batch, this.options.state, readings, changeTrackerOf(store))
+            await this.options.onCommit?.(em, batch)
+        })
+        const head = info.newBlocks.length ? info.newBlocks[info.newBlocks.length - 1] : info.baseHead
+        this.processed = this.committed = head
+    }
+
+    private async commitPending(): Promise<void> {
+        const batch = this.pending
+        this.pending = new Batch()
+        const readings = await this.readAddresses(batch, this.options.query)
+        const started = Date.now()
+        await this.inner.transact({ prevHead: this.committed, nextHead: this.processed }, async (store) => {
+            const em = entityManagerOf(store)
+            await writeBatch(em, batch, this.options.state, readings)
+            await this.options.onCommit?.(em, batch)
+        })
+        if (!batch.isEmpty) {
+            this.options.log.debug(
+                { from: batch.firstBlock, to: batch.lastBlock, rows: batch.rowCount, ms: Date.now() - started },
+                'committed batch'
+            )
+        }
+        this.committed = this.processed
+    }
+
+    /** Native balances of every touched address, and whether addresses new to the database hold code. */
+    private async readAddresses(batch: Batch, query: Query): Promise<AddressReadings> {
+        const addresses = [...batch.addresses.keys()]
+        if (addresses.length === 0) return { balances: new Map(), hasCode: new Map() }
+        const { rpc } = this.options
+        const balances = await readBalances(rpc, addresses, batch.lastBlock)
+        const known = new Set((await query('SELECT id FROM address WHERE id = ANY($1)', [addresses])).map((r) => r.id))
+        const unknown = addresses.filter((a) => !known.has(a) && !batch.addresses.get(a)!.isContract)
+        const codes = await readHasCode(rpc, unknown, batch.lastBlock)
+        return {
+            balances: new Map(addresses.map((a, i) => [a, balances[i]])),
+            hasCode: new Map(unknown.map((a, i) => [a, codes[i]])),
+        }
+    }
+}
+
+// TypeormDatabase hands the handler a Store wrapping the transaction's EntityManager and, for hot
+// blocks, its change tracker; both are private fields, reached here and nowhere else.
+function entityManagerOf(store: Store): EntityManager {
+    return (store as unknown as { em: () => EntityManager }).em()
+}
+
+function changeTrackerOf(store: Store): ChangeTracker | undefined {
+    return (store as unknown as { changes?: ChangeTracker }).changes
+}

@@ -1,0 +1,110 @@
+import { Batch } from '../batch'
+import { logId } from '../ids'
+import { BlockData } from '../processor'
+import { ContractVerifier } from '../verification'
+
+/**
+ * Blocks, transactions with their receipts, raw logs, and the per-address activity they imply.
+ * Runs after the token and AMM handlers of the same block, whose per-transaction transfer counts
+ * it records.
+ */
+export function indexChainBlock(
+    batch: Batch,
+    verifier: ContractVerifier,
+    block: BlockData,
+    transfersPerTx: Map<string, number>
+): void {
+    const header = block.header
+    const height = header.height
+    const timestamp = new Date(header.timestamp)
+    const logsPerTx = new Map<string, number>()
+
+    for (const log of block.logs) {
+        batch.logs.push({
+            id: logId(height, log.logIndex),
+            blockNumber: height,
+            blockHash: header.hash,
+            index: log.logIndex,
+            transactionHash: log.transactionHash,
+            transactionIndex: log.transactionIndex,
+            address: log.address,
+            topic0: log.topics[0] ?? null,
+            topic1: log.topics[1] ?? null,
+            topic2: log.topics[2] ?? null,
+            topic3: log.topics[3] ?? null,
+            data: Buffer.from(log.data.slice(2), 'hex'),
+        })
+        logsPerTx.set(log.transactionHash, (logsPerTx.get(log.transactionHash) ?? 0) + 1)
+        const emitter = batch.touchAddress(log.address, height)
+        emitter.logs += 1
+        emitter.isContract = true
+    }
+
+    let fees = 0n
+    for (const tx of block.transactions) {
+        const fee = tx.gasUsed * tx.effectiveGasPrice
+        fees += fee
+        const created = tx.contractAddress ?? null
+        batch.transactions.push({
+            id: tx.hash,
+            blockNumber: height,
+            blockHash: header.hash,
+            timestamp,
+            index: tx.transactionIndex,
+            from: tx.from,
+            to: tx.to ?? null,
+            createdContract: created,
+            value: tx.value,
+            nonce: tx.nonce,
+            type: tx.type ?? null,
+            gasLimit: tx.gas,
+            gasPrice: tx.gasPrice ?? null,
+            maxFeePerGas: tx.maxFeePerGas ?? null,
+            maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? null,
+            gasUsed: tx.gasUsed,
+            effectiveGasPrice: tx.effectiveGasPrice,
+            fee,
+            status: tx.status,
+            input: Buffer.from(tx.input.slice(2), 'hex'),
+            methodId: tx.input.length >= 10 ? tx.input.slice(0, 10) : null,
+            logCount: logsPerTx.get(tx.hash) ?? 0,
+            tokenTransferCount: transfersPerTx.get(tx.hash) ?? 0,
+        })
+        const sender = batch.touchAddress(tx.from, height)
+        sender.transactions += 1
+        sender.gasUsed += tx.gasUsed
+        if (tx.to && tx.to !== tx.from) batch.touchAddress(tx.to, height).transactions += 1
+        if (created) {
+            const contract = batch.touchAddress(created, height)
+            contract.transactions += 1
+            contract.isContract = true
+            contract.creator = tx.from
+            contract.creationTransaction = tx.hash
+            if (tx.status === 1) verifier.verifyCreation(batch, created, tx.input, timestamp)
+        }
+    }
+    // The miner's balance changes with every fee it collects.
+    batch.touchAddress(header.miner, height)
+
+    const baseFee = header.baseFeePerGas ?? null
+    batch.blocks.push({
+        id: header.hash,
+        number: height,
+        parentHash: header.parentHash,
+        timestamp,
+        miner: header.miner,
+        gasUsed: header.gasUsed,
+        gasLimit: header.gasLimit,
+        baseFeePerGas: baseFee,
+        size: Number(header.size),
+        difficulty: header.difficulty,
+        totalDifficulty: header.totalDifficulty ?? null,
+        nonce: header.nonce,
+        extraData: header.extraData,
+        transactionCount: block.transactions.length,
+        transactionFees: fees,
+        burntFees: (baseFee ?? 0n) * header.gasUsed,
+    })
+    batch.addActivity(header.timestamp, block.transactions.length, header.gasUsed, fees)
+    batch.addBlockRange(height, header.hash)
+}

@@ -1,0 +1,76 @@
+import { RpcClient } from '@subsquid/rpc-client'
+import { Batch } from '../batch'
+import { BlockData } from '../processor'
+import { readTokenMetadata } from '../rpc'
+import { ChainState } from '../state'
+import { ContractVerifier } from '../verification'
+import { indexAmmLog } from './amm'
+import { indexChainBlock } from './chain'
+import { indexTokenLog, TokenSightings } from './tokens'
+
+export interface IndexerContext {
+    state: ChainState
+    verifier: ContractVerifier
+    rpc: RpcClient
+}
+
+/** Derives everything from a run of consecutive blocks into the batch, in chain order. */
+export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: BlockData[]): Promise<void> {
+    const sightings: TokenSightings = new Map()
+    for (const block of blocks) {
+        normaliseAddresses(block)
+        const transfersPerTx = new Map<string, number>()
+        for (const log of block.logs) {
+            if (indexTokenLog(batch, ctx.state, block, log, sightings)) {
+                transfersPerTx.set(log.transactionHash, (transfersPerTx.get(log.transactionHash) ?? 0) + 1)
+            }
+            indexAmmLog(batch, ctx.state, ctx.verifier, block, log)
+        }
+        indexChainBlock(batch, ctx.verifier, block, transfersPerTx)
+    }
+    await detectTokens(ctx, batch, sightings)
+}
+
+/**
+ * Reads name, symbol, decimals and total supply of tokens seen for the first time. The supply is
+ * read just before the first sighting, and the mints and burns the indexer sees from then on are
+ * added to it, so it stays exact without a read per block.
+ */
+async function detectTokens(ctx: IndexerContext, batch: Batch, sightings: TokenSightings): Promise<void> {
+    const byBlock = new Map<number, string[]>()
+    for (const [token, { firstBlock }] of sightings) {
+        const list = byBlock.get(firstBlock) ?? []
+        list.push(token)
+        byBlock.set(firstBlock, list)
+    }
+    for (const [firstBlock, tokens] of byBlock) {
+        const metadata = await readTokenMetadata(ctx.rpc, tokens, Math.max(0, firstBlock - 1))
+        for (const token of tokens) {
+            const meta = metadata.get(token)!
+            const type = sightings.get(token)!.type
+            ctx.state.tokens.add(token)
+            batch.newTokens.set(token, {
+                id: token,
+                type,
+                name: meta.name,
+                symbol: meta.symbol,
+                decimals: type === 'ERC-721' ? null : meta.decimals,
+                totalSupply: meta.totalSupply ?? 0n,
+                holderCount: 0,
+                transferCount: 0,
+                firstBlock,
+            })
+        }
+    }
+}
+
+/** Nodes differ in address casing; rows store lowercase hex. */
+function normaliseAddresses(block: BlockData): void {
+    block.header.miner = block.header.miner.toLowerCase()
+    for (const tx of block.transactions) {
+        tx.from = tx.from.toLowerCase()
+        if (tx.to) tx.to = tx.to.toLowerCase()
+        if (tx.contractAddress) tx.contractAddress = tx.contractAddress.toLowerCase()
+    }
+    for (const log of block.logs) log.address = log.address.toLowerCase()
+}

@@ -1,0 +1,59 @@
+import { Pool } from 'pg'
+import { nativeContracts, parseEnv, rpcUrl } from '../common/config'
+import { createLogger } from '../common/logger'
+import { applyMigrations } from '../db/migrate'
+import { BatchingDatabase } from './database'
+import { indexBlocks, IndexerContext } from './handlers'
+import { createProcessor } from './processor'
+import { createRpcClient } from './rpc'
+import { ChainState } from './state'
+import { ContractVerifier } from './verification'
+
+/** Channel on which every commit announces the new head, for live API updates on any replica. */
+export const HEAD_CHANNEL = 'chain_head'
+
+async function main(): Promise<void> {
+    const env = parseEnv()
+    const log = createLogger('indexer')
+    if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for the embedded database)')
+    const applied = await applyMigrations(env.DATABASE_URL)
+    if (applied.length) log.info({ applied }, 'migrations applied')
+
+    const contracts = nativeContracts(env)
+    const state = new ChainState({
+        wnative: contracts.wnative.toLowerCase(),
+        stable: contracts.stable.toLowerCase(),
+        factory: contracts.factory.toLowerCase(),
+    })
+    const url = rpcUrl(env)
+    const rpc = createRpcClient(url)
+    const pool = new Pool({ connectionString: env.DATABASE_URL, max: 4 })
+    const context: IndexerContext = { state, rpc, verifier: new ContractVerifier() }
+    const database = new BatchingDatabase({
+        maxBlocks: env.INDEXER_BATCH_BLOCKS,
+        maxRows: 1_500_000,
+        state,
+        rpc,
+        query: async (sql, params) => (await pool.query(sql, params)).rows,
+        log,
+        onCommit: async (em, batch) => {
+            if (batch.isEmpty) return
+            await em.query('SELECT pg_notify($1, $2)', [
+                HEAD_CHANNEL,
+                JSON.stringify({ number: batch.lastBlock, hash: batch.lastBlockHash, blocks: batch.blockCount }),
+            ])
+        },
+    })
+    const processor = createProcessor({
+        rpcUrl: url,
+        finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION,
+        fromBlock: env.INDEXER_START_BLOCK,
+    })
+    log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION }, 'indexer starting')
+    processor.run(database, (ctx) => indexBlocks(context, ctx.store.batch, ctx.blocks))
+}
+
+main().catch((err) => {
+    createLogger('indexer').fatal({ err }, 'indexer failed to start')
+    process.exit(1)
+})

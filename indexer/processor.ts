@@ -1,0 +1,83 @@
+import {
+    BlockData as _BlockData,
+    DataHandlerContext,
+    EvmBatchProcessor,
+    Log as _Log,
+    Transaction as _Transaction,
+} from '@subsquid/evm-processor'
+
+/** Every header, transaction and receipt field the chain data API serves. */
+export const FIELDS = {
+    block: {
+        timestamp: true,
+        miner: true,
+        gasUsed: true,
+        gasLimit: true,
+        baseFeePerGas: true,
+        size: true,
+        difficulty: true,
+        totalDifficulty: true,
+        nonce: true,
+        extraData: true,
+    },
+    transaction: {
+        hash: true,
+        from: true,
+        to: true,
+        value: true,
+        nonce: true,
+        input: true,
+        gas: true,
+        gasPrice: true,
+        maxFeePerGas: true,
+        maxPriorityFeePerGas: true,
+        type: true,
+        status: true,
+        gasUsed: true,
+        effectiveGasPrice: true,
+        contractAddress: true,
+    },
+    log: {
+        address: true,
+        topics: true,
+        data: true,
+        transactionHash: true,
+    },
+} as const
+
+export type Fields = typeof FIELDS
+export type BlockData = _BlockData<Fields>
+export type Transaction = _Transaction<Fields>
+export type Log = _Log<Fields>
+export type Context<Store> = DataHandlerContext<Store, Fields>
+
+export interface ProcessorOptions {
+    rpcUrl: string
+    finalityConfirmation: number
+    fromBlock?: number
+    toBlock?: number
+    /** Requests per second towards the node; undefined means unlimited. */
+    rateLimit?: number
+}
+
+/**
+ * Ingests every block (empty ones too), every transaction with its receipt, and every log. The
+ * processor asks the node for logs 10 blocks at a time (its split size), well under the spec's
+ * 10,000-block eth_getLogs limit; the indexer's own commits are bounded separately (see database.ts).
+ */
+export function createProcessor(options: ProcessorOptions) {
+    return new EvmBatchProcessor()
+        .setRpcEndpoint({
+            url: options.rpcUrl,
+            rateLimit: options.rateLimit,
+            requestTimeout: 30_000,
+            maxBatchCallSize: 200,
+        })
+        .setRpcDataIngestionSettings({ headPollInterval: 1000 })
+        .setFinalityConfirmation(options.finalityConfirmation)
+        .setBlockRange({ from: options.fromBlock ?? 0, to: options.toBlock })
+        .setFields(FIELDS)
+        .includeAllBlocks()
+        .addTransaction({})
+        .addLog({})
+}

@@ -1,0 +1,189 @@
+import { PoolClient } from 'pg'
+import { EntityManager, EntityTarget } from 'typeorm'
+import {
+    Address, Block, ChainCounters, DailyChainActivity, DailyVolume, Log, Pair, PairHour, Swap, Token,
+    TokenBalance, TokenTransfer, Transaction, VerifiedContract,
+} from '../model'
+import { Batch } from './batch'
+import { connectionOf, copyRows, tableShape, upsertRows } from './copy'
+import { ChainState } from './state'
+
+/** Subsquid's hot-block change log (the store's private ChangeTracker), recorded so a reorg can undo the writes. */
+export interface ChangeTracker {
+    trackInsert(entity: EntityTarget<unknown>, rows: { id: string }[]): Promise<void>
+    trackUpsert(entity: EntityTarget<unknown>, rows: { id: string }[]): Promise<void>
+}
+
+/** Native balance and code of every address the batch touched, read from the node at the batch's last block. */
+export interface AddressReadings {
+    balances: Map<string, bigint>
+    /** Addresses new to the database, with whether they hold code. */
+    hasCode: Map<string, boolean>
+}
+
+const add = (column: string) => `t.${column} + excluded.${column}`
+
+/**
+ * Writes one batch in the current transaction: appended rows by COPY, aggregate rows once each
+ * by upsert. For hot (unfinalized) blocks every write is first recorded in Subsquid's change log.
+ */
+export async function writeBatch(
+    em: EntityManager,
+    batch: Batch,
+    state: ChainState,
+    readings: AddressReadings,
+    tracker?: ChangeTracker
+): Promise<void> {
+    if (batch.isEmpty) return
+    const client = await connectionOf(em)
+    const append = async (entity: EntityTarget<unknown>, rows: { id: string }[]) => {
+        if (rows.length === 0) return
+        await tracker?.trackInsert(entity, rows)
+        await copyRows(client, tableShape(em, entity), rows)
+    }
+    const upsert = async <R>(entity: EntityTarget<unknown>, rows: { id: string }[], onConflict: Record<string, string>, returning?: string) => {
+        if (rows.length === 0) return [] as R[]
+        await tracker?.trackUpsert(entity, rows)
+        return upsertRows<R>(client, tableShape(em, entity), rows, onConflict, returning)
+    }
+
+    await append(Block, batch.blocks)
+    await append(Transaction, batch.transactions)
+    await append(Log, batch.logs)
+    await append(TokenTransfer, batch.tokenTransfers)
+    await append(Swap, batch.swaps)
+    await append(VerifiedContract, batch.verifiedContracts)
+
+    const holderChanges = await writeBalances(batch, upsert)
+    await writeTokens(batch, holderChanges, upsert)
+    const newAddresses = await writeAddresses(batch, readings, upsert)
+    await writeAmm(batch, state, upsert)
+    await writeCounters(batch, newAddresses, upsert)
+}
+
+type Upsert = <R>(
+    entity: EntityTarget<unknown>,
+    rows: { id: string }[],
+    onConflict: Record<string, string>,
+    returning?: string
+) => Promise<R[]>
+
+/** Applies the balance deltas and returns, per token, how many holders it gained (negative: lost). */
+async function writeBalances(batch: Batch, upsert: Upsert): Promise<Map<string, number>> {
+    const rows = [...batch.balances].map(([id, b]) => ({ id, token: b.token, holder: b.holder, value: b.delta }))
+    const updated = await upsert<{ id: string; value: string }>(TokenBalance, rows, { value: add('value') }, 'id, value')
+    const holderChanges = new Map<string, number>()
+    for (const row of updated) {
+        const { token, delta } = batch.balances.get(row.id)!
+        const after = BigInt(row.value)
+        const before = after - delta
+        const change = (after > 0n ? 1 : 0) - (before > 0n ? 1 : 0)
+        if (change !== 0) holderChanges.set(token, (holderChanges.get(token) ?? 0) + change)
+    }
+    return holderChanges
+}
+
+async function writeTokens(batch: Batch, holderChanges: Map<string, number>, upsert: Upsert): Promise<void> {
+    const touched = new Set([...batch.tokens.keys(), ...holderChanges.keys(), ...batch.newTokens.keys()])
+    const rows = [...touched].map((id) => {
+        const delta = batch.tokens.get(id) ?? { transfers: 0, supply: 0n }
+        const created = batch.newTokens.get(id)
+        return {
+            // Placeholders for existing tokens: only the counted columns are updated on conflict.
+            id, type: 'ERC-20', name: null, symbol: null, decimals: null, firstBlock: 0,
+            ...created,
+            totalSupply: (created?.totalSupply ?? 0n) + delta.supply,
+            holderCount: holderChanges.get(id) ?? 0,
+            transferCount: delta.transfers,
+        }
+    })
+    await upsert(Token, rows, {
+        total_supply: add('total_supply'),
+        holder_count: add('holder_count'),
+        transfer_count: add('transfer_count'),
+    })
+}
+
+/** Returns how many addresses were seen for the first time. */
+async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: Upsert): Promise<number> {
+    const rows = [...batch.addresses].map(([id, a]) => ({
+        id,
+        balance: readings.balances.get(id) ?? 0n,
+        balanceBlock: batch.lastBlock,
+        isContract: a.isContract || (readings.hasCode.get(id) ?? false),
+        transactionCount: a.transactions,
+        tokenTransferCount: a.tokenTransfers,
+        gasUsed: a.gasUsed,
+        logCount: a.logs,
+        firstBlock: a.firstBlock,
+        lastBlock: a.lastBlock,
+        creator: a.creator ?? null,
+        creationTransaction: a.creationTransaction ?? null,
+    }))
+    const written = await upsert<{ inserted: boolean }>(Address, rows, {
+        balance: 'excluded.balance',
+        balance_block: 'excluded.balance_block',
+        is_contract: 't.is_contract OR excluded.is_contract',
+        transaction_count: add('transaction_count'),
+        token_transfer_count: add('token_transfer_count'),
+        gas_used: add('gas_used'),
+        log_count: add('log_count'),
+        first_block: 'LEAST(t.first_block, excluded.first_block)',
+        last_block: 'GREATEST(t.last_block, excluded.last_block)',
+        creator: 'COALESCE(t.creator, excluded.creator)',
+        creation_transaction: 'COALESCE(t.creation_transaction, excluded.creation_transaction)',
+    }, '(xmax = 0) AS inserted')
+    return written.filter((r) => r.inserted).length
+}
+
+async function writeAmm(batch: Batch, state: ChainState, upsert: Upsert): Promise<void> {
+    const pairs = [...batch.pairs].map(([id, delta]) => {
+        const pair = state.pairs.get(id)!
+        const created = batch.newPairs.get(id)
+        return {
+            id, token0: pair.token0, token1: pair.token1, createdBlock: 0, createdTransaction: '',
+            ...created,
+            reserve0: pair.reserve0,
+            reserve1: pair.reserve1,
+            volumeTotal: delta.volume,
+            swapsTotal: delta.swaps,
+        }
+    })
+    await upsert(Pair, pairs, {
+        reserve0: 'excluded.reserve0',
+        reserve1: 'excluded.reserve1',
+        volume_total: add('volume_total'),
+        swaps_total: add('swaps_total'),
+    })
+    const hours = [...batch.pairHours].map(([id, h]) => ({ id, ...h }))
+    await upsert(PairHour, hours, { volume: add('volume'), swaps: add('swaps') })
+    const days = [...batch.dailyVolume].map(([id, d]) => ({ id, ...d }))
+    await upsert(DailyVolume, days, { volume: add('volume'), swaps: add('swaps') })
+}
+
+async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert): Promise<void> {
+    const activity = [...batch.dailyActivity].map(([id, d]) => ({ id, ...d }))
+    await upsert(DailyChainActivity, activity, {
+        blocks: add('blocks'),
+        transactions: add('transactions'),
+        gas_used: add('gas_used'),
+        fees: add('fees'),
+    })
+    const counters = {
+        id: 'chain',
+        blocks: batch.blocks.length,
+        transactions: batch.transactions.length,
+        addresses: newAddresses,
+        tokenTransfers: batch.tokenTransfers.length,
+        lastBlock: batch.lastBlock,
+    }
+    await upsert(ChainCounters, [counters], {
+        blocks: add('blocks'),
+        transactions: add('transactions'),
+        addresses: add('addresses'),
+        token_transfers: add('token_transfers'),
+        last_block: 'GREATEST(t.last_block, excluded.last_block)',
+    })
+}
+
+export type { PoolClient }

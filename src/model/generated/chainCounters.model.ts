@@ -1,0 +1,29 @@
+import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, IntColumn as IntColumn_} from "@subsquid/typeorm-store"
+
+/**
+ * Running totals, one row (id 'chain'), kept by the indexer so /stats never counts rows.
+ */
+@Entity_()
+export class ChainCounters {
+    constructor(props?: Partial<ChainCounters>) {
+        Object.assign(this, props)
+    }
+
+    @PrimaryColumn_()
+    id!: string
+
+    @IntColumn_({nullable: false})
+    blocks!: number
+
+    @IntColumn_({nullable: false})
+    transactions!: number
+
+    @IntColumn_({nullable: false})
+    addresses!: number
+
+    @IntColumn_({nullable: false})
+    tokenTransfers!: number
+
+    @IntColumn_({nullable: false})
+    lastBlock!: number
+}
