@@ -87,6 +87,8 @@ export interface Deployment {
     /** Extra tokens and pairs the devnet seeded, by symbol. */
     tokens: Record<string, `0x${string}`>
     pairs: Record<string, `0x${string}`>
+    /** Last block of the devnet's demo history, to tell whether a restarted chain still holds it. */
+    seededThrough?: { number: number; hash: string }
 }
 
 export function dataDir(env: Env): string {

@@ -39,13 +39,13 @@ export interface Spawned {
 export function spawnManaged(
     command: string,
     args: string[],
-    options: SpawnOptions & { log?: Logger; name: string; pipeOutput?: boolean }
+    options: Omit<SpawnOptions, 'stdio'> & { log?: Logger; name: string; stdio?: 'pipe' | 'inherit' | 'ignore' }
 ): Spawned {
     installHooks()
     const child = spawn(command, args, {
         ...options,
         detached: true,
-        stdio: options.pipeOutput === false ? 'ignore' : ['ignore', 'pipe', 'pipe'],
+        stdio: options.stdio === 'inherit' ? ['ignore', 'inherit', 'inherit'] : options.stdio === 'ignore' ? 'ignore' : ['ignore', 'pipe', 'pipe'],
     })
     children.add(child)
     const exited = new Promise<number | string>((resolve) => {

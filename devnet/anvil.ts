@@ -53,7 +53,7 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
     ]
     if (options.stateFile) {
         fs.mkdirSync(path.dirname(options.stateFile), { recursive: true })
-        args.push('--state', options.stateFile, '--state-interval', '30', '--preserve-historical-states')
+        args.push('--state', options.stateFile, '--state-interval', '30')
     }
     if (options.noMining) args.push('--no-mining')
     else if (options.blockTime) args.push('--block-time', String(options.blockTime))

@@ -3,12 +3,18 @@ import { Store, TypeormDatabase } from '@subsquid/typeorm-store'
 import type {
     FinalTxInfo, HashAndHeight, HotDatabase, HotDatabaseState, HotTxInfo,
 } from '@subsquid/util-internal-processor-tools'
-import { EntityManager } from 'typeorm'
+import { DataSource, EntityManager } from 'typeorm'
+// The store's own undo of one unfinalized block (not re-exported by the package).
+import { rollbackBlock } from '@subsquid/typeorm-store/lib/hot'
 import { Logger } from '../common/logger'
+import { PROJECT_DIR } from '../db/migrate'
 import { Batch } from './batch'
 import { readBalances, readHasCode } from './rpc'
 import { ChainState, Query } from './state'
 import { AddressReadings, ChangeTracker, writeBatch } from './writer'
+
+/** Schema of Subsquid's status and hot-block tables (TypeormDatabase's default). */
+const STATUS_SCHEMA = 'squid_processor'
 
 /** What the data handler receives as ctx.store: the batch to derive rows into. */
 export interface IndexerStore {
@@ -39,7 +45,7 @@ export interface BatchingOptions {
  */
 export class BatchingDatabase implements HotDatabase<IndexerStore> {
     readonly supportsHotBlocks = true as const
-    private readonly inner = new TypeormDatabase({ supportHotBlocks: true })
+    private readonly inner = new TypeormDatabase({ supportHotBlocks: true, projectDir: PROJECT_DIR })
     private committed!: HashAndHeight
     private processed!: HashAndHeight
     private pending = new Batch()
@@ -47,9 +53,19 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
     constructor(private readonly options: BatchingOptions) {}
 
     async connect(): Promise<HotDatabaseState> {
-        const state = await this.inner.connect()
-        this.committed = state
-        this.processed = state.top.length ? state.top[state.top.length - 1] : state
+        let state = await this.inner.connect()
+        if (state.top.length) {
+            // Unfinalized blocks of the previous run may no longer be on the chain (the node may
+            // have restarted or reorganised meanwhile). Undo them with the store's own change log
+            // and resume from the last final block; they are ingested again if still canonical.
+            const source = (this.inner as unknown as { con: DataSource }).con
+            await source.transaction('SERIALIZABLE', async (em) => {
+                for (const block of [...state.top].reverse()) await rollbackBlock(STATUS_SCHEMA, em, block.height)
+            })
+            this.options.log.info({ from: state.top[0].height, to: state.top[state.top.length - 1].height }, 'undid unfinalized blocks of the previous run')
+            state = { ...state, top: [] }
+        }
+        this.committed = this.processed = state
         await this.options.state.load(this.options.query)
         return state
     }

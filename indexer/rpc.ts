@@ -28,33 +28,67 @@ export function createRpcClient(url: string): RpcClient {
 
 const toQty = (n: number) => '0x' + n.toString(16)
 
-/** eth_call that yields undefined instead of throwing when the contract reverts. */
-function callRequest(to: string, data: string, block: number) {
-    return { method: 'eth_call', params: [{ to, data }, toQty(block)] }
+/** Errors of a node that no longer holds the state of an old block (pruned, or restarted without it). */
+export function isMissingStateError(err: unknown): boolean {
+    return /missing trie node|BlockOutOfRange|state.*(not available|pruned)|header not found|historical state/i.test(String((err as Error)?.message ?? err))
 }
 
+/**
+ * Runs calls against the state of `block`, or of the latest block when the node cannot serve that
+ * state any more; the second result says which happened.
+ */
+async function atBlockOrLatest<T>(block: number, run: (tag: string) => Promise<T>): Promise<[T, boolean]> {
+    try {
+        return [await run(toQty(block)), true]
+    } catch (err) {
+        if (!isMissingStateError(err)) throw err
+        return [await run('latest'), false]
+    }
+}
+
+/** eth_call that yields undefined instead of throwing when the contract reverts. */
+function callRequest(to: string, data: string, blockTag: string) {
+    return { method: 'eth_call', params: [{ to, data }, blockTag] }
+}
+
+/**
+ * Name, symbol and decimals as of `block`; total supply as of `supplyBlock` (the block before the
+ * first sighting, so that the mints seen from then on can be added to it).
+ */
 export async function readTokenMetadata(
     client: RpcClient,
     tokens: string[],
-    block: number
+    block: number,
+    supplyBlock: number
 ): Promise<Map<string, TokenMetadata>> {
     const result = new Map<string, TokenMetadata>()
     if (tokens.length === 0) return result
-    const calls = tokens.flatMap((t) => [
-        callRequest(t, erc20.functions.name.encode({}), block),
-        callRequest(t, erc20.functions.symbol.encode({}), block),
-        callRequest(t, erc20.functions.decimals.encode({}), block),
-        callRequest(t, erc20.functions.totalSupply.encode({}), block),
-    ])
-    // A reverting call is an answer (the token has no such function), not an error to retry.
-    const answers: (string | undefined)[] = await client.batchCall(calls, { validateError: () => undefined })
+    // A reverting call is an answer (the token has no such function); any other error is not.
+    const ethCalls = (calls: { method: string; params: unknown[] }[]): Promise<(string | undefined)[]> =>
+        client.batchCall(calls, {
+            validateError: (info) => {
+                if (isMissingStateError(info.message)) throw new Error(info.message)
+                if (/revert|invalid opcode|out of gas|execution|stack underflow/i.test(info.message)) return undefined
+                throw new Error(`eth_call failed: ${info.message}`)
+            },
+        })
+    const [texts] = await atBlockOrLatest(block, (tag) => ethCalls(tokens.flatMap((t) => [
+        callRequest(t, erc20.functions.name.encode({}), tag),
+        callRequest(t, erc20.functions.symbol.encode({}), tag),
+        callRequest(t, erc20.functions.decimals.encode({}), tag),
+    ])))
+    // Without the state before the first sighting, the supply is what the indexer sees minted,
+    // which is exact for every token that emits Transfer on mint.
+    const [supplies, historical] = await atBlockOrLatest(supplyBlock, (tag) => ethCalls(
+        tokens.map((t) => callRequest(t, erc20.functions.totalSupply.encode({}), tag))
+    ))
     tokens.forEach((token, i) => {
-        const [name, symbol, decimals, supply] = answers.slice(i * 4, i * 4 + 4)
+        const [name, symbol, decimals] = texts.slice(i * 3, i * 3 + 3)
         result.set(token, {
             name: decodeText(name),
             symbol: decodeText(symbol),
             decimals: decodeDecimals(decimals),
-            totalSupply: decodeUint(supply),
+            totalSupply: historical ? decodeUint(supplies[i]) : 0n,
         })
     })
     return result
@@ -95,16 +129,16 @@ function decodeDecimals(data: string | undefined): number | null {
 
 export async function readBalances(client: RpcClient, addresses: string[], block: number): Promise<bigint[]> {
     if (addresses.length === 0) return []
-    const answers: string[] = await client.batchCall(
-        addresses.map((a) => ({ method: 'eth_getBalance', params: [a, toQty(block)] }))
+    const [answers] = await atBlockOrLatest(block, (tag): Promise<string[]> =>
+        client.batchCall(addresses.map((a) => ({ method: 'eth_getBalance', params: [a, tag] })))
     )
     return answers.map((a) => BigInt(a))
 }
 
 export async function readHasCode(client: RpcClient, addresses: string[], block: number): Promise<boolean[]> {
     if (addresses.length === 0) return []
-    const answers: string[] = await client.batchCall(
-        addresses.map((a) => ({ method: 'eth_getCode', params: [a, toQty(block)] }))
+    const [answers] = await atBlockOrLatest(block, (tag): Promise<string[]> =>
+        client.batchCall(addresses.map((a) => ({ method: 'eth_getCode', params: [a, tag] })))
     )
     return answers.map((code) => code !== '0x' && code !== '0x0')
 }

@@ -44,7 +44,7 @@ async function detectTokens(ctx: IndexerContext, batch: Batch, sightings: TokenS
         byBlock.set(firstBlock, list)
     }
     for (const [firstBlock, tokens] of byBlock) {
-        const metadata = await readTokenMetadata(ctx.rpc, tokens, Math.max(0, firstBlock - 1))
+        const metadata = await readTokenMetadata(ctx.rpc, tokens, firstBlock, Math.max(0, firstBlock - 1))
         for (const token of tokens) {
             const meta = metadata.get(token)!
             const type = sightings.get(token)!.type

@@ -61,10 +61,14 @@ export function indexTokenLog(batch: Batch, state: ChainState, block: BlockData,
     const amount = type === 'ERC-721' ? 1n : value!
     const tokenDelta = batch.tokenDelta(token)
     tokenDelta.transfers += 1
+    // A mint to the zero address (an AMM pair locking its minimum liquidity) is a mint, not a
+    // burn: the tokens stay in the total supply.
     if (from === ZERO_ADDRESS) tokenDelta.supply += amount
-    else batch.addBalance(token, from, -amount)
-    if (to === ZERO_ADDRESS) tokenDelta.supply -= amount
-    else batch.addBalance(token, to, amount)
+    else {
+        batch.addBalance(token, from, -amount)
+        if (to === ZERO_ADDRESS) tokenDelta.supply -= amount
+    }
+    if (to !== ZERO_ADDRESS) batch.addBalance(token, to, amount)
     batch.touchAddress(from, height).tokenTransfers += 1
     if (to !== from) batch.touchAddress(to, height).tokenTransfers += 1
     return true

@@ -1,0 +1,81 @@
+import * as fs from 'fs'
+import * as path from 'path'
+import { createPublicClient, http } from 'viem'
+import { dataDir, Deployment, deploymentFile, Env, readDeployment } from '../common/config'
+import { Logger } from '../common/logger'
+import { startAnvil } from './anvil'
+import { deployNativeContracts } from './deploy'
+import { seedDemoActivity } from './seed'
+
+export const HISTORY_DAYS = 30
+
+export interface Devnet {
+    url: string
+    deployment: Deployment
+    stop(): Promise<void>
+}
+
+/**
+ * The native chain for development: anvil with chain id 3009 and a zero minimum gas price, kept
+ * in DATA_DIR/devnet across restarts. A fresh chain starts 30 days in the past, gets our contracts
+ * and a deterministic month of demo activity, then mines in real time. A restart finds the
+ * contracts and the history already there and does neither again.
+ */
+export async function startDevnet(env: Env, log: Logger): Promise<Devnet> {
+    const stateFile = path.join(dataDir(env), 'devnet', 'state.json')
+    const fresh = !fs.existsSync(stateFile)
+    const anvil = await startAnvil({
+        port: env.DEVNET_PORT,
+        chainId: env.CHAIN_ID,
+        stateFile,
+        // Only a new chain gets a genesis time: on a restart anvil continues from its saved blocks.
+        genesisTimestamp: fresh ? Math.floor(Date.now() / 1000) - HISTORY_DAYS * 86_400 - 3_600 : undefined,
+        log,
+        name: 'devnet',
+    })
+    try {
+        const deployment = await prepareChain(env, anvil.url, log)
+        if (env.DEVNET_BLOCK_TIME > 0) {
+            const client = createPublicClient({ transport: http(anvil.url) })
+            await client.request({ method: 'evm_setIntervalMining' as any, params: [env.DEVNET_BLOCK_TIME] as any })
+        }
+        return { url: anvil.url, deployment, stop: anvil.stop }
+    } catch (err) {
+        await anvil.stop()
+        throw err
+    }
+}
+
+async function prepareChain(env: Env, rpcUrl: string, log: Logger): Promise<Deployment> {
+    const previous = readDeployment(env)
+    const client = createPublicClient({ transport: http(rpcUrl) })
+    const { contracts, startBlock } = await deployNativeContracts({
+        rpcUrl,
+        chainId: env.CHAIN_ID,
+        previous: previous?.contracts,
+        log,
+    })
+    const reused = previous && previous.contracts.router === contracts.router
+    // The history is there when the chain still holds the block the seeding ended with.
+    if (reused && previous.seededThrough) {
+        const block = await client.getBlock({ blockNumber: BigInt(previous.seededThrough.number) }).catch(() => undefined)
+        if (block?.hash === previous.seededThrough.hash) {
+            log.info({ contracts }, 'devnet contracts and history found; nothing to deploy')
+            return previous
+        }
+    }
+    log.info('seeding the devnet with a month of demo activity')
+    const seeded = await seedDemoActivity({ rpcUrl, chainId: env.CHAIN_ID, contracts, seed: env.DEVNET_SEED, days: HISTORY_DAYS, log })
+    const last = await client.getBlock({ blockNumber: BigInt(seeded.lastBlock) })
+    const deployment: Deployment = {
+        chainId: env.CHAIN_ID,
+        contracts,
+        startBlock,
+        tokens: seeded.tokens,
+        pairs: seeded.pairs,
+        seededThrough: { number: seeded.lastBlock, hash: last.hash },
+    }
+    fs.mkdirSync(path.dirname(deploymentFile(env)), { recursive: true })
+    fs.writeFileSync(deploymentFile(env), JSON.stringify(deployment, null, 2) + '\n')
+    return deployment
+}

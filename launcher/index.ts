@@ -1,0 +1,136 @@
+import * as fs from 'fs'
+import * as path from 'path'
+import { dataDir, Env, parseEnv, rpcUrl } from '../common/config'
+import { createLogger, Logger } from '../common/logger'
+import { spawnManaged, Spawned } from '../common/processes'
+import { loadSecrets } from '../common/secrets'
+import { startEmbeddedPostgres } from '../db/postgres'
+import { startDevnet } from '../devnet'
+
+/**
+ * `npm start`: the whole stack on one machine. Embedded Postgres and the native devnet unless
+ * DATABASE_URL / RPC_URL point elsewhere, then every service as its own process, as production
+ * runs them. Ctrl-C or SIGTERM stops everything it started.
+ */
+
+interface Service {
+    name: string
+    /** Compiled entry point, relative to lib/. Services not built yet are skipped. */
+    entry: string
+    urls: (env: Env) => string[]
+}
+
+const SERVICES: Service[] = [
+    { name: 'indexer', entry: 'indexer/main.js', urls: () => [] },
+    { name: 'graphql', entry: 'indexer/graphql.js', urls: (env) => [`GraphQL (analysts)       http://localhost:${env.GRAPHQL_PORT}/graphql`] },
+    {
+        name: 'api',
+        entry: 'api/main.js',
+        urls: (env) => [
+            `Explorer services API    http://localhost:${env.EXPLORER_PORT}/api`,
+            `Chain data API (v2)      http://localhost:${env.EXPLORER_PORT}/api/v2`,
+            `Wallet platform API      http://localhost:${env.PLATFORM_PORT}`,
+        ],
+    },
+    {
+        name: 'bridge',
+        entry: 'bridge/main.js',
+        urls: (env) => [`Bridge API               http://localhost:${env.BRIDGE_PORT}/api`, `Bridge WebSocket         ws://localhost:${env.BRIDGE_PORT}/ws`],
+    },
+]
+
+const LIB_DIR = path.resolve(__dirname, '..')
+
+type Stoppable = { name: string; stop(): Promise<void> }
+
+async function main(): Promise<void> {
+    const env = parseEnv()
+    const log = createLogger('launcher')
+    const started: Stoppable[] = []
+    let stopping = false
+    const shutdown = async (code: number) => {
+        if (stopping) return
+        stopping = true
+        log.info('stopping the stack')
+        for (const part of started.reverse()) {
+            await part.stop().catch((err) => log.error({ err, part: part.name }, 'failed to stop cleanly'))
+        }
+        process.exit(code)
+    }
+    process.on('SIGINT', () => void shutdown(0))
+    process.on('SIGTERM', () => void shutdown(0))
+
+    try {
+        const secrets = loadSecrets(env, log)
+        let databaseUrl = env.DATABASE_URL
+        if (!databaseUrl) {
+            const pg = await startEmbeddedPostgres({
+                dir: path.join(dataDir(env), 'postgres'),
+                port: env.EMBEDDED_PG_PORT,
+                database: 'chain',
+                log,
+            })
+            started.push({ name: 'postgres', stop: pg.stop })
+            databaseUrl = pg.url
+        }
+        if (!env.RPC_URL) {
+            const devnet = await startDevnet(env, log)
+            started.push({ name: 'devnet', stop: devnet.stop })
+        }
+        const childEnv: NodeJS.ProcessEnv = {
+            ...process.env,
+            DATABASE_URL: databaseUrl,
+            RPC_URL: rpcUrl(env),
+            DATA_DIR: dataDir(env),
+            JWT_SECRET: secrets.jwtSecret,
+            MASTER_KEY: secrets.masterKey,
+            BRIDGE_ADMIN_TOKEN: secrets.bridgeAdminToken,
+        }
+        const urls: string[] = []
+        for (const service of SERVICES) {
+            const entry = path.join(LIB_DIR, service.entry)
+            if (!fs.existsSync(entry)) continue
+            started.push(superviseService(service.name, entry, childEnv, log, () => stopping))
+            urls.push(...service.urls(env))
+        }
+        printBanner(env, databaseUrl, urls)
+    } catch (err) {
+        log.fatal({ err }, 'the stack failed to start')
+        await shutdown(1)
+    }
+}
+
+/** Runs a service and restarts it with a growing delay if it exits on its own. */
+function superviseService(name: string, entry: string, env: NodeJS.ProcessEnv, log: Logger, stopping: () => boolean): Stoppable {
+    let current: Spawned
+    let restarts = 0
+    const start = () => {
+        current = spawnManaged(process.execPath, [entry], { name, env, stdio: 'inherit' })
+        const startedAt = Date.now()
+        void current.exited.then((code) => {
+            if (stopping()) return
+            if (Date.now() - startedAt > 60_000) restarts = 0
+            const delay = Math.min(30_000, 1000 * 2 ** restarts++)
+            log.error({ service: name, code, restartInMs: delay }, 'service exited; restarting')
+            setTimeout(() => !stopping() && start(), delay)
+        })
+    }
+    start()
+    return { name, stop: () => current.stop(10_000) }
+}
+
+function printBanner(env: Env, databaseUrl: string, urls: string[]): void {
+    const lines = [
+        '',
+        'The stack is up:',
+        `  Native chain RPC         ${rpcUrl(env)}  (chain id ${env.CHAIN_ID})`,
+        `  Postgres                 ${databaseUrl.replace(/\/\/([^:]+):[^@]*@/, '//$1:***@')}`,
+        ...urls.map((u) => `  ${u}`),
+        '',
+        'Ctrl-C stops everything.',
+        '',
+    ]
+    process.stdout.write(lines.join('\n') + '\n')
+}
+
+void main()
