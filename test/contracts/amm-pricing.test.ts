@@ -1,8 +1,7 @@
 import { expect } from 'chai'
 import { Address, parseEther, parseEventLogs, parseUnits } from 'viem'
 import { abis } from '../../abi'
-import { ZERO_FEES } from '../../devnet/deploy'
-import { expectedAmountIn, expectedAmountOut, expectRevert, FAR_DEADLINE, SeededRandom, TestChain } from './support'
+import { expectedAmountIn, expectedAmountOut, expectRevert, FAR_DEADLINE, SeededRandom, TestChain, TX } from './support'
 
 describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
     let chain: TestChain
@@ -23,7 +22,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
             functionName: 'addLiquidityETH',
             args: [stable, parseUnits('2000000', 6), 0n, 0n, chain.deployer.address, FAR_DEADLINE],
             value: parseEther('1000'),
-            ...ZERO_FEES,
+            ...TX,
         }))
         await chain.addLiquidity(gold, stable, parseEther('100000'), parseUnits('5000000', 6))
         await chain.addLiquidity(silver, gold, parseUnits('2000000', 8), parseEther('20000'))
@@ -107,7 +106,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
         const silverBefore = await chain.balanceOf(silver, trader.address)
 
         const receipt = await chain.mined(chain.wallet(trader).writeContract({
-            ...router(), functionName: 'swapExactTokensForTokens', args: [amountIn, quoted[2], path, trader.address, FAR_DEADLINE], ...ZERO_FEES,
+            ...router(), functionName: 'swapExactTokensForTokens', args: [amountIn, quoted[2], path, trader.address, FAR_DEADLINE], ...TX,
         }))
 
         expect(stableBefore - (await chain.balanceOf(stable, trader.address))).to.equal(amountIn)
@@ -128,7 +127,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
         const goldBefore = await chain.balanceOf(gold, trader.address)
 
         await chain.mined(chain.wallet(trader).writeContract({
-            ...router(), functionName: 'swapTokensForExactTokens', args: [amountOut, quoted[0], path, trader.address, FAR_DEADLINE], ...ZERO_FEES,
+            ...router(), functionName: 'swapTokensForExactTokens', args: [amountOut, quoted[0], path, trader.address, FAR_DEADLINE], ...TX,
         }))
 
         expect(stableBefore - (await chain.balanceOf(stable, trader.address))).to.equal(quoted[0])
@@ -144,7 +143,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
         let stableBefore = await chain.balanceOf(stable, coinTrader.address)
         let coinBefore = await coinBalance()
         await chain.mined(wallet.writeContract({
-            ...router(), functionName: 'swapExactETHForTokens', args: [out[1], [wnative, stable], coinTrader.address, FAR_DEADLINE], value, ...ZERO_FEES,
+            ...router(), functionName: 'swapExactETHForTokens', args: [out[1], [wnative, stable], coinTrader.address, FAR_DEADLINE], value, ...TX,
         }))
         expect((await chain.balanceOf(stable, coinTrader.address)) - stableBefore).to.equal(out[1])
         expect(coinBefore - (await coinBalance())).to.equal(value)
@@ -154,7 +153,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
         stableBefore = await chain.balanceOf(stable, coinTrader.address)
         coinBefore = await coinBalance()
         await chain.mined(wallet.writeContract({
-            ...router(), functionName: 'swapETHForExactTokens', args: [wanted, [wnative, stable], coinTrader.address, FAR_DEADLINE], value: needed[0] * 2n, ...ZERO_FEES,
+            ...router(), functionName: 'swapETHForExactTokens', args: [wanted, [wnative, stable], coinTrader.address, FAR_DEADLINE], value: needed[0] * 2n, ...TX,
         }))
         expect((await chain.balanceOf(stable, coinTrader.address)) - stableBefore).to.equal(wanted)
         expect(coinBefore - (await coinBalance())).to.equal(needed[0])
@@ -164,7 +163,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
         const coinOut = await chain.client.readContract({ ...router(), functionName: 'getAmountsOut', args: [goldIn, path] })
         coinBefore = await coinBalance()
         await chain.mined(wallet.writeContract({
-            ...router(), functionName: 'swapExactTokensForETH', args: [goldIn, coinOut[2], path, coinTrader.address, FAR_DEADLINE], ...ZERO_FEES,
+            ...router(), functionName: 'swapExactTokensForETH', args: [goldIn, coinOut[2], path, coinTrader.address, FAR_DEADLINE], ...TX,
         }))
         expect((await coinBalance()) - coinBefore).to.equal(coinOut[2])
 
@@ -173,7 +172,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
         const goldBefore = await chain.balanceOf(gold, coinTrader.address)
         coinBefore = await coinBalance()
         await chain.mined(wallet.writeContract({
-            ...router(), functionName: 'swapTokensForExactETH', args: [exactCoin, goldNeeded[0], path, coinTrader.address, FAR_DEADLINE], ...ZERO_FEES,
+            ...router(), functionName: 'swapTokensForExactETH', args: [exactCoin, goldNeeded[0], path, coinTrader.address, FAR_DEADLINE], ...TX,
         }))
         expect((await coinBalance()) - coinBefore).to.equal(exactCoin)
         expect(goldBefore - (await chain.balanceOf(gold, coinTrader.address))).to.equal(goldNeeded[0])
@@ -194,7 +193,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
         )
         const goldBefore = await chain.balanceOf(gold, trader.address)
         await chain.mined(chain.wallet(trader).writeContract({
-            address: pair, abi: abis.AmmPair, functionName: 'swap', args: [...outs(amountOut), trader.address, '0x'], ...ZERO_FEES,
+            address: pair, abi: abis.AmmPair, functionName: 'swap', args: [...outs(amountOut), trader.address, '0x'], ...TX,
         }))
         expect((await chain.balanceOf(gold, trader.address)) - goldBefore).to.equal(amountOut)
     })

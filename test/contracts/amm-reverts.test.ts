@@ -1,8 +1,7 @@
 import { expect } from 'chai'
 import { Address, parseEther, parseUnits, zeroAddress } from 'viem'
 import { abis } from '../../abi'
-import { ZERO_FEES } from '../../devnet/deploy'
-import { expectRevert, FAR_DEADLINE, TestChain } from './support'
+import { expectRevert, FAR_DEADLINE, TestChain, TX } from './support'
 
 /** Each revert reason of the spec's error table (and the other Uniswap V2 ones), from its cause. */
 describe('AMM revert reasons', () => {
@@ -40,7 +39,7 @@ describe('AMM revert reasons', () => {
 
         const before = [await chain.balanceOf(stable, trader.address), await chain.balanceOf(gold, trader.address), await chain.reserves(stable, gold)]
         // A fixed gas limit skips estimation, so the transaction is mined and reverts on chain.
-        const hash = await chain.wallet(trader).writeContract({ ...router(), functionName: 'swapExactTokensForTokens', args, gas: 500_000n, ...ZERO_FEES })
+        const hash = await chain.wallet(trader).writeContract({ ...router(), functionName: 'swapExactTokensForTokens', args, ...TX })
         const receipt = await chain.client.waitForTransactionReceipt({ hash })
         expect(receipt.status).to.equal('reverted')
         const after = [await chain.balanceOf(stable, trader.address), await chain.balanceOf(gold, trader.address), await chain.reserves(stable, gold)]
@@ -94,7 +93,7 @@ describe('AMM revert reasons', () => {
         )
 
         const silver = await chain.deployToken({ name: 'Silver', symbol: 'SILVER', totalSupply: parseEther('1000') })
-        await chain.mined(chain.wallet(chain.deployer).writeContract({ ...factory(), functionName: 'createPair', args: [silver, stable], ...ZERO_FEES }))
+        await chain.mined(chain.wallet(chain.deployer).writeContract({ ...factory(), functionName: 'createPair', args: [silver, stable], ...TX }))
         expect(await chain.getPair(silver, stable)).to.not.equal(zeroAddress)
         await expectRevert(
             chain.client.readContract({ ...router(), functionName: 'getAmountsOut', args: [parseUnits('1', 6), [stable, silver]] }),

@@ -13,6 +13,13 @@ import { deployContract, deployNativeContracts, deployPlatformToken, devnetChain
 import { freePort } from '../support/ports'
 
 export const CHAIN_ID = 3009
+/**
+ * Fields for every test transaction: zero fees, and a fixed gas limit instead of an estimate. An
+ * estimate can fall short when the transaction lands in a later second than the estimation saw: a
+ * pair then also updates its price accumulators, which costs more gas.
+ */
+export const TX = { ...ZERO_FEES, gas: 3_000_000n } as const
+
 /** A deadline that never passes during a test. */
 export const FAR_DEADLINE = 2n ** 40n
 
@@ -80,19 +87,19 @@ export class TestChain {
 
     async transfer(token: Address, from: Account, to: Address, amount: bigint): Promise<TransactionReceipt> {
         return this.mined(this.wallet(from).writeContract({
-            address: token, abi: abis.PlatformToken, functionName: 'transfer', args: [to, amount], ...ZERO_FEES,
+            address: token, abi: abis.PlatformToken, functionName: 'transfer', args: [to, amount], ...TX,
         }))
     }
 
     async approveRouter(token: Address, owner: Account): Promise<void> {
         await this.mined(this.wallet(owner).writeContract({
-            address: token, abi: abis.PlatformToken, functionName: 'approve', args: [this.contracts.router, maxUint256], ...ZERO_FEES,
+            address: token, abi: abis.PlatformToken, functionName: 'approve', args: [this.contracts.router, maxUint256], ...TX,
         }))
     }
 
     async mintStable(to: Address, amount: bigint): Promise<void> {
         await this.mined(this.wallet(this.deployer).writeContract({
-            address: this.contracts.stable, abi: abis.Stable, functionName: 'mint', args: [to, amount], ...ZERO_FEES,
+            address: this.contracts.stable, abi: abis.Stable, functionName: 'mint', args: [to, amount], ...TX,
         }))
     }
 
@@ -103,7 +110,7 @@ export class TestChain {
             abi: abis.AmmRouter,
             functionName: 'addLiquidity',
             args: [tokenA, tokenB, amountA, amountB, 0n, 0n, this.deployer.address, FAR_DEADLINE],
-            ...ZERO_FEES,
+            ...TX,
         }))
         return this.getPair(tokenA, tokenB)
     }
@@ -140,8 +147,8 @@ export function expectedAmountIn(amountOut: bigint, reserveIn: bigint, reserveOu
 }
 
 /**
- * The revert reason of a call that must fail: the Error(string) message, or the name of a custom
- * error found in `abi`. Fails the test when the call succeeds.
+ * The revert reason of a call that must fail: the Error(string) message, the name of a custom
+ * error found in `abi`, or '' for a revert without data. Fails the test when the call succeeds.
  */
 export async function revertOf(action: Promise<unknown>, abi: Abi = []): Promise<string> {
     try {
@@ -150,17 +157,17 @@ export async function revertOf(action: Promise<unknown>, abi: Abi = []): Promise
         if (!(err instanceof BaseError)) throw err
         const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError)
         if (reverted instanceof ContractFunctionRevertedError) {
-            const reason = reverted.reason ?? reverted.data?.errorName ?? reverted.signature
-            if (reason) return reason
+            // A bare `revert()` carries no data (viem then reports the node's generic message).
+            if (!reverted.raw || reverted.raw === '0x') return ''
+            return reverted.reason ?? reverted.data?.errorName ?? reverted.signature ?? reverted.raw
         }
         // Plain eth_call (deployments): the revert data sits on the RPC error.
         const withData = err.walk((e) => typeof (e as { data?: unknown }).data === 'string')
         const data = (withData as { data?: Hex } | null)?.data
-        if (data && data !== '0x') {
-            const decoded = decodeErrorResult({ abi, data })
-            return decoded.errorName === 'Error' ? String(decoded.args?.[0]) : decoded.errorName
-        }
-        throw err
+        if (data === undefined) throw err
+        if (data === '0x') return ''
+        const decoded = decodeErrorResult({ abi, data })
+        return decoded.errorName === 'Error' ? String(decoded.args?.[0]) : decoded.errorName
     }
     expect.fail('expected a revert, but the call succeeded')
 }
