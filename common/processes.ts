@@ -93,6 +93,7 @@ export async function waitFor<T>(
         try {
             const value = await check()
             if (value) return value
+            lastError = undefined
         } catch (err) {
             lastError = err
         }

@@ -61,9 +61,11 @@ export interface ProcessorOptions {
 }
 
 /**
- * Ingests every block (empty ones too), every transaction with its receipt, and every log. The
- * processor asks the node for logs 10 blocks at a time (its split size), well under the spec's
- * 10,000-block eth_getLogs limit; the indexer's own commits are bounded separately (see database.ts).
+ * Ingests every block (empty ones too), every transaction with its receipt, and every log. Since
+ * receipts are requested, Subsquid takes the logs from them (eth_getBlockReceipts, one block per
+ * call, or eth_getTransactionReceipt where a node lacks it) and never calls eth_getLogs, so the
+ * node's 10,000-block log-range limit cannot be hit. The indexer's commits are bounded separately
+ * (see database.ts).
  */
 export function createProcessor(options: ProcessorOptions) {
     return new EvmBatchProcessor()

@@ -29,7 +29,7 @@ export async function startTestChain(options: { seedDays?: number; genesisDaysAg
         const seeded = options.seedDays
             ? await seedDemoActivity({ rpcUrl: anvil.url, chainId: CHAIN_ID, contracts, seed: 'test', days: options.seedDays })
             : undefined
-        const client = createPublicClient({ transport: http(anvil.url) }) as PublicClient
+        const client = createPublicClient({ transport: http(anvil.url, { timeout: 120_000 }) }) as PublicClient
         return { anvil, url: anvil.url, client, contracts, seeded, stop: anvil.stop }
     } catch (err) {
         await anvil.stop()
@@ -42,7 +42,10 @@ export async function headHash(client: PublicClient): Promise<string> {
     return (await client.getBlock({ blockTag: 'latest' })).hash
 }
 
-/** Mines empty blocks at once (anvil_mine). */
+/** Mines empty blocks (anvil_mine), in chunks that each answer well within a request timeout. */
 export async function mineEmptyBlocks(client: PublicClient, count: number): Promise<void> {
-    await client.request({ method: 'anvil_mine' as any, params: [`0x${count.toString(16)}`] as any })
+    for (let left = count; left > 0; left -= 1000) {
+        const chunk = Math.min(left, 1000)
+        await client.request({ method: 'anvil_mine' as any, params: [`0x${chunk.toString(16)}`] as any }, { retryCount: 0 })
+    }
 }
