@@ -123,6 +123,10 @@ export const demoNftAbi = [
     {"inputs":[{"internalType":"address","name":"from","type":"address"},{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"tokenId","type":"uint256"}],"name":"transferFrom","outputs":[],"stateMutability":"nonpayable","type":"function"},
 ] as const
 
+export const disperseAbi = [
+    {"inputs":[{"internalType":"address","name":"token","type":"address"},{"internalType":"address[]","name":"recipients","type":"address[]"},{"internalType":"uint256[]","name":"amounts","type":"uint256[]"}],"name":"disperseToken","outputs":[],"stateMutability":"nonpayable","type":"function"},
+] as const
+
 export const flashBorrowerAbi = [
     {"inputs":[{"internalType":"address","name":"pair","type":"address"},{"internalType":"uint256","name":"amount0Out","type":"uint256"},{"internalType":"uint256","name":"amount1Out","type":"uint256"},{"internalType":"bool","name":"reenter_","type":"bool"}],"name":"borrow","outputs":[],"stateMutability":"nonpayable","type":"function"},
     {"inputs":[{"internalType":"address","name":"","type":"address"},{"internalType":"uint256","name":"amount0","type":"uint256"},{"internalType":"uint256","name":"amount1","type":"uint256"},{"internalType":"bytes","name":"","type":"bytes"}],"name":"uniswapV2Call","outputs":[],"stateMutability":"nonpayable","type":"function"},
@@ -226,6 +230,7 @@ export const abis = {
     AmmRouter: ammRouterAbi,
     Bytes32Token: bytes32TokenAbi,
     DemoNft: demoNftAbi,
+    Disperse: disperseAbi,
     FlashBorrower: flashBorrowerAbi,
     PlatformToken: platformTokenAbi,
     RevertingNameToken: revertingNameTokenAbi,
@@ -242,6 +247,7 @@ const ARTIFACT_FILES: Record<ContractName, string> = {
     AmmRouter: 'AmmRouter.json',
     Bytes32Token: 'test/Bytes32Token.json',
     DemoNft: 'test/DemoNft.json',
+    Disperse: 'test/Disperse.json',
     FlashBorrower: 'test/FlashBorrower.json',
     PlatformToken: 'PlatformToken.json',
     RevertingNameToken: 'test/RevertingNameToken.json',

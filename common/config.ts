@@ -42,6 +42,8 @@ const EnvSchema = z.object({
     /** Blocks behind the head that the indexer treats as final; deeper reorgs stop it (Subsquid semantics). */
     INDEXER_FINALITY_CONFIRMATION: z.coerce.number().int().min(1).max(1000).default(10),
     INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0),
+    /** Stop after this block (a bounded backfill, as the benchmark runs); unset follows the chain. */
+    INDEXER_END_BLOCK: z.coerce.number().int().min(0).optional(),
     /** Most blocks the indexer holds in memory before committing during a backfill. */
     INDEXER_BATCH_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(10_000),
 

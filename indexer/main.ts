@@ -48,6 +48,7 @@ async function main(): Promise<void> {
         rpcUrl: url,
         finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION,
         fromBlock: env.INDEXER_START_BLOCK,
+        toBlock: env.INDEXER_END_BLOCK,
     })
     log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION }, 'indexer starting')
     processor.run(database, (ctx) => indexBlocks(context, ctx.store.batch, ctx.blocks))

@@ -4,7 +4,10 @@ import { Account, createWalletClient, http, parseAbi } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { DEV_MNEMONIC } from '../../devnet/anvil'
 import { deployContract, devnetChain } from '../../devnet/deploy'
+import * as path from 'path'
+import { spawnManaged, waitFor } from '../../common/processes'
 import { CHAIN_ID, headHash, startTestChain, TestChain } from '../support/chain'
+import { freePort } from '../support/ports'
 import { expectDatabaseMatchesChain } from '../support/consistency'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
 import { createTestDatabase } from '../support/postgres'
@@ -109,6 +112,39 @@ describe('indexer: a seeded chain', function () {
         expect(Object.keys(router.sources)).to.include('contracts/amm/AmmRouter.sol')
         const platform = rows.filter((r) => r.name === 'PlatformToken')
         expect(platform).to.have.length(3)
+    })
+
+    it('serves the same data over GraphQL for analysts', async () => {
+        const port = await freePort()
+        const server = spawnManaged(process.execPath, [path.resolve(__dirname, '../../indexer/graphql.js')], {
+            name: 'graphql',
+            env: { ...process.env, DATABASE_URL: databaseUrl, GRAPHQL_PORT: String(port) },
+        })
+        try {
+            const query = async (q: string) => {
+                const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+                    method: 'POST',
+                    headers: { 'content-type': 'application/json' },
+                    body: JSON.stringify({ query: q }),
+                })
+                const body = (await res.json()) as { data?: any; errors?: { message: string }[] }
+                if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '))
+                return body.data
+            }
+            const data = await waitFor('the GraphQL server', () => query(`{
+                tokens(where: { symbol_eq: "SILVER" }, limit: 5) { name decimals holderCount }
+                swapsConnection(orderBy: id_ASC, first: 1) { totalCount }
+                pairs(orderBy: volumeTotal_DESC, limit: 1) { id swapsTotal }
+            }`), 60_000, 250)
+            const swaps = await db.query('SELECT count(*)::int AS n FROM swap')
+            const busiest = await db.query('SELECT id, swaps_total FROM pair ORDER BY volume_total DESC LIMIT 1')
+            const silver = await db.query("SELECT holder_count FROM token WHERE symbol = 'SILVER'")
+            expect(data.tokens).to.deep.equal([{ name: 'Silver Token', decimals: 8, holderCount: silver.rows[0].holder_count }])
+            expect(data.swapsConnection.totalCount).to.equal(swaps.rows[0].n)
+            expect(data.pairs).to.deep.equal([{ id: busiest.rows[0].id, swapsTotal: busiest.rows[0].swaps_total }])
+        } finally {
+            await server.stop()
+        }
     })
 
     it('marks contracts and their creators', async () => {

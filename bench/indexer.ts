@@ -1,0 +1,138 @@
+import * as fs from 'fs'
+import * as os from 'os'
+import * as path from 'path'
+import { Client } from 'pg'
+import { spawnManaged } from '../common/processes'
+import { startAnvil } from '../devnet/anvil'
+import { startEmbeddedPostgres } from '../db/postgres'
+import { freePort } from '../test/support/ports'
+import { appendBenchmark, machine } from './report'
+import { CACHE_DIR, ensureSyntheticChain } from './synthetic-chain'
+
+/**
+ * npm run bench:indexer — (a) fetch-only: the processor pulling every block, transaction, receipt
+ * and log exactly as the indexer does, storing nothing; (b) a full backfill of the same chain
+ * into an empty database by the real indexer process. Prints blocks/s, logs/s, rows/s, the ratio
+ * (b)/(a), peak RSS, and where the backfill's time went; appends the figures to docs/BENCHMARKS.md.
+ */
+
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000)
+const LIB = path.resolve(__dirname, '..')
+
+interface Run {
+    ms: number
+    peakRssMb: number
+    output: string
+}
+
+/** Runs a node script to completion, sampling its peak resident memory (VmHWM) from /proc. */
+async function runMeasured(script: string, env: Record<string, string>): Promise<Run> {
+    const started = Date.now()
+    const proc = spawnManaged(process.execPath, [script], { name: path.basename(script), env: { ...process.env, ...env } })
+    let output = ''
+    proc.child.stdout?.on('data', (d) => (output += d.toString()))
+    proc.child.stderr?.on('data', (d) => (output += d.toString()))
+    let peakKb = 0
+    const sampler = setInterval(() => {
+        try {
+            const status = fs.readFileSync(`/proc/${proc.child.pid}/status`, 'utf8')
+            peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0))
+        } catch {
+            // exited between samples
+        }
+    }, 100)
+    const code = await proc.exited
+    clearInterval(sampler)
+    if (code !== 0) throw new Error(`${script} exited with ${code}:\n${output.slice(-3000)}`)
+    return { ms: Date.now() - started, peakRssMb: Math.round(peakKb / 1024), output }
+}
+
+async function countRows(databaseUrl: string): Promise<number> {
+    const db = new Client({ connectionString: databaseUrl })
+    await db.connect()
+    try {
+        const tables = await db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'migrations'`)
+        let total = 0
+        for (const { tablename } of tables.rows) {
+            total += Number((await db.query(`SELECT count(*) AS n FROM "${tablename}"`)).rows[0].n)
+        }
+        return total
+    } finally {
+        await db.end()
+    }
+}
+
+async function main(): Promise<void> {
+    const log = (m: string) => process.stdout.write(`${m}\n`)
+    const chain = await ensureSyntheticChain(BLOCKS, await freePort(), log)
+    const anvil = await startAnvil({ port: await freePort(), chainId: 3009, stateFile: chain.stateFile })
+    const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pg-'))
+    const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench' })
+    try {
+        const common = {
+            RPC_URL: anvil.url,
+            INDEXER_END_BLOCK: String(chain.head),
+            INDEXER_FINALITY_CONFIRMATION: '10',
+        }
+        log(`chain: ${chain.head + 1} blocks, ${chain.transactions} synthetic transactions`)
+
+        const fetch = await runMeasured(path.join(LIB, 'bench/fetch-only.js'), { ...common, LOG_LEVEL: 'warn' })
+        const fetched = JSON.parse(fetch.output.trim().split('\n').filter((l) => l.startsWith('{"blocks"')).pop()!)
+        log(`(a) fetch-only: ${fetched.blocks} blocks, ${fetched.logs} logs in ${(fetch.ms / 1000).toFixed(1)} s`)
+
+        const backfill = await runMeasured(path.join(LIB, 'indexer/main.js'), {
+            ...common,
+            LOG_LEVEL: 'debug',
+            DATABASE_URL: pg.url,
+            WNATIVE_ADDRESS: chain.contracts.wnative,
+            STABLE_ADDRESS: chain.contracts.stable,
+            AMM_FACTORY_ADDRESS: chain.contracts.factory,
+            AMM_ROUTER_ADDRESS: chain.contracts.router,
+        })
+        const commits = backfill.output.split('\n').filter((l) => l.includes('"committed batch"')).map((l) => JSON.parse(l))
+        const stages = commits[commits.length - 1]?.stages ?? { derive: 0, readAddresses: 0, write: 0 }
+        const rows = await countRows(pg.url)
+        log(`(b) backfill: ${(backfill.ms / 1000).toFixed(1)} s, ${rows} rows, ${commits.length} commits`)
+
+        const seconds = (ms: number) => ms / 1000
+        const fetchBps = fetched.blocks / seconds(fetch.ms)
+        const backfillBps = fetched.blocks / seconds(backfill.ms)
+        const stageOther = backfill.ms - stages.derive - stages.readAddresses - stages.write
+        const figures = {
+            blocks: fetched.blocks,
+            logs: fetched.logs,
+            transactions: fetched.transactions,
+            'fetch-only blocks/s': Math.round(fetchBps),
+            'fetch-only logs/s': Math.round(fetched.logs / seconds(fetch.ms)),
+            'backfill blocks/s': Math.round(backfillBps),
+            'backfill logs/s': Math.round(fetched.logs / seconds(backfill.ms)),
+            'backfill rows written/s': Math.round(rows / seconds(backfill.ms)),
+            'rows written': rows,
+            'ratio (b)/(a)': Number((backfillBps / fetchBps).toFixed(2)),
+            'peak RSS, indexer (MiB)': backfill.peakRssMb,
+            'peak RSS, fetch-only (MiB)': fetch.peakRssMb,
+            'backfill time: fetch and wait (s)': Number(seconds(stageOther).toFixed(1)),
+            'backfill time: derive rows (s)': Number(seconds(stages.derive).toFixed(1)),
+            'backfill time: read balances (s)': Number(seconds(stages.readAddresses).toFixed(1)),
+            'backfill time: write (s)': Number(seconds(stages.write).toFixed(1)),
+        }
+        log('')
+        for (const [k, v] of Object.entries(figures)) log(`${k.padEnd(36)} ${v}`)
+        const verdict = figures['ratio (b)/(a)'] >= 0.5 && backfill.peakRssMb < 1024 ? 'targets met' : 'TARGET MISSED'
+        log(`\ntargets: ratio >= 0.5, peak RSS < 1 GiB: ${verdict}`)
+        appendBenchmark('Indexer backfill (npm run bench:indexer)', figures, [
+            `Synthetic chain of ${fetched.blocks} blocks: per block one disperse transaction (6 STABLE transfers) and one two-hop swap (7 logs); cached in ${path.relative(process.cwd(), CACHE_DIR)}.`,
+            `Targets: ratio (b)/(a) >= 0.5 and peak RSS < 1 GiB: ${verdict}.`,
+        ])
+        log(`machine: ${machine()}`)
+    } finally {
+        await pg.stop()
+        fs.rmSync(pgDir, { recursive: true, force: true })
+        await anvil.stop()
+    }
+}
+
+main().catch((err) => {
+    process.stderr.write(`${err.stack ?? err}\n`)
+    process.exit(1)
+})

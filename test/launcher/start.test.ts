@@ -1,0 +1,117 @@
+import { expect } from 'chai'
+import * as fs from 'fs'
+import * as os from 'os'
+import * as path from 'path'
+import { createPublicClient, http, parseAbi } from 'viem'
+import { spawnManaged, Spawned, waitFor } from '../../common/processes'
+import { freePort } from '../support/ports'
+
+const LAUNCHER = path.resolve(__dirname, '../../launcher/index.js')
+const PAIR = parseAbi(['function getReserves() view returns (uint112, uint112, uint32)'])
+
+/** Process ids of every descendant of `pid`, from /proc. */
+function descendants(pid: number): number[] {
+    const children = new Map<number, number[]>()
+    for (const entry of fs.readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue
+        try {
+            const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+            const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+            children.set(parent, [...(children.get(parent) ?? []), Number(entry)])
+        } catch {
+            // exited meanwhile
+        }
+    }
+    const result: number[] = []
+    const walk = (p: number) => (children.get(p) ?? []).forEach((c) => (result.push(c), walk(c)))
+    walk(pid)
+    return result
+}
+
+const alive = (pid: number) => {
+    try {
+        process.kill(pid, 0)
+        return true
+    } catch {
+        return false
+    }
+}
+
+describe('npm start (the launcher)', function () {
+    this.timeout(300_000)
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'launcher-'))
+    let env: NodeJS.ProcessEnv
+    let launcher: Spawned | undefined
+    let output = ''
+
+    async function start(): Promise<void> {
+        output = ''
+        launcher = spawnManaged(process.execPath, [LAUNCHER], { name: 'launcher', env })
+        launcher.child.stdout?.on('data', (d) => (output += d.toString()))
+        launcher.child.stderr?.on('data', (d) => (output += d.toString()))
+        await Promise.race([
+            waitFor('the stack to be up', async () => output.includes('The stack is up'), 240_000, 200),
+            launcher.exited.then((code) => {
+                throw new Error(`launcher exited with ${code}:\n${output.slice(-3000)}`)
+            }),
+        ])
+    }
+
+    /** SIGINT, then every process the launcher started must be gone. */
+    async function stop(): Promise<number[]> {
+        const started = descendants(launcher!.child.pid!)
+        launcher!.child.kill('SIGINT')
+        const code = await launcher!.exited
+        expect(code, output.slice(-2000)).to.equal(0)
+        await waitFor('the stack to stop', async () => started.every((pid) => !alive(pid)), 30_000, 100)
+        return started
+    }
+
+    before(async () => {
+        env = {
+            ...process.env,
+            DATA_DIR: dataDir,
+            DEVNET_PORT: String(await freePort()),
+            EMBEDDED_PG_PORT: String(await freePort()),
+            GRAPHQL_PORT: String(await freePort()),
+            EXPLORER_PORT: String(await freePort()),
+            PLATFORM_PORT: String(await freePort()),
+            BRIDGE_PORT: String(await freePort()),
+            LOG_LEVEL: 'warn',
+        }
+    })
+
+    after(async () => {
+        if (launcher && launcher.child.exitCode === null) await launcher.stop()
+        fs.rmSync(dataDir, { recursive: true, force: true })
+    })
+
+    it('starts the devnet with its seeded pools, prints the URLs, and Ctrl-C leaves no process behind', async () => {
+        await start()
+        expect(output).to.include(`http://127.0.0.1:${env.DEVNET_PORT}`)
+        expect(output).to.include(`http://localhost:${env.GRAPHQL_PORT}/graphql`)
+
+        const client = createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) })
+        expect(await client.getChainId()).to.equal(3009)
+        const deployment = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
+        expect(Object.keys(deployment.pairs)).to.have.length.greaterThanOrEqual(4)
+        for (const pair of Object.values<`0x${string}`>(deployment.pairs)) {
+            const [reserve0, reserve1] = await client.readContract({ address: pair, abi: PAIR, functionName: 'getReserves' })
+            expect(reserve0 > 0n && reserve1 > 0n, `reserves of ${pair}`).to.equal(true)
+        }
+
+        const stopped = await stop()
+        expect(stopped.length, 'processes the launcher started').to.be.greaterThanOrEqual(3)
+    })
+
+    it('reuses the chain and the database on a second start, without deploying or seeding again', async () => {
+        const before = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
+        env.LOG_LEVEL = 'info'
+        await start()
+        expect(output).to.include('nothing to deploy')
+        expect(output).not.to.include('seeding the devnet')
+        const after = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
+        expect(after).to.deep.equal(before)
+        await stop()
+    })
+})
