@@ -58,7 +58,7 @@ export async function writeBatch(
     await writeTokens(batch, holderChanges, upsert)
     const newAddresses = await writeAddresses(batch, readings, upsert)
     await writeAmm(batch, state, upsert)
-    await writeCounters(batch, newAddresses, upsert)
+    await writeCounters(batch, newAddresses, upsert, client)
 }
 
 type Upsert = <R>(
@@ -161,7 +161,25 @@ async function writeAmm(batch: Batch, state: ChainState, upsert: Upsert): Promis
     await upsert(DailyVolume, days, { volume: add('volume'), swaps: add('swaps') })
 }
 
-async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert): Promise<void> {
+/** Weight of the newest block interval in the moving average: 2 / (N + 1) for N = 100 blocks. */
+const BLOCK_TIME_SMOOTHING = 2 / 101
+
+/** The moving average of block intervals after the batch's blocks, from the average before it. */
+export function averageBlockTime(previous: { average: number; lastTimestamp: Date | null }, blocks: { timestamp: Date }[]): number {
+    let average = previous.average
+    let last = previous.lastTimestamp?.getTime()
+    for (const block of blocks) {
+        const time = block.timestamp.getTime()
+        if (last !== undefined) {
+            const interval = time - last
+            average = average === 0 ? interval : average + (interval - average) * BLOCK_TIME_SMOOTHING
+        }
+        last = time
+    }
+    return Math.round(average)
+}
+
+async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert, client: PoolClient): Promise<void> {
     const activity = [...batch.dailyActivity].map(([id, d]) => ({ id, ...d }))
     await upsert(DailyChainActivity, activity, {
         blocks: add('blocks'),
@@ -169,8 +187,14 @@ async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert)
         gas_used: add('gas_used'),
         fees: add('fees'),
     })
+    const { rows: [current] } = await client.query('SELECT average_block_time, last_block_timestamp FROM chain_counters WHERE id = $1', ['chain'])
     const counters = {
         id: 'chain',
+        averageBlockTime: averageBlockTime(
+            { average: current?.average_block_time ?? 0, lastTimestamp: current?.last_block_timestamp ?? null },
+            batch.blocks
+        ),
+        lastBlockTimestamp: batch.blocks[batch.blocks.length - 1].timestamp,
         blocks: batch.blocks.length,
         transactions: batch.transactions.length,
         addresses: newAddresses,
@@ -183,6 +207,8 @@ async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert)
         addresses: add('addresses'),
         token_transfers: add('token_transfers'),
         last_block: 'GREATEST(t.last_block, excluded.last_block)',
+        last_block_timestamp: 'excluded.last_block_timestamp',
+        average_block_time: 'excluded.average_block_time',
     })
 }
 

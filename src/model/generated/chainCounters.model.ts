@@ -1,4 +1,4 @@
-import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, IntColumn as IntColumn_} from "@subsquid/typeorm-store"
+import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, IntColumn as IntColumn_, DateTimeColumn as DateTimeColumn_} from "@subsquid/typeorm-store"
 
 /**
  * Running totals, one row (id 'chain'), kept by the indexer so /stats never counts rows.
@@ -26,4 +26,13 @@ export class ChainCounters {
 
     @IntColumn_({nullable: false})
     lastBlock!: number
+
+    @DateTimeColumn_({nullable: true})
+    lastBlockTimestamp!: Date | undefined | null
+
+    /**
+     * milliseconds between blocks, a moving average over about the last 100 blocks
+     */
+    @IntColumn_({nullable: false})
+    averageBlockTime!: number
 }

@@ -1,5 +1,5 @@
-module.exports = class Data1795419728273 {
-    name = 'Data1795419728273'
+module.exports = class Data1795424950604 {
+    name = 'Data1795424950604'
 
     async up(db) {
         await db.query(`CREATE TABLE "block" ("id" character varying NOT NULL, "number" integer NOT NULL, "parent_hash" text NOT NULL, "timestamp" TIMESTAMP WITH TIME ZONE NOT NULL, "miner" text NOT NULL, "gas_used" numeric NOT NULL, "gas_limit" numeric NOT NULL, "base_fee_per_gas" numeric, "size" integer NOT NULL, "difficulty" numeric NOT NULL, "total_difficulty" numeric, "nonce" text NOT NULL, "extra_data" text NOT NULL, "transaction_count" integer NOT NULL, "transaction_fees" numeric NOT NULL, "burnt_fees" numeric NOT NULL, CONSTRAINT "PK_d0925763efb591c2e2ffb267572" PRIMARY KEY ("id"))`)
@@ -36,7 +36,7 @@ module.exports = class Data1795419728273 {
         await db.query(`CREATE UNIQUE INDEX "IDX_f0a08d105d6ca6e5956f9fcd9b" ON "daily_volume" ("date") `)
         await db.query(`CREATE TABLE "daily_chain_activity" ("id" character varying NOT NULL, "date" TIMESTAMP WITH TIME ZONE NOT NULL, "blocks" integer NOT NULL, "transactions" integer NOT NULL, "gas_used" numeric NOT NULL, "fees" numeric NOT NULL, CONSTRAINT "PK_c2d0f1802fb17d1534c40e37fb7" PRIMARY KEY ("id"))`)
         await db.query(`CREATE UNIQUE INDEX "IDX_37a4c83a2b069962c88a06aaf8" ON "daily_chain_activity" ("date") `)
-        await db.query(`CREATE TABLE "chain_counters" ("id" character varying NOT NULL, "blocks" integer NOT NULL, "transactions" integer NOT NULL, "addresses" integer NOT NULL, "token_transfers" integer NOT NULL, "last_block" integer NOT NULL, CONSTRAINT "PK_10ab51347b852663a8b29e1f3e1" PRIMARY KEY ("id"))`)
+        await db.query(`CREATE TABLE "chain_counters" ("id" character varying NOT NULL, "blocks" integer NOT NULL, "transactions" integer NOT NULL, "addresses" integer NOT NULL, "token_transfers" integer NOT NULL, "last_block" integer NOT NULL, "last_block_timestamp" TIMESTAMP WITH TIME ZONE, "average_block_time" integer NOT NULL, CONSTRAINT "PK_10ab51347b852663a8b29e1f3e1" PRIMARY KEY ("id"))`)
     }
 
     async down(db) {
