@@ -212,4 +212,3 @@ async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert,
     })
 }
 
-export type { PoolClient }
