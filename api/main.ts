@@ -1,0 +1,56 @@
+import express from 'express'
+import { Pool } from 'pg'
+import { parseEnv } from '../common/config'
+import { createLogger } from '../common/logger'
+import { loadSecrets } from '../common/secrets'
+import { applyMigrations } from '../db/migrate'
+import { chainRouter } from './chain/router'
+import { ChainSocket } from './chain/socket'
+import { ApiContext } from './context'
+import { explorerRouter } from './explorer/router'
+import { listen } from './http/server'
+import { createPlatformApp } from './platform/app'
+
+/**
+ * The api process: the explorer port serves the explorer services API (/api), the chain data API
+ * (/api/v2) and its live-update socket (/socket/v2/websocket); the platform port serves the wallet
+ * platform API. Stateless apart from Postgres, so it can run as several replicas.
+ */
+async function main(): Promise<void> {
+    const env = parseEnv()
+    const log = createLogger('api')
+    if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for the embedded database)')
+    await applyMigrations(env.DATABASE_URL)
+    const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20 })
+    pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))
+    const ctx: ApiContext = { env, secrets: loadSecrets(env, log), pool, log }
+
+    const explorer = express()
+    explorer.disable('x-powered-by')
+    explorer.set('trust proxy', env.TRUST_PROXY)
+    // /api/v2 first: the explorer services router owns the rest of /api.
+    explorer.use('/api/v2', chainRouter(ctx))
+    explorer.use('/api', explorerRouter(ctx))
+    const explorerServer = await listen(explorer, env.EXPLORER_PORT)
+    const socket = new ChainSocket(ctx)
+    await socket.attach(explorerServer.server, '/socket/v2/websocket')
+
+    const platformServer = await listen(createPlatformApp(ctx), env.PLATFORM_PORT)
+    log.info({ explorerPort: explorerServer.port, platformPort: platformServer.port }, 'api listening')
+
+    let stopping = false
+    const stop = async () => {
+        if (stopping) return
+        stopping = true
+        await Promise.allSettled([socket.close(), explorerServer.close(), platformServer.close()])
+        await pool.end()
+        process.exit(0)
+    }
+    process.on('SIGTERM', stop)
+    process.on('SIGINT', stop)
+}
+
+main().catch((err) => {
+    createLogger('api').fatal({ err }, 'api failed to start')
+    process.exit(1)
+})
