@@ -1,4 +1,5 @@
 import * as fs from 'fs'
+import * as os from 'os'
 import * as path from 'path'
 import { createPublicClient, http } from 'viem'
 import { Logger } from '../common/logger'
@@ -37,6 +38,24 @@ export interface Anvil {
     stop(): Promise<void>
 }
 
+const anvilHomes = new Set<string>()
+let exitHookInstalled = false
+
+function createAnvilHome(): string {
+    if (!exitHookInstalled) {
+        exitHookInstalled = true
+        process.once('exit', () => [...anvilHomes].forEach(removeAnvilHome))
+    }
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-home-'))
+    anvilHomes.add(home)
+    return home
+}
+
+function removeAnvilHome(home: string): void {
+    fs.rmSync(home, { recursive: true, force: true })
+    anvilHomes.delete(home)
+}
+
 export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
     const args = [
         '--host', '127.0.0.1',
@@ -61,7 +80,11 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
     if (options.genesisTimestamp !== undefined) args.push('--timestamp', String(options.genesisTimestamp))
 
     const name = options.name ?? `anvil:${options.chainId}`
-    const proc = spawnManaged(anvilBinary(), args, { name, log: options.log })
+    // anvil moves old block states to disk under $HOME/.foundry/anvil/tmp and leaves them there
+    // when killed: gigabytes per long chain. A home of its own is removed whenever anvil ends.
+    const home = createAnvilHome()
+    const proc = spawnManaged(anvilBinary(), args, { name, log: options.log, env: { ...process.env, HOME: home } })
+    void proc.exited.then(() => removeAnvilHome(home))
     let stderr = ''
     proc.child.stderr?.on('data', (d) => {
         stderr += d.toString()
