@@ -4,8 +4,7 @@ import { parseEnv } from '../common/config'
 import { createLogger } from '../common/logger'
 import { loadSecrets } from '../common/secrets'
 import { applyMigrations } from '../db/migrate'
-import { chainRouter } from './chain/router'
-import { ChainSocket } from './chain/socket'
+import { createChainApi } from './chain/router'
 import { ApiContext } from './context'
 import { explorerRouter } from './explorer/router'
 import { listen } from './http/server'
@@ -28,11 +27,13 @@ async function main(): Promise<void> {
     const explorer = express()
     explorer.disable('x-powered-by')
     explorer.set('trust proxy', env.TRUST_PROXY)
-    // /api/v2 first: the explorer services router owns the rest of /api.
-    explorer.use('/api/v2', chainRouter(ctx))
+    const chain = createChainApi(ctx)
+    // /api/v2 and the v1 countdown (GET /api?module=...) first: the explorer services own the rest of /api.
+    explorer.use('/api/v2', chain.router)
+    explorer.get('/api', chain.countdown)
     explorer.use('/api', explorerRouter(ctx))
     const explorerServer = await listen(explorer, env.EXPLORER_PORT)
-    const socket = new ChainSocket(ctx)
+    const socket = chain.socket
     await socket.attach(explorerServer.server, '/socket/v2/websocket')
 
     const platformServer = await listen(createPlatformApp(ctx), env.PLATFORM_PORT)

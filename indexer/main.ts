@@ -1,6 +1,7 @@
 import { Pool } from 'pg'
 import { nativeContracts, parseEnv, rpcUrl } from '../common/config'
 import { createLogger } from '../common/logger'
+import { HEAD_CHANNEL, HeadNotification } from '../db/channels'
 import { applyMigrations } from '../db/migrate'
 import { BatchingDatabase } from './database'
 import { indexBlocks, IndexerContext } from './handlers'
@@ -8,9 +9,6 @@ import { createProcessor } from './processor'
 import { createRpcClient } from './rpc'
 import { ChainState } from './state'
 import { ContractVerifier } from './verification'
-
-/** Channel on which every commit announces the new head, for live API updates on any replica. */
-export const HEAD_CHANNEL = 'chain_head'
 
 async function main(): Promise<void> {
     const env = parseEnv()
@@ -40,7 +38,7 @@ async function main(): Promise<void> {
             if (batch.isEmpty) return
             await em.query('SELECT pg_notify($1, $2)', [
                 HEAD_CHANNEL,
-                JSON.stringify({ number: batch.lastBlock, hash: batch.lastBlockHash, blocks: batch.blockCount }),
+                JSON.stringify({ number: batch.lastBlock, hash: batch.lastBlockHash, blocks: batch.blockCount } satisfies HeadNotification),
             ])
         },
     })

@@ -1,10 +1,42 @@
+import cors from 'cors'
 import express, { Router } from 'express'
 import { ApiContext } from '../context'
+import { ChainContext } from './context'
+import { chainErrorHandler, unknownAction } from './errors'
+import { ChainHead } from './head'
+import { addressesRoutes } from './routes/addresses'
+import { blocksRoutes } from './routes/blocks'
+import { configRoutes } from './routes/config'
+import { mainPageRoutes } from './routes/main-page'
+import { searchRoutes } from './routes/search'
+import { smartContractsRoutes } from './routes/smart-contracts'
+import { statsRoutes } from './routes/stats'
+import { tokensRoutes } from './routes/tokens'
+import { transactionsRoutes } from './routes/transactions'
+import { ChainSocket } from './socket'
+import { blockCountdown } from './v1-countdown'
 
-export function chainRouter(_ctx: ApiContext): Router {
-    const router = express.Router()
-    router.get('/config/backend-version', (_req, res) => {
-        res.json({ backend_version: null })
-    })
-    return router
+/** Read-only and public: any origin may call it from a browser (a Blockscout frontend on its own host). */
+export const readCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'OPTIONS'], maxAge: 86_400 })
+
+/**
+ * The chain data API: Blockscout REST API v2 under /api/v2, its Etherscan-style block countdown
+ * under /api, and the Phoenix socket for live updates.
+ */
+export function createChainApi(api: ApiContext) {
+    const ctx: ChainContext = { ...api, head: new ChainHead(api.pool) }
+    const router: Router = express.Router()
+    router.use(readCors)
+    blocksRoutes(router, ctx)
+    transactionsRoutes(router, ctx)
+    addressesRoutes(router, ctx)
+    tokensRoutes(router, ctx)
+    smartContractsRoutes(router, ctx)
+    searchRoutes(router, ctx)
+    statsRoutes(router, ctx)
+    mainPageRoutes(router, ctx)
+    configRoutes(router)
+    router.use(unknownAction)
+    router.use(chainErrorHandler(ctx.log))
+    return { router, countdown: [readCors, blockCountdown(ctx)], socket: new ChainSocket(ctx) }
 }

@@ -1,8 +1,241 @@
 import * as http from 'http'
-import { ApiContext } from '../context'
+import { Client } from 'pg'
+import { WebSocket, WebSocketServer } from 'ws'
+import { HEAD_CHANNEL, HeadNotification } from '../../db/channels'
+import { ChainContext } from './context'
+import { BLOCK_COLUMNS, BlockRow } from './render/block'
+import { TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers } from './render/token-transfer'
+import { TRANSACTION_COLUMNS, TRANSACTION_JOIN, TransactionRow } from './render/transaction'
+import { blockPage } from './routes/blocks'
+import { transactionPage } from './routes/transactions'
+
+/**
+ * Live updates the way a Blockscout frontend expects them: Phoenix Channels (serializer vsn
+ * 2.0.0, messages are JSON arrays [join_ref, ref, topic, event, payload]) at /socket/v2/websocket.
+ * The indexer's NOTIFY on each commit drives it, so every replica pushes the same events.
+ *
+ * Topics and events (payloads as the Blockscout backend sends them):
+ *   blocks:new_block               new_block     {average_block_time, block}
+ *   transactions:new_transaction   transaction   {transaction: <count of new transactions>}
+ *   addresses:<hash>               transaction   {transactions: [...]}, token_transfer {token_transfers: [...]},
+ *                                  balance       {balance, block_number, exchange_rate}
+ *   tokens:<hash>                  token_transfer {token_transfer: <count>}
+ * Other Blockscout topics (blocks:indexing, transactions:<hash>, ...) can be joined and stay quiet.
+ */
+
+type Message = [string | null, string | null, string, string, unknown]
+
+const STATIC_TOPICS = new Set(['blocks:new_block', 'transactions:new_transaction', 'blocks:indexing', 'blocks:indexing_internal_transactions'])
+const ADDRESS_TOPIC = /^(addresses|tokens|blocks):(0x[0-9a-fA-F]{40})$/
+const HASH_TOPIC = /^transactions:0x[0-9a-fA-F]{64}$/
+/** Phoenix clients heartbeat every 30 s; one silent for twice that is gone. */
+const IDLE_MS = 60_000
+/** Blocks pushed per commit at most: a backfill commits thousands at once and nobody watches those. */
+const MAX_BLOCKS_PER_PUSH = 10
+
+interface Connection {
+    socket: WebSocket
+    /** topic -> join_ref */
+    topics: Map<string, string | null>
+    lastSeen: number
+}
 
 export class ChainSocket {
-    constructor(private ctx: ApiContext) {}
-    async attach(_server: http.Server, _path: string): Promise<void> {}
-    async close(): Promise<void> {}
+    private wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 })
+    private connections = new Set<Connection>()
+    private listener?: Client
+    private lastPushed = -1
+    private pushing: Promise<void> = Promise.resolve()
+    private idleTimer?: NodeJS.Timeout
+    private closed = false
+    private reconnectTimer?: NodeJS.Timeout
+
+    constructor(private ctx: ChainContext) {}
+
+    async attach(server: http.Server, path: string): Promise<void> {
+        server.on('upgrade', (req, socket, head) => {
+            const url = new URL(req.url ?? '/', 'http://localhost')
+            if (url.pathname !== path) return void socket.destroy()
+            this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws))
+        })
+        this.idleTimer = setInterval(() => this.dropIdle(), IDLE_MS / 2)
+        this.idleTimer.unref()
+        this.lastPushed = (await this.ctx.head.get()).number
+        await this.listen()
+    }
+
+    async close(): Promise<void> {
+        this.closed = true
+        clearInterval(this.idleTimer)
+        clearTimeout(this.reconnectTimer)
+        for (const c of this.connections) c.socket.terminate()
+        this.wss.close()
+        await this.listener?.end().catch(() => undefined)
+    }
+
+    /** A dedicated connection LISTENs (a pooled one would lose the subscription); it reconnects on loss. */
+    private async listen(): Promise<void> {
+        const client = new Client({ connectionString: this.ctx.env.DATABASE_URL })
+        const retry = (err: unknown) => {
+            if (this.closed) return
+            this.ctx.log.warn({ err }, 'chain head listener lost; reconnecting')
+            client.removeAllListeners()
+            client.end().catch(() => undefined)
+            this.reconnectTimer = setTimeout(() => this.listen().catch(retry), 2_000)
+        }
+        client.on('error', retry)
+        client.on('notification', (msg) => {
+            if (msg.channel !== HEAD_CHANNEL || !msg.payload) return
+            try {
+                const head = JSON.parse(msg.payload) as HeadNotification
+                this.ctx.head.invalidate()
+                this.pushing = this.pushing.then(() => this.push(head)).catch((err) => this.ctx.log.error({ err }, 'live update failed'))
+            } catch (err) {
+                this.ctx.log.warn({ err }, 'malformed chain head notification')
+            }
+        })
+        try {
+            await client.connect()
+            await client.query(`LISTEN ${HEAD_CHANNEL}`)
+            this.listener = client
+        } catch (err) {
+            retry(err)
+        }
+    }
+
+    private accept(socket: WebSocket): void {
+        const connection: Connection = { socket, topics: new Map(), lastSeen: Date.now() }
+        this.connections.add(connection)
+        socket.on('message', (data) => {
+            connection.lastSeen = Date.now()
+            let message: Message
+            try {
+                message = JSON.parse(data.toString())
+            } catch {
+                return
+            }
+            if (!Array.isArray(message) || message.length !== 5 || typeof message[2] !== 'string' || typeof message[3] !== 'string') return
+            this.handle(connection, message)
+        })
+        socket.on('close', () => this.connections.delete(connection))
+        socket.on('error', () => this.connections.delete(connection))
+    }
+
+    private handle(connection: Connection, [joinRef, ref, topic, event]: Message): void {
+        const reply = (status: 'ok' | 'error', response: object) =>
+            send(connection, [joinRef, ref, topic, 'phx_reply', { status, response }])
+        if (topic === 'phoenix' && event === 'heartbeat') return reply('ok', {})
+        if (event === 'phx_join') {
+            if (!STATIC_TOPICS.has(topic) && !ADDRESS_TOPIC.test(topic) && !HASH_TOPIC.test(topic)) {
+                return reply('error', { reason: 'unmatched topic' })
+            }
+            connection.topics.set(topic.replace(ADDRESS_TOPIC, (_, kind, hash) => `${kind}:${hash.toLowerCase()}`), joinRef)
+            return reply('ok', {})
+        }
+        if (event === 'phx_leave') {
+            connection.topics.delete(topic.replace(ADDRESS_TOPIC, (_, kind, hash) => `${kind}:${hash.toLowerCase()}`))
+            return reply('ok', {})
+        }
+        reply('error', { reason: 'unknown event' })
+    }
+
+    private dropIdle(): void {
+        const cutoff = Date.now() - IDLE_MS
+        for (const c of this.connections) {
+            if (c.lastSeen < cutoff) {
+                c.socket.terminate()
+                this.connections.delete(c)
+            }
+        }
+    }
+
+    private broadcast(topic: string, event: string, payload: unknown): void {
+        for (const c of this.connections) {
+            if (c.topics.has(topic)) send(c, [c.topics.get(topic) ?? null, null, topic, event, payload])
+        }
+    }
+
+    private subscribed(kind: 'addresses' | 'tokens'): string[] {
+        const found = new Set<string>()
+        for (const c of this.connections) {
+            for (const topic of c.topics.keys()) if (topic.startsWith(`${kind}:`)) found.add(topic.slice(kind.length + 1))
+        }
+        return [...found]
+    }
+
+    private async push(head: HeadNotification): Promise<void> {
+        // After a reorg the new branch replaces blocks already pushed: push them again.
+        const from = head.number <= this.lastPushed
+            ? head.number - Math.min(head.blocks, MAX_BLOCKS_PER_PUSH) + 1
+            : Math.max(this.lastPushed + 1, head.number - MAX_BLOCKS_PER_PUSH + 1)
+        this.lastPushed = head.number
+        if (this.connections.size === 0) return
+        const { rows: blocks } = await this.ctx.pool.query<BlockRow>(
+            `SELECT ${BLOCK_COLUMNS} FROM block b WHERE b.number BETWEEN $1 AND $2 ORDER BY b.number`,
+            [from, head.number]
+        )
+        const chainHead = await this.ctx.head.get()
+        for (const block of (await blockPage(this.ctx, blocks, MAX_BLOCKS_PER_PUSH)).items) {
+            this.broadcast('blocks:new_block', 'new_block', { average_block_time: String(chainHead.averageBlockTimeMs), block })
+        }
+        const count = blocks.reduce((n, b) => n + b.transaction_count, 0)
+        if (count > 0) this.broadcast('transactions:new_transaction', 'transaction', { transaction: count })
+        await Promise.all([this.pushAddresses(from, head.number), this.pushTokens(from, head.number)])
+    }
+
+    private async pushAddresses(from: number, to: number): Promise<void> {
+        const watched = this.subscribed('addresses')
+        if (watched.length === 0) return
+        const [txs, transfers, balances] = await Promise.all([
+            this.ctx.pool.query<TransactionRow & { watched: string }>(
+                `SELECT ${TRANSACTION_COLUMNS}, w.id AS watched
+                   FROM unnest($1::text[]) AS w(id)
+                   JOIN transaction t ON t.block_number BETWEEN $2 AND $3 AND w.id IN (t."from", t."to", t.created_contract)
+                   ${TRANSACTION_JOIN}
+                  ORDER BY t.block_number DESC, t.index DESC`,
+                [watched, from, to]
+            ),
+            this.ctx.pool.query<TokenTransferRow & { watched: string }>(
+                `SELECT ${TOKEN_TRANSFER_COLUMNS}, w.id AS watched
+                   FROM unnest($1::text[]) AS w(id)
+                   JOIN token_transfer tt ON tt.block_number BETWEEN $2 AND $3 AND w.id IN (tt."from", tt."to")
+                   ${TOKEN_TRANSFER_JOIN}
+                  ORDER BY tt.block_number DESC, tt.log_index DESC`,
+                [watched, from, to]
+            ),
+            this.ctx.pool.query<{ id: string; balance: string; balance_block: number }>(
+                'SELECT id, balance, balance_block FROM address WHERE id = ANY($1::text[]) AND balance_block BETWEEN $2 AND $3',
+                [watched, from, to]
+            ),
+        ])
+        for (const address of watched) {
+            const mine = txs.rows.filter((t) => t.watched === address)
+            if (mine.length > 0) {
+                const page = await transactionPage(this.ctx, mine, undefined, mine.length)
+                this.broadcast(`addresses:${address}`, 'transaction', { transactions: page.items })
+            }
+            const moved = transfers.rows.filter((t) => t.watched === address)
+            if (moved.length > 0) {
+                this.broadcast(`addresses:${address}`, 'token_transfer', { token_transfers: await renderTokenTransfers(this.ctx.pool, moved) })
+            }
+        }
+        for (const b of balances.rows) {
+            this.broadcast(`addresses:${b.id}`, 'balance', { balance: b.balance, block_number: b.balance_block, exchange_rate: null })
+        }
+    }
+
+    private async pushTokens(from: number, to: number): Promise<void> {
+        const watched = this.subscribed('tokens')
+        if (watched.length === 0) return
+        const { rows } = await this.ctx.pool.query<{ token: string; n: number }>(
+            `SELECT token, count(*)::int AS n FROM token_transfer
+              WHERE token = ANY($1::text[]) AND block_number BETWEEN $2 AND $3 GROUP BY token`,
+            [watched, from, to]
+        )
+        for (const r of rows) this.broadcast(`tokens:${r.token}`, 'token_transfer', { token_transfer: r.n })
+    }
+}
+
+function send(connection: Connection, message: Message): void {
+    if (connection.socket.readyState === WebSocket.OPEN) connection.socket.send(JSON.stringify(message))
 }

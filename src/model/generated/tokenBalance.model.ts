@@ -1,6 +1,6 @@
 import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, StringColumn as StringColumn_, BigIntColumn as BigIntColumn_} from "@subsquid/typeorm-store"
 
-@Index_(["token", "value"], {unique: false})
+@Index_(["token", "value", "holder"], {unique: false})
 @Index_(["holder", "token"], {unique: false})
 @Entity_()
 export class TokenBalance {

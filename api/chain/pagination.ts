@@ -1,0 +1,19 @@
+/**
+ * Blockscout's keyset pagination: fixed pages of 50, one extra row fetched to learn whether a next
+ * page exists, and `next_page_params` built from the last row shown (null on the last page). The
+ * cursor is the row's sort key, so a deep page costs what the first does and a walk stays
+ * consistent while new rows arrive at the top.
+ */
+export const PAGE_SIZE = 50
+export const FETCH_SIZE = PAGE_SIZE + 1
+
+export interface Page<T> {
+    items: T[]
+    next_page_params: Record<string, unknown> | null
+}
+
+export function paginate<R, T>(rows: R[], cursor: (last: R) => Record<string, unknown>, pageSize = PAGE_SIZE): { rows: R[]; next: Record<string, unknown> | null } {
+    if (rows.length <= pageSize) return { rows, next: null }
+    const shown = rows.slice(0, pageSize)
+    return { rows: shown, next: { ...cursor(shown[shown.length - 1]), items_count: pageSize } }
+}

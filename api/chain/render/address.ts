@@ -1,0 +1,68 @@
+import { Pool } from 'pg'
+import { checksum } from '../format'
+
+/** Blockscout's AddressParam: how every address inside another object (from, to, miner, ...) is shown. */
+export interface AddressParam {
+    hash: string
+    is_contract: boolean
+    name: string | null
+    is_scam: boolean
+    reputation: 'ok'
+    proxy_type: null
+    implementations: []
+    is_verified: boolean | null
+    ens_domain_name: null
+    metadata: null
+    private_tags: []
+    public_tags: []
+    watchlist_names: []
+}
+
+interface Known {
+    isContract: boolean
+    name: string | null
+    isVerified: boolean
+}
+
+export type RenderAddress = {
+    (address: string): AddressParam
+    (address: string | null): AddressParam | null
+}
+
+export function addressParam(address: string, known: Known | undefined): AddressParam {
+    return {
+        hash: checksum(address),
+        is_contract: known?.isContract ?? false,
+        name: known?.name ?? null,
+        is_scam: false,
+        reputation: 'ok',
+        proxy_type: null,
+        implementations: [],
+        // Blockscout: null when the address is not in its database at all.
+        is_verified: known ? known.isVerified : null,
+        ens_domain_name: null,
+        metadata: null,
+        private_tags: [],
+        public_tags: [],
+        watchlist_names: [],
+    }
+}
+
+/**
+ * Loads, in one query, what the AddressParams of a page need (contract flag, verified name) and
+ * returns the renderer. The name is the verified contract's name, as Blockscout shows it.
+ */
+export async function loadAddresses(db: Pool, addresses: Iterable<string | null | undefined>): Promise<RenderAddress> {
+    const ids = [...new Set([...addresses].filter((a): a is string => !!a))]
+    const known = new Map<string, Known>()
+    if (ids.length > 0) {
+        const { rows } = await db.query<{ id: string; is_contract: boolean; name: string | null }>(
+            `SELECT a.id, a.is_contract, v.name
+               FROM address a LEFT JOIN verified_contract v ON v.id = a.id
+              WHERE a.id = ANY($1::text[])`,
+            [ids]
+        )
+        for (const r of rows) known.set(r.id, { isContract: r.is_contract, name: r.name, isVerified: r.name !== null })
+    }
+    return ((address: string | null) => (address === null ? null : addressParam(address, known.get(address)))) as RenderAddress
+}

@@ -1,0 +1,101 @@
+import {
+    AbiEvent, AbiFunction, AbiParameter, decodeEventLog, decodeFunctionData, Hex, toEventSelector, toFunctionSelector,
+} from 'viem'
+import { abis } from '../../../abi'
+import { checksum } from '../format'
+
+/**
+ * Decoding of transaction inputs and logs into Blockscout's DecodedInput shape. The ABIs known are
+ * those of this project's contracts (the only ones the indexer verifies), which also cover the
+ * standard ERC-20 / ERC-721 calls and events of any other token.
+ */
+
+export interface DecodedParameter {
+    name: string
+    type: string
+    value: unknown
+    indexed?: boolean
+}
+
+export interface Decoded {
+    method_id: string
+    method_call: string
+    parameters: DecodedParameter[]
+}
+
+const functions = new Map<string, AbiFunction>()
+const events = new Map<string, AbiEvent[]>()
+for (const abi of Object.values(abis)) {
+    for (const item of abi as readonly (AbiFunction | AbiEvent | { type: string })[]) {
+        if (item.type === 'function') {
+            const fn = item as AbiFunction
+            const selector = toFunctionSelector(fn)
+            if (!functions.has(selector)) functions.set(selector, fn)
+        } else if (item.type === 'event') {
+            const ev = item as AbiEvent
+            const topic = toEventSelector(ev)
+            const variants = events.get(topic) ?? []
+            const shape = ev.inputs.map((i) => `${i.type}:${i.indexed}`).join()
+            if (!variants.some((v) => v.inputs.map((i) => `${i.type}:${i.indexed}`).join() === shape)) variants.push(ev)
+            events.set(topic, variants)
+        }
+    }
+}
+
+function signature(name: string, inputs: readonly AbiParameter[]): string {
+    return `${name}(${inputs.map((i) => (i.name ? `${i.type} ${i.name}` : i.type)).join(', ')})`
+}
+
+/** Scalars as strings (uints in decimal, addresses checksummed), arrays and tuples as nested arrays. */
+export function displayValue(value: unknown): unknown {
+    if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean') return String(value)
+    if (typeof value === 'string') return /^0x[0-9a-fA-F]{40}$/.test(value) ? checksum(value.toLowerCase()) : value
+    if (Array.isArray(value)) return value.map(displayValue)
+    if (value && typeof value === 'object') return Object.values(value).map(displayValue)
+    return value
+}
+
+export function knownFunction(selector: string): AbiFunction | undefined {
+    return functions.get(selector)
+}
+
+export function decodeInput(input: Hex): Decoded | null {
+    if (input.length < 10) return null
+    const fn = functions.get(input.slice(0, 10).toLowerCase())
+    if (!fn) return null
+    try {
+        const { args } = decodeFunctionData({ abi: [fn], data: input })
+        return {
+            method_id: input.slice(2, 10).toLowerCase(),
+            method_call: signature(fn.name, fn.inputs),
+            parameters: fn.inputs.map((p, i) => ({ name: p.name ?? '', type: p.type, value: displayValue((args ?? [])[i]) })),
+        }
+    } catch {
+        return null
+    }
+}
+
+export function decodeLog(topics: (string | null)[], data: Hex): Decoded | null {
+    const topic0 = topics[0]
+    if (!topic0) return null
+    const present = topics.filter((t): t is Hex => t !== null) as [Hex, ...Hex[]]
+    for (const ev of events.get(topic0) ?? []) {
+        try {
+            const { args } = decodeEventLog({ abi: [ev], topics: present, data, strict: true })
+            const values = args as unknown as Record<string, unknown> | unknown[]
+            return {
+                method_id: topic0.slice(2, 10),
+                method_call: signature(ev.name, ev.inputs),
+                parameters: ev.inputs.map((p, i) => ({
+                    name: p.name ?? '',
+                    type: p.type,
+                    indexed: p.indexed ?? false,
+                    value: displayValue(Array.isArray(values) ? values[i] : values[p.name ?? String(i)]),
+                })),
+            }
+        } catch {
+            // the next variant (e.g. ERC-721's Transfer, indexed differently) may fit
+        }
+    }
+    return null
+}

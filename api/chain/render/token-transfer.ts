@@ -1,0 +1,57 @@
+import { Pool } from 'pg'
+import { loadAddresses } from './address'
+import { knownFunction } from './decode'
+import { loadTokens, renderToken } from './token'
+import { isoTimestamp } from '../format'
+
+export interface TokenTransferRow {
+    block_number: number
+    block_hash: string
+    timestamp: Date
+    log_index: number
+    transaction_hash: string
+    token: string
+    token_type: string
+    from: string
+    to: string
+    value: string | null
+    token_id: string | null
+    method_id: string | null
+}
+
+/** Columns of `token_transfer tt` joined with its transaction `t` (for the method name). */
+export const TOKEN_TRANSFER_COLUMNS = `tt.block_number, tt.block_hash, tt.timestamp, tt.log_index, tt.transaction_hash, tt.token,
+    tt.token_type, tt."from", tt."to", tt.value, tt.token_id, t.method_id`
+export const TOKEN_TRANSFER_JOIN = 'JOIN transaction t ON t.id = tt.transaction_hash'
+
+const ZERO = '0x0000000000000000000000000000000000000000'
+
+/** Renders a page of Blockscout TokenTransfers, loading the addresses and tokens they refer to. */
+export async function renderTokenTransfers(db: Pool, rows: TokenTransferRow[]) {
+    const [address, tokens] = await Promise.all([
+        loadAddresses(db, rows.flatMap((r) => [r.from, r.to])),
+        loadTokens(db, rows.map((r) => r.token)),
+    ])
+    return rows.map((r) => {
+        const token = tokens.get(r.token)
+        const decimals = token?.decimals ?? null
+        const minting = r.from === ZERO
+        const burning = r.to === ZERO
+        return {
+            transaction_hash: r.transaction_hash,
+            from: address(r.from),
+            to: address(r.to),
+            total: r.token_type === 'ERC-721'
+                ? { token_id: r.token_id, token_instance: null }
+                : r.value === null ? null : { value: r.value, decimals: decimals === null ? null : String(decimals) },
+            token: token ? renderToken(token) : null,
+            type: minting && burning ? 'token_spawning' : minting ? 'token_minting' : burning ? 'token_burning' : 'token_transfer',
+            timestamp: isoTimestamp(r.timestamp),
+            method: r.method_id ? knownFunction(r.method_id)?.name ?? r.method_id : null,
+            block_hash: r.block_hash,
+            block_number: r.block_number,
+            log_index: r.log_index,
+            token_type: r.token_type,
+        }
+    })
+}

@@ -1,0 +1,43 @@
+import { Pool } from 'pg'
+import { checksum, decimal } from '../format'
+
+export interface TokenRow {
+    id: string
+    type: string
+    name: string | null
+    symbol: string | null
+    decimals: number | null
+    total_supply: string | null
+    holder_count: number
+}
+
+export const TOKEN_COLUMNS = 'k.id, k.type, k.name, k.symbol, k.decimals, k.total_supply, k.holder_count'
+
+/** Blockscout's TokenInfo. No fiat data: this chain has no price feed. */
+export function renderToken(row: TokenRow) {
+    return {
+        address_hash: checksum(row.id),
+        symbol: row.symbol,
+        name: row.name,
+        decimals: decimal(row.decimals),
+        type: row.type,
+        holders_count: String(Math.max(row.holder_count, 0)),
+        exchange_rate: null,
+        volume_24h: null,
+        total_supply: decimal(row.total_supply),
+        icon_url: null,
+        circulating_market_cap: null,
+        circulating_supply: null,
+        reputation: 'ok',
+    }
+}
+
+/** Loads the tokens a page refers to, in one query. */
+export async function loadTokens(db: Pool, ids: Iterable<string>): Promise<Map<string, TokenRow>> {
+    const list = [...new Set(ids)]
+    const map = new Map<string, TokenRow>()
+    if (list.length === 0) return map
+    const { rows } = await db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM token k WHERE k.id = ANY($1::text[])`, [list])
+    for (const r of rows) map.set(r.id, r)
+    return map
+}

@@ -1,0 +1,111 @@
+import { Hex } from 'viem'
+import { RenderAddress } from './address'
+import { decodeInput, knownFunction } from './decode'
+import { decimal, hex, isoTimestamp } from '../format'
+
+export interface TransactionRow {
+    id: string
+    block_number: number
+    block_hash: string
+    timestamp: Date
+    index: number
+    from: string
+    to: string | null
+    created_contract: string | null
+    value: string
+    nonce: number
+    type: number | null
+    gas_limit: string
+    gas_price: string | null
+    max_fee_per_gas: string | null
+    max_priority_fee_per_gas: string | null
+    gas_used: string
+    effective_gas_price: string
+    fee: string
+    status: number
+    input: Buffer
+    method_id: string | null
+    token_transfer_count: number
+    base_fee_per_gas: string | null
+    creates_token: boolean
+}
+
+/** Columns of `transaction t` joined with its block `b`, as renderTransaction reads them. */
+export const TRANSACTION_COLUMNS = `t.id, t.block_number, t.block_hash, t.timestamp, t.index, t."from", t."to", t.created_contract,
+    t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas, t.gas_used,
+    t.effective_gas_price, t.fee, t.status, t.input, t.method_id, t.token_transfer_count, b.base_fee_per_gas,
+    (t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM token k WHERE k.id = t.created_contract)) AS creates_token`
+
+export const TRANSACTION_JOIN = 'JOIN block b ON b.number = t.block_number'
+
+export function transactionAddresses(rows: TransactionRow[]): string[] {
+    return rows.flatMap((r) => [r.from, r.to, r.created_contract].filter((a): a is string => a !== null))
+}
+
+/**
+ * Blockscout's Transaction. Lists leave token_transfers and token_transfers_overflow null; the
+ * single view passes the first ten transfers in. Pending transactions are never shown: this API
+ * serves what the indexer has ingested, which is mined.
+ */
+export function renderTransaction(
+    row: TransactionRow,
+    address: RenderAddress,
+    head: number,
+    single?: { tokenTransfers: unknown[]; overflow: boolean },
+) {
+    const to = address(row.to)
+    const baseFee = row.base_fee_per_gas === null ? null : BigInt(row.base_fee_per_gas)
+    const gasUsed = BigInt(row.gas_used)
+    const effective = BigInt(row.effective_gas_price)
+    const input = hex(row.input) as Hex
+    const decoded = decodeInput(input)
+    const selector = row.method_id
+    const method = selector ? knownFunction(selector)?.name ?? (to?.is_contract ? selector : null) : null
+    const types: string[] = []
+    if (BigInt(row.value) > 0n) types.push('coin_transfer')
+    if (row.to === null) types.push('contract_creation')
+    else if (to?.is_contract) types.push('contract_call')
+    if (row.token_transfer_count > 0) types.push('token_transfer')
+    if (row.creates_token) types.push('token_creation')
+    const ok = row.status === 1
+    return {
+        hash: row.id,
+        result: ok ? 'success' : 'execution reverted',
+        status: ok ? 'ok' : 'error',
+        block_number: row.block_number,
+        timestamp: isoTimestamp(row.timestamp),
+        from: address(row.from),
+        to,
+        created_contract: address(row.created_contract),
+        confirmations: Math.max(head - row.block_number + 1, 0),
+        confirmation_duration: [],
+        value: row.value,
+        fee: { type: 'actual', value: row.fee },
+        gas_price: row.effective_gas_price,
+        type: row.type,
+        gas_used: row.gas_used,
+        gas_limit: row.gas_limit,
+        max_fee_per_gas: decimal(row.max_fee_per_gas),
+        max_priority_fee_per_gas: decimal(row.max_priority_fee_per_gas),
+        base_fee_per_gas: decimal(row.base_fee_per_gas),
+        priority_fee: baseFee === null ? null : String((effective - baseFee) * gasUsed),
+        transaction_burnt_fee: baseFee === null ? null : String(baseFee * gasUsed),
+        nonce: row.nonce,
+        position: row.index,
+        // The revert data is not kept by the indexer; the status and result say that it reverted.
+        revert_reason: null,
+        raw_input: input,
+        decoded_input: decoded,
+        token_transfers: single ? single.tokenTransfers : null,
+        token_transfers_overflow: single ? single.overflow : null,
+        exchange_rate: null,
+        historic_exchange_rate: null,
+        method,
+        transaction_types: types,
+        transaction_tag: null,
+        has_error_in_internal_transactions: false,
+        authorization_list: [],
+        is_pending_update: false,
+        fhe_operations_count: 0,
+    }
+}

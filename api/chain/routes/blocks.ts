@@ -1,0 +1,81 @@
+import { Router } from 'express'
+import { z } from 'zod'
+import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
+import { notFound } from '../errors'
+import { paginate, FETCH_SIZE } from '../pagination'
+import { blockParam, BlockRef, parseQuery, q } from '../params'
+import { loadAddresses } from '../render/address'
+import { BLOCK_COLUMNS, BlockRow, renderBlock } from '../render/block'
+import { listTransactions, TransactionFilter, TRANSACTION_TYPES } from './transactions'
+
+const BlocksQuery = z.object({
+    type: z.enum(['block', 'uncle', 'reorg']).optional(),
+    block_number: q.int.optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+const BlockTransactionsQuery = z.object({
+    type: q.list(TRANSACTION_TYPES).optional(),
+    block_number: q.int.optional(),
+    index: q.int.optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+/** The consensus block by number or hash; reorged-away blocks are deleted by the indexer, so never found. */
+export async function findBlock(ctx: ChainContext, ref: BlockRef): Promise<BlockRow | undefined> {
+    const where = 'number' in ref ? 'b.number = $1' : 'b.id = $1'
+    const { rows } = await ctx.pool.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM block b WHERE ${where}`, [
+        'number' in ref ? ref.number : ref.hash,
+    ])
+    return rows[0]
+}
+
+export function blocksRoutes(router: Router, ctx: ChainContext): void {
+    router.get('/blocks', async (req, res) => {
+        const query = parseQuery(BlocksQuery, req.query)
+        setLiveCaching(res)
+        // Uncles do not exist on this chain and orphaned blocks are not kept.
+        if (query.type && query.type !== 'block') return void res.json({ items: [], next_page_params: null })
+        const { rows } = await ctx.pool.query<BlockRow>(
+            `SELECT ${BLOCK_COLUMNS} FROM block b WHERE b.number < $1 ORDER BY b.number DESC LIMIT ${FETCH_SIZE}`,
+            [query.block_number ?? 2_147_483_647]
+        )
+        res.json(await blockPage(ctx, rows))
+    })
+
+    router.get('/blocks/:block', async (req, res) => {
+        const ref = blockParam(req.params.block)
+        const [row, head] = await Promise.all([findBlock(ctx, ref), ctx.head.get()])
+        if (!row) throw notFound()
+        const miner = await loadAddresses(ctx.pool, [row.miner])
+        setBlockCaching(res, ctx, row.number, head.number)
+        res.json(renderBlock(row, miner(row.miner), 'single'))
+    })
+
+    router.get('/blocks/:block/transactions', async (req, res) => {
+        const ref = blockParam(req.params.block)
+        const query = parseQuery(BlockTransactionsQuery, req.query)
+        const block = await findBlock(ctx, ref)
+        if (!block) throw notFound()
+        const filter: TransactionFilter = { block: block.number, types: query.type, after: query.index ?? -1 }
+        const page = await listTransactions(ctx, filter)
+        const head = await ctx.head.get()
+        setBlockCaching(res, ctx, block.number, head.number)
+        res.json(page)
+    })
+
+    // Tabs a Blockscout frontend may open; this chain has neither internal transactions indexed nor withdrawals.
+    for (const tab of ['internal-transactions', 'withdrawals']) {
+        router.get(`/blocks/:block/${tab}`, async (req, res) => {
+            const block = await findBlock(ctx, blockParam(req.params.block))
+            if (!block) throw notFound()
+            res.json({ items: [], next_page_params: null })
+        })
+    }
+}
+
+export async function blockPage(ctx: ChainContext, rows: BlockRow[], pageSize?: number) {
+    const { rows: shown, next } = paginate(rows, (b) => ({ block_number: b.number }), pageSize)
+    const miner = await loadAddresses(ctx.pool, shown.map((b) => b.miner))
+    return { items: shown.map((b) => renderBlock(b, miner(b.miner), 'list')), next_page_params: next }
+}

@@ -1,0 +1,40 @@
+import { Router } from 'express'
+import { ChainContext, setLiveCaching } from '../context'
+import { BLOCK_COLUMNS, BlockRow } from '../render/block'
+import { TRANSACTION_COLUMNS, TRANSACTION_JOIN, TransactionRow } from '../render/transaction'
+import { blockPage } from './blocks'
+import { transactionPage } from './transactions'
+
+/** The home page's widgets: bare arrays of the latest 4 blocks and 6 transactions, and the indexing banner. */
+export function mainPageRoutes(router: Router, ctx: ChainContext): void {
+    router.get('/main-page/blocks', async (_req, res) => {
+        const { rows } = await ctx.pool.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM block b ORDER BY b.number DESC LIMIT 4`)
+        setLiveCaching(res)
+        res.json((await blockPage(ctx, rows, 4)).items)
+    })
+
+    router.get('/main-page/transactions', async (_req, res) => {
+        const { rows } = await ctx.pool.query<TransactionRow>(
+            `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN} ORDER BY t.block_number DESC, t.index DESC LIMIT 6`
+        )
+        setLiveCaching(res)
+        res.json((await transactionPage(ctx, rows, undefined, 6)).items)
+    })
+
+    /**
+     * Blocks indexed out of the blocks from the configured start block to the indexed head. The
+     * indexer commits contiguously, so this is 1 once it has caught up; a backfill shows below 1.
+     */
+    router.get('/main-page/indexing-status', async (_req, res) => {
+        const head = await ctx.head.get()
+        const expected = head.number - ctx.env.INDEXER_START_BLOCK + 1
+        const ratio = expected <= 0 ? 1 : Math.min(head.blocks / expected, 1)
+        setLiveCaching(res)
+        res.json({
+            finished_indexing_blocks: ratio >= 1,
+            finished_indexing: ratio >= 1,
+            indexed_blocks_ratio: ratio >= 1 ? '1' : ratio.toFixed(4),
+            indexed_internal_transactions_ratio: null,
+        })
+    })
+}

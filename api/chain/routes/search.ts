@@ -1,0 +1,187 @@
+import { Router } from 'express'
+import { z } from 'zod'
+import { ChainContext, setLiveCaching } from '../context'
+import { checksum, isoTimestamp } from '../format'
+import { isAddress, isFullHash, parseQuery, q } from '../params'
+import { TOKEN_COLUMNS, TokenRow } from '../render/token'
+import { likePrefix } from './tokens'
+
+/**
+ * Blockscout's search: the term is classified (block number, address, 32-byte hash, text) and
+ * matched against blocks, transactions, addresses, tokens (case-insensitive prefix of name or
+ * symbol) and verified contracts (prefix of name). Items take Blockscout's shapes, keyed by type.
+ */
+
+const SearchQuery = z.object({
+    q: z.string({ error: 'Required' }).max(256),
+    next_page_params_type: z.string().optional(),
+    'token[holders_count]': q.int.optional(),
+    'token[address_hash]': q.address.optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+const QuickQuery = z.object({ q: z.string({ error: 'Required' }).max(256) })
+
+interface Cursor {
+    holders: number
+    address: string
+}
+
+const PAGE = 50
+
+function addressItem(type: 'address' | 'contract', hash: string, name: string | null, isContract: boolean, verified: boolean) {
+    const address = checksum(hash)
+    return {
+        type,
+        name,
+        address_hash: address,
+        url: `/address/${address}`,
+        is_smart_contract_verified: verified,
+        ens_info: null,
+        certified: false,
+        priority: 0,
+        reputation: 'ok',
+        is_smart_contract_address: isContract,
+    }
+}
+
+function tokenItem(row: TokenRow, verified: boolean) {
+    const address = checksum(row.id)
+    return {
+        type: 'token',
+        name: row.name,
+        symbol: row.symbol,
+        address_hash: address,
+        token_url: `/token/${address}`,
+        address_url: `/address/${address}`,
+        icon_url: null,
+        token_type: row.type,
+        is_smart_contract_verified: verified,
+        exchange_rate: null,
+        total_supply: row.total_supply,
+        circulating_market_cap: null,
+        is_verified_via_admin_panel: false,
+        certified: false,
+        priority: 2,
+        reputation: 'ok',
+        is_smart_contract_address: true,
+    }
+}
+
+async function exactMatches(ctx: ChainContext, term: string): Promise<object[]> {
+    const items: object[] = []
+    if (/^\d+$/.test(term) && term.length <= 10 && Number(term) <= 2_147_483_647) {
+        const { rows } = await ctx.pool.query('SELECT id, number, timestamp FROM block WHERE number = $1', [Number(term)])
+        for (const b of rows) {
+            items.push({ type: 'block', block_number: b.number, block_hash: b.id, url: `/block/${b.id}`, timestamp: isoTimestamp(b.timestamp), block_type: 'block', priority: 3 })
+        }
+    } else if (isAddress(term)) {
+        const hash = term.toLowerCase()
+        const { rows } = await ctx.pool.query(
+            `SELECT a.id, a.is_contract, v.name AS verified_name,
+                    k.id AS token_id, k.type, k.name, k.symbol, k.decimals, k.total_supply, k.holder_count
+               FROM address a LEFT JOIN verified_contract v ON v.id = a.id LEFT JOIN token k ON k.id = a.id
+              WHERE a.id = $1`,
+            [hash]
+        )
+        const row = rows[0]
+        if (row) {
+            if (row.token_id) items.push(tokenItem({ ...row, id: row.token_id }, row.verified_name !== null))
+            items.push(addressItem(row.verified_name ? 'contract' : 'address', hash, row.verified_name, row.is_contract, row.verified_name !== null))
+        }
+    } else if (isFullHash(term)) {
+        const hash = term.toLowerCase()
+        const [txs, blocks] = await Promise.all([
+            ctx.pool.query('SELECT id, timestamp FROM transaction WHERE id = $1', [hash]),
+            ctx.pool.query('SELECT id, number, timestamp FROM block WHERE id = $1', [hash]),
+        ])
+        for (const t of txs.rows) items.push({ type: 'transaction', transaction_hash: t.id, url: `/tx/${t.id}`, timestamp: isoTimestamp(t.timestamp), priority: 3 })
+        for (const b of blocks.rows) {
+            items.push({ type: 'block', block_number: b.number, block_hash: b.id, url: `/block/${b.id}`, timestamp: isoTimestamp(b.timestamp), block_type: 'block', priority: 3 })
+        }
+    }
+    return items
+}
+
+async function textMatches(ctx: ChainContext, term: string, cursor: Cursor | undefined, limit: number) {
+    const prefix = likePrefix(term)
+    const params: unknown[] = [prefix]
+    let after = ''
+    if (cursor) {
+        params.push(cursor.holders, cursor.address)
+        after = 'AND (k.holder_count, k.id) < ($2, $3)'
+    }
+    const { rows: tokens } = await ctx.pool.query<TokenRow & { verified: boolean }>(
+        `SELECT ${TOKEN_COLUMNS}, EXISTS (SELECT 1 FROM verified_contract v WHERE v.id = k.id) AS verified
+           FROM token k WHERE (lower(k.name) LIKE $1 OR lower(k.symbol) LIKE $1) ${after}
+          ORDER BY k.holder_count DESC, k.id DESC LIMIT ${limit + 1}`,
+        params
+    )
+    // Verified contracts by name: few, shown on the first page only.
+    const contracts = cursor ? [] : (await ctx.pool.query(
+        `SELECT v.id, v.name FROM verified_contract v
+          WHERE lower(v.name) LIKE $1 AND NOT EXISTS (SELECT 1 FROM token k WHERE k.id = v.id)
+          ORDER BY v.name, v.id LIMIT ${limit}`,
+        [prefix]
+    )).rows
+    return { tokens, contracts }
+}
+
+async function search(ctx: ChainContext, raw: string, cursor: Cursor | undefined, limit: number) {
+    const term = raw.trim()
+    const exact = cursor ? [] : await exactMatches(ctx, term)
+    const numeric = /^\d+$/.test(term)
+    if (term.length < 3 || (!numeric && (isAddress(term) || isFullHash(term)))) return { items: exact, next: null }
+    const { tokens, contracts } = await textMatches(ctx, term, cursor, limit)
+    const shown = tokens.slice(0, limit)
+    const items = [
+        ...exact,
+        ...shown.map((t) => tokenItem(t, t.verified)),
+        ...contracts.map((c) => addressItem('contract', c.id, c.name, true, true)),
+    ]
+    const last = shown[shown.length - 1]
+    const next = tokens.length > limit && last
+        ? { next_page_params_type: 'search', q: term, 'token[holders_count]': last.holder_count, 'token[address_hash]': last.id, items_count: limit }
+        : null
+    return { items, next }
+}
+
+export function searchRoutes(router: Router, ctx: ChainContext): void {
+    router.get('/search', async (req, res) => {
+        const query = parseQuery(SearchQuery, req.query)
+        const holders = query['token[holders_count]']
+        const address = query['token[address_hash]']
+        const cursor = holders !== undefined && address ? { holders, address } : undefined
+        const { items, next } = await search(ctx, query.q, cursor, PAGE)
+        setLiveCaching(res)
+        res.json({ items, next_page_params: next })
+    })
+
+    router.get('/search/quick', async (req, res) => {
+        const query = parseQuery(QuickQuery, req.query)
+        setLiveCaching(res)
+        if (query.q.trim().length < 3 && !/^\d+$/.test(query.q.trim())) return void res.json([])
+        res.json((await search(ctx, query.q, undefined, PAGE)).items.slice(0, PAGE))
+    })
+
+    router.get('/search/check-redirect', async (req, res) => {
+        const term = parseQuery(QuickQuery, req.query).q.trim()
+        setLiveCaching(res)
+        const none = { redirect: false, type: null, parameter: null }
+        if (isAddress(term)) return void res.json({ redirect: true, type: 'address', parameter: checksum(term.toLowerCase()) })
+        if (/^\d+$/.test(term) && term.length <= 10 && Number(term) <= 2_147_483_647) {
+            const { rows } = await ctx.pool.query('SELECT id FROM block WHERE number = $1', [Number(term)])
+            return void res.json(rows[0] ? { redirect: true, type: 'block', parameter: rows[0].id } : none)
+        }
+        if (isFullHash(term)) {
+            const hash = term.toLowerCase()
+            const [tx, block] = await Promise.all([
+                ctx.pool.query('SELECT 1 FROM transaction WHERE id = $1', [hash]),
+                ctx.pool.query('SELECT 1 FROM block WHERE id = $1', [hash]),
+            ])
+            if (tx.rowCount) return void res.json({ redirect: true, type: 'transaction', parameter: hash })
+            if (block.rowCount) return void res.json({ redirect: true, type: 'block', parameter: hash })
+        }
+        res.json(none)
+    })
+}

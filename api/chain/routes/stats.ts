@@ -1,0 +1,125 @@
+import { Router } from 'express'
+import { ChainContext, setLiveCaching } from '../context'
+import { isoTimestamp, percentage } from '../format'
+
+const GWEI = 1_000_000_000
+const ORACLE_BLOCKS = 200
+const CHART_DAYS = 30
+
+interface Oracle {
+    tiers: { slow: bigint; average: bigint; fast: bigint }
+    baseFee: bigint
+    updatedAt: Date
+    utilization: number
+}
+
+let oracleCache: { at: number; value: Promise<Oracle> } | undefined
+const ORACLE_TTL_MS = 5_000
+
+/**
+ * Gas price tiers: the 35th, 60th and 90th percentile of the effective gas price paid over the
+ * last 200 blocks (Blockscout's oracle uses the same kind of percentiles). With a zero-fee chain
+ * every tier is 0.
+ */
+function gasOracle(ctx: ChainContext): Promise<Oracle> {
+    if (oracleCache && Date.now() - oracleCache.at < ORACLE_TTL_MS) return oracleCache.value
+    const value = (async () => {
+        const head = await ctx.head.get()
+        const from = Math.max(head.number - ORACLE_BLOCKS + 1, 0)
+        const [prices, blocks] = await Promise.all([
+            ctx.pool.query(
+                `SELECT percentile_disc(ARRAY[0.35, 0.6, 0.9]) WITHIN GROUP (ORDER BY effective_gas_price) AS p
+                   FROM transaction WHERE block_number >= $1`,
+                [from]
+            ),
+            ctx.pool.query(
+                `SELECT COALESCE(SUM(gas_used), 0) AS used, COALESCE(SUM(gas_limit), 0) AS lim,
+                        (SELECT base_fee_per_gas FROM block ORDER BY number DESC LIMIT 1) AS base_fee
+                   FROM block WHERE number >= $1`,
+                [from]
+            ),
+        ])
+        const p: string[] = prices.rows[0].p ?? ['0', '0', '0']
+        const b = blocks.rows[0]
+        return {
+            tiers: { slow: BigInt(p[0]), average: BigInt(p[1]), fast: BigInt(p[2]) },
+            baseFee: BigInt(b.base_fee ?? 0),
+            updatedAt: new Date(),
+            utilization: percentage(BigInt(b.used), BigInt(b.lim)) ?? 0,
+        }
+    })()
+    value.catch(() => (oracleCache = undefined))
+    oracleCache = { at: Date.now(), value }
+    return value
+}
+
+const gwei = (wei: bigint) => Number(wei) / GWEI
+
+export function statsRoutes(router: Router, ctx: ChainContext): void {
+    router.get('/stats', async (req, res) => {
+        const [head, oracle, totals] = await Promise.all([
+            ctx.head.get(),
+            gasOracle(ctx),
+            ctx.pool.query(
+                `SELECT COALESCE(SUM(gas_used), 0) AS gas_used,
+                        COALESCE(SUM(transactions) FILTER (WHERE date = date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 day'), 0) AS tx_yesterday,
+                        COALESCE(SUM(gas_used) FILTER (WHERE date = date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 day'), 0) AS gas_yesterday
+                   FROM daily_chain_activity`
+            ),
+        ])
+        // The Blockscout frontend sends `updated-gas-oracle: true` and then expects tier objects.
+        const detailed = req.get('updated-gas-oracle') === 'true'
+        const tier = (wei: bigint) => detailed
+            ? {
+                price: gwei(wei),
+                time: head.averageBlockTimeMs || null,
+                fiat_price: null,
+                base_fee: gwei(oracle.baseFee),
+                priority_fee: gwei(wei > oracle.baseFee ? wei - oracle.baseFee : 0n),
+                priority_fee_wei: String(wei > oracle.baseFee ? wei - oracle.baseFee : 0n),
+                wei: String(wei),
+            }
+            : gwei(wei)
+        const t = totals.rows[0]
+        setLiveCaching(res)
+        res.json({
+            total_blocks: String(head.blocks),
+            total_addresses: String(head.addresses),
+            total_transactions: String(head.transactions),
+            total_gas_used: String(t.gas_used),
+            transactions_today: String(t.tx_yesterday),
+            gas_used_today: String(t.gas_yesterday),
+            average_block_time: head.averageBlockTimeMs,
+            coin_price: null,
+            secondary_coin_price: null,
+            coin_price_change_percentage: null,
+            coin_image: null,
+            secondary_coin_image: null,
+            market_cap: '0',
+            tvl: null,
+            gas_prices: { slow: tier(oracle.tiers.slow), average: tier(oracle.tiers.average), fast: tier(oracle.tiers.fast) },
+            gas_prices_update_in: Math.max(ORACLE_TTL_MS - (Date.now() - oracle.updatedAt.getTime()), 0),
+            gas_price_updated_at: isoTimestamp(oracle.updatedAt),
+            static_gas_price: null,
+            network_utilization_percentage: oracle.utilization,
+        })
+    })
+
+    /** Transactions per UTC day, newest first, every one of the last 30 days present. */
+    router.get('/stats/charts/transactions', async (_req, res) => {
+        const { rows } = await ctx.pool.query(
+            `SELECT to_char(d, 'YYYY-MM-DD') AS date, COALESCE(a.transactions, 0) AS transactions_count
+               FROM generate_series(date_trunc('day', now() AT TIME ZONE 'UTC') - interval '${CHART_DAYS - 1} days',
+                                    date_trunc('day', now() AT TIME ZONE 'UTC'), interval '1 day') AS d
+               LEFT JOIN daily_chain_activity a ON a.id = to_char(d, 'YYYY-MM-DD')
+              ORDER BY d DESC`
+        )
+        setLiveCaching(res)
+        res.json({ chart_data: rows })
+    })
+
+    // No price feed: the market chart is empty rather than missing.
+    router.get('/stats/charts/market', (_req, res) => {
+        res.json({ chart_data: [], available_supply: '0' })
+    })
+}

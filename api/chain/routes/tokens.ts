@@ -1,0 +1,150 @@
+import { Router } from 'express'
+import { z } from 'zod'
+import { ChainContext, setLiveCaching } from '../context'
+import { notFound } from '../errors'
+import { FETCH_SIZE, paginate } from '../pagination'
+import { addressParam as parseAddress, parseQuery, q } from '../params'
+import { loadAddresses } from '../render/address'
+import { renderToken, TOKEN_COLUMNS, TokenRow } from '../render/token'
+import { TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers } from '../render/token-transfer'
+import { TOKEN_TYPES } from './transactions'
+
+const MAX_INT = 2_147_483_647
+
+const TokensQuery = z.object({
+    q: z.string().max(256).optional(),
+    type: q.list(TOKEN_TYPES).optional(),
+    limit: q.int.refine((n) => n >= 1 && n <= 50, 'must be between 1 and 50').optional(),
+    sort: z.enum(['fiat_value', 'holders_count', 'circulating_market_cap']).optional(),
+    order: z.enum(['asc', 'desc']).optional(),
+    contract_address_hash: q.address.optional(),
+    holders_count: q.int.optional(),
+    market_cap: z.string().optional(),
+    name: z.string().optional(),
+    is_name_null: q.bool.optional(),
+    fiat_value: z.string().optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+const HoldersQuery = z.object({
+    address_hash: q.address.optional(),
+    value: q.uint.optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+const TransfersQuery = z.object({
+    block_number: q.int.optional(),
+    index: q.int.optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+/** Escapes LIKE wildcards so a user's `%` or `_` matches itself. */
+export function likePrefix(text: string): string {
+    return `${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+async function findToken(ctx: ChainContext, hash: string): Promise<TokenRow & { transfer_count: number } | undefined> {
+    const { rows } = await ctx.pool.query(`SELECT ${TOKEN_COLUMNS}, k.transfer_count FROM token k WHERE k.id = $1`, [hash])
+    return rows[0]
+}
+
+export function tokensRoutes(router: Router, ctx: ChainContext): void {
+    /**
+     * The token registry, by holder count. There is no price feed, so the fiat and market-cap
+     * sorts Blockscout offers order like the default; their cursor keys are accepted and echoed null.
+     */
+    router.get('/tokens', async (req, res) => {
+        const query = parseQuery(TokensQuery, req.query)
+        const asc = query.sort === 'holders_count' && query.order === 'asc'
+        const params: unknown[] = []
+        const where: string[] = []
+        const text = query.q?.trim()
+        if (text) {
+            params.push(likePrefix(text))
+            where.push(`(lower(k.name) LIKE $${params.length} OR lower(k.symbol) LIKE $${params.length})`)
+        }
+        if (query.type && query.type.length > 0) {
+            params.push(query.type)
+            where.push(`k.type = ANY($${params.length})`)
+        }
+        if (query.holders_count !== undefined && query.contract_address_hash) {
+            params.push(query.holders_count, query.contract_address_hash)
+            where.push(`(k.holder_count, k.id) ${asc ? '>' : '<'} ($${params.length - 1}, $${params.length})`)
+        }
+        const pageSize = query.limit ?? 50
+        const dir = asc ? 'ASC' : 'DESC'
+        const { rows } = await ctx.pool.query<TokenRow>(
+            `SELECT ${TOKEN_COLUMNS} FROM token k ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+              ORDER BY k.holder_count ${dir}, k.id ${dir} LIMIT ${pageSize + 1}`,
+            params
+        )
+        const { rows: shown, next } = paginate(rows, (k) => ({
+            contract_address_hash: k.id,
+            market_cap: null,
+            holders_count: k.holder_count,
+            name: k.name,
+            is_name_null: k.name === null,
+            fiat_value: null,
+        }), pageSize)
+        setLiveCaching(res)
+        res.json({ items: shown.map(renderToken), next_page_params: next })
+    })
+
+    router.get('/tokens/:hash', async (req, res) => {
+        const token = await findToken(ctx, parseAddress(req.params.hash))
+        if (!token) throw notFound()
+        setLiveCaching(res)
+        res.json(renderToken(token))
+    })
+
+    router.get('/tokens/:hash/counters', async (req, res) => {
+        const token = await findToken(ctx, parseAddress(req.params.hash))
+        if (!token) throw notFound()
+        setLiveCaching(res)
+        res.json({ token_holders_count: String(Math.max(token.holder_count, 0)), transfers_count: String(token.transfer_count) })
+    })
+
+    router.get('/tokens/:hash/holders', async (req, res) => {
+        const hash = parseAddress(req.params.hash)
+        const query = parseQuery(HoldersQuery, req.query)
+        if (!(await findToken(ctx, hash))) throw notFound()
+        const params: unknown[] = [hash]
+        let cursor = ''
+        if (query.value !== undefined && query.address_hash) {
+            params.push(String(query.value), query.address_hash)
+            cursor = 'AND (value, holder) < ($2::numeric, $3)'
+        }
+        // Ties on value are broken by address, descending too, so one backward scan of the
+        // (token, value, holder) index serves any page.
+        const { rows } = await ctx.pool.query<{ holder: string; value: string }>(
+            `SELECT holder, value FROM token_balance WHERE token = $1 AND value > 0 ${cursor}
+              ORDER BY value DESC, holder DESC LIMIT ${FETCH_SIZE}`,
+            params
+        )
+        const { rows: shown, next } = paginate(rows, (r) => ({ address_hash: r.holder, value: r.value }))
+        const address = await loadAddresses(ctx.pool, shown.map((r) => r.holder))
+        setLiveCaching(res)
+        res.json({ items: shown.map((r) => ({ address: address(r.holder), value: r.value, token_id: null })), next_page_params: next })
+    })
+
+    router.get('/tokens/:hash/transfers', async (req, res) => {
+        const hash = parseAddress(req.params.hash)
+        const query = parseQuery(TransfersQuery, req.query)
+        if (!(await findToken(ctx, hash))) throw notFound()
+        const { rows } = await ctx.pool.query<TokenTransferRow>(
+            `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
+              WHERE tt.token = $1 AND (tt.block_number, tt.log_index) < ($2, $3)
+              ORDER BY tt.block_number DESC, tt.log_index DESC LIMIT ${FETCH_SIZE}`,
+            [hash, query.block_number ?? MAX_INT, query.block_number === undefined ? MAX_INT : query.index ?? MAX_INT]
+        )
+        const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }))
+        setLiveCaching(res)
+        res.json({ items: await renderTokenTransfers(ctx.pool, shown), next_page_params: next })
+    })
+
+    // NFT instances are not indexed (ERC-721 transfers are; token ids per holder are not).
+    router.get('/tokens/:hash/instances', async (req, res) => {
+        if (!(await findToken(ctx, parseAddress(req.params.hash)))) throw notFound()
+        res.json({ items: [], next_page_params: null })
+    })
+}

@@ -1,0 +1,196 @@
+import { Router } from 'express'
+import { z } from 'zod'
+import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
+import { notFound } from '../errors'
+import { FETCH_SIZE, paginate } from '../pagination'
+import { parseQuery, q, transactionHashParam } from '../params'
+import { loadAddresses } from '../render/address'
+import { LOG_COLUMNS, LOG_JOIN, LogRow, renderLogs } from '../render/log'
+import {
+    TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers,
+} from '../render/token-transfer'
+import {
+    renderTransaction, TRANSACTION_COLUMNS, TRANSACTION_JOIN, transactionAddresses, TransactionRow,
+} from '../render/transaction'
+
+export const TRANSACTION_TYPES = ['token_transfer', 'contract_creation', 'contract_call', 'coin_transfer', 'token_creation'] as const
+export const TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] as const
+
+/** SQL for Blockscout's transaction `type` filter: a transaction matches if it has any of the types. */
+export function transactionTypeCondition(types: readonly string[] | undefined): string {
+    if (!types || types.length === 0) return 'TRUE'
+    const conditions: Record<string, string> = {
+        token_transfer: 't.token_transfer_count > 0',
+        contract_creation: 't."to" IS NULL',
+        contract_call: 'EXISTS (SELECT 1 FROM address a WHERE a.id = t."to" AND a.is_contract)',
+        coin_transfer: 't.value > 0',
+        token_creation: 'EXISTS (SELECT 1 FROM token k WHERE k.id = t.created_contract)',
+    }
+    return `(${types.map((t) => conditions[t]).join(' OR ')})`
+}
+
+export interface TransactionFilter {
+    block: number
+    types?: readonly string[]
+    /** Position after which the page starts. */
+    after: number
+}
+
+/** A block's transactions in position order. */
+export async function listTransactions(ctx: ChainContext, filter: TransactionFilter) {
+    const { rows } = await ctx.pool.query<TransactionRow>(
+        `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN}
+          WHERE t.block_number = $1 AND t.index > $2 AND ${transactionTypeCondition(filter.types)}
+          ORDER BY t.index LIMIT ${FETCH_SIZE}`,
+        [filter.block, filter.after]
+    )
+    return transactionPage(ctx, rows)
+}
+
+export async function transactionPage(ctx: ChainContext, rows: TransactionRow[], cursor?: (t: TransactionRow) => Record<string, unknown>, pageSize?: number) {
+    const { rows: shown, next } = paginate(rows, cursor ?? ((t) => ({ block_number: t.block_number, index: t.index })), pageSize)
+    const [address, head] = await Promise.all([loadAddresses(ctx.pool, transactionAddresses(shown)), ctx.head.get()])
+    return { items: shown.map((t) => renderTransaction(t, address, head.number)), next_page_params: next }
+}
+
+const TransactionsQuery = z.object({
+    filter: z.enum(['validated', 'pending']).optional(),
+    type: q.list(['blob_transaction'] as const).optional(),
+    method: z.string().optional(),
+    block_number: q.int.optional(),
+    index: q.int.optional(),
+    items_count: q.itemsCount.optional(),
+    inserted_at: q.timestamp.optional(),
+    hash: q.hash.optional(),
+})
+
+const CursorQuery = z.object({
+    block_number: q.int.optional(),
+    index: q.int.optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+const TokenTransfersQuery = CursorQuery.extend({ type: q.list(TOKEN_TYPES).optional() })
+
+export async function findTransaction(ctx: ChainContext, hash: string): Promise<TransactionRow | undefined> {
+    const { rows } = await ctx.pool.query<TransactionRow>(
+        `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN} WHERE t.id = $1`,
+        [hash]
+    )
+    return rows[0]
+}
+
+export function transactionsRoutes(router: Router, ctx: ChainContext): void {
+    router.get('/transactions', async (req, res) => {
+        const query = parseQuery(TransactionsQuery, req.query)
+        setLiveCaching(res)
+        // The indexer ingests mined blocks only, and this chain has no blob transactions.
+        if (query.filter === 'pending' || (query.type && query.type.length > 0)) {
+            return void res.json({ items: [], next_page_params: null })
+        }
+        const { rows } = await ctx.pool.query<TransactionRow>(
+            `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN}
+              WHERE (t.block_number, t.index) < ($1, $2)
+              ORDER BY t.block_number DESC, t.index DESC LIMIT ${FETCH_SIZE}`,
+            [query.block_number ?? 2_147_483_647, query.block_number === undefined ? 0 : query.index ?? 0]
+        )
+        res.json(await transactionPage(ctx, rows))
+    })
+
+    router.get('/transactions/stats', async (_req, res) => {
+        res.json(await transactionStats(ctx))
+    })
+
+    router.get('/transactions/:hash', async (req, res) => {
+        const hash = transactionHashParam(req.params.hash)
+        const row = await findTransaction(ctx, hash)
+        if (!row) throw notFound()
+        const [{ rows: transfers }, address, head] = await Promise.all([
+            ctx.pool.query<TokenTransferRow>(
+                `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
+                  WHERE tt.transaction_hash = $1 ORDER BY tt.log_index LIMIT 11`,
+                [hash]
+            ),
+            loadAddresses(ctx.pool, transactionAddresses([row])),
+            ctx.head.get(),
+        ])
+        const tokenTransfers = await renderTokenTransfers(ctx.pool, transfers.slice(0, 10))
+        // confirmations grow with every block, so the single view is never cached for long.
+        res.set('Cache-Control', 'public, max-age=1')
+        res.json(renderTransaction(row, address, head.number, { tokenTransfers, overflow: transfers.length > 10 }))
+    })
+
+    router.get('/transactions/:hash/logs', async (req, res) => {
+        const hash = transactionHashParam(req.params.hash)
+        const query = parseQuery(CursorQuery, req.query)
+        const tx = await findTransaction(ctx, hash)
+        if (!tx) throw notFound()
+        const { rows } = await ctx.pool.query<LogRow>(
+            `SELECT ${LOG_COLUMNS} FROM log l ${LOG_JOIN}
+              WHERE l.transaction_hash = $1 AND l.index > $2 ORDER BY l.index LIMIT ${FETCH_SIZE}`,
+            [hash, query.index ?? -1]
+        )
+        const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }))
+        const head = await ctx.head.get()
+        setBlockCaching(res, ctx, tx.block_number, head.number)
+        res.json({ items: await renderLogs(ctx.pool, shown), next_page_params: next })
+    })
+
+    router.get('/transactions/:hash/token-transfers', async (req, res) => {
+        const hash = transactionHashParam(req.params.hash)
+        const query = parseQuery(TokenTransfersQuery, req.query)
+        const tx = await findTransaction(ctx, hash)
+        if (!tx) throw notFound()
+        const types = query.type && query.type.length > 0 ? query.type : null
+        const { rows } = await ctx.pool.query<TokenTransferRow>(
+            `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
+              WHERE tt.transaction_hash = $1 AND tt.log_index > $2 AND ($3::text[] IS NULL OR tt.token_type = ANY($3))
+              ORDER BY tt.log_index LIMIT ${FETCH_SIZE}`,
+            [hash, query.index ?? -1, types]
+        )
+        const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }))
+        // Blockscout's cursor for this list carries no items_count.
+        if (next) delete next.items_count
+        const head = await ctx.head.get()
+        setBlockCaching(res, ctx, tx.block_number, head.number)
+        res.json({ items: await renderTokenTransfers(ctx.pool, shown), next_page_params: next })
+    })
+
+    // Tabs a Blockscout frontend may open: internal transactions and state changes are not traced here.
+    for (const tab of ['internal-transactions', 'state-changes']) {
+        router.get(`/transactions/:hash/${tab}`, async (req, res) => {
+            if (!(await findTransaction(ctx, transactionHashParam(req.params.hash)))) throw notFound()
+            res.json({ items: [], next_page_params: null })
+        })
+    }
+    router.get('/transactions/:hash/raw-trace', async (req, res) => {
+        if (!(await findTransaction(ctx, transactionHashParam(req.params.hash)))) throw notFound()
+        res.json([])
+    })
+}
+
+let statsCache: { at: number; value: Promise<object> } | undefined
+
+/**
+ * Last-24-hours figures, summed from the per-block totals the indexer keeps (about 43,000 rows at
+ * two-second blocks) and cached for a minute, so the transactions table is never scanned.
+ */
+function transactionStats(ctx: ChainContext): Promise<object> {
+    if (statsCache && Date.now() - statsCache.at < 60_000) return statsCache.value
+    const value = ctx.pool.query(
+        `SELECT COALESCE(SUM(transaction_count), 0) AS count, COALESCE(SUM(transaction_fees), 0) AS fees
+           FROM block WHERE timestamp > now() - interval '24 hours'`
+    ).then(({ rows: [r] }) => {
+        const count = BigInt(r.count)
+        const fees = BigInt(r.fees)
+        return {
+            transactions_count_24h: String(count),
+            pending_transactions_count: '0',
+            transaction_fees_sum_24h: String(fees),
+            transaction_fees_avg_24h: count === 0n ? '0' : String(fees / count),
+        }
+    })
+    value.catch(() => (statsCache = undefined))
+    statsCache = { at: Date.now(), value }
+    return value
+}
