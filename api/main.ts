@@ -26,6 +26,7 @@ async function main(): Promise<void> {
 
     const explorer = express()
     explorer.disable('x-powered-by')
+    // A hop count, never `true`: `true` would believe the left-most X-Forwarded-For entry, which the client writes.
     explorer.set('trust proxy', env.TRUST_PROXY)
     const chain = createChainApi(ctx)
     // /api/v2 and the v1 countdown (GET /api?module=...) first: the explorer services own the rest of /api.

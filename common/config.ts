@@ -51,7 +51,32 @@ const EnvSchema = z.object({
     MASTER_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes as 64 hex characters').optional(),
     BRIDGE_ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
 
-    TRUST_PROXY: boolFlag.default(false),
+    /**
+     * Reverse proxies in front of the APIs whose X-Forwarded-For entries are believed: false (none),
+     * true (one), or a hop count. Counting hops from the right keeps a client from choosing its own
+     * IP by sending the header itself.
+     */
+    TRUST_PROXY: z.union([boolFlag, z.coerce.number().int().min(0).max(10)])
+        .transform((v) => (v === true ? 1 : v === false ? 0 : v))
+        .default(0),
+
+    /** Wallet platform: failed password checks allowed per user_id (or wallet) within the window, then 429. */
+    PLATFORM_AUTH_MAX_FAILURES: z.coerce.number().int().min(1).max(10_000).default(10),
+    PLATFORM_AUTH_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+    /** Seconds a verified password is remembered in memory, sparing the argon2id cost on the next request; 0 disables. */
+    PLATFORM_AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+    /** Longest wait for a transaction to be mined before the platform answers 202 with its hash. */
+    PLATFORM_TX_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+    /** Router deadline of liquidity and swap transactions, from the chain's latest block time. */
+    PLATFORM_DEADLINE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(1200),
+
+    /** Outgoing mail of the explorer services API (smtp:// or smtps://, credentials in the URL); unset in dev writes mail to DATA_DIR/mail. */
+    SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
+    MAIL_FROM: z.string().min(3).default('Explorer <no-reply@localhost>'),
+    /** Public base of the explorer services API as users reach it (ends in /api), for links in mail. */
+    PUBLIC_URL: url.optional(),
+    /** Page of the explorer frontend that finishes a password reset; the token is appended as ?token=. */
+    PASSWORD_RESET_URL: url.optional(),
 })
 
 export type Env = z.infer<typeof EnvSchema>

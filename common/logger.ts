@@ -11,6 +11,8 @@ export const REDACTED_PATHS = [
     '*.secret', '*.seed', '*.token', '*.accessToken', '*.jwtSecret', '*.masterKey', '*.adminToken', '*.apiKey',
     'req.headers.authorization', 'req.headers["x-user-pwd"]', 'req.headers["x-api-key"]', 'req.headers.cookie',
     'headers.authorization', 'headers["x-user-pwd"]',
+    'passwordHash', 'resetToken', 'verificationCode', 'smtpUrl', 'SMTP_URL',
+    '*.passwordHash', '*.resetToken', '*.verificationCode', '*.smtpUrl', '*.SMTP_URL',
 ]
 
 export type Logger = pino.Logger

@@ -1,8 +1,55 @@
+import cors from 'cors'
 import express, { Router } from 'express'
 import { ApiContext } from '../context'
+import { authRouter } from './auth'
+import { Challenges } from './auth/challenges'
+import { Sessions } from './auth/sessions'
+import { defiRouter } from './defi'
+import { errorHandler, unknownPath } from './errors'
+import { Mailer } from './mail'
+import { subscribe } from './newsletter'
+import { profile } from './profile'
+import { createLimits } from './rate-limits'
+import { ExplorerServices } from './services'
+import { supportRequest } from './support'
+import { watchlistRouter } from './watchlist'
 
-/** The explorer services API under /api (issue 6). Placeholder until it is built. */
-export function explorerRouter(_ctx: ApiContext): Router {
+/** Largest JSON body accepted: the biggest legitimate one (a support message of 5,000 characters) fits several times. */
+const BODY_LIMIT = '64kb'
+
+/** The explorer services API under /api (issue 6; spec 4.1, 5.1, 7, 8). */
+export function explorerRouter(ctx: ApiContext): Router {
+    const s: ExplorerServices = {
+        ctx,
+        mailer: new Mailer(ctx.env, ctx.log),
+        limits: createLimits(ctx.pool),
+        sessions: new Sessions(ctx.pool, ctx.secrets.jwtSecret),
+        challenges: new Challenges(ctx.secrets.jwtSecret),
+        publicUrl: (ctx.env.PUBLIC_URL ?? `http://localhost:${ctx.env.EXPLORER_PORT}/api`).replace(/\/+$/, ''),
+    }
     const router = express.Router()
+    // Bearer tokens, no cookies: any origin may call, and browsers may read the rate-limit and cache headers.
+    router.use(cors({
+        exposedHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'ETag'],
+    }))
+    router.use((_req, res, next) => {
+        res.set('X-Content-Type-Options', 'nosniff')
+        next()
+    })
+    // Per-IP limits (spec 8) before the body is read, so that malformed requests use up the budget too.
+    router.post('/auth/signin', s.limits.signin.perIp())
+    router.post('/auth/signup', s.limits.signup.perIp())
+    router.post(['/support/requests', '/newsletter/subscribe'], s.limits.forms.perIp())
+    router.use(express.json({ limit: BODY_LIMIT }))
+
+    router.use('/auth', authRouter(s))
+    router.get('/profile', s.sessions.required(), profile(s))
+    router.use('/watchlist', watchlistRouter(s))
+    router.post('/support/requests', supportRequest(s))
+    router.post('/newsletter/subscribe', subscribe(s))
+    router.use('/defi', defiRouter(s))
+
+    router.use(unknownPath)
+    router.use(errorHandler(ctx.log))
     return router
 }

@@ -1,0 +1,56 @@
+import { RequestHandler } from 'express'
+import { z } from 'zod'
+import { inTransaction } from '../db'
+import { ApiError } from '../errors'
+import { emailKey } from '../rate-limits'
+import { ExplorerServices } from '../services'
+import { email, parseInput, password, text } from '../validate'
+import { findAccountByEmail } from './accounts'
+import { resetMail } from './mails'
+import { hashPassword } from './passwords'
+
+/** Password reset: POST /auth/forgot-password mails a single-use token, POST /auth/reset-password spends it. */
+
+const ForgotBody = z.object({ email })
+
+const ResetBody = z.object({
+    token: text(200),
+    password,
+})
+
+export function forgotPassword(s: ExplorerServices): RequestHandler {
+    return async (req, res) => {
+        const body = parseInput(ForgotBody, req.body, 'body')
+        await s.limits.mail.take(res, emailKey(body.email))
+        s.mailer.ensureAvailable()
+        const account = await findAccountByEmail(s.ctx.pool, body.email)
+        if (account) {
+            const challenge = await inTransaction(s.ctx.pool, (db) => s.challenges.issue(db, account.id, 'reset_password'))
+            s.mailer.sendInBackground(resetMail(account.email, challenge, s.ctx.env))
+        }
+        // The same answer, status and (no mail is awaited) nearly the same time whether or not the account exists.
+        res.status(202).json({ message: 'if an account uses this email address, a reset token is on its way' })
+    }
+}
+
+export function resetPassword(s: ExplorerServices): RequestHandler {
+    return async (req, res) => {
+        const body = parseInput(ResetBody, req.body, 'body')
+        // Hashed before the token is spent, so a refused password never burns the token.
+        const passwordHash = await hashPassword(body.password)
+        const accountId = await inTransaction(s.ctx.pool, async (db) => {
+            const id = await s.challenges.consumeToken(db, 'reset_password', body.token)
+            if (!id) return undefined
+            // Following the mailed token proves the mailbox, so it also verifies the address.
+            await db.query(
+                `UPDATE explorer_account SET password_hash = $2, email_verified_at = COALESCE(email_verified_at, now()),
+                 updated_at = now() WHERE id = $1`,
+                [id, passwordHash]
+            )
+            await s.sessions.revokeAll(db, id)
+            return id
+        })
+        if (!accountId) throw new ApiError(400, 'invalid_token', 'the reset token is wrong, expired or used up; ask for a new one with POST /auth/forgot-password', 'token')
+        res.json({ message: 'password changed; every earlier session has ended, sign in again' })
+    }
+}

@@ -1,0 +1,51 @@
+import { RequestHandler } from 'express'
+import { z } from 'zod'
+import { ApiError } from '../errors'
+import { ExplorerServices } from '../services'
+import { email, parseInput } from '../validate'
+import { findAccountByEmail, publicAccount } from './accounts'
+import { hashPassword, spendVerificationTime, verifyPassword } from './passwords'
+
+const Body = z.object({
+    email,
+    // Not the sign-up policy: an account made under an older policy must still be able to sign in.
+    password: z.string().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters'),
+    /** A 30-day session instead of 7 days. */
+    remember: z.boolean().optional().default(false),
+})
+
+const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'email or password is incorrect')
+
+/**
+ * POST /auth/signin: a session token for a verified account. Unknown email and wrong password
+ * get the same answer after the same work. Legacy bcrypt hashes are replaced on success.
+ */
+export function signin(s: ExplorerServices): RequestHandler {
+    return async (req, res) => {
+        const body = parseInput(Body, req.body, 'body')
+        const account = await findAccountByEmail(s.ctx.pool, body.email)
+        if (!account) {
+            await spendVerificationTime(body.password)
+            throw invalidCredentials()
+        }
+        const check = await verifyPassword(account.password_hash, body.password)
+        if (!check.ok) throw invalidCredentials()
+        if (check.rehash) {
+            await s.ctx.pool.query(
+                'UPDATE explorer_account SET password_hash = $2, updated_at = now() WHERE id = $1 AND password_hash = $3',
+                [account.id, await hashPassword(body.password), account.password_hash]
+            )
+        }
+        if (!account.email_verified_at) {
+            throw new ApiError(403, 'email_not_verified', 'verify the email address first (POST /auth/verify-code; POST /auth/resend-code sends a new code)')
+        }
+        const session = await s.sessions.open(s.ctx.pool, account.id, body.remember)
+        res.json({
+            token: session.token,
+            token_type: 'Bearer',
+            expires_at: session.expiresAt.toISOString(),
+            remember: body.remember,
+            account: publicAccount(account),
+        })
+    }
+}

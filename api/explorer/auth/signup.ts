@@ -1,0 +1,42 @@
+import { RequestHandler } from 'express'
+import { z } from 'zod'
+import { inTransaction } from '../db'
+import { ApiError, badRequest } from '../errors'
+import { ExplorerServices } from '../services'
+import { email, parseInput, password, text } from '../validate'
+import { AccountRow, publicAccount } from './accounts'
+import { verificationMail } from './mails'
+import { hashPassword } from './passwords'
+
+const Body = z.object({
+    email,
+    password,
+    name: text(100).optional(),
+})
+
+/** POST /auth/signup: creates an unverified account and mails its 6-digit code and link. Rate-limited by the router. */
+export function signup(s: ExplorerServices): RequestHandler {
+    return async (req, res) => {
+        s.mailer.ensureAvailable()
+        const body = parseInput(Body, req.body, 'body')
+        if (body.password.trim().toLowerCase() === body.email) throw badRequest('password: must not be the email address', 'password')
+        const passwordHash = await hashPassword(body.password)
+        const created = await inTransaction(s.ctx.pool, async (db) => {
+            const { rows } = await db.query<AccountRow>(
+                `INSERT INTO explorer_account (email, name, password_hash) VALUES ($1, $2, $3)
+                 ON CONFLICT (email) DO NOTHING
+                 RETURNING id, email, name, password_hash, email_verified_at, created_at`,
+                [body.email, body.name ?? null, passwordHash]
+            )
+            if (rows.length === 0) return undefined
+            const challenge = await s.challenges.issue(db, rows[0].id, 'verify_email')
+            return { account: rows[0], challenge }
+        })
+        if (!created) throw new ApiError(409, 'email_taken', 'an account with this email address already exists', 'email')
+        s.mailer.sendInBackground(verificationMail(created.account.email, created.challenge, s.publicUrl))
+        res.status(201).json({
+            account: publicAccount(created.account),
+            verification: { sent_to: created.account.email, expires_at: created.challenge.expiresAt.toISOString() },
+        })
+    }
+}

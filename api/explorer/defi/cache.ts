@@ -1,0 +1,56 @@
+import { createHash } from 'crypto'
+import { Request, Response } from 'express'
+
+/**
+ * A short in-process cache of rendered JSON with a strong ETag (a hash of the bytes, so every
+ * replica gives the same tag for the same figures). Keys name the time window too, so an entry
+ * never outlives its window; concurrent misses of one key share a single build.
+ */
+export class ResponseCache {
+    private readonly entries = new Map<string, { expires: number; value: Promise<Rendered> }>()
+
+    constructor(readonly ttlSeconds: number) {}
+
+    async get(key: string, build: () => Promise<unknown>): Promise<Rendered> {
+        const now = Date.now()
+        const hit = this.entries.get(key)
+        if (hit && hit.expires > now) return hit.value
+        for (const [k, e] of this.entries) if (e.expires <= now) this.entries.delete(k)
+        const value = build().then(render)
+        this.entries.set(key, { expires: now + this.ttlSeconds * 1000, value })
+        value.catch(() => this.entries.delete(key))
+        return value
+    }
+
+    /** Answers 304 when the client holds this version (If-None-Match), else the body. */
+    send(req: Request, res: Response, rendered: Rendered): void {
+        res.set({ ETag: rendered.etag, 'Cache-Control': `public, max-age=${this.ttlSeconds}` })
+        if (holdsVersion(req.get('if-none-match'), rendered.etag)) {
+            res.status(304).end()
+            return
+        }
+        res.type('application/json').send(rendered.body)
+    }
+}
+
+export interface Rendered {
+    body: string
+    etag: string
+}
+
+/**
+ * If-None-Match by RFC 9110 13.1.2 (weak comparison, `*` matches). Not Express's req.fresh, which
+ * also gives up when the request says Cache-Control: no-cache, as fetch() adds to every conditional
+ * request; the origin may still answer such a request with 304.
+ */
+function holdsVersion(ifNoneMatch: string | undefined, etag: string): boolean {
+    if (!ifNoneMatch) return false
+    if (ifNoneMatch.trim() === '*') return true
+    const opaque = (tag: string) => tag.trim().replace(/^W\//, '')
+    return ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag))
+}
+
+function render(value: unknown): Rendered {
+    const body = JSON.stringify(value)
+    return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` }
+}

@@ -1,0 +1,136 @@
+import { RequestHandler } from 'express'
+import { formatUnits } from 'viem'
+import { ExplorerServices } from '../services'
+import { ResponseCache } from './cache'
+import { QuoteToken, quoteToken, toNumber } from './quote'
+
+/**
+ * GET /defi/pools: every pair with the fields of spec 2.3, busiest first (by volume_24h, then
+ * swaps_24h, volume_total, address). Volumes are the indexer's figures in STABLE (README, DeFi
+ * volume rule), shown in whole STABLE units; volume_24h sums the pair's hourly buckets of the 24
+ * hours up to now: the current hour and the 23 before it.
+ */
+
+interface PairRow {
+    id: string
+    token0: string
+    token1: string
+    reserve0: string
+    reserve1: string
+    volume_total: string
+    swaps_total: number
+    symbol0: string | null
+    symbol1: string | null
+    decimals0: number | null
+    decimals1: number | null
+    volume_24h: string
+    swaps_24h: number
+}
+
+interface Pair {
+    row: PairRow
+    token0: string
+    token1: string
+    reserve0: bigint
+    reserve1: bigint
+    volume24h: bigint
+    volumeTotal: bigint
+}
+
+const HOUR_MS = 3_600_000
+
+export function pools(s: ExplorerServices, cache: ResponseCache): RequestHandler {
+    return async (req, res) => {
+        const since = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 23 * HOUR_MS
+        const rendered = await cache.get(`pools:${since}`, () => build(s, new Date(since)))
+        cache.send(req, res, rendered)
+    }
+}
+
+async function build(s: ExplorerServices, since: Date) {
+    const quote = await quoteToken(s)
+    const { rows } = await s.ctx.pool.query<PairRow>(
+        `SELECT p.id, p.token0, p.token1, p.reserve0::text, p.reserve1::text, p.volume_total::text, p.swaps_total,
+                t0.symbol AS symbol0, t1.symbol AS symbol1, t0.decimals AS decimals0, t1.decimals AS decimals1,
+                COALESCE(h.volume, 0)::text AS volume_24h, COALESCE(h.swaps, 0)::int AS swaps_24h
+         FROM pair p
+         LEFT JOIN token t0 ON t0.id = p.token0
+         LEFT JOIN token t1 ON t1.id = p.token1
+         LEFT JOIN (
+             SELECT pair, sum(volume) AS volume, sum(swaps) AS swaps FROM pair_hour WHERE hour >= $1 GROUP BY pair
+         ) h ON h.pair = p.id`,
+        [since]
+    )
+    const pairs: Pair[] = rows.map((row) => ({
+        row,
+        token0: row.token0,
+        token1: row.token1,
+        reserve0: BigInt(row.reserve0),
+        reserve1: BigInt(row.reserve1),
+        volume24h: BigInt(row.volume_24h),
+        volumeTotal: BigInt(row.volume_total),
+    }))
+    const pricing = new Pricing(pairs, quote)
+    pairs.sort((a, b) =>
+        compareDesc(a.volume24h, b.volume24h) ||
+        b.row.swaps_24h - a.row.swaps_24h ||
+        compareDesc(a.volumeTotal, b.volumeTotal) ||
+        (a.row.id < b.row.id ? -1 : 1))
+    return {
+        quote_symbol: quote.symbol,
+        pools: pairs.map((p) => ({
+            address: p.row.id,
+            name: `${p.row.symbol0 ?? p.token0}/${p.row.symbol1 ?? p.token1}`,
+            reserve0: formatUnits(p.reserve0, p.row.decimals0 ?? 0),
+            reserve1: formatUnits(p.reserve1, p.row.decimals1 ?? 0),
+            liquidity_quote: toNumber(2n * pricing.quoteSide(p), quote.decimals),
+            quote_symbol: quote.symbol,
+            volume_24h: toNumber(p.volume24h, quote.decimals),
+            swaps_24h: p.row.swaps_24h,
+            volume_total: toNumber(p.volumeTotal, quote.decimals),
+            swaps_total: p.row.swaps_total,
+        })),
+    }
+}
+
+function compareDesc(a: bigint, b: bigint): number {
+    return a > b ? -1 : a < b ? 1 : 0
+}
+
+/**
+ * Values a pair's reserves in STABLE with the indexer's volume rule, at current reserves: a pair
+ * holding STABLE shows its STABLE reserve; any other is priced through token0 (else token1) via
+ * that token's STABLE pool, else its WNATIVE pool and WNATIVE/STABLE. Unpriceable: 0.
+ */
+class Pricing {
+    private readonly byTokens = new Map<string, Pair>()
+
+    constructor(pairs: Pair[], private readonly quote: QuoteToken) {
+        for (const p of pairs) this.byTokens.set(key(p.token0, p.token1), p)
+    }
+
+    quoteSide(p: Pair): bigint {
+        if (p.token0 === this.quote.address) return p.reserve0
+        if (p.token1 === this.quote.address) return p.reserve1
+        return this.value(p.token0, p.reserve0) ?? this.value(p.token1, p.reserve1) ?? 0n
+    }
+
+    private value(token: string, amount: bigint): bigint | undefined {
+        const direct = this.convert(token, this.quote.address, amount)
+        if (direct !== undefined) return direct
+        const inWnative = token === this.quote.wnative ? amount : this.convert(token, this.quote.wnative, amount)
+        return inWnative === undefined ? undefined : this.convert(this.quote.wnative, this.quote.address, inWnative)
+    }
+
+    private convert(from: string, to: string, amount: bigint): bigint | undefined {
+        const pair = this.byTokens.get(key(from, to))
+        if (!pair) return undefined
+        const [reserveFrom, reserveTo] = pair.token0 === from ? [pair.reserve0, pair.reserve1] : [pair.reserve1, pair.reserve0]
+        if (reserveFrom === 0n || reserveTo === 0n) return undefined
+        return (amount * reserveTo) / reserveFrom
+    }
+}
+
+function key(a: string, b: string): string {
+    return a < b ? `${a}-${b}` : `${b}-${a}`
+}

@@ -1,0 +1,38 @@
+import { formatUnits } from 'viem'
+import { ConfigError, nativeContracts } from '../../../common/config'
+import { ExplorerServices } from '../services'
+import { notConfigured } from '../errors'
+
+/** The quote token (STABLE) as the DeFi routes show it. */
+export interface QuoteToken {
+    address: string
+    wnative: string
+    symbol: string
+    decimals: number
+}
+
+/** STABLE's address from the configuration, its symbol and decimals from the indexer's token row. */
+export async function quoteToken(s: ExplorerServices): Promise<QuoteToken> {
+    let contracts
+    try {
+        contracts = nativeContracts(s.ctx.env)
+    } catch (err) {
+        if (err instanceof ConfigError) throw notConfigured(`the DeFi routes need the contract addresses: ${err.message}`)
+        throw err
+    }
+    const address = contracts.stable.toLowerCase()
+    const { rows } = await s.ctx.pool.query<{ symbol: string | null; decimals: number | null }>(
+        'SELECT symbol, decimals FROM token WHERE id = $1',
+        [address]
+    )
+    // Until the indexer has seen STABLE, its deployment facts stand in (spec: 6 decimals).
+    return { address, wnative: contracts.wnative.toLowerCase(), symbol: rows[0]?.symbol ?? 'STABLE', decimals: rows[0]?.decimals ?? 6 }
+}
+
+/**
+ * Amounts are exact bigints up to here; the spec's JSON numbers are made at the edge, from the
+ * exact decimal string, so the number is the closest double to the true figure.
+ */
+export function toNumber(baseUnits: bigint, decimals: number): number {
+    return Number(formatUnits(baseUnits, decimals))
+}

@@ -1,0 +1,47 @@
+import { RequestHandler } from 'express'
+import { z } from 'zod'
+import { ExplorerServices } from '../services'
+import { parseInput } from '../validate'
+import { ResponseCache } from './cache'
+import { quoteToken, toNumber } from './quote'
+
+/**
+ * GET /defi/volume?days=N: N UTC days ending today, oldest first, every day present (a day without
+ * swaps is volume 0, swaps 0). Volume of all pairs in whole STABLE units, from the indexer's daily rows.
+ */
+export const DEFAULT_DAYS = 30
+export const MAX_DAYS = 365
+
+const Query = z.object({
+    days: z.string()
+        .regex(/^\d{1,4}$/, `must be a whole number from 1 to ${MAX_DAYS}`)
+        .transform(Number)
+        .pipe(z.number().int().min(1, `must be from 1 to ${MAX_DAYS}`).max(MAX_DAYS, `must be from 1 to ${MAX_DAYS}`))
+        .optional()
+        .default(DEFAULT_DAYS),
+})
+
+const DAY_MS = 86_400_000
+
+export function volume(s: ExplorerServices, cache: ResponseCache): RequestHandler {
+    return async (req, res) => {
+        const { days } = parseInput(Query, req.query, 'query')
+        const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
+        const dates = Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10))
+        const rendered = await cache.get(`volume:${dates[0]}:${days}`, () => build(s, dates))
+        cache.send(req, res, rendered)
+    }
+}
+
+async function build(s: ExplorerServices, dates: string[]) {
+    const quote = await quoteToken(s)
+    const { rows } = await s.ctx.pool.query<{ id: string; volume: string; swaps: number }>(
+        'SELECT id, volume::text, swaps FROM daily_volume WHERE id >= $1 AND id <= $2',
+        [dates[0], dates[dates.length - 1]]
+    )
+    const byDay = new Map(rows.map((r) => [r.id, r]))
+    return dates.map((date) => {
+        const day = byDay.get(date)
+        return { date, volume: day ? toNumber(BigInt(day.volume), quote.decimals) : 0, swaps: day?.swaps ?? 0 }
+    })
+}

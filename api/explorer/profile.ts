@@ -1,0 +1,20 @@
+import { RequestHandler } from 'express'
+import { publicAccount } from './auth/accounts'
+import { sessionOf } from './auth/sessions'
+import { ExplorerServices } from './services'
+import { WATCHLIST_LIMIT } from './watchlist'
+
+/** GET /profile: the account with its watchlist usage. */
+export function profile(s: ExplorerServices): RequestHandler {
+    return async (_req, res) => {
+        const { account } = sessionOf(res)
+        const { rows } = await s.ctx.pool.query<{ count: number }>(
+            'SELECT count(*)::int AS count FROM explorer_watchlist WHERE account_id = $1',
+            [account.id]
+        )
+        res.json({
+            ...publicAccount(account),
+            watchlist: { count: rows[0].count, limit: WATCHLIST_LIMIT },
+        })
+    }
+}

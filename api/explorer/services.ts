@@ -1,0 +1,16 @@
+import { ApiContext } from '../context'
+import { Challenges } from './auth/challenges'
+import { Sessions } from './auth/sessions'
+import { Mailer } from './mail'
+import { Limits } from './rate-limits'
+
+/** What the explorer routes are built from, made once per process by explorerRouter. */
+export interface ExplorerServices {
+    ctx: ApiContext
+    mailer: Mailer
+    limits: Limits
+    sessions: Sessions
+    challenges: Challenges
+    /** Public base of this API (ends in /api), for links in mail. */
+    publicUrl: string
+}
