@@ -1,0 +1,251 @@
+import * as fs from 'fs'
+import * as os from 'os'
+import * as path from 'path'
+import { applyMigrations } from '../db/migrate'
+import { startEmbeddedPostgres } from '../db/postgres'
+import { ApiProcess, startApi } from '../test/support/api'
+import { freePort } from '../test/support/ports'
+import { appendBenchmark, machine } from './report'
+import { checkSyntheticRows, loadSyntheticRows, SyntheticDataset, TRANSACTIONS_PER_BLOCK } from './synthetic-rows'
+
+/**
+ * npm run bench:api — loads a database with BENCH_API_BLOCKS blocks of synthetic rows (ten
+ * transactions each: 1,000,000 by default), starts the real api process on it, and drives it with
+ * autocannon on loopback, the same settings for every URL: a trivial route as the baseline, then
+ * the list routes at page 1 and at page 1,000 (reached as a client reaches it, by following
+ * next_page_params). Prints req/s and p50/p99 latency, each list's share of the baseline's req/s
+ * and the page-1,000/page-1 latency ratio, and appends them to docs/BENCHMARKS.md.
+ */
+
+const BLOCKS = Number(process.env.BENCH_API_BLOCKS ?? 100_000)
+const CONNECTIONS = 10
+const SECONDS = 10
+const WARMUP_SECONDS = 2
+const PAGE_SIZE = 50
+const DEEP_PAGE = 1_000
+/** Targets of the design: every list route at least this share of the baseline's req/s ... */
+const MIN_SHARE_OF_BASELINE = 0.25
+/** ... and page 1,000 at most this many times page 1's p50 latency. */
+const MAX_DEEP_PAGE_RATIO = 1.5
+
+// autocannon ships no types; this is the part of its programmatic API used here.
+interface Histogram {
+    average: number
+    p50: number
+    p99: number
+}
+interface AutocannonResult {
+    requests: Histogram & { total: number }
+    latency: Histogram
+    errors: number
+    timeouts: number
+    non2xx: number
+}
+const autocannon: (options: {
+    url: string
+    connections: number
+    duration: number
+    warmup?: { connections: number; duration: number }
+}) => Promise<AutocannonResult> = require('autocannon')
+
+interface Measurement {
+    route: string
+    page: number
+    reqPerSec: number
+    p50: number
+    p99: number
+}
+
+const log = (message: string) => process.stdout.write(`${message}\n`)
+
+interface ListPage {
+    items: unknown[]
+    next_page_params: Record<string, unknown> | null
+}
+
+/** One GET of a list route, failing with a message that says which route and why. */
+async function getPage(url: string): Promise<ListPage> {
+    const res = await fetch(url)
+    const text = await res.text()
+    const route = new URL(url).pathname
+    if (!res.ok) {
+        // The API answers an unknown route with 400 "Unknown API v2 action", as Blockscout does.
+        const paged = new URL(url).search !== ''
+        const hint = res.status === 400 || res.status === 404
+            ? paged ? ' (does the route accept the next_page_params it gave?)' : ' (is the route implemented yet?)'
+            : ''
+        throw new Error(`GET ${route}${new URL(url).search} answered ${res.status}${hint}: ${text.slice(0, 300)}`)
+    }
+    let body: ListPage
+    try {
+        body = JSON.parse(text)
+    } catch {
+        throw new Error(`GET ${route} did not answer JSON: ${text.slice(0, 300)}`)
+    }
+    if (!Array.isArray(body?.items) || !('next_page_params' in body)) {
+        throw new Error(`GET ${route} did not answer a Blockscout list ({ items, next_page_params }): ${text.slice(0, 300)}`)
+    }
+    return body
+}
+
+/**
+ * The URL of page `page` of a list, reached as the explorer frontend does: every key of
+ * next_page_params goes back as a query parameter (undefined and '' are left out, anything else,
+ * null included, is sent as its string), on top of the list's own URL.
+ */
+async function pageUrl(listUrl: string, page: number): Promise<string> {
+    let url = listUrl
+    let previous = ''
+    for (let n = 1; n < page; n++) {
+        const body = await getPage(url)
+        const route = new URL(listUrl).pathname
+        if (body.items.length !== PAGE_SIZE) throw new Error(`${route} page ${n} has ${body.items.length} items, not ${PAGE_SIZE}`)
+        if (!body.next_page_params) throw new Error(`${route} ends at page ${n}: next_page_params is null, so page ${page} cannot be reached`)
+        const params = JSON.stringify(body.next_page_params)
+        if (params === previous) throw new Error(`${route} page ${n} repeats the next_page_params of page ${n - 1}: ${params}`)
+        previous = params
+        const next = new URL(listUrl)
+        for (const [key, value] of Object.entries(body.next_page_params)) {
+            if (value !== undefined && value !== '') next.searchParams.append(key, String(value))
+        }
+        url = next.toString()
+        if (n % 250 === 0) log(`  ${route}: page ${n + 1} reached`)
+    }
+    const last = await getPage(url)
+    if (last.items.length !== PAGE_SIZE) throw new Error(`${new URL(listUrl).pathname} page ${page} has ${last.items.length} items, not ${PAGE_SIZE}`)
+    return url
+}
+
+async function measure(route: string, page: number, url: string): Promise<Measurement> {
+    const result = await autocannon({
+        url,
+        connections: CONNECTIONS,
+        duration: SECONDS,
+        warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS },
+    })
+    const failed = result.non2xx + result.errors + result.timeouts
+    if (failed > 0 || result.requests.total === 0) {
+        throw new Error(`${route}${page ? ` page ${page}` : ''}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ` +
+            `${result.timeouts} timeouts out of ${result.requests.total} requests; its figures would be meaningless (${url})`)
+    }
+    const m = { route, page, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+    log(`  ${route}${page ? ` page ${page}` : ''}: ${Math.round(m.reqPerSec)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`)
+    return m
+}
+
+function listRoutes(dataset: SyntheticDataset): { route: string; path: string }[] {
+    return [
+        { route: '/blocks', path: '/blocks' },
+        { route: '/transactions', path: '/transactions' },
+        { route: '/addresses/{hot}/transactions', path: `/addresses/${dataset.hotAddress}/transactions` },
+        { route: '/tokens/{token}/holders', path: `/tokens/${dataset.token}/holders` },
+    ]
+}
+
+async function run(databaseUrl: string): Promise<void> {
+    log(`loading ${BLOCKS} blocks, ${BLOCKS * TRANSACTIONS_PER_BLOCK} transactions`)
+    await applyMigrations(databaseUrl)
+    const dataset = await loadSyntheticRows(databaseUrl, BLOCKS, (m) => log(`  ${m}`))
+    log(`loaded in ${(dataset.loadMs / 1000).toFixed(0)} s: ${Object.entries(dataset.rows).map(([t, n]) => `${t} ${n}`).join(', ')}`)
+    const failures = await checkSyntheticRows(databaseUrl, dataset, DEEP_PAGE * PAGE_SIZE)
+    if (failures.length) throw new Error(`the synthetic rows are inconsistent:\n  ${failures.join('\n  ')}`)
+
+    let api: ApiProcess | undefined
+    try {
+        api = await startApi({ databaseUrl })
+        const base = `${api.explorerUrl}/api/v2`
+        // Every URL is resolved (and each route checked) before anything is measured, so a missing
+        // route stops the run in seconds.
+        const targets: { route: string; page: number; url: string }[] = []
+        for (const { route, path: listPath } of listRoutes(dataset)) {
+            log(`following ${route} to page ${DEEP_PAGE}`)
+            targets.push({ route, page: 1, url: base + listPath })
+            targets.push({ route, page: DEEP_PAGE, url: await pageUrl(base + listPath, DEEP_PAGE) })
+        }
+        log(`measuring: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up, ${SECONDS} s per URL`)
+        const baseline = await measure('/config/backend-version', 0, `${base}/config/backend-version`)
+        const lists: Measurement[] = []
+        for (const t of targets) lists.push(await measure(t.route, t.page, t.url))
+        report(dataset, baseline, lists, api.output())
+    } finally {
+        await api?.stop()
+    }
+}
+
+function report(dataset: SyntheticDataset, baseline: Measurement, lists: Measurement[], apiOutput: string): void {
+    const share = (m: Measurement) => m.reqPerSec / baseline.reqPerSec
+    const rps = (m: Measurement) => Math.round(m.reqPerSec)
+    const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED')
+    const routes = [...new Set(lists.map((m) => m.route))]
+    const deepRatio = (route: string) => {
+        const [first, deep] = [1, DEEP_PAGE].map((page) => lists.find((m) => m.route === route && m.page === page)!)
+        // Latencies are whole milliseconds; a 0 ms page 1 is counted as 1 ms.
+        return deep.p50 / Math.max(first.p50, 1)
+    }
+
+    const table = [
+        ['route', 'page', 'req/s', 'p50 ms', 'p99 ms', 'of baseline', `target >= ${MIN_SHARE_OF_BASELINE * 100}%`],
+        ['/config/backend-version (baseline)', '-', String(rps(baseline)), String(baseline.p50), String(baseline.p99), '100%', ''],
+        ...lists.map((m) => [
+            m.route, String(m.page), String(rps(m)), String(m.p50), String(m.p99),
+            `${Math.round(share(m) * 100)}%`, mark(share(m) >= MIN_SHARE_OF_BASELINE),
+        ]),
+    ]
+    const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)))
+    log('')
+    for (const row of table) log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '))
+    log('')
+    for (const route of routes) {
+        const ratio = deepRatio(route)
+        log(`${route.padEnd(widths[0])}  page ${DEEP_PAGE} / page 1 p50: ${ratio.toFixed(2)}x  (target <= ${MAX_DEEP_PAGE_RATIO}x: ${mark(ratio <= MAX_DEEP_PAGE_RATIO)})`)
+    }
+
+    const shareMet = lists.every((m) => share(m) >= MIN_SHARE_OF_BASELINE)
+    const deepMet = routes.every((r) => deepRatio(r) <= MAX_DEEP_PAGE_RATIO)
+    const verdict = shareMet && deepMet ? 'targets met' : 'TARGET MISSED'
+    log(`\ntargets: list routes >= ${MIN_SHARE_OF_BASELINE * 100}% of baseline req/s, page ${DEEP_PAGE} <= ${MAX_DEEP_PAGE_RATIO}x page 1 p50: ${verdict}`)
+    if (apiOutput.trim()) log(`\napi output (warnings and errors):\n${apiOutput.trim().slice(-3000)}`)
+
+    const figures: Record<string, string | number> = {
+        'baseline /config/backend-version': `${rps(baseline)} req/s, p50 ${baseline.p50} ms, p99 ${baseline.p99} ms`,
+    }
+    for (const m of lists) {
+        figures[`${m.route} page ${m.page}`] =
+            `${rps(m)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${Math.round(share(m) * 100)}% of baseline (${mark(share(m) >= MIN_SHARE_OF_BASELINE)})`
+    }
+    for (const route of routes) {
+        const ratio = deepRatio(route)
+        figures[`${route} page ${DEEP_PAGE} / page 1 p50`] = `${ratio.toFixed(2)}x (${mark(ratio <= MAX_DEEP_PAGE_RATIO)})`
+    }
+    figures['load of the synthetic rows (s)'] = Math.round(dataset.loadMs / 1000)
+    appendBenchmark('Chain data API (npm run bench:api)', figures, [
+        `Synthetic rows loaded through the indexer's handlers and writer: ${Object.entries(dataset.rows).map(([t, n]) => `${t} ${n}`).join(', ')}.`,
+        `autocannon on loopback, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${SECONDS} s per URL; page ${DEEP_PAGE} reached by following next_page_params.`,
+        `Targets: each list route >= ${MIN_SHARE_OF_BASELINE * 100}% of the baseline's req/s, page ${DEEP_PAGE} <= ${MAX_DEEP_PAGE_RATIO}x page 1 p50 latency: ${verdict}.`,
+    ])
+    log(`machine: ${machine()}`)
+}
+
+async function main(): Promise<void> {
+    // On Ctrl-C or SIGTERM, exit through process.exit so the exit hook of common/processes stops Postgres and the api.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
+    const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-pg-'))
+    const removeDir = () => fs.rmSync(pgDir, { recursive: true, force: true })
+    try {
+        const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench', fast: true })
+        // Registered after the exit hook that kills Postgres, so the directory goes after the cluster.
+        process.on('exit', removeDir)
+        try {
+            await run(pg.url)
+        } finally {
+            await pg.stop()
+        }
+    } finally {
+        removeDir()
+    }
+}
+
+main().catch((err) => {
+    process.stderr.write(`${err.stack ?? err}\n`)
+    process.exit(1)
+})
