@@ -65,7 +65,8 @@ async function countRows(databaseUrl: string): Promise<number> {
 async function main(): Promise<void> {
     const log = (m: string) => process.stdout.write(`${m}\n`)
     const chain = await ensureSyntheticChain(BLOCKS, await freePort(), log)
-    const anvil = await startAnvil({ port: await freePort(), chainId: 3009, stateFile: chain.stateFile })
+    // Read-only: a state file anvil rewrote during the run would cost CPU and could be left half-written.
+    const anvil = await startAnvil({ port: await freePort(), chainId: 3009, loadStateFile: chain.stateFile })
     const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pg-'))
     const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench' })
     try {

@@ -17,6 +17,8 @@ export interface AnvilOptions {
     chainId: number
     /** Keep the chain in this file across restarts (anvil --state). */
     stateFile?: string
+    /** Start from this state file and never write it (anvil --load-state): a fixture used read-only. */
+    loadStateFile?: string
     /** Seconds between blocks; undefined or 0 mines one block per transaction. */
     blockTime?: number
     /** Do not mine at all until asked (evm_mine / evm_setAutomine). */
@@ -74,6 +76,7 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
         fs.mkdirSync(path.dirname(options.stateFile), { recursive: true })
         args.push('--state', options.stateFile, '--state-interval', '30')
     }
+    if (options.loadStateFile) args.push('--load-state', options.loadStateFile)
     if (options.noMining) args.push('--no-mining')
     else if (options.blockTime) args.push('--block-time', String(options.blockTime))
     if (options.slotsInAnEpoch !== undefined) args.push('--slots-in-an-epoch', String(options.slotsInAnEpoch))

@@ -1,9 +1,21 @@
 import { Response } from 'express'
+import { createPublicClient, http, PublicClient } from 'viem'
+import { rpcUrl } from '../../common/config'
 import { ApiContext } from '../context'
 import { ChainHead } from './head'
 
 export interface ChainContext extends ApiContext {
     head: ChainHead
+    /** The node, for the little the indexer does not keep (a contract's runtime code). */
+    node: PublicClient
+}
+
+export function createChainContext(api: ApiContext): ChainContext {
+    return {
+        ...api,
+        head: new ChainHead(api.pool),
+        node: createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient,
+    }
 }
 
 /**

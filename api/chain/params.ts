@@ -57,6 +57,8 @@ export const q = {
     hash: z.string().regex(FULL_HASH, 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{64})$/').transform((s) => s.toLowerCase()),
     itemsCount: z.string().regex(/^\d{1,2}$/, 'Invalid integer').transform(Number).refine((n) => n >= 1 && n <= 50, 'must be between 1 and 50'),
     timestamp: z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'Invalid datetime'),
+    /** Free text (search terms): bounded, and without NUL, which Postgres text cannot hold. */
+    text: z.string().max(256).refine((s) => !s.includes('\u0000'), 'must not contain NUL characters'),
     bool: z.enum(['true', 'false']).transform((s) => s === 'true'),
     /** A comma list of allowed values, e.g. `type=ERC-20,ERC-721`; empty means none given. */
     list<T extends string>(values: readonly T[]) {

@@ -1,9 +1,8 @@
 import cors from 'cors'
 import express, { Router } from 'express'
 import { ApiContext } from '../context'
-import { ChainContext } from './context'
+import { createChainContext } from './context'
 import { chainErrorHandler, unknownAction } from './errors'
-import { ChainHead } from './head'
 import { addressesRoutes } from './routes/addresses'
 import { blocksRoutes } from './routes/blocks'
 import { configRoutes } from './routes/config'
@@ -24,7 +23,7 @@ export const readCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'OPTIONS'],
  * under /api, and the Phoenix socket for live updates.
  */
 export function createChainApi(api: ApiContext) {
-    const ctx: ChainContext = { ...api, head: new ChainHead(api.pool) }
+    const ctx = createChainContext(api)
     const router: Router = express.Router()
     router.use(readCors)
     blocksRoutes(router, ctx)

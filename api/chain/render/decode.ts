@@ -42,8 +42,9 @@ for (const abi of Object.values(abis)) {
     }
 }
 
-function signature(name: string, inputs: readonly AbiParameter[]): string {
-    return `${name}(${inputs.map((i) => (i.name ? `${i.type} ${i.name}` : i.type)).join(', ')})`
+/** Blockscout's method_call text, e.g. `Transfer(address indexed from, address indexed to, uint256 value)`. */
+function signature(name: string, inputs: readonly (AbiParameter & { indexed?: boolean })[]): string {
+    return `${name}(${inputs.map((i) => [i.type, i.indexed ? 'indexed' : '', i.name ?? ''].filter(Boolean).join(' ')).join(', ')})`
 }
 
 /** Scalars as strings (uints in decimal, addresses checksummed), arrays and tuples as nested arrays. */

@@ -4,7 +4,7 @@ import { ChainContext, setLiveCaching } from '../context'
 import { checksum, isoTimestamp } from '../format'
 import { isAddress, isFullHash, parseQuery, q } from '../params'
 import { TOKEN_COLUMNS, TokenRow } from '../render/token'
-import { likePrefix } from './tokens'
+import { likePrefix, tokenOrder, tokenOrderAfter } from './tokens'
 
 /**
  * Blockscout's search: the term is classified (block number, address, 32-byte hash, text) and
@@ -13,17 +13,19 @@ import { likePrefix } from './tokens'
  */
 
 const SearchQuery = z.object({
-    q: z.string({ error: 'Required' }).max(256),
+    q: q.text,
     next_page_params_type: z.string().optional(),
     'token[holders_count]': q.int.optional(),
+    'token[name]': q.text.optional(),
     'token[address_hash]': q.address.optional(),
     items_count: q.itemsCount.optional(),
 })
 
-const QuickQuery = z.object({ q: z.string({ error: 'Required' }).max(256) })
+const QuickQuery = z.object({ q: q.text })
 
 interface Cursor {
     holders: number
+    name: string | null
     address: string
 }
 
@@ -106,15 +108,11 @@ async function exactMatches(ctx: ChainContext, term: string): Promise<object[]> 
 async function textMatches(ctx: ChainContext, term: string, cursor: Cursor | undefined, limit: number) {
     const prefix = likePrefix(term)
     const params: unknown[] = [prefix]
-    let after = ''
-    if (cursor) {
-        params.push(cursor.holders, cursor.address)
-        after = 'AND (k.holder_count, k.id) < ($2, $3)'
-    }
+    const after = cursor ? `AND ${tokenOrderAfter(params, cursor)}` : ''
     const { rows: tokens } = await ctx.pool.query<TokenRow & { verified: boolean }>(
         `SELECT ${TOKEN_COLUMNS}, EXISTS (SELECT 1 FROM verified_contract v WHERE v.id = k.id) AS verified
            FROM token k WHERE (lower(k.name) LIKE $1 OR lower(k.symbol) LIKE $1) ${after}
-          ORDER BY k.holder_count DESC, k.id DESC LIMIT ${limit + 1}`,
+          ORDER BY ${tokenOrder()} LIMIT ${limit + 1}`,
         params
     )
     // Verified contracts by name: few, shown on the first page only.
@@ -141,7 +139,14 @@ async function search(ctx: ChainContext, raw: string, cursor: Cursor | undefined
     ]
     const last = shown[shown.length - 1]
     const next = tokens.length > limit && last
-        ? { next_page_params_type: 'search', q: term, 'token[holders_count]': last.holder_count, 'token[address_hash]': last.id, items_count: limit }
+        ? {
+            next_page_params_type: 'search',
+            q: term,
+            'token[holders_count]': last.holder_count,
+            'token[name]': last.name,
+            'token[address_hash]': last.id,
+            items_count: limit,
+        }
         : null
     return { items, next }
 }
@@ -151,7 +156,9 @@ export function searchRoutes(router: Router, ctx: ChainContext): void {
         const query = parseQuery(SearchQuery, req.query)
         const holders = query['token[holders_count]']
         const address = query['token[address_hash]']
-        const cursor = holders !== undefined && address ? { holders, address } : undefined
+        // A null name comes back as the string "null" (the frontend echoes the cursor verbatim).
+        const name = query['token[name]']
+        const cursor = holders !== undefined && address ? { holders, address, name: name === undefined || name === 'null' ? null : name } : undefined
         const { items, next } = await search(ctx, query.q, cursor, PAGE)
         setLiveCaching(res)
         res.json({ items, next_page_params: next })

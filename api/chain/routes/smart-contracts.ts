@@ -55,12 +55,17 @@ export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
         )
         const row = rows[0]
         if (!row?.is_contract) throw notFound()
+        // The indexer keeps the creation input, not the runtime code: that comes from the node, and
+        // a node that does not answer leaves it null rather than failing the page.
+        const deployed = await ctx.node.getCode({ address: hash as Hex }).catch((err) => {
+            ctx.log.warn({ err, address: hash }, 'runtime code unavailable from the node')
+            return undefined
+        })
         const unverified = {
             proxy_type: null,
             implementations: [],
             conflicting_implementations: null,
-            // Runtime code is not stored by the indexer; the creation input is.
-            deployed_bytecode: null,
+            deployed_bytecode: deployed ?? null,
             creation_bytecode: row.creation_input ? hex(row.creation_input) : null,
             creation_status: row.creation_status === 0 ? 'failed' : 'success',
         }

@@ -12,7 +12,7 @@ import { TOKEN_TYPES } from './transactions'
 const MAX_INT = 2_147_483_647
 
 const TokensQuery = z.object({
-    q: z.string().max(256).optional(),
+    q: q.text.optional(),
     type: q.list(TOKEN_TYPES).optional(),
     limit: q.int.refine((n) => n >= 1 && n <= 50, 'must be between 1 and 50').optional(),
     sort: z.enum(['fiat_value', 'holders_count', 'circulating_market_cap']).optional(),
@@ -20,7 +20,7 @@ const TokensQuery = z.object({
     contract_address_hash: q.address.optional(),
     holders_count: q.int.optional(),
     market_cap: z.string().optional(),
-    name: z.string().optional(),
+    name: q.text.optional(),
     is_name_null: q.bool.optional(),
     fiat_value: z.string().optional(),
     items_count: q.itemsCount.optional(),
@@ -43,6 +43,19 @@ export function likePrefix(text: string): string {
     return `${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
 
+export function tokenOrder(asc = false): string {
+    return `k.holder_count ${asc ? 'ASC' : 'DESC'}, k.name ASC NULLS LAST, k.id ASC`
+}
+
+/** Keyset condition for tokenOrder: the rows after the cursor token; pushes its parameters. */
+export function tokenOrderAfter(params: unknown[], after: { holders: number; name: string | null; address: string }, asc = false): string {
+    params.push(after.holders, after.name, after.address)
+    const [h, n, a] = [params.length - 2, params.length - 1, params.length].map((i) => `$${i}`)
+    const sameName = `(${n}::text IS NULL AND k.name IS NULL OR k.name = ${n}::text)`
+    const laterName = `(${n}::text IS NOT NULL AND (k.name IS NULL OR k.name > ${n}::text))`
+    return `(k.holder_count ${asc ? '>' : '<'} ${h} OR (k.holder_count = ${h} AND (${laterName} OR (${sameName} AND k.id > ${a}))))`
+}
+
 async function findToken(ctx: ChainContext, hash: string): Promise<TokenRow & { transfer_count: number } | undefined> {
     const { rows } = await ctx.pool.query(`SELECT ${TOKEN_COLUMNS}, k.transfer_count FROM token k WHERE k.id = $1`, [hash])
     return rows[0]
@@ -50,8 +63,9 @@ async function findToken(ctx: ChainContext, hash: string): Promise<TokenRow & { 
 
 export function tokensRoutes(router: Router, ctx: ChainContext): void {
     /**
-     * The token registry, by holder count. There is no price feed, so the fiat and market-cap
-     * sorts Blockscout offers order like the default; their cursor keys are accepted and echoed null.
+     * The token registry in Blockscout's order: holder count descending, then name (unnamed last),
+     * then address. There is no price feed, so the fiat and market-cap sorts order the same way;
+     * their cursor keys are accepted and echoed null.
      */
     router.get('/tokens', async (req, res) => {
         const query = parseQuery(TokensQuery, req.query)
@@ -68,14 +82,16 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
             where.push(`k.type = ANY($${params.length})`)
         }
         if (query.holders_count !== undefined && query.contract_address_hash) {
-            params.push(query.holders_count, query.contract_address_hash)
-            where.push(`(k.holder_count, k.id) ${asc ? '>' : '<'} ($${params.length - 1}, $${params.length})`)
+            where.push(tokenOrderAfter(params, {
+                holders: query.holders_count,
+                name: query.is_name_null ? null : query.name ?? null,
+                address: query.contract_address_hash,
+            }, asc))
         }
         const pageSize = query.limit ?? 50
-        const dir = asc ? 'ASC' : 'DESC'
         const { rows } = await ctx.pool.query<TokenRow>(
             `SELECT ${TOKEN_COLUMNS} FROM token k ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-              ORDER BY k.holder_count ${dir}, k.id ${dir} LIMIT ${pageSize + 1}`,
+              ORDER BY ${tokenOrder(asc)} LIMIT ${pageSize + 1}`,
             params
         )
         const { rows: shown, next } = paginate(rows, (k) => ({
