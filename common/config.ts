@@ -11,6 +11,7 @@ import { z } from 'zod'
 const port = z.coerce.number().int().min(1).max(65535)
 const url = z.string().url()
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
+const finality = z.string().regex(/^(finalized|safe|[1-9]\d{0,3})$/, 'must be finalized, safe or a number of confirmations from 1')
 const boolFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
 
 const EnvSchema = z.object({
@@ -69,6 +70,45 @@ const EnvSchema = z.object({
     PLATFORM_TX_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
     /** Router deadline of liquidity and swap transactions, from the chain's latest block time. */
     PLATFORM_DEADLINE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(1200),
+
+    /** Bridge: fee in percent of the deposited amount, charged once per swap (at most two decimals). */
+    BRIDGE_FEE_PERCENT: z.string().regex(/^\d{1,2}(\.\d{1,2})?$/, 'must be a percent below 100 with at most two decimals, e.g. 2.50').default('2.50'),
+    /** Bridge: how often the monitor polls every watched deposit address (spec 8: 20 s). */
+    BRIDGE_MONITOR_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+    /** Bridge: how often the engine looks for swaps to move on (it also wakes on every event). */
+    BRIDGE_WORKER_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
+    /** Bridge: seconds a new swap waits for its deposit before it expires. */
+    BRIDGE_DEPOSIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(3_600),
+    /**
+     * Bridge: when a deposit counts as final, per source chain: `finalized` or `safe` (the node's
+     * block tags) or a number of confirmations (1 = mined).
+     */
+    BRIDGE_CONFIRMATIONS_NATIVECHAIN: finality.default('10'),
+    BRIDGE_CONFIRMATIONS_BSC: finality.default('finalized'),
+    BRIDGE_CONFIRMATIONS_ETHEREUM: finality.default('finalized'),
+    BRIDGE_CONFIRMATIONS_POLYGON: finality.default('finalized'),
+    /** Bridge: operator-set USD prices of assets no pool of ours quotes (`ETH=3000,POL=0.25`); used until an external provider prices them. */
+    BRIDGE_REFERENCE_PRICES: z.string().regex(/^([A-Z]{2,10}=\d+(\.\d+)?)(,[A-Z]{2,10}=\d+(\.\d+)?)*$/, 'must look like ETH=3000,POL=0.25')
+        .default('ETH=3000,POL=0.25,BTC=90000,TRX=0.25,SOL=150'),
+    /** Bridge: swap creations allowed per client IP per window. */
+    BRIDGE_CREATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    BRIDGE_CREATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+    /** Bridge: a WebSocket that sends nothing (not even a ping) for this long is closed. */
+    BRIDGE_WS_IDLE_SECONDS: z.coerce.number().int().min(5).max(3_600).default(60),
+    /** Bridge: the external EVM networks. A network without an RPC URL (and no local devnet record) is not enabled. */
+    BSC_RPC_URL: url.optional(),
+    ETHEREUM_RPC_URL: url.optional(),
+    POLYGON_RPC_URL: url.optional(),
+    BSC_USDT_ADDRESS: address.optional(),
+    BSC_WNATIVE_ADDRESS: address.optional(),
+    /** Factory of the AMM holding the BSC WNATIVE/USDT pool (Uniswap V2 interface). */
+    BSC_AMM_FACTORY_ADDRESS: address.optional(),
+    ETHEREUM_USDT_ADDRESS: address.optional(),
+    POLYGON_USDT_ADDRESS: address.optional(),
+    /** Ports of the local BSC, ETHEREUM and POLYGON anvils that `npm start` runs when their RPC URL is not set. */
+    BSC_DEVNET_PORT: port.default(8546),
+    ETHEREUM_DEVNET_PORT: port.default(8547),
+    POLYGON_DEVNET_PORT: port.default(8548),
 
     /** Outgoing mail of the explorer services API (smtp:// or smtps://, credentials in the URL); unset in dev writes mail to DATA_DIR/mail. */
     SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
@@ -160,4 +200,25 @@ export function nativeContracts(env: Env): NativeContracts {
 /** The RPC endpoint of the native chain; the devnet's when RPC_URL is not set. */
 export function rpcUrl(env: Env): string {
     return env.RPC_URL ?? `http://127.0.0.1:${env.DEVNET_PORT}`
+}
+
+/** An external EVM network of the bridge as the devnet tooling started it locally (DATA_DIR/bridge-chains.json). */
+export interface BridgeChainRecord {
+    chainId: number
+    rpcUrl: string
+    /** ERC-20 tokens by bridge symbol (USDT, WNATIVE). */
+    tokens: Record<string, `0x${string}`>
+    /** The AMM of that chain, where one was deployed (BSC: the WNATIVE/USDT pool). */
+    amm?: { factory: `0x${string}`; router: `0x${string}`; wrappedCoin: `0x${string}`; pairs: Record<string, `0x${string}`> }
+}
+
+export function bridgeChainsFile(env: Env): string {
+    return path.join(dataDir(env), 'bridge-chains.json')
+}
+
+/** The local bridge networks recorded by the devnet tooling, by chain name (BSC, ETHEREUM, POLYGON). */
+export function readBridgeChains(env: Env): Record<string, BridgeChainRecord> {
+    const file = bridgeChainsFile(env)
+    if (!fs.existsSync(file)) return {}
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, BridgeChainRecord>
 }

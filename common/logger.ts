@@ -11,8 +11,11 @@ export const REDACTED_PATHS = [
     '*.secret', '*.seed', '*.token', '*.accessToken', '*.jwtSecret', '*.masterKey', '*.adminToken', '*.apiKey',
     'req.headers.authorization', 'req.headers["x-user-pwd"]', 'req.headers["x-api-key"]', 'req.headers.cookie',
     'headers.authorization', 'headers["x-user-pwd"]',
-    'passwordHash', 'resetToken', 'verificationCode', 'smtpUrl', 'SMTP_URL',
-    '*.passwordHash', '*.resetToken', '*.verificationCode', '*.smtpUrl', '*.SMTP_URL',
+    // The wallet platform's secrets wherever a request's body or query might be logged whole.
+    'req.body.user_pwd', 'req.body.priv_key', 'req.body.privateKey', 'req.body.mnemonic', 'req.query.user_pwd',
+    'body.user_pwd', 'body.priv_key', 'body.privateKey', 'body.mnemonic', 'query.user_pwd',
+    'passwordHash', 'resetToken', 'verificationCode', 'smtpUrl', 'SMTP_URL', 'seedBytes', 'hdKey',
+    '*.passwordHash', '*.resetToken', '*.verificationCode', '*.smtpUrl', '*.SMTP_URL', '*.seedBytes', '*.hdKey',
 ]
 
 export type Logger = pino.Logger

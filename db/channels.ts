@@ -11,3 +11,21 @@ export interface HeadNotification {
     hash: string
     blocks: number
 }
+
+/**
+ * The bridge announces each swap lifecycle event, in the transaction that writes it (so listeners
+ * never see an event that was rolled back). Every bridge replica pushes it to its WebSocket
+ * subscribers; the row in bridge_swap_event (same id) stays the source of truth for catch-up.
+ */
+export const BRIDGE_EVENT_CHANNEL = 'bridge_event'
+
+export interface BridgeEventNotification {
+    id: string
+    swap_id: string
+    event: string
+    status: string
+    tx_hash: string | null
+    created_at: string
+    /** Lowercase addresses the swap concerns (deposit, target wallet, refund), for address topics. */
+    addresses: string[]
+}

@@ -1,9 +1,10 @@
 import {
-    Account, Address, Chain, ContractConstructorArgs, createPublicClient, createWalletClient, defineChain,
+    Account, Address, ContractConstructorArgs, createPublicClient, createWalletClient,
     encodeDeployData, getAddress, Hash, Hex, http, PublicClient, TransactionReceipt, zeroAddress,
 } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { abis, ContractName, loadArtifact } from '../abi'
+import { nativeChain, platformTokenConstructorArgs, PlatformTokenParams, ZERO_FEES } from '../common/chain'
 import { NativeContracts } from '../common/config'
 import { Logger } from '../common/logger'
 import { DEV_MNEMONIC } from './anvil'
@@ -15,17 +16,11 @@ import { DEV_MNEMONIC } from './anvil'
  * coin, and anvil would otherwise fill in a 1 gwei tip.
  */
 
-export const ZERO_FEES = { maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as const
+export { ZERO_FEES }
+export type { PlatformTokenParams }
 
 /** The native chain as viem knows it. */
-export function devnetChain(chainId: number, rpcUrl: string): Chain {
-    return defineChain({
-        id: chainId,
-        name: 'Native chain',
-        nativeCurrency: { name: 'NATIVE', symbol: 'NATIVE', decimals: 18 },
-        rpcUrls: { default: { http: [rpcUrl] } },
-    })
-}
+export const devnetChain = nativeChain
 
 function clients(rpcUrl: string, chainId: number, account: Account) {
     const chain = devnetChain(chainId, rpcUrl)
@@ -154,24 +149,6 @@ async function firstBlockWithCode(client: PublicClient, addresses: Address[], lo
     }
 }
 
-export interface PlatformTokenParams {
-    name: string
-    symbol: string
-    description?: string
-    /** 0 to 18; 18 when not given. */
-    decimals?: number
-    /** Base units, minted to the deployer. */
-    totalSupply: bigint
-    /** Basis points. */
-    buyingFee?: number
-    sellingFee?: number
-    /** Required when a fee is not zero. */
-    feeAddress?: Address
-    mintable?: boolean
-    /** The factory whose pairs pay the fees. */
-    ammFactory: Address
-}
-
 /** Deploys a PlatformToken owned by `account`, which receives the supply. */
 export async function deployPlatformToken(
     rpcUrl: string,
@@ -179,18 +156,7 @@ export async function deployPlatformToken(
     account: Account,
     params: PlatformTokenParams
 ): Promise<Address> {
-    const { address } = await deployContract(rpcUrl, chainId, account, 'PlatformToken', [
-        params.name,
-        params.symbol,
-        params.description ?? '',
-        params.decimals ?? 18,
-        params.totalSupply,
-        params.buyingFee ?? 0,
-        params.sellingFee ?? 0,
-        params.feeAddress ?? zeroAddress,
-        params.mintable ?? false,
-        params.ammFactory,
-    ])
+    const { address } = await deployContract(rpcUrl, chainId, account, 'PlatformToken', platformTokenConstructorArgs(params))
     return address
 }
 

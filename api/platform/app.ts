@@ -1,9 +1,34 @@
 import express, { Express } from 'express'
 import { ApiContext } from '../context'
+import { errorHandler, HttpError } from './http'
+import { healthRoutes } from './routes/health'
+import { poolRoutes } from './routes/pools'
+import { swapRoutes } from './routes/swap'
+import { tokenRoutes } from './routes/token'
+import { walletRoutes } from './routes/wallet'
+import { createServices } from './services'
 
-/** The wallet platform API (issue 7). Placeholder until it is built. */
-export function createPlatformApp(_ctx: ApiContext): Express {
+/**
+ * The wallet platform API (spec 4.2): managed wallets the server signs for. Served on
+ * PLATFORM_PORT by the api process. Chain routes answer 503 while no chain contracts are
+ * configured, so the process (and the explorer beside it) starts without a chain.
+ */
+export function createPlatformApp(ctx: ApiContext): Express {
+    const services = createServices(ctx)
     const app = express()
     app.disable('x-powered-by')
+    app.set('trust proxy', ctx.env.TRUST_PROXY)
+    // Express's query parser would turn user_id[]=a into an array; plain strings are all the platform takes.
+    app.set('query parser', 'simple')
+    app.use(express.json({ limit: '100kb' }))
+    app.use(healthRoutes(services))
+    app.use(walletRoutes(services))
+    app.use(tokenRoutes(services))
+    app.use(poolRoutes(services))
+    app.use(swapRoutes(services))
+    app.use(() => {
+        throw new HttpError(404, 'No such route')
+    })
+    app.use(errorHandler(services.log))
     return app
 }

@@ -1,0 +1,179 @@
+import { createHmac, randomBytes } from 'crypto'
+import { Request } from 'express'
+import { Pool } from 'pg'
+import { RateLimiterPostgres } from 'rate-limiter-flexible'
+import { Address, LocalAccount } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { Env } from '../../common/config'
+import { Logger } from '../../common/logger'
+import { badRequest, HttpError, unauthorized } from './http'
+import { Keystore } from './keystore'
+import { findUser, insertUser } from './users'
+import { findWallet, WalletRow, walletsOf } from './wallets'
+
+/** A caller who proved a user_id: the password secret opens that user's wallets. */
+export interface UserAuth {
+    userId: string
+    secret: Buffer
+}
+
+/** A caller who proved ownership of one wallet. */
+export interface WalletAuth extends UserAuth {
+    wallet: WalletRow
+}
+
+const MAX_PASSWORD = 1024
+export const MIN_NEW_PASSWORD = 8
+const CACHE_LIMIT = 10_000
+
+/**
+ * Spec 5.2. User-level auth proves a user_id with its password; wallet-level auth proves the
+ * password of the user owning a wallet address (and, when a user_id is given too, that the wallet
+ * is that user's). Every failure is the same 401, after the same argon2id work: an unknown user or
+ * wallet is checked against a dummy credential. Failures count per user_id (or per wallet address
+ * when no user_id is given) in Postgres, shared by all replicas; past the limit the key gets 429
+ * until its window ends, and a success clears its count.
+ */
+export class Auth {
+    private readonly limiter: RateLimiterPostgres
+    /** Verified passwords for a short while, keyed by an HMAC of (user_id, password) under a per-process key. */
+    private readonly cache = new Map<string, { secret: Buffer; expires: number }>()
+    private readonly cacheKey = randomBytes(32)
+
+    constructor(
+        private readonly pool: Pool,
+        private readonly keystore: Keystore,
+        private readonly env: Env,
+        private readonly log: Logger
+    ) {
+        this.limiter = new RateLimiterPostgres({
+            storeClient: pool,
+            storeType: 'pool',
+            tableName: 'platform_auth_failure',
+            tableCreated: true,
+            keyPrefix: 'platform',
+            points: env.PLATFORM_AUTH_MAX_FAILURES,
+            duration: env.PLATFORM_AUTH_WINDOW_SECONDS,
+        })
+    }
+
+    /** The password from header x-user-pwd, else body user_pwd, else query user_pwd (which is logged, without its value). */
+    password(req: Request): string | undefined {
+        const header = req.headers['x-user-pwd']
+        if (typeof header === 'string' && header.length > 0) return header
+        const body = req.body as Record<string, unknown> | undefined
+        if (body && typeof body === 'object' && typeof body.user_pwd === 'string' && body.user_pwd.length > 0) return body.user_pwd
+        const query = req.query.user_pwd
+        if (typeof query === 'string' && query.length > 0) {
+            this.log.warn({ method: req.method, path: req.path }, 'password sent as the user_pwd query parameter, where URLs get logged; send the x-user-pwd header instead')
+            return query
+        }
+        return undefined
+    }
+
+    async user(req: Request, userId: string): Promise<UserAuth> {
+        const password = this.password(req)
+        if (!password) throw unauthorized()
+        const secret = await this.verify(`user:${userId}`, userId, password)
+        return { userId, secret }
+    }
+
+    async wallet(req: Request, address: Address, userId?: string): Promise<WalletAuth> {
+        const password = this.password(req)
+        if (!password) throw unauthorized()
+        const wallet = await findWallet(this.pool, address)
+        const owner = wallet && (userId === undefined || wallet.userId === userId) ? wallet.userId : undefined
+        const limitKey = userId !== undefined ? `user:${userId}` : `wallet:${address.toLowerCase()}`
+        // With no owner, verify() still runs the dummy check, so this failure costs what a wrong password costs.
+        const secret = await this.verify(limitKey, owner, password)
+        return { userId: wallet!.userId, secret, wallet: wallet! }
+    }
+
+    /**
+     * User-level auth, then one of the user's wallets to sign with: the named one (which must be
+     * theirs; else the same 401), or their oldest.
+     */
+    async userWallet(req: Request, userId: string, address?: Address): Promise<WalletAuth> {
+        const auth = await this.user(req, userId)
+        if (address) {
+            const wallet = await findWallet(this.pool, address)
+            if (!wallet || wallet.userId !== userId) throw unauthorized()
+            return { ...auth, wallet }
+        }
+        const [oldest] = await walletsOf(this.pool, userId)
+        if (!oldest) throw badRequest('The user has no wallet to sign with; register one first (POST /api/wallet/register_random)')
+        return { ...auth, wallet: (await findWallet(this.pool, oldest))! }
+    }
+
+    /**
+     * register and register_random: a new user_id is created with this password (at least
+     * MIN_NEW_PASSWORD characters); an existing one must be proved with its password.
+     */
+    async registerOrVerify(req: Request, userId: string): Promise<UserAuth & { created: boolean }> {
+        const password = this.password(req)
+        if (!password) throw unauthorized()
+        if (!(await findUser(this.pool, userId))) {
+            if (password.length < MIN_NEW_PASSWORD) throw badRequest(`user_pwd must be at least ${MIN_NEW_PASSWORD} characters`)
+            if (password.length > MAX_PASSWORD) throw badRequest(`user_pwd must be at most ${MAX_PASSWORD} characters`)
+            const { credential, secret } = await this.keystore.newCredential(password)
+            if (await insertUser(this.pool, userId, credential)) return { userId, secret, created: true }
+            // Created by a concurrent request a moment ago: from here on it is an existing user.
+        }
+        const secret = await this.verify(`user:${userId}`, userId, password)
+        return { userId, secret, created: false }
+    }
+
+    /** The wallet's signing account; its key exists in memory only for the request. */
+    account(auth: WalletAuth): LocalAccount {
+        return privateKeyToAccount(this.keystore.open(auth.wallet.sealed, auth.secret, auth.userId, auth.wallet.address))
+    }
+
+    private async verify(limitKey: string, userId: string | undefined, password: string): Promise<Buffer> {
+        const state = await this.limiter.get(limitKey)
+        if (state && state.consumedPoints >= this.env.PLATFORM_AUTH_MAX_FAILURES) throw this.tooMany(state.msBeforeNext)
+        if (password.length > MAX_PASSWORD) {
+            await this.fail(limitKey)
+        }
+        const cacheKey = userId === undefined ? undefined : this.cacheKeyOf(userId, password)
+        const cached = cacheKey ? this.cache.get(cacheKey) : undefined
+        if (cached && cached.expires > Date.now()) return cached.secret
+        const row = userId === undefined ? undefined : await findUser(this.pool, userId)
+        const secret = await this.keystore.verify(password, row ?? this.keystore.dummyCredential)
+        if (!row || !secret) await this.fail(limitKey)
+        if (state && state.consumedPoints > 0) await this.limiter.delete(limitKey)
+        this.remember(cacheKey!, secret!)
+        return secret!
+    }
+
+    private async fail(limitKey: string): Promise<never> {
+        const res = await this.limiter.penalty(limitKey, 1)
+        if (res.consumedPoints > this.env.PLATFORM_AUTH_MAX_FAILURES) throw this.tooMany(res.msBeforeNext)
+        throw unauthorized()
+    }
+
+    private tooMany(msBeforeNext: number): HttpError {
+        const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000))
+        return new HttpError(429, `Too many failed authentication attempts; retry in ${seconds} seconds`, {
+            'RateLimit-Limit': String(this.env.PLATFORM_AUTH_MAX_FAILURES),
+            'RateLimit-Remaining': '0',
+            'RateLimit-Reset': String(seconds),
+            'Retry-After': String(seconds),
+        })
+    }
+
+    private cacheKeyOf(userId: string, password: string): string {
+        return createHmac('sha256', this.cacheKey).update(userId).update('\u0000').update(password).digest('base64')
+    }
+
+    private remember(key: string, secret: Buffer): void {
+        const ttl = this.env.PLATFORM_AUTH_CACHE_SECONDS
+        if (ttl === 0) return
+        if (this.cache.size >= CACHE_LIMIT) {
+            const now = Date.now()
+            for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k)
+            // Still full of live entries: drop the oldest (Map keeps insertion order).
+            while (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!)
+        }
+        this.cache.set(key, { secret, expires: Date.now() + ttl * 1000 })
+    }
+}
