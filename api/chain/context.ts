@@ -2,18 +2,23 @@ import { Response } from 'express'
 import { createPublicClient, http, PublicClient } from 'viem'
 import { rpcUrl } from '../../common/config'
 import { ApiContext } from '../context'
+import { Db, preparedDb } from './db'
 import { ChainHead } from './head'
 
 export interface ChainContext extends ApiContext {
+    /** The database through prepared statements (see db.ts). */
+    db: Db
     head: ChainHead
     /** The node, for the little the indexer does not keep (a contract's runtime code). */
     node: PublicClient
 }
 
 export function createChainContext(api: ApiContext): ChainContext {
+    const db = preparedDb(api.pool)
     return {
         ...api,
-        head: new ChainHead(api.pool),
+        db,
+        head: new ChainHead(db),
         node: createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient,
     }
 }

@@ -19,7 +19,8 @@ export function checksum(address: string): string {
 export function isoTimestamp(value: Date | string | null): string | null {
     if (value === null) return null
     const date = value instanceof Date ? value : new Date(value)
-    return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z')
+    // Postgres keeps microseconds, JavaScript dates milliseconds: pad to Blockscout's six digits.
+    return `${date.toISOString().slice(0, -1)}000Z`
 }
 
 export function hex(bytes: Buffer | null): string {

@@ -1,4 +1,4 @@
-import { Pool } from 'pg'
+import { Db } from './db'
 
 export interface Head {
     /** Highest indexed block, -1 before the first. */
@@ -17,7 +17,7 @@ export interface Head {
 export class ChainHead {
     private cached?: { at: number; value: Promise<Head> }
 
-    constructor(private db: Pool, private ttlMs = 500) {}
+    constructor(private db: Db, private ttlMs = 500) {}
 
     get(): Promise<Head> {
         const now = Date.now()

@@ -170,7 +170,7 @@ export class ChainSocket {
             : Math.max(this.lastPushed + 1, head.number - MAX_BLOCKS_PER_PUSH + 1)
         this.lastPushed = head.number
         if (this.connections.size === 0) return
-        const { rows: blocks } = await this.ctx.pool.query<BlockRow>(
+        const { rows: blocks } = await this.ctx.db.query<BlockRow>(
             `SELECT ${BLOCK_COLUMNS} FROM block b WHERE b.number BETWEEN $1 AND $2 ORDER BY b.number`,
             [from, head.number]
         )
@@ -187,7 +187,7 @@ export class ChainSocket {
         const watched = this.subscribed('addresses')
         if (watched.length === 0) return
         const [txs, transfers, balances] = await Promise.all([
-            this.ctx.pool.query<TransactionRow & { watched: string }>(
+            this.ctx.db.query<TransactionRow & { watched: string }>(
                 `SELECT ${TRANSACTION_COLUMNS}, w.id AS watched
                    FROM unnest($1::text[]) AS w(id)
                    JOIN transaction t ON t.block_number BETWEEN $2 AND $3 AND w.id IN (t."from", t."to", t.created_contract)
@@ -195,7 +195,7 @@ export class ChainSocket {
                   ORDER BY t.block_number DESC, t.index DESC`,
                 [watched, from, to]
             ),
-            this.ctx.pool.query<TokenTransferRow & { watched: string }>(
+            this.ctx.db.query<TokenTransferRow & { watched: string }>(
                 `SELECT ${TOKEN_TRANSFER_COLUMNS}, w.id AS watched
                    FROM unnest($1::text[]) AS w(id)
                    JOIN token_transfer tt ON tt.block_number BETWEEN $2 AND $3 AND w.id IN (tt."from", tt."to")
@@ -203,7 +203,7 @@ export class ChainSocket {
                   ORDER BY tt.block_number DESC, tt.log_index DESC`,
                 [watched, from, to]
             ),
-            this.ctx.pool.query<{ id: string; balance: string; balance_block: number }>(
+            this.ctx.db.query<{ id: string; balance: string; balance_block: number }>(
                 'SELECT id, balance, balance_block FROM address WHERE id = ANY($1::text[]) AND balance_block BETWEEN $2 AND $3',
                 [watched, from, to]
             ),
@@ -216,7 +216,7 @@ export class ChainSocket {
             }
             const moved = transfers.rows.filter((t) => t.watched === address)
             if (moved.length > 0) {
-                this.broadcast(`addresses:${address}`, 'token_transfer', { token_transfers: await renderTokenTransfers(this.ctx.pool, moved) })
+                this.broadcast(`addresses:${address}`, 'token_transfer', { token_transfers: await renderTokenTransfers(this.ctx.db, moved) })
             }
         }
         for (const b of balances.rows) {
@@ -227,7 +227,7 @@ export class ChainSocket {
     private async pushTokens(from: number, to: number): Promise<void> {
         const watched = this.subscribed('tokens')
         if (watched.length === 0) return
-        const { rows } = await this.ctx.pool.query<{ token: string; n: number }>(
+        const { rows } = await this.ctx.db.query<{ token: string; n: number }>(
             `SELECT token, count(*)::int AS n FROM token_transfer
               WHERE token = ANY($1::text[]) AND block_number BETWEEN $2 AND $3 GROUP BY token`,
             [watched, from, to]

@@ -1,4 +1,4 @@
-import { Pool } from 'pg'
+import { Db } from '../db'
 import { checksum } from '../format'
 
 /** Blockscout's AddressParam: how every address inside another object (from, to, miner, ...) is shown. */
@@ -52,7 +52,7 @@ export function addressParam(address: string, known: Known | undefined): Address
  * Loads, in one query, what the AddressParams of a page need (contract flag, verified name) and
  * returns the renderer. The name is the verified contract's name, as Blockscout shows it.
  */
-export async function loadAddresses(db: Pool, addresses: Iterable<string | null | undefined>): Promise<RenderAddress> {
+export async function loadAddresses(db: Db, addresses: Iterable<string | null | undefined>): Promise<RenderAddress> {
     const ids = [...new Set([...addresses].filter((a): a is string => !!a))]
     const known = new Map<string, Known>()
     if (ids.length > 0) {

@@ -1,5 +1,5 @@
 import { Hex } from 'viem'
-import { Pool } from 'pg'
+import { Db } from '../db'
 import { loadAddresses } from './address'
 import { decodeLog } from './decode'
 import { hex, isoTimestamp } from '../format'
@@ -24,7 +24,7 @@ export const LOG_COLUMNS = `l.block_number, l.block_hash, l.index, l.transaction
     l.topic3, l.data, t.timestamp, t."to" AS tx_to`
 export const LOG_JOIN = 'JOIN transaction t ON t.id = l.transaction_hash'
 
-export async function renderLogs(db: Pool, rows: LogRow[]) {
+export async function renderLogs(db: Db, rows: LogRow[]) {
     const address = await loadAddresses(db, rows.flatMap((r) => [r.address, r.tx_to]))
     return rows.map((r) => {
         const topics = [r.topic0, r.topic1, r.topic2, r.topic3]

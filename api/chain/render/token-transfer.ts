@@ -1,4 +1,4 @@
-import { Pool } from 'pg'
+import { Db } from '../db'
 import { loadAddresses } from './address'
 import { knownFunction } from './decode'
 import { loadTokens, renderToken } from './token'
@@ -27,7 +27,7 @@ export const TOKEN_TRANSFER_JOIN = 'JOIN transaction t ON t.id = tt.transaction_
 const ZERO = '0x0000000000000000000000000000000000000000'
 
 /** Renders a page of Blockscout TokenTransfers, loading the addresses and tokens they refer to. */
-export async function renderTokenTransfers(db: Pool, rows: TokenTransferRow[]) {
+export async function renderTokenTransfers(db: Db, rows: TokenTransferRow[]) {
     const [address, tokens] = await Promise.all([
         loadAddresses(db, rows.flatMap((r) => [r.from, r.to])),
         loadTokens(db, rows.map((r) => r.token)),

@@ -1,4 +1,4 @@
-import { Pool } from 'pg'
+import { Db } from '../db'
 import { checksum, decimal } from '../format'
 
 export interface TokenRow {
@@ -33,7 +33,7 @@ export function renderToken(row: TokenRow) {
 }
 
 /** Loads the tokens a page refers to, in one query. */
-export async function loadTokens(db: Pool, ids: Iterable<string>): Promise<Map<string, TokenRow>> {
+export async function loadTokens(db: Db, ids: Iterable<string>): Promise<Map<string, TokenRow>> {
     const list = [...new Set(ids)]
     const map = new Map<string, TokenRow>()
     if (list.length === 0) return map

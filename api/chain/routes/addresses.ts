@@ -70,7 +70,7 @@ interface AddressRow {
 }
 
 async function findAddress(ctx: ChainContext, hash: string): Promise<AddressRow | undefined> {
-    const { rows } = await ctx.pool.query<AddressRow>(
+    const { rows } = await ctx.db.query<AddressRow>(
         `SELECT a.id, a.balance, a.balance_block, a.is_contract, a.transaction_count, a.token_transfer_count, a.gas_used,
                 a.log_count, a.creator, a.creation_transaction, v.name AS verified_name, c.status AS creation_status
            FROM address a
@@ -109,7 +109,7 @@ async function addressTransactions(ctx: ChainContext, hash: string, query: z.inf
     const branches = columns.map((c) =>
         `(SELECT block_number, index, value, fee FROM transaction WHERE ${c} = $1 AND ${cursor} ORDER BY ${order} LIMIT ${FETCH_SIZE})`
     )
-    const { rows } = await ctx.pool.query<TransactionRow>(
+    const { rows } = await ctx.db.query<TransactionRow>(
         `SELECT ${TRANSACTION_COLUMNS}
            FROM (SELECT block_number, index FROM (${branches.join(' UNION ')}) u ORDER BY ${order} LIMIT ${FETCH_SIZE}) page
            JOIN transaction t ON t.block_number = page.block_number AND t.index = page.index
@@ -143,7 +143,7 @@ async function addressTokenTransfers(ctx: ChainContext, hash: string, query: z.i
         `(SELECT block_number, log_index FROM token_transfer WHERE ${c} = $1 AND (block_number, log_index) < ($2, $3)${extra}
            ORDER BY block_number DESC, log_index DESC LIMIT ${FETCH_SIZE})`
     )
-    const { rows } = await ctx.pool.query<TokenTransferRow>(
+    const { rows } = await ctx.db.query<TokenTransferRow>(
         `SELECT ${TOKEN_TRANSFER_COLUMNS}
            FROM (SELECT block_number, log_index FROM (${branches.join(' UNION ')}) u
                   ORDER BY block_number DESC, log_index DESC LIMIT ${FETCH_SIZE}) page
@@ -153,7 +153,7 @@ async function addressTokenTransfers(ctx: ChainContext, hash: string, query: z.i
         params
     )
     const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }))
-    return { items: await renderTokenTransfers(ctx.pool, shown), next_page_params: next }
+    return { items: await renderTokenTransfers(ctx.db, shown), next_page_params: next }
 }
 
 interface BalanceRow extends TokenRow {
@@ -167,7 +167,7 @@ async function tokenBalances(ctx: ChainContext, hash: string, types: string[] | 
         params.push(String(after.value), after.id)
         cursor = 'AND (tb.value, k.id) < ($3::numeric, $4)'
     }
-    const { rows } = await ctx.pool.query<BalanceRow>(
+    const { rows } = await ctx.db.query<BalanceRow>(
         `SELECT ${TOKEN_COLUMNS}, tb.value
            FROM token_balance tb JOIN token k ON k.id = tb.token
           WHERE tb.holder = $1 AND tb.value > 0 AND ($2::text[] IS NULL OR k.type = ANY($2)) ${cursor}
@@ -187,8 +187,8 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         const hash = parseAddress(req.params.hash)
         const [row, tokens, flags] = await Promise.all([
             findAddress(ctx, hash),
-            loadTokens(ctx.pool, [hash]),
-            ctx.pool.query<{ has_tokens: boolean; has_validated_blocks: boolean }>(
+            loadTokens(ctx.db, [hash]),
+            ctx.db.query<{ has_tokens: boolean; has_validated_blocks: boolean }>(
                 `SELECT EXISTS (SELECT 1 FROM token_balance WHERE holder = $1 AND value > 0) AS has_tokens,
                         EXISTS (SELECT 1 FROM block WHERE miner = $1) AS has_validated_blocks`,
                 [hash]
@@ -219,7 +219,7 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         const hash = parseAddress(req.params.hash)
         const [row, validations] = await Promise.all([
             findAddress(ctx, hash),
-            ctx.pool.query<{ n: string }>('SELECT count(*) AS n FROM block WHERE miner = $1', [hash]),
+            ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM block WHERE miner = $1', [hash]),
         ])
         setLiveCaching(res)
         res.json({
@@ -235,7 +235,7 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         const cap = (n: number) => Math.min(n, 51)
         const [row, counts] = await Promise.all([
             findAddress(ctx, hash),
-            ctx.pool.query<{ balances: number; validations: number }>(
+            ctx.db.query<{ balances: number; validations: number }>(
                 `SELECT (SELECT count(*) FROM (SELECT 1 FROM token_balance WHERE holder = $1 AND value > 0 LIMIT 51) x)::int AS balances,
                         (SELECT count(*) FROM (SELECT 1 FROM block WHERE miner = $1 LIMIT 51) y)::int AS validations`,
                 [hash]
@@ -293,7 +293,7 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
             params.push(query.topic)
             topic = 'AND $4 IN (l.topic0, l.topic1, l.topic2, l.topic3)'
         }
-        const { rows } = await ctx.pool.query<LogRow>(
+        const { rows } = await ctx.db.query<LogRow>(
             `SELECT ${LOG_COLUMNS} FROM log l ${LOG_JOIN}
               WHERE l.address = $1 AND (l.block_number, l.index) < ($2, $3) ${topic}
               ORDER BY l.block_number DESC, l.index DESC LIMIT ${FETCH_SIZE}`,
@@ -301,13 +301,13 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         )
         const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }))
         setLiveCaching(res)
-        res.json({ items: await renderLogs(ctx.pool, shown), next_page_params: next })
+        res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
     })
 
     router.get('/addresses/:hash/blocks-validated', async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(CursorQuery, req.query)
-        const { rows } = await ctx.pool.query<BlockRow>(
+        const { rows } = await ctx.db.query<BlockRow>(
             `SELECT ${BLOCK_COLUMNS} FROM block b WHERE b.miner = $1 AND b.number < $2 ORDER BY b.number DESC LIMIT ${FETCH_SIZE}`,
             [hash, query.block_number ?? MAX_INT]
         )

@@ -24,7 +24,7 @@ const BlockTransactionsQuery = z.object({
 /** The consensus block by number or hash; reorged-away blocks are deleted by the indexer, so never found. */
 export async function findBlock(ctx: ChainContext, ref: BlockRef): Promise<BlockRow | undefined> {
     const where = 'number' in ref ? 'b.number = $1' : 'b.id = $1'
-    const { rows } = await ctx.pool.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM block b WHERE ${where}`, [
+    const { rows } = await ctx.db.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM block b WHERE ${where}`, [
         'number' in ref ? ref.number : ref.hash,
     ])
     return rows[0]
@@ -36,7 +36,7 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         setLiveCaching(res)
         // Uncles do not exist on this chain and orphaned blocks are not kept.
         if (query.type && query.type !== 'block') return void res.json({ items: [], next_page_params: null })
-        const { rows } = await ctx.pool.query<BlockRow>(
+        const { rows } = await ctx.db.query<BlockRow>(
             `SELECT ${BLOCK_COLUMNS} FROM block b WHERE b.number < $1 ORDER BY b.number DESC LIMIT ${FETCH_SIZE}`,
             [query.block_number ?? 2_147_483_647]
         )
@@ -47,7 +47,7 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         const ref = blockParam(req.params.block)
         const [row, head] = await Promise.all([findBlock(ctx, ref), ctx.head.get()])
         if (!row) throw notFound()
-        const miner = await loadAddresses(ctx.pool, [row.miner])
+        const miner = await loadAddresses(ctx.db, [row.miner])
         setBlockCaching(res, ctx, row.number, head.number)
         res.json(renderBlock(row, miner(row.miner), 'single'))
     })
@@ -76,6 +76,6 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
 
 export async function blockPage(ctx: ChainContext, rows: BlockRow[], pageSize?: number) {
     const { rows: shown, next } = paginate(rows, (b) => ({ block_number: b.number }), pageSize)
-    const miner = await loadAddresses(ctx.pool, shown.map((b) => b.miner))
+    const miner = await loadAddresses(ctx.db, shown.map((b) => b.miner))
     return { items: shown.map((b) => renderBlock(b, miner(b.miner), 'list')), next_page_params: next }
 }

@@ -8,13 +8,13 @@ import { transactionPage } from './transactions'
 /** The home page's widgets: bare arrays of the latest 4 blocks and 6 transactions, and the indexing banner. */
 export function mainPageRoutes(router: Router, ctx: ChainContext): void {
     router.get('/main-page/blocks', async (_req, res) => {
-        const { rows } = await ctx.pool.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM block b ORDER BY b.number DESC LIMIT 4`)
+        const { rows } = await ctx.db.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM block b ORDER BY b.number DESC LIMIT 4`)
         setLiveCaching(res)
         res.json((await blockPage(ctx, rows, 4)).items)
     })
 
     router.get('/main-page/transactions', async (_req, res) => {
-        const { rows } = await ctx.pool.query<TransactionRow>(
+        const { rows } = await ctx.db.query<TransactionRow>(
             `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN} ORDER BY t.block_number DESC, t.index DESC LIMIT 6`
         )
         setLiveCaching(res)

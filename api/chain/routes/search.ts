@@ -73,13 +73,13 @@ function tokenItem(row: TokenRow, verified: boolean) {
 async function exactMatches(ctx: ChainContext, term: string): Promise<object[]> {
     const items: object[] = []
     if (/^\d+$/.test(term) && term.length <= 10 && Number(term) <= 2_147_483_647) {
-        const { rows } = await ctx.pool.query('SELECT id, number, timestamp FROM block WHERE number = $1', [Number(term)])
+        const { rows } = await ctx.db.query('SELECT id, number, timestamp FROM block WHERE number = $1', [Number(term)])
         for (const b of rows) {
             items.push({ type: 'block', block_number: b.number, block_hash: b.id, url: `/block/${b.id}`, timestamp: isoTimestamp(b.timestamp), block_type: 'block', priority: 3 })
         }
     } else if (isAddress(term)) {
         const hash = term.toLowerCase()
-        const { rows } = await ctx.pool.query(
+        const { rows } = await ctx.db.query(
             `SELECT a.id, a.is_contract, v.name AS verified_name,
                     k.id AS token_id, k.type, k.name, k.symbol, k.decimals, k.total_supply, k.holder_count
                FROM address a LEFT JOIN verified_contract v ON v.id = a.id LEFT JOIN token k ON k.id = a.id
@@ -94,8 +94,8 @@ async function exactMatches(ctx: ChainContext, term: string): Promise<object[]> 
     } else if (isFullHash(term)) {
         const hash = term.toLowerCase()
         const [txs, blocks] = await Promise.all([
-            ctx.pool.query('SELECT id, timestamp FROM transaction WHERE id = $1', [hash]),
-            ctx.pool.query('SELECT id, number, timestamp FROM block WHERE id = $1', [hash]),
+            ctx.db.query('SELECT id, timestamp FROM transaction WHERE id = $1', [hash]),
+            ctx.db.query('SELECT id, number, timestamp FROM block WHERE id = $1', [hash]),
         ])
         for (const t of txs.rows) items.push({ type: 'transaction', transaction_hash: t.id, url: `/tx/${t.id}`, timestamp: isoTimestamp(t.timestamp), priority: 3 })
         for (const b of blocks.rows) {
@@ -109,14 +109,14 @@ async function textMatches(ctx: ChainContext, term: string, cursor: Cursor | und
     const prefix = likePrefix(term)
     const params: unknown[] = [prefix]
     const after = cursor ? `AND ${tokenOrderAfter(params, cursor)}` : ''
-    const { rows: tokens } = await ctx.pool.query<TokenRow & { verified: boolean }>(
+    const { rows: tokens } = await ctx.db.query<TokenRow & { verified: boolean }>(
         `SELECT ${TOKEN_COLUMNS}, EXISTS (SELECT 1 FROM verified_contract v WHERE v.id = k.id) AS verified
            FROM token k WHERE (lower(k.name) LIKE $1 OR lower(k.symbol) LIKE $1) ${after}
           ORDER BY ${tokenOrder()} LIMIT ${limit + 1}`,
         params
     )
     // Verified contracts by name: few, shown on the first page only.
-    const contracts = cursor ? [] : (await ctx.pool.query(
+    const contracts = cursor ? [] : (await ctx.db.query(
         `SELECT v.id, v.name FROM verified_contract v
           WHERE lower(v.name) LIKE $1 AND NOT EXISTS (SELECT 1 FROM token k WHERE k.id = v.id)
           ORDER BY v.name, v.id LIMIT ${limit}`,
@@ -177,14 +177,14 @@ export function searchRoutes(router: Router, ctx: ChainContext): void {
         const none = { redirect: false, type: null, parameter: null }
         if (isAddress(term)) return void res.json({ redirect: true, type: 'address', parameter: checksum(term.toLowerCase()) })
         if (/^\d+$/.test(term) && term.length <= 10 && Number(term) <= 2_147_483_647) {
-            const { rows } = await ctx.pool.query('SELECT id FROM block WHERE number = $1', [Number(term)])
+            const { rows } = await ctx.db.query('SELECT id FROM block WHERE number = $1', [Number(term)])
             return void res.json(rows[0] ? { redirect: true, type: 'block', parameter: rows[0].id } : none)
         }
         if (isFullHash(term)) {
             const hash = term.toLowerCase()
             const [tx, block] = await Promise.all([
-                ctx.pool.query('SELECT 1 FROM transaction WHERE id = $1', [hash]),
-                ctx.pool.query('SELECT 1 FROM block WHERE id = $1', [hash]),
+                ctx.db.query('SELECT 1 FROM transaction WHERE id = $1', [hash]),
+                ctx.db.query('SELECT 1 FROM block WHERE id = $1', [hash]),
             ])
             if (tx.rowCount) return void res.json({ redirect: true, type: 'transaction', parameter: hash })
             if (block.rowCount) return void res.json({ redirect: true, type: 'block', parameter: hash })

@@ -43,7 +43,7 @@ function decodeConstructorArgs(abi: ContractRow['abi'], args: string | null): [u
 export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
     router.get('/smart-contracts/:hash', async (req, res) => {
         const hash = parseAddress(req.params.hash)
-        const { rows } = await ctx.pool.query<ContractRow>(
+        const { rows } = await ctx.db.query<ContractRow>(
             `SELECT a.is_contract, c.input AS creation_input, c.status AS creation_status, v.name, v.source_name,
                     v.compiler_version, v.evm_version, v.optimization_enabled, v.optimization_runs, v.sources, v.abi,
                     v.constructor_arguments, v.verified_at

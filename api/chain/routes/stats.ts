@@ -27,12 +27,12 @@ function gasOracle(ctx: ChainContext): Promise<Oracle> {
         const head = await ctx.head.get()
         const from = Math.max(head.number - ORACLE_BLOCKS + 1, 0)
         const [prices, blocks] = await Promise.all([
-            ctx.pool.query(
+            ctx.db.query(
                 `SELECT percentile_disc(ARRAY[0.35, 0.6, 0.9]) WITHIN GROUP (ORDER BY effective_gas_price) AS p
                    FROM transaction WHERE block_number >= $1`,
                 [from]
             ),
-            ctx.pool.query(
+            ctx.db.query(
                 `SELECT COALESCE(SUM(gas_used), 0) AS used, COALESCE(SUM(gas_limit), 0) AS lim,
                         (SELECT base_fee_per_gas FROM block ORDER BY number DESC LIMIT 1) AS base_fee
                    FROM block WHERE number >= $1`,
@@ -60,7 +60,7 @@ export function statsRoutes(router: Router, ctx: ChainContext): void {
         const [head, oracle, totals] = await Promise.all([
             ctx.head.get(),
             gasOracle(ctx),
-            ctx.pool.query(
+            ctx.db.query(
                 `SELECT COALESCE(SUM(gas_used), 0) AS gas_used,
                         COALESCE(SUM(transactions) FILTER (WHERE date = date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 day'), 0) AS tx_yesterday,
                         COALESCE(SUM(gas_used) FILTER (WHERE date = date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 day'), 0) AS gas_yesterday
@@ -107,7 +107,7 @@ export function statsRoutes(router: Router, ctx: ChainContext): void {
 
     /** Transactions per UTC day, newest first, every one of the last 30 days present. */
     router.get('/stats/charts/transactions', async (_req, res) => {
-        const { rows } = await ctx.pool.query(
+        const { rows } = await ctx.db.query(
             `SELECT to_char(d, 'YYYY-MM-DD') AS date, COALESCE(a.transactions, 0) AS transactions_count
                FROM generate_series(date_trunc('day', now() AT TIME ZONE 'UTC') - interval '${CHART_DAYS - 1} days',
                                     date_trunc('day', now() AT TIME ZONE 'UTC'), interval '1 day') AS d

@@ -57,7 +57,7 @@ export function tokenOrderAfter(params: unknown[], after: { holders: number; nam
 }
 
 async function findToken(ctx: ChainContext, hash: string): Promise<TokenRow & { transfer_count: number } | undefined> {
-    const { rows } = await ctx.pool.query(`SELECT ${TOKEN_COLUMNS}, k.transfer_count FROM token k WHERE k.id = $1`, [hash])
+    const { rows } = await ctx.db.query(`SELECT ${TOKEN_COLUMNS}, k.transfer_count FROM token k WHERE k.id = $1`, [hash])
     return rows[0]
 }
 
@@ -89,7 +89,7 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
             }, asc))
         }
         const pageSize = query.limit ?? 50
-        const { rows } = await ctx.pool.query<TokenRow>(
+        const { rows } = await ctx.db.query<TokenRow>(
             `SELECT ${TOKEN_COLUMNS} FROM token k ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
               ORDER BY ${tokenOrder(asc)} LIMIT ${pageSize + 1}`,
             params
@@ -132,13 +132,13 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
         }
         // Ties on value are broken by address, descending too, so one backward scan of the
         // (token, value, holder) index serves any page.
-        const { rows } = await ctx.pool.query<{ holder: string; value: string }>(
+        const { rows } = await ctx.db.query<{ holder: string; value: string }>(
             `SELECT holder, value FROM token_balance WHERE token = $1 AND value > 0 ${cursor}
               ORDER BY value DESC, holder DESC LIMIT ${FETCH_SIZE}`,
             params
         )
         const { rows: shown, next } = paginate(rows, (r) => ({ address_hash: r.holder, value: r.value }))
-        const address = await loadAddresses(ctx.pool, shown.map((r) => r.holder))
+        const address = await loadAddresses(ctx.db, shown.map((r) => r.holder))
         setLiveCaching(res)
         res.json({ items: shown.map((r) => ({ address: address(r.holder), value: r.value, token_id: null })), next_page_params: next })
     })
@@ -147,7 +147,7 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TransfersQuery, req.query)
         if (!(await findToken(ctx, hash))) throw notFound()
-        const { rows } = await ctx.pool.query<TokenTransferRow>(
+        const { rows } = await ctx.db.query<TokenTransferRow>(
             `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
               WHERE tt.token = $1 AND (tt.block_number, tt.log_index) < ($2, $3)
               ORDER BY tt.block_number DESC, tt.log_index DESC LIMIT ${FETCH_SIZE}`,
@@ -155,7 +155,7 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
         )
         const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }))
         setLiveCaching(res)
-        res.json({ items: await renderTokenTransfers(ctx.pool, shown), next_page_params: next })
+        res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
     })
 
     // NFT instances are not indexed (ERC-721 transfers are; token ids per holder are not).

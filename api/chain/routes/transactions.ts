@@ -38,7 +38,7 @@ export interface TransactionFilter {
 
 /** A block's transactions in position order. */
 export async function listTransactions(ctx: ChainContext, filter: TransactionFilter) {
-    const { rows } = await ctx.pool.query<TransactionRow>(
+    const { rows } = await ctx.db.query<TransactionRow>(
         `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN}
           WHERE t.block_number = $1 AND t.index > $2 AND ${transactionTypeCondition(filter.types)}
           ORDER BY t.index LIMIT ${FETCH_SIZE}`,
@@ -49,7 +49,7 @@ export async function listTransactions(ctx: ChainContext, filter: TransactionFil
 
 export async function transactionPage(ctx: ChainContext, rows: TransactionRow[], cursor?: (t: TransactionRow) => Record<string, unknown>, pageSize?: number) {
     const { rows: shown, next } = paginate(rows, cursor ?? ((t) => ({ block_number: t.block_number, index: t.index })), pageSize)
-    const [address, head] = await Promise.all([loadAddresses(ctx.pool, transactionAddresses(shown)), ctx.head.get()])
+    const [address, head] = await Promise.all([loadAddresses(ctx.db, transactionAddresses(shown)), ctx.head.get()])
     return { items: shown.map((t) => renderTransaction(t, address, head.number)), next_page_params: next }
 }
 
@@ -73,7 +73,7 @@ const CursorQuery = z.object({
 const TokenTransfersQuery = CursorQuery.extend({ type: q.list(TOKEN_TYPES).optional() })
 
 export async function findTransaction(ctx: ChainContext, hash: string): Promise<TransactionRow | undefined> {
-    const { rows } = await ctx.pool.query<TransactionRow>(
+    const { rows } = await ctx.db.query<TransactionRow>(
         `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN} WHERE t.id = $1`,
         [hash]
     )
@@ -88,7 +88,7 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         if (query.filter === 'pending' || (query.type && query.type.length > 0)) {
             return void res.json({ items: [], next_page_params: null })
         }
-        const { rows } = await ctx.pool.query<TransactionRow>(
+        const { rows } = await ctx.db.query<TransactionRow>(
             `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN}
               WHERE (t.block_number, t.index) < ($1, $2)
               ORDER BY t.block_number DESC, t.index DESC LIMIT ${FETCH_SIZE}`,
@@ -106,15 +106,15 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         const row = await findTransaction(ctx, hash)
         if (!row) throw notFound()
         const [{ rows: transfers }, address, head] = await Promise.all([
-            ctx.pool.query<TokenTransferRow>(
+            ctx.db.query<TokenTransferRow>(
                 `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
                   WHERE tt.transaction_hash = $1 ORDER BY tt.log_index LIMIT 11`,
                 [hash]
             ),
-            loadAddresses(ctx.pool, transactionAddresses([row])),
+            loadAddresses(ctx.db, transactionAddresses([row])),
             ctx.head.get(),
         ])
-        const tokenTransfers = await renderTokenTransfers(ctx.pool, transfers.slice(0, 10))
+        const tokenTransfers = await renderTokenTransfers(ctx.db, transfers.slice(0, 10))
         // confirmations grow with every block, so the single view is never cached for long.
         res.set('Cache-Control', 'public, max-age=1')
         res.json(renderTransaction(row, address, head.number, { tokenTransfers, overflow: transfers.length > 10 }))
@@ -125,7 +125,7 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         const query = parseQuery(CursorQuery, req.query)
         const tx = await findTransaction(ctx, hash)
         if (!tx) throw notFound()
-        const { rows } = await ctx.pool.query<LogRow>(
+        const { rows } = await ctx.db.query<LogRow>(
             `SELECT ${LOG_COLUMNS} FROM log l ${LOG_JOIN}
               WHERE l.transaction_hash = $1 AND l.index > $2 ORDER BY l.index LIMIT ${FETCH_SIZE}`,
             [hash, query.index ?? -1]
@@ -133,7 +133,7 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }))
         const head = await ctx.head.get()
         setBlockCaching(res, ctx, tx.block_number, head.number)
-        res.json({ items: await renderLogs(ctx.pool, shown), next_page_params: next })
+        res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
     })
 
     router.get('/transactions/:hash/token-transfers', async (req, res) => {
@@ -142,7 +142,7 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         const tx = await findTransaction(ctx, hash)
         if (!tx) throw notFound()
         const types = query.type && query.type.length > 0 ? query.type : null
-        const { rows } = await ctx.pool.query<TokenTransferRow>(
+        const { rows } = await ctx.db.query<TokenTransferRow>(
             `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
               WHERE tt.transaction_hash = $1 AND tt.log_index > $2 AND ($3::text[] IS NULL OR tt.token_type = ANY($3))
               ORDER BY tt.log_index LIMIT ${FETCH_SIZE}`,
@@ -153,7 +153,7 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         if (next) delete next.items_count
         const head = await ctx.head.get()
         setBlockCaching(res, ctx, tx.block_number, head.number)
-        res.json({ items: await renderTokenTransfers(ctx.pool, shown), next_page_params: next })
+        res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
     })
 
     // Tabs a Blockscout frontend may open: internal transactions and state changes are not traced here.
@@ -169,15 +169,17 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
     })
 }
 
-let statsCache: { at: number; value: Promise<object> } | undefined
+let statsCache: { head: number; at: number; value: Promise<object> } | undefined
 
 /**
  * Last-24-hours figures, summed from the per-block totals the indexer keeps (about 43,000 rows at
- * two-second blocks) and cached for a minute, so the transactions table is never scanned.
+ * two-second blocks), so the transactions table is never scanned. Reused until a new block is
+ * indexed or a minute has passed.
  */
-function transactionStats(ctx: ChainContext): Promise<object> {
-    if (statsCache && Date.now() - statsCache.at < 60_000) return statsCache.value
-    const value = ctx.pool.query(
+async function transactionStats(ctx: ChainContext): Promise<object> {
+    const head = (await ctx.head.get()).number
+    if (statsCache && statsCache.head === head && Date.now() - statsCache.at < 60_000) return statsCache.value
+    const value = ctx.db.query(
         `SELECT COALESCE(SUM(transaction_count), 0) AS count, COALESCE(SUM(transaction_fees), 0) AS fees
            FROM block WHERE timestamp > now() - interval '24 hours'`
     ).then(({ rows: [r] }) => {
@@ -191,6 +193,6 @@ function transactionStats(ctx: ChainContext): Promise<object> {
         }
     })
     value.catch(() => (statsCache = undefined))
-    statsCache = { at: Date.now(), value }
+    statsCache = { head, at: Date.now(), value }
     return value
 }
