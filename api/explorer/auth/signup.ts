@@ -1,6 +1,6 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
-import { inTransaction } from '../db'
+import { inTransaction } from '../../../db/transaction'
 import { ApiError, badRequest } from '../errors'
 import { ExplorerServices } from '../services'
 import { email, parseInput, password, text } from '../validate'

@@ -1,6 +1,6 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
-import { inTransaction } from '../db'
+import { inTransaction } from '../../../db/transaction'
 import { ApiError } from '../errors'
 import { emailKey } from '../rate-limits'
 import { ExplorerServices } from '../services'
