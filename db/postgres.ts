@@ -51,6 +51,14 @@ function postgresUserIds(): { uid: number; gid: number } | undefined {
     return { uid: Number(uid), gid: Number(gid) }
 }
 
+/** Adds search (x) permission for others on dir and each of its ancestors that lacks it. */
+function makeTraversable(dir: string): void {
+    for (; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+        const mode = fs.statSync(dir).mode
+        if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001)
+    }
+}
+
 async function initialise(root: string, dataDir: string, ids: { uid: number; gid: number } | undefined, log?: Logger): Promise<void> {
     const { initdb } = await postgresBinaries()
     const passwordFile = path.join(root, '.pwfile')
@@ -78,12 +86,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     fs.mkdirSync(root, { recursive: true })
     const ids = postgresUserIds()
     if (ids) {
-        // As root, the cluster runs as `postgres`, which must be able to reach and write its directory.
+        // As root, the cluster runs as `postgres`, which must be able to reach and write its
+        // directory and reach its binaries (a checkout in a mktemp directory is private to root).
         fs.chownSync(root, ids.uid, ids.gid)
-        for (let dir = path.dirname(root); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-            const mode = fs.statSync(dir).mode
-            if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001)
-        }
+        makeTraversable(path.dirname(root))
+        makeTraversable(path.dirname((await postgresBinaries()).postgres))
     }
     if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
         options.log?.info({ dataDir }, 'initialising embedded Postgres cluster')
