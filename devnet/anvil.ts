@@ -28,6 +28,13 @@ export interface AnvilOptions {
     genesisTimestamp?: number
     /** Ether given to each of the 10 development accounts. */
     balanceEther?: number
+    /**
+     * Let anvil log every RPC call to stdout. Off by default (anvil --quiet; start-up errors still
+     * reach stderr): nothing reads those lines, and anvil blocks its request workers when that pipe
+     * is full, so a parent that stops draining it (a spawnSync, a long synchronous step) would
+     * stall the node after a few hundred calls.
+     */
+    logRequests?: boolean
     log?: Logger
     name?: string
 }
@@ -77,6 +84,7 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
         args.push('--state', options.stateFile, '--state-interval', '30')
     }
     if (options.loadStateFile) args.push('--load-state', options.loadStateFile)
+    if (!options.logRequests) args.push('--quiet')
     if (options.noMining) args.push('--no-mining')
     else if (options.blockTime) args.push('--block-time', String(options.blockTime))
     if (options.slotsInAnEpoch !== undefined) args.push('--slots-in-an-epoch', String(options.slotsInAnEpoch))
