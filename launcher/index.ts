@@ -6,6 +6,7 @@ import { spawnManaged, Spawned } from '../common/processes'
 import { loadSecrets } from '../common/secrets'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { startDevnet } from '../devnet'
+import { fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
 
 /**
  * `npm start`: the whole stack on one machine. Embedded Postgres and the native devnet unless
@@ -73,10 +74,14 @@ async function main(): Promise<void> {
             started.push({ name: 'postgres', stop: pg.stop })
             databaseUrl = pg.url
         }
+        let devnet: Awaited<ReturnType<typeof startDevnet>> | undefined
         if (!env.RPC_URL) {
-            const devnet = await startDevnet(env, log)
+            devnet = await startDevnet(env, log)
             started.push({ name: 'devnet', stop: devnet.stop })
         }
+        // The bridge's BSC, ETHEREUM and POLYGON: local anvils for those without an RPC URL.
+        const bridgeChains = await startBridgeChains(env, log)
+        started.push({ name: 'bridge chains', stop: bridgeChains.stop })
         const childEnv: NodeJS.ProcessEnv = {
             ...process.env,
             DATABASE_URL: databaseUrl,
@@ -93,7 +98,12 @@ async function main(): Promise<void> {
             started.push(superviseService(service.name, entry, childEnv, log, () => stopping))
             urls.push(...service.urls(env))
         }
-        printBanner(env, databaseUrl, urls)
+        if (fs.existsSync(path.join(LIB_DIR, 'bridge/main.js'))) {
+            // The bridge derives its vaults from its own seed; once it answers, the local chains fund them.
+            await fundLocalBridgeVaults(`http://127.0.0.1:${env.BRIDGE_PORT}`, bridgeChains.records, devnet?.deployment.contracts, devnet?.url, env.CHAIN_ID, log)
+                .catch((err) => log.error({ err }, 'could not fund the bridge vaults on the local chains'))
+        }
+        printBanner(env, databaseUrl, urls, bridgeChains.records)
     } catch (err) {
         log.fatal({ err }, 'the stack failed to start')
         await shutdown(1)
@@ -119,11 +129,12 @@ function superviseService(name: string, entry: string, env: NodeJS.ProcessEnv, l
     return { name, stop: () => current.stop(10_000) }
 }
 
-function printBanner(env: Env, databaseUrl: string, urls: string[]): void {
+function printBanner(env: Env, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>): void {
     const lines = [
         '',
         'The stack is up:',
         `  Native chain RPC         ${rpcUrl(env)}  (chain id ${env.CHAIN_ID})`,
+        ...Object.entries(bridgeChains).map(([name, c]) => `  ${`${name} (local) RPC`.padEnd(25)}${c.rpcUrl}  (chain id ${c.chainId})`),
         `  Postgres                 ${databaseUrl.replace(/\/\/([^:]+):[^@]*@/, '//$1:***@')}`,
         ...urls.map((u) => `  ${u}`),
         '',

@@ -77,6 +77,10 @@ describe('npm start (the launcher)', function () {
             EXPLORER_PORT: String(await freePort()),
             PLATFORM_PORT: String(await freePort()),
             BRIDGE_PORT: String(await freePort()),
+            // The bridge's local BSC, ETHEREUM and POLYGON anvils.
+            BSC_DEVNET_PORT: String(await freePort()),
+            ETHEREUM_DEVNET_PORT: String(await freePort()),
+            POLYGON_DEVNET_PORT: String(await freePort()),
             LOG_LEVEL: 'warn',
         }
     })

@@ -1,0 +1,137 @@
+import * as fs from 'fs'
+import * as os from 'os'
+import * as path from 'path'
+import { Client } from 'pg'
+import { Address, createWalletClient, erc20Abi, Hash, http, parseUnits } from 'viem'
+import { startEmbeddedPostgres } from '../db/postgres'
+import { devnetChain, ZERO_FEES } from '../devnet/deploy'
+import { freePort } from '../test/support/ports'
+import {
+    account, BridgeChains, bridgeEnv, ChainName, createSwap, fundVaults, giveTokens, startBridge, startBridgeChains, waitForStatus,
+} from '../test/bridge/support'
+import { appendBenchmark } from './report'
+
+/**
+ * npm run bench:bridge — BENCH_SWAPS (100) swaps at once on the local chains (four anvils mining a
+ * block a second, finalized = latest − 2, native chain final after 2 confirmations) through the
+ * real bridge process with a short monitor cycle (BENCH_MONITOR_MS, 1000). All deposits go out
+ * together; for each swap it measures from the moment its deposit was mined to `completed`, split
+ * into: waiting for the monitor (mined → detected), waiting for confirmations (detected →
+ * confirmed), and the rest (rate lock, gather, vault lock, payout and its block). Prints median
+ * and p95 and appends the figures to docs/BENCHMARKS.md.
+ */
+
+const SWAPS = Number(process.env.BENCH_SWAPS ?? 100)
+const MONITOR_MS = Number(process.env.BENCH_MONITOR_MS ?? 1000)
+
+interface Route {
+    source: [ChainName, string]
+    target: [ChainName, string]
+    amount: string
+    decimals: number
+    user: number
+}
+
+/** Four route shapes: token and coin deposits, on chains with and without gas, to four target chains. */
+const ROUTES: Route[] = [
+    { source: ['BSC', 'USDT'], target: ['NATIVECHAIN', 'NATIVE'], amount: '25', decimals: 18, user: 3 },
+    { source: ['NATIVECHAIN', 'NATIVE'], target: ['ETHEREUM', 'USDT'], amount: '0.01', decimals: 18, user: 5 },
+    { source: ['ETHEREUM', 'ETH'], target: ['POLYGON', 'USDT'], amount: '0.02', decimals: 18, user: 6 },
+    { source: ['NATIVECHAIN', 'STABLE'], target: ['BSC', 'WNATIVE'], amount: '30', decimals: 6, user: 7 },
+]
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]
+const seconds = (ms: number) => (ms / 1000).toFixed(2)
+
+async function main(): Promise<void> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-bridge-'))
+    const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort(), database: 'bridge', fast: true })
+    let chains: BridgeChains | undefined
+    try {
+        process.stdout.write('starting four local chains and the bridge...\n')
+        chains = await startBridgeChains()
+        const w = chains
+        const bridge = await startBridge({ ...bridgeEnv(w, pg.url, dir), BRIDGE_MONITOR_INTERVAL_MS: String(MONITOR_MS) })
+        await fundVaults(w, bridge)
+        const token = (chain: ChainName, symbol: string): Address | undefined => w.chains[chain].tokens[symbol]
+        const perRoute = Math.ceil(SWAPS / ROUTES.length)
+        for (const r of ROUTES) {
+            if (token(...r.source)) await giveTokens(w.chains[r.source[0]], r.source[1], account(r.user).address, parseUnits(r.amount, r.decimals) * BigInt(perRoute))
+        }
+        const swaps: { id: string; deposit: Address; route: Route }[] = []
+        for (let i = 0; i < SWAPS; i++) {
+            const route = ROUTES[i % ROUTES.length]
+            const swap = await createSwap(bridge, {
+                source_chain: route.source[0], source_token: route.source[1], target_chain: route.target[0], target_token: route.target[1],
+                source_token_amount: route.amount, target_wallet: account(9).address,
+            })
+            swaps.push({ id: swap.id, deposit: swap.deposit_address, route })
+        }
+        process.stdout.write(`${swaps.length} swaps created; sending every deposit at once\n`)
+        // Each user sends its deposits back to back (the node orders them by nonce), without waiting in between.
+        const minedAt = new Map<string, number>()
+        const started = Date.now()
+        await Promise.all(ROUTES.map(async (route) => {
+            const chain = w.chains[route.source[0]]
+            const wallet = createWalletClient({ account: account(route.user), chain: devnetChain(chain.chainId, chain.url), transport: http(chain.url) })
+            const mine = swaps.filter((s) => s.route === route)
+            const nonce = await chain.client.getTransactionCount({ address: account(route.user).address, blockTag: 'pending' })
+            const hashes: Hash[] = []
+            for (const [i, s] of mine.entries()) {
+                const amount = parseUnits(route.amount, route.decimals)
+                const address = token(...route.source)
+                hashes.push(address
+                    ? await wallet.writeContract({ address, abi: erc20Abi, functionName: 'transfer', args: [s.deposit, amount], nonce: nonce + i, gas: 100_000n, ...ZERO_FEES })
+                    : await wallet.sendTransaction({ to: s.deposit, value: amount, nonce: nonce + i, gas: 21_000n, ...ZERO_FEES }))
+            }
+            await Promise.all(hashes.map(async (hash, i) => {
+                await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+                minedAt.set(mine[i].id, Date.now())
+            }))
+        }))
+        await Promise.all(swaps.map((s) => waitForStatus(bridge, s.id, ['completed'], 600_000)))
+        const wall = Date.now() - started
+
+        const db = new Client({ connectionString: pg.url })
+        await db.connect()
+        const { rows } = await db.query(`SELECT swap_id, event, created_at FROM bridge_swap_event WHERE event IN ('source_token_deposited', 'deposit_confirmed', 'target_token_sent')`)
+        await db.end()
+        const at = (id: string, event: string) => rows.find((r) => r.swap_id === id && r.event === event)!.created_at.getTime()
+        const samples = swaps.map((s) => {
+            const mined = minedAt.get(s.id)!
+            const detected = Math.max(mined, at(s.id, 'source_token_deposited'))
+            const confirmed = at(s.id, 'deposit_confirmed')
+            const completed = at(s.id, 'target_token_sent')
+            return { total: completed - mined, monitor: detected - mined, confirmations: confirmed - detected, rest: completed - confirmed }
+        })
+        const totals = samples.map((s) => s.total).sort((a, b) => a - b)
+        const sum = (k: 'total' | 'monitor' | 'confirmations' | 'rest') => samples.reduce((n, s) => n + s[k], 0)
+        const share = (k: 'monitor' | 'confirmations' | 'rest') => `${((100 * sum(k)) / sum('total')).toFixed(1)}%`
+        const figures = {
+            'swaps in flight': SWAPS,
+            'monitor cycle': `${MONITOR_MS} ms`,
+            'deposit mined → completed, median': `${seconds(quantile(totals, 0.5))} s`,
+            'deposit mined → completed, p95': `${seconds(quantile(totals, 0.95))} s`,
+            'share waiting on the monitor cycle': share('monitor'),
+            'share waiting on confirmations': share('confirmations'),
+            'share in rate lock, gather, vault lock and payout': share('rest'),
+            'all deposits out → all completed': `${seconds(wall)} s`,
+        }
+        process.stdout.write('\n' + Object.entries(figures).map(([k, v]) => `${k.padEnd(52)} ${v}`).join('\n') + '\n')
+        appendBenchmark(`Bridge: ${SWAPS} concurrent swaps`, figures, [
+            'Four local anvils (native 3009, BSC 56, ETHEREUM 1, POLYGON 137) mining a block a second; finalized = latest − 2; the native chain counts 2 confirmations.',
+            `Routes in equal parts: ${ROUTES.map((r) => `${r.source.join(' ')} → ${r.target.join(' ')}`).join('; ')}.`,
+            'Times are per swap from the moment its deposit was mined (receipt seen) to its target_token_sent event; the monitor share ends at source_token_deposited, the confirmation share at deposit_confirmed.',
+        ])
+        await bridge.stop()
+    } finally {
+        await chains?.stop()
+        await pg.stop()
+        fs.rmSync(dir, { recursive: true, force: true })
+    }
+}
+
+main().then(() => process.exit(0), (err) => {
+    console.error(err)
+    process.exit(1)
+})

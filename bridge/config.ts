@@ -1,0 +1,166 @@
+import { getAddress } from 'viem'
+import { Env, nativeContracts, readBridgeChains, rpcUrl } from '../common/config'
+import { ChainName, CHAINS, Family, TokenSpec } from './registry'
+
+/**
+ * The bridge's runtime configuration, resolved once at start from the environment (and, in
+ * development, from the devnet records in DATA_DIR: deployment.json for the native chain,
+ * bridge-chains.json for the local BSC, ETHEREUM and POLYGON).
+ */
+
+/** When a deposit counts as final: the node's `finalized`/`safe` tag, or a confirmation count. */
+export type Finality = { tag: 'finalized' | 'safe' } | { confirmations: number }
+
+export interface NetworkConfig {
+    chain: ChainName
+    family: Family
+    chainId: number
+    rpcUrl: string
+    finality: Finality
+    /** Contract address of each token of the chain (coins have none); a token without one is disabled. */
+    tokens: Record<string, `0x${string}`>
+}
+
+/** One of our AMM pools (Uniswap V2 interface) the rate engine reads. */
+export interface PoolConfig {
+    id: string
+    chain: ChainName
+    factory: `0x${string}`
+    /** The pool's two tokens: base is NATIVE-class (the wrapped coin), quote is USD-class. */
+    base: { symbol: string; address: `0x${string}`; decimals: number }
+    quote: { symbol: string; address: `0x${string}`; decimals: number }
+}
+
+export interface BridgeConfig {
+    feeBps: number
+    feePercent: string
+    monitorIntervalMs: number
+    workerIntervalMs: number
+    depositWindowSeconds: number
+    wsIdleSeconds: number
+    createLimit: { points: number; windowSeconds: number }
+    /** USD prices by price class, for assets no pool of ours quotes. */
+    referencePrices: Record<string, string>
+    /** Enabled networks only. */
+    networks: Partial<Record<ChainName, NetworkConfig>>
+    pools: PoolConfig[]
+}
+
+export function parseFinality(value: string): Finality {
+    return value === 'finalized' || value === 'safe' ? { tag: value } : { confirmations: Number(value) }
+}
+
+export function describeFinality(f: Finality): string {
+    return 'tag' in f ? f.tag : `${f.confirmations} confirmation${f.confirmations === 1 ? '' : 's'}`
+}
+
+function percentToBps(percent: string): number {
+    const [whole, fraction = ''] = percent.split('.')
+    return Number(whole) * 100 + Number(fraction.padEnd(2, '0'))
+}
+
+export function loadBridgeConfig(env: Env): BridgeConfig {
+    const local = readBridgeChains(env)
+    let native: ReturnType<typeof nativeContracts> | undefined
+    try {
+        native = nativeContracts(env)
+    } catch {
+        native = undefined // STABLE and the native pool are then not enabled; NATIVE still is.
+    }
+    const rpc: Record<string, string | undefined> = {
+        NATIVECHAIN: rpcUrl(env),
+        BSC: env.BSC_RPC_URL ?? local.BSC?.rpcUrl,
+        ETHEREUM: env.ETHEREUM_RPC_URL ?? local.ETHEREUM?.rpcUrl,
+        POLYGON: env.POLYGON_RPC_URL ?? local.POLYGON?.rpcUrl,
+    }
+    // Token addresses from env win; the local devnet record fills in only for its own (local) RPC.
+    const fromLocal = (chain: string, symbol: string) =>
+        rpc[chain] && rpc[chain] === local[chain]?.rpcUrl ? local[chain]?.tokens[symbol] : undefined
+    const tokenAddresses: Record<string, Record<string, string | undefined>> = {
+        NATIVECHAIN: { STABLE: native?.stable },
+        BSC: { USDT: env.BSC_USDT_ADDRESS ?? fromLocal('BSC', 'USDT'), WNATIVE: env.BSC_WNATIVE_ADDRESS ?? fromLocal('BSC', 'WNATIVE') },
+        ETHEREUM: { USDT: env.ETHEREUM_USDT_ADDRESS ?? fromLocal('ETHEREUM', 'USDT') },
+        POLYGON: { USDT: env.POLYGON_USDT_ADDRESS ?? fromLocal('POLYGON', 'USDT') },
+    }
+    const finality: Record<string, string> = {
+        NATIVECHAIN: env.BRIDGE_CONFIRMATIONS_NATIVECHAIN,
+        BSC: env.BRIDGE_CONFIRMATIONS_BSC,
+        ETHEREUM: env.BRIDGE_CONFIRMATIONS_ETHEREUM,
+        POLYGON: env.BRIDGE_CONFIRMATIONS_POLYGON,
+    }
+    const networks: BridgeConfig['networks'] = {}
+    for (const spec of CHAINS) {
+        // Only EVM networks have an adapter so far (issue 10 brings the others).
+        if (spec.family !== 'evm' || !rpc[spec.name]) continue
+        const tokens: Record<string, `0x${string}`> = {}
+        for (const [symbol, address] of Object.entries(tokenAddresses[spec.name] ?? {})) {
+            if (address) tokens[symbol] = getAddress(address)
+        }
+        networks[spec.name] = {
+            chain: spec.name,
+            family: spec.family,
+            chainId: spec.name === 'NATIVECHAIN' ? env.CHAIN_ID : spec.chainId!,
+            rpcUrl: rpc[spec.name]!,
+            finality: parseFinality(finality[spec.name]),
+            tokens,
+        }
+    }
+    const pools: PoolConfig[] = []
+    if (native) {
+        pools.push({
+            id: 'nativechain-wnative-stable',
+            chain: 'NATIVECHAIN',
+            factory: getAddress(native.factory),
+            base: { symbol: 'WNATIVE', address: getAddress(native.wnative), decimals: 18 },
+            quote: { symbol: 'STABLE', address: getAddress(native.stable), decimals: 6 },
+        })
+    }
+    const bscFactory = env.BSC_AMM_FACTORY_ADDRESS ?? (rpc.BSC === local.BSC?.rpcUrl ? local.BSC?.amm?.factory : undefined)
+    const bsc = networks.BSC
+    if (bsc && bscFactory && bsc.tokens.WNATIVE && bsc.tokens.USDT) {
+        pools.push({
+            id: 'bsc-wnative-usdt',
+            chain: 'BSC',
+            factory: getAddress(bscFactory),
+            base: { symbol: 'WNATIVE', address: bsc.tokens.WNATIVE, decimals: 18 },
+            quote: { symbol: 'USDT', address: bsc.tokens.USDT, decimals: 18 },
+        })
+    }
+    const referencePrices = Object.fromEntries(env.BRIDGE_REFERENCE_PRICES.split(',').map((p) => p.split('=') as [string, string]))
+    return {
+        feeBps: percentToBps(env.BRIDGE_FEE_PERCENT),
+        feePercent: (percentToBps(env.BRIDGE_FEE_PERCENT) / 100).toFixed(2),
+        monitorIntervalMs: env.BRIDGE_MONITOR_INTERVAL_MS,
+        workerIntervalMs: env.BRIDGE_WORKER_INTERVAL_MS,
+        depositWindowSeconds: env.BRIDGE_DEPOSIT_WINDOW_SECONDS,
+        wsIdleSeconds: env.BRIDGE_WS_IDLE_SECONDS,
+        createLimit: { points: env.BRIDGE_CREATE_LIMIT, windowSeconds: env.BRIDGE_CREATE_LIMIT_WINDOW_SECONDS },
+        referencePrices,
+        networks,
+        pools,
+    }
+}
+
+/** A token as the engine uses it: the registry entry plus where it lives and whether it can be used now. */
+export interface Asset extends TokenSpec {
+    chain: ChainName
+    family: Family
+    /** Contract address of a token; undefined for a coin. */
+    address?: `0x${string}`
+    /** Why it cannot be used now, when it cannot. */
+    disabled?: string
+}
+
+export function resolveAsset(config: BridgeConfig, chain: ChainName, token: TokenSpec): Asset {
+    const spec = CHAINS.find((c) => c.name === chain)!
+    const network = config.networks[chain]
+    const base: Asset = { ...token, chain, family: spec.family }
+    if (!network) return { ...base, disabled: `network not enabled: ${chain}` }
+    if (token.kind === 'coin') return base
+    const address = network.tokens[token.symbol]
+    return address ? { ...base, address } : { ...base, disabled: `token not enabled: ${token.symbol} on ${chain} has no contract address configured` }
+}
+
+export function allAssets(config: BridgeConfig): Asset[] {
+    return CHAINS.flatMap((c) => c.tokens.map((t) => resolveAsset(config, c.name, t)))
+}

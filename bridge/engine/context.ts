@@ -1,0 +1,48 @@
+import { Pool } from 'pg'
+import { Logger } from '../../common/logger'
+import { ChainAdapter } from '../chains/adapter'
+import { Asset, BridgeConfig, resolveAsset } from '../config'
+import { LockManager } from '../db'
+import { KeyManager } from '../keys'
+import { ChainName, tokenSpec, CHAINS } from '../registry'
+import { RateEngine } from './rates'
+import { RouteTable } from './routing'
+import { Sender } from './sender'
+
+/** Everything the engine's steps share; one per process. */
+export class EngineContext {
+    readonly routes: RouteTable
+    readonly rates: RateEngine
+    readonly sender: Sender
+
+    constructor(
+        readonly pool: Pool,
+        readonly config: BridgeConfig,
+        readonly adapters: Map<ChainName, ChainAdapter>,
+        readonly keys: KeyManager,
+        readonly locks: LockManager,
+        readonly log: Logger
+    ) {
+        this.routes = new RouteTable(config)
+        this.rates = new RateEngine(config, adapters as Map<string, ChainAdapter>)
+        this.sender = new Sender(pool, locks, log)
+    }
+
+    adapter(chain: ChainName): ChainAdapter {
+        const adapter = this.adapters.get(chain)
+        if (!adapter) throw new Error(`network not enabled: ${chain}`)
+        return adapter
+    }
+
+    asset(chain: ChainName, symbol: string): Asset {
+        const spec = tokenSpec(chain, symbol)
+        if (!spec) throw new Error(`unknown token ${symbol} on ${chain}`)
+        return resolveAsset(this.config, chain, spec)
+    }
+
+    /** The chain's own coin (what its network fees are paid in). */
+    coin(chain: ChainName): Asset {
+        const chainSpec = CHAINS.find((c) => c.name === chain)!
+        return resolveAsset(this.config, chain, chainSpec.feeCoin ?? chainSpec.tokens.find((t) => t.kind === 'coin')!)
+    }
+}

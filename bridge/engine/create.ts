@@ -1,0 +1,119 @@
+import { randomUUID } from 'crypto'
+import { AmountError, formatUnits, parseUnits } from '../amounts'
+import { inTransaction } from '../db'
+import { ChainName, chainSpec, CHAINS } from '../registry'
+import { EngineContext } from './context'
+import { mapSwap, Swap, writeEvent } from './lifecycle'
+import { NoLiquidityError } from './rates'
+
+/**
+ * Swap creation (POST /api/swap): every field checked against the registry, the route table, the
+ * route's bounds and the chains' address rules, then a fresh deposit address derived from the
+ * next never-used index, and the swap written with its first event (deposit_wallet_created).
+ */
+
+export class RequestError extends Error {
+    constructor(readonly status: number, readonly code: string, message: string, readonly field?: string) {
+        super(message)
+    }
+}
+
+export interface CreateSwapInput {
+    source_chain: string
+    source_token: string
+    target_chain: string
+    target_token: string
+    /** Whole tokens, as a plain decimal string. */
+    source_token_amount: string
+    target_wallet: string
+    refund_address?: string | null
+}
+
+const CHAIN_LIST = CHAINS.map((c) => c.name).join(', ')
+
+function checkAsset(side: 'source' | 'target', chain: string, token: string): ChainName {
+    const spec = chainSpec(chain)
+    if (!spec) throw new RequestError(400, 'invalid_request', `${side}_chain: must be one of ${CHAIN_LIST} (exactly as GET /api/tokens lists them)`, `${side}_chain`)
+    if (!spec.tokens.some((t) => t.symbol === token)) {
+        throw new RequestError(400, 'invalid_request', `${side}_token: must be one of ${spec.tokens.map((t) => t.symbol).join(', ')} on ${chain}`, `${side}_token`)
+    }
+    return spec.name
+}
+
+export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Promise<{ swap: Swap; quote?: bigint }> {
+    const sourceChain = checkAsset('source', input.source_chain, input.source_token)
+    const targetChain = checkAsset('target', input.target_chain, input.target_token)
+    if (sourceChain === targetChain && input.source_token === input.target_token) {
+        throw new RequestError(400, 'no_route', 'no route for the pair: source and target are the same asset')
+    }
+    const route = ctx.routes.find(sourceChain, input.source_token, targetChain, input.target_token)
+    if (!route) throw new RequestError(400, 'no_route', 'no route for the pair')
+    if (route.disabled) {
+        const code = route.disabled.startsWith('network not enabled') ? 'network_not_enabled' : route.disabled.startsWith('token not enabled') ? 'token_not_enabled' : 'no_route'
+        throw new RequestError(400, code, route.disabled)
+    }
+    const source = route.source
+    let amount: bigint
+    try {
+        amount = parseUnits(input.source_token_amount, source.decimals)
+    } catch (err) {
+        if (err instanceof AmountError) throw new RequestError(400, 'invalid_request', `source_token_amount: ${err.message}`, 'source_token_amount')
+        throw err
+    }
+    if (amount <= 0n) throw new RequestError(400, 'invalid_request', 'source_token_amount: must be greater than 0', 'source_token_amount')
+    if (amount < route.minAmount || amount > route.maxAmount) {
+        throw new RequestError(400, 'amount_out_of_range',
+            `source_token_amount: must be from ${formatUnits(route.minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)} ${source.symbol}`,
+            'source_token_amount')
+    }
+    const sourceAdapter = ctx.adapter(sourceChain)
+    const targetAdapter = ctx.adapter(targetChain)
+    const targetWallet = targetAdapter.normalizeAddress(input.target_wallet)
+    if (!targetWallet) throw new RequestError(400, 'invalid_request', `target_wallet: not a valid ${targetChain} address`, 'target_wallet')
+    let refundAddress: string | null = null
+    if (input.refund_address !== undefined && input.refund_address !== null) {
+        refundAddress = sourceAdapter.normalizeAddress(input.refund_address) ?? null
+        if (!refundAddress) throw new RequestError(400, 'invalid_request', `refund_address: not a valid ${sourceChain} address`, 'refund_address')
+    }
+
+    let quote: bigint | undefined
+    let head
+    try {
+        quote = (await ctx.rates.quote(route, amount)).amountOut
+        head = await sourceAdapter.head()
+    } catch (err) {
+        if (err instanceof NoLiquidityError) throw new RequestError(400, 'no_liquidity', err.message)
+        ctx.log.error({ err, chain: sourceChain }, 'chain unavailable at swap creation')
+        throw new RequestError(503, 'network_unavailable', `the ${sourceChain} or ${targetChain} network cannot be reached right now; try again shortly`)
+    }
+
+    const id = randomUUID()
+    const { rows: seq } = await ctx.pool.query(`SELECT nextval('bridge_deposit_index_seq')::bigint AS index`)
+    const index = Number(seq[0].index)
+    const depositAddress = await sourceAdapter.deriveAddress({ kind: 'deposit', index })
+    const expiresAt = new Date(Date.now() + ctx.config.depositWindowSeconds * 1000)
+    const routeData = {
+        kind: route.kind,
+        legs: route.legs,
+        min_amount: formatUnits(route.minAmount, source.decimals),
+        max_amount: formatUnits(route.maxAmount, source.decimals),
+    }
+    const swap = await inTransaction(ctx.pool, async (client) => {
+        const { rows } = await client.query(
+            `INSERT INTO bridge_swap (id, status, source_chain, source_token, target_chain, target_token, source_amount, target_wallet,
+                refund_address, route_kind, route, fee_bps, quoted_target_amount, deposit_family, deposit_index, deposit_address,
+                watch_from_block, expires_at)
+             VALUES ($1, 'pending_deposit', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING *`,
+            [id, sourceChain, source.symbol, targetChain, route.target.symbol, amount.toString(), targetWallet, refundAddress,
+                route.kind, JSON.stringify(routeData), ctx.config.feeBps, quote?.toString() ?? null, sourceAdapter.family, index,
+                depositAddress, head.number.toString(), expiresAt]
+        )
+        const created = mapSwap(rows[0])
+        await writeEvent(client, created, {
+            event: 'deposit_wallet_created',
+            data: { deposit_address: depositAddress, expires_at: expiresAt.toISOString() },
+        })
+        return created
+    })
+    return { swap, quote }
+}

@@ -1,0 +1,64 @@
+import { InsufficientForFeeError } from '../chains/adapter'
+import { Swap } from './lifecycle'
+import { EngineContext } from './context'
+import { TxRecord } from './sender'
+
+/**
+ * Gathering: moving a deposit from its single-use address into the source chain's vault.
+ * A coin is swept whole, minus the network fee. A token needs the deposit address to pay gas: on
+ * a chain with fees the vault first sends it enough coin (a top-up, twice the current estimate,
+ * so a rising base fee does not strand it), then the address sends its whole token balance.
+ * Called again and again until it reports done; each call does at most one step and never signs
+ * twice (see sender.ts).
+ */
+
+export type GatherProgress =
+    | { state: 'waiting'; tx?: TxRecord }
+    | { state: 'done'; tx: TxRecord }
+    | { state: 'failed'; reason: string }
+
+export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<GatherProgress> {
+    const adapter = ctx.adapter(swap.sourceChain)
+    const asset = ctx.asset(swap.sourceChain, swap.sourceToken)
+    const deposit = { kind: 'deposit' as const, index: swap.depositIndex }
+    const vault = await adapter.deriveAddress({ kind: 'vault' })
+
+    const live = await ctx.sender.live(swap.id, 'gather')
+    if (live) {
+        if (live.status === 'confirmed') return { state: 'done', tx: live }
+        const state = await ctx.sender.track(adapter, live)
+        if (state.kind === 'confirmed') return { state: 'done', tx: await ctx.sender.byId(live.id) }
+        if (state.kind === 'reverted') return { state: 'failed', reason: `the gather transaction ${live.hash} reverted` }
+        return { state: 'waiting', tx: live }
+    }
+
+    if (asset.kind === 'coin') {
+        try {
+            const result = await ctx.sender.send(adapter, swap.id, 'gather', { from: deposit, to: vault, asset, amount: 'all' })
+            return { state: 'waiting', tx: result.tx }
+        } catch (err) {
+            if (err instanceof InsufficientForFeeError) return { state: 'failed', reason: 'the deposit does not cover the network fee of moving it to the vault' }
+            throw err
+        }
+    }
+
+    const coin = ctx.coin(swap.sourceChain)
+    const fee = await adapter.transferFee(asset, swap.depositAddress, vault)
+    if (fee > 0n) {
+        const held = await adapter.balance(swap.depositAddress, coin)
+        if (held < fee) {
+            const topUp = await ctx.sender.live(swap.id, 'gather_gas')
+            if (topUp && (topUp.status === 'signed' || topUp.status === 'broadcast')) {
+                await ctx.sender.track(adapter, topUp)
+                return { state: 'waiting', tx: topUp }
+            }
+            const result = await ctx.sender.send(adapter, swap.id, 'gather_gas', { from: { kind: 'vault' }, to: swap.depositAddress, asset: coin, amount: fee * 2n - held })
+            if (result.kind === 'rejected') ctx.log.error({ swap: swap.id, chain: swap.sourceChain, reason: result.reason }, 'the vault cannot pay the gas of a gather; will retry')
+            return { state: 'waiting' }
+        }
+    }
+    const balance = await adapter.balance(swap.depositAddress, asset)
+    if (balance === 0n) return { state: 'failed', reason: 'the deposit address holds nothing to gather' }
+    const result = await ctx.sender.send(adapter, swap.id, 'gather', { from: deposit, to: vault, asset, amount: balance })
+    return { state: 'waiting', tx: result.tx }
+}

@@ -1,0 +1,115 @@
+import { formatRatio, parseRational, rescale } from '../amounts'
+import { BridgeConfig, PoolConfig } from '../config'
+import { ChainAdapter } from '../chains/adapter'
+import { PriceClass } from '../registry'
+import { Route } from './routing'
+
+/**
+ * The rate engine: what a route pays for an amount, right now. The fee (percent from config) is
+ * taken once, from the deposit, before conversion; then each leg converts: pool legs with the
+ * AMM's own formula on the pool's current reserves (amountIn·998·reserveOut / (reserveIn·1000 +
+ * amountIn·998)), reference legs at the configured USD prices, pegs 1:1. All integer arithmetic,
+ * rounding down, so the bridge never promises more than the maths gives.
+ */
+
+export class NoLiquidityError extends Error {}
+
+export interface LegQuote {
+    type: string
+    pool?: string
+    pair?: string
+    block?: string
+    reserve_in?: string
+    reserve_out?: string
+    price_from_usd?: string
+    price_to_usd?: string
+}
+
+export interface Quote {
+    amountIn: bigint
+    fee: bigint
+    /** Target base units. */
+    amountOut: bigint
+    /** Target per source, whole tokens, after the fee (decimal string). */
+    rate: string
+    legs: LegQuote[]
+}
+
+export interface PoolPrice {
+    pool: PoolConfig
+    pair: string
+    reserveBase: bigint
+    reserveQuote: bigint
+    blockNumber: bigint
+    /** Quote tokens per base token (decimal string). */
+    price: string
+}
+
+export function getAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
+    if (amountIn <= 0n || reserveIn <= 0n || reserveOut <= 0n) return 0n
+    const inWithFee = amountIn * 998n
+    return (inWithFee * reserveOut) / (reserveIn * 1000n + inWithFee)
+}
+
+export class RateEngine {
+    constructor(private readonly config: BridgeConfig, private readonly adapters: Map<string, ChainAdapter>) {}
+
+    async quote(route: Route, amountIn: bigint): Promise<Quote> {
+        const fee = (amountIn * BigInt(this.config.feeBps)) / 10_000n
+        let amount = amountIn - fee
+        let decimals = route.source.decimals
+        const legs: LegQuote[] = []
+        for (const leg of route.legs) {
+            if (leg.type === 'peg') {
+                legs.push({ type: 'peg' })
+            } else if (leg.type === 'reference') {
+                const [p1, p2] = [this.usdPrice(leg.from), this.usdPrice(leg.to)]
+                amount = (rescale(amount, decimals, 18) * p1.num * p2.den) / (p1.den * p2.num)
+                decimals = 18
+                legs.push({ type: 'reference', price_from_usd: this.usdPriceText(leg.from), price_to_usd: this.usdPriceText(leg.to) })
+            } else if (leg.type === 'pool') {
+                const price = await this.poolPrice(leg.pool)
+                const pool = price.pool
+                const baseToQuote = leg.from === 'NATIVE'
+                const [tokenIn, tokenOut] = baseToQuote ? [pool.base, pool.quote] : [pool.quote, pool.base]
+                const [reserveIn, reserveOut] = baseToQuote ? [price.reserveBase, price.reserveQuote] : [price.reserveQuote, price.reserveBase]
+                amount = getAmountOut(rescale(amount, decimals, tokenIn.decimals), reserveIn, reserveOut)
+                decimals = tokenOut.decimals
+                if (amount === 0n) throw new NoLiquidityError(`no liquidity for the pair at this moment (pool ${leg.pool})`)
+                legs.push({ type: 'pool', pool: leg.pool, pair: price.pair, block: price.blockNumber.toString(), reserve_in: reserveIn.toString(), reserve_out: reserveOut.toString() })
+            } else {
+                throw new NoLiquidityError(`no route for the pair: the external provider is not available`)
+            }
+        }
+        const amountOut = rescale(amount, decimals, route.target.decimals)
+        if (amountOut <= 0n) throw new NoLiquidityError('no liquidity or route for the pair at this moment: the amount converts to nothing')
+        const net = amountIn - fee
+        const rate = formatRatio(amountOut * 10n ** BigInt(route.source.decimals), net * 10n ** BigInt(route.target.decimals))
+        return { amountIn, fee, amountOut, rate, legs }
+    }
+
+    async poolPrice(poolId: string): Promise<PoolPrice> {
+        const pool = this.config.pools.find((p) => p.id === poolId)
+        if (!pool) throw new NoLiquidityError(`no route for the pair: pool ${poolId} is not configured`)
+        const adapter = this.adapters.get(pool.chain)
+        if (!adapter?.pairReserves) throw new NoLiquidityError(`network not enabled: ${pool.chain}`)
+        const reserves = await adapter.pairReserves(pool.factory, pool.base.address, pool.quote.address)
+        if (!reserves || reserves.reserveA === 0n || reserves.reserveB === 0n) {
+            throw new NoLiquidityError(`no liquidity for the pair at this moment (pool ${poolId} is empty)`)
+        }
+        const price = formatRatio(reserves.reserveB * 10n ** BigInt(pool.base.decimals), reserves.reserveA * 10n ** BigInt(pool.quote.decimals))
+        return { pool, pair: reserves.pair, reserveBase: reserves.reserveA, reserveQuote: reserves.reserveB, blockNumber: reserves.blockNumber, price }
+    }
+
+    private usdPrice(c: PriceClass): { num: bigint; den: bigint } {
+        return parseRational(this.usdPriceText(c))
+    }
+
+    private usdPriceText(c: PriceClass): string {
+        if (c === 'USD') return '1'
+        const price = this.config.referencePrices[c]
+        if (!price) throw new NoLiquidityError(`no route for the pair: no price for ${c}`)
+        return price
+    }
+}
+

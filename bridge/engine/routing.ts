@@ -1,0 +1,119 @@
+import { allAssets, Asset, BridgeConfig } from '../config'
+import { parseUnits } from '../amounts'
+import { assetKey, PriceClass } from '../registry'
+
+/**
+ * The route table: for every ordered pair of distinct assets, how the bridge prices and serves
+ * it. It is plain data, built once at start from the configuration and listed by
+ * GET /api/swap/config. Every route is served the same way (source funds gathered into the
+ * source-chain vault, the target asset paid from the target-chain vault); the kinds differ in
+ * where the price comes from:
+ *
+ * - pool:      one of our AMM pools prices the pair directly (NATIVE ↔ a dollar token), at the
+ *              pool's executable quote (0.2% pool fee and price impact included);
+ * - vault:     no market needed: the same asset on two chains (1:1), or one reference price
+ *              (ETH, POL against dollars);
+ * - multi_hop: two legs through dollars (e.g. ETH → USD by reference, USD → NATIVE by the BSC pool);
+ * - provider:  a leg through the external swap provider (BITCOIN, TRON, SOLANA; issue 10), listed
+ *              but not enabled yet.
+ */
+
+export type RouteKind = 'pool' | 'vault' | 'multi_hop' | 'provider'
+
+export type Leg =
+    | { type: 'peg'; from: PriceClass; to: PriceClass }
+    | { type: 'pool'; pool: string; from: PriceClass; to: PriceClass }
+    | { type: 'reference'; from: PriceClass; to: PriceClass }
+    | { type: 'provider'; provider: string; from: PriceClass; to: PriceClass }
+
+export interface Route {
+    source: Asset
+    target: Asset
+    kind: RouteKind
+    legs: Leg[]
+    /** Bounds of the deposit, base units of the source token. */
+    minAmount: bigint
+    maxAmount: bigint
+    /** Why the route cannot be used now, when it cannot. */
+    disabled?: string
+}
+
+const NATIVE_USD_POOLS = { stable: 'nativechain-wnative-stable', usdt: 'bsc-wnative-usdt' }
+
+export class RouteTable {
+    private readonly routes = new Map<string, Route>()
+
+    constructor(private readonly config: BridgeConfig) {
+        const assets = allAssets(config)
+        for (const source of assets) {
+            for (const target of assets) {
+                if (source === target) continue
+                this.routes.set(`${assetKey(source.chain, source.symbol)}>${assetKey(target.chain, target.symbol)}`, this.build(source, target))
+            }
+        }
+    }
+
+    find(sourceChain: string, sourceToken: string, targetChain: string, targetToken: string): Route | undefined {
+        return this.routes.get(`${assetKey(sourceChain, sourceToken)}>${assetKey(targetChain, targetToken)}`)
+    }
+
+    all(): Route[] {
+        return [...this.routes.values()]
+    }
+
+    private build(source: Asset, target: Asset): Route {
+        const bounds = { minAmount: parseUnits(source.minAmount, source.decimals), maxAmount: parseUnits(source.maxAmount, source.decimals) }
+        if (source.family !== 'evm' || target.family !== 'evm') {
+            const offChain = source.family !== 'evm' ? source : target
+            return {
+                source, target, kind: 'provider', ...bounds,
+                legs: [{ type: 'provider', provider: 'external', from: source.priceClass, to: target.priceClass }],
+                disabled: `network not enabled: ${offChain.chain}`,
+            }
+        }
+        const legs = this.legs(source, target)
+        const disabled = source.disabled ?? target.disabled ?? (typeof legs === 'string' ? legs : undefined)
+        const legList = typeof legs === 'string' ? [] : legs
+        const kind: RouteKind = legList.length > 1 ? 'multi_hop' : legList[0]?.type === 'pool' ? 'pool' : 'vault'
+        return { source, target, kind, legs: legList, ...bounds, ...(disabled ? { disabled } : {}) }
+    }
+
+    /** The price path, or why there is none. */
+    private legs(source: Asset, target: Asset): Leg[] | string {
+        const [from, to] = [source.priceClass, target.priceClass]
+        if (from === to) return [{ type: 'peg', from, to }]
+        // NATIVE against a dollar token: the pool of that dollar token's market.
+        if ((from === 'NATIVE' && to === 'USD') || (from === 'USD' && to === 'NATIVE')) {
+            const dollar = from === 'USD' ? source : target
+            const pool = this.pool(dollar.symbol === 'STABLE' ? 'stable' : 'usdt')
+            return pool ? [{ type: 'pool', pool, from, to }] : 'no route for the pair: no NATIVE pool is configured'
+        }
+        const toUsd = this.toUsd(from)
+        const fromUsd = this.fromUsd(to)
+        if (typeof toUsd === 'string') return toUsd
+        if (typeof fromUsd === 'string') return fromUsd
+        return [...toUsd, ...fromUsd]
+    }
+
+    private toUsd(c: PriceClass): Leg[] | string {
+        if (c === 'USD') return []
+        if (c === 'NATIVE') {
+            const pool = this.pool('usdt')
+            return pool ? [{ type: 'pool', pool, from: c, to: 'USD' }] : 'no route for the pair: no NATIVE pool is configured'
+        }
+        return this.config.referencePrices[c] ? [{ type: 'reference', from: c, to: 'USD' }] : `no route for the pair: no price for ${c}`
+    }
+
+    private fromUsd(c: PriceClass): Leg[] | string {
+        const legs = this.toUsd(c)
+        return typeof legs === 'string' ? legs : legs.map((l) => ({ ...l, from: 'USD', to: c }) as Leg)
+    }
+
+    /** The preferred NATIVE pool, or the other one when only that is configured. */
+    private pool(prefer: 'stable' | 'usdt'): string | undefined {
+        const ids = new Set(this.config.pools.map((p) => p.id))
+        const first = NATIVE_USD_POOLS[prefer]
+        const second = NATIVE_USD_POOLS[prefer === 'stable' ? 'usdt' : 'stable']
+        return ids.has(first) ? first : ids.has(second) ? second : undefined
+    }
+}

@@ -1,0 +1,153 @@
+import { Pool } from 'pg'
+import { Logger } from '../../common/logger'
+import { ChainAdapter, TransferRequest, TxState } from '../chains/adapter'
+import { LOCK_SENDER, LockManager } from '../db'
+
+/**
+ * Idempotent sending, the rule every outgoing transfer follows (gathers, payouts, refunds):
+ *
+ * 1. A transaction is signed and stored in bridge_tx *before* it is broadcast. A crash between
+ *    the two leaves a stored transaction that the next attempt broadcasts: the same bytes, never a
+ *    new signature.
+ * 2. At most one transaction per swap and purpose can be live (a partial unique index): a second
+ *    payout row for a swap cannot even be inserted while the first may still land.
+ * 3. A stored transaction is replaced only when it provably cannot land: the node refused it
+ *    outright (it never entered the pool), or the account's nonce moved past it without it.
+ * 4. Signing for one sender address is serialized across replicas (advisory lock), so nonces are
+ *    handed out once; the nonce is the larger of the node's pending count and the stored,
+ *    unfinished transactions of that address.
+ */
+
+export type Purpose = 'gather_gas' | 'gather' | 'payout' | 'refund'
+
+export interface TxRecord {
+    id: string
+    swapId: string
+    purpose: Purpose
+    attempt: number
+    chain: string
+    from: string
+    to: string
+    asset: string
+    amount: bigint
+    nonce: number | null
+    hash: string
+    raw: string
+    status: 'signed' | 'broadcast' | 'confirmed' | 'reverted' | 'rejected' | 'dead'
+    error: string | null
+}
+
+export type SendResult = { kind: 'sent'; tx: TxRecord } | { kind: 'rejected'; tx: TxRecord; insufficientFunds: boolean; reason: string }
+
+const LIVE = `status NOT IN ('rejected', 'dead')`
+
+function mapTx(row: any): TxRecord {
+    return {
+        id: String(row.id), swapId: row.swap_id, purpose: row.purpose, attempt: row.attempt, chain: row.chain,
+        from: row.from_address, to: row.to_address, asset: row.asset, amount: BigInt(row.amount),
+        nonce: row.nonce === null ? null : Number(row.nonce), hash: row.tx_hash, raw: row.raw, status: row.status, error: row.error,
+    }
+}
+
+export class Sender {
+    constructor(private readonly pool: Pool, private readonly locks: LockManager, private readonly log: Logger) {}
+
+    /** The latest live transaction of a swap for a purpose. */
+    async live(swapId: string, purpose: Purpose): Promise<TxRecord | undefined> {
+        const { rows } = await this.pool.query(
+            `SELECT * FROM bridge_tx WHERE swap_id = $1 AND purpose = $2 AND ${LIVE} ORDER BY attempt DESC LIMIT 1`,
+            [swapId, purpose]
+        )
+        return rows[0] ? mapTx(rows[0]) : undefined
+    }
+
+    async byId(id: string): Promise<TxRecord> {
+        const { rows } = await this.pool.query('SELECT * FROM bridge_tx WHERE id = $1', [id])
+        return mapTx(rows[0])
+    }
+
+    /**
+     * Signs, stores and broadcasts a transfer for (swap, purpose), unless a live one exists, which
+     * is then (re)broadcast and returned instead. Every purpose allows one live transaction per
+     * swap except gas top-ups, which may take several.
+     */
+    async send(adapter: ChainAdapter, swapId: string, purpose: Purpose, request: TransferRequest): Promise<SendResult> {
+        if (purpose !== 'gather_gas') {
+            const existing = await this.live(swapId, purpose)
+            if (existing) return this.rebroadcastIfNeeded(adapter, existing)
+        }
+        const from = await adapter.deriveAddress(request.from)
+        const release = await this.locks.lock(LOCK_SENDER, `${adapter.chain}:${from.toLowerCase()}`)
+        try {
+            if (purpose !== 'gather_gas') {
+                const existing = await this.live(swapId, purpose)
+                if (existing) return await this.rebroadcastIfNeeded(adapter, existing)
+            }
+            // Stored but unconfirmed-broadcast transactions of this sender go out first: a later
+            // nonce would wait behind them anyway.
+            const { rows: unfinished } = await this.pool.query(
+                `SELECT * FROM bridge_tx WHERE chain = $1 AND from_address = $2 AND status IN ('signed', 'broadcast')`,
+                [adapter.chain, from]
+            )
+            const held: number[] = []
+            for (const row of unfinished.map(mapTx)) {
+                if (row.status === 'signed' && (await this.broadcastRow(adapter, row)).kind === 'rejected') continue
+                if (row.nonce !== null) held.push(row.nonce)
+            }
+            const signed = await adapter.signTransfer(request, held)
+            const { rows } = await this.pool.query(
+                `INSERT INTO bridge_tx (swap_id, purpose, attempt, chain, from_address, to_address, asset, amount, nonce, tx_hash, raw, status)
+                 SELECT $1, $2, COALESCE(MAX(attempt), 0) + 1, $3, $4, $5, $6, $7, $8, $9, $10, 'signed' FROM bridge_tx WHERE swap_id = $1 AND purpose = $2
+                 RETURNING *`,
+                [swapId, purpose, adapter.chain, signed.from, request.to, request.asset.symbol, signed.amount.toString(), signed.nonce, signed.hash, signed.raw]
+            )
+            return await this.broadcastRow(adapter, mapTx(rows[0]))
+        } finally {
+            await release()
+        }
+    }
+
+    /**
+     * Where a stored transaction stands; a missing one is rebroadcast (same bytes), a dead one is
+     * marked so that the next send() may sign a replacement.
+     */
+    async track(adapter: ChainAdapter, tx: TxRecord): Promise<TxState> {
+        const state = await adapter.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce })
+        if (state.kind === 'confirmed' || state.kind === 'reverted') {
+            await this.pool.query(
+                `UPDATE bridge_tx SET status = $2, block_number = $3, updated_at = now() WHERE id = $1`,
+                [tx.id, state.kind, state.blockNumber.toString()]
+            )
+        } else if (state.kind === 'dead') {
+            this.log.warn({ chain: tx.chain, hash: tx.hash, nonce: tx.nonce, purpose: tx.purpose }, 'transaction can no longer land: its nonce was used by another')
+            await this.pool.query(`UPDATE bridge_tx SET status = 'dead', updated_at = now() WHERE id = $1`, [tx.id])
+        } else if (state.kind === 'missing') {
+            const result = await this.broadcastRow(adapter, tx)
+            if (result.kind === 'rejected') return { kind: 'dead' }
+        }
+        return state
+    }
+
+    private async rebroadcastIfNeeded(adapter: ChainAdapter, tx: TxRecord): Promise<SendResult> {
+        if (tx.status === 'signed') return this.broadcastRow(adapter, tx)
+        return { kind: 'sent', tx }
+    }
+
+    private async broadcastRow(adapter: ChainAdapter, tx: TxRecord): Promise<SendResult> {
+        const result = await adapter.broadcast(tx.raw)
+        if (result.kind === 'accepted') {
+            if (tx.status === 'signed') {
+                await this.pool.query(`UPDATE bridge_tx SET status = 'broadcast', updated_at = now() WHERE id = $1 AND status = 'signed'`, [tx.id])
+            }
+            return { kind: 'sent', tx: { ...tx, status: tx.status === 'signed' ? 'broadcast' : tx.status } }
+        }
+        if (result.kind === 'rejected') {
+            // Refused outright: it never entered the node's pool, its nonce is free again.
+            this.log.warn({ chain: tx.chain, hash: tx.hash, purpose: tx.purpose, reason: result.reason }, 'transaction rejected by the node')
+            await this.pool.query(`UPDATE bridge_tx SET status = 'rejected', error = $2, updated_at = now() WHERE id = $1`, [tx.id, result.reason.slice(0, 500)])
+            return { kind: 'rejected', tx: { ...tx, status: 'rejected' }, insufficientFunds: result.insufficientFunds, reason: result.reason }
+        }
+        this.log.warn({ chain: tx.chain, hash: tx.hash, purpose: tx.purpose, reason: result.reason }, 'broadcast uncertain; the same bytes will be sent again')
+        return { kind: 'sent', tx }
+    }
+}

@@ -1,0 +1,162 @@
+import { formatUnits } from '../amounts'
+import { EngineContext } from './context'
+import { advanceGather } from './gather'
+import { Swap, SwapStatus, transition, update } from './lifecycle'
+import { sendPayout, trackPayout } from './payout'
+import { NoLiquidityError } from './rates'
+import { advanceRefund } from './refund'
+import { lockVault } from './vault'
+
+/**
+ * One step of a swap past its deposit: each function looks at the swap's status and the chain,
+ * does at most one thing, and says whether the swap can move on at once ('continue') or must wait
+ * for the chain ('wait'). Every step is safe to repeat after a crash at any point: transitions are
+ * guarded by the expected status, and transactions go through the idempotent sender.
+ */
+
+export type StepResult = 'continue' | 'wait'
+
+export const LATE_DEPOSIT = 'deposit arrived after the window closed'
+export const NO_ROUTE = 'no liquidity or route for the pair at this moment'
+
+export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> {
+    switch (swap.status) {
+        case 'deposit_detected': return confirmDeposit(ctx, swap)
+        case 'deposit_confirmed': return lockRate(ctx, swap)
+        case 'rate_locked': return startGather(ctx, swap)
+        case 'gathering': return finishGather(ctx, swap)
+        case 'gathered': return moved(await transition(ctx.pool, swap.id, 'gathered', 'vault_locking', { data: { target_chain: swap.targetChain, target_token: swap.targetToken } }))
+        case 'vault_locking': {
+            const result = await lockVault(ctx, swap)
+            if (result.kind === 'failed') return fail(ctx, swap, result.reason)
+            return result.kind === 'locked' ? 'continue' : 'wait'
+        }
+        case 'vault_locked': {
+            const result = await sendPayout(ctx, swap)
+            if (result.state === 'failed') return fail(ctx, swap, result.reason)
+            if (result.state !== 'sent') return 'wait'
+            return moved(await transition(ctx.pool, swap.id, 'vault_locked', 'payout_processing', {
+                set: { payout_tx_hash: result.tx.hash }, txHash: result.tx.hash,
+                data: { amount: formatUnits(swap.lockedTargetAmount!, ctx.asset(swap.targetChain, swap.targetToken).decimals) },
+            }))
+        }
+        case 'payout_processing': return finishPayout(ctx, swap)
+        case 'failed':
+            if (swap.refundStatus === 'pending') await advanceRefund(ctx, swap)
+            return 'wait'
+        default:
+            return 'wait'
+    }
+}
+
+const moved = (swap: Swap | undefined): StepResult => (swap ? 'continue' : 'wait')
+
+/** Fails the swap; a deposit that arrived is refunded when the swap has a refund_address. */
+export async function fail(ctx: EngineContext, swap: Swap, reason: string): Promise<StepResult> {
+    const refund = swap.depositTxHash ? (swap.refundAddress ? 'pending' : 'not_requested') : null
+    ctx.log.warn({ swap: swap.id, status: swap.status, reason }, 'swap failed')
+    await transition(ctx.pool, swap.id, swap.status as SwapStatus, 'failed', {
+        set: { error_message: reason, refund_status: refund },
+        data: { reason, refund: refund ?? 'none' },
+    })
+    return 'continue'
+}
+
+async function confirmDeposit(ctx: EngineContext, swap: Swap): Promise<StepResult> {
+    const adapter = ctx.adapter(swap.sourceChain)
+    const network = ctx.config.networks[swap.sourceChain]!
+    const check = await adapter.checkDeposit(
+        { txHash: swap.depositTxHash!, blockNumber: swap.depositBlock!, blockHash: swap.depositBlockHash! },
+        network.finality
+    )
+    if (check.state === 'moved') {
+        await update(ctx.pool, swap.id, 'deposit_detected', { deposit_block: check.blockNumber, deposit_block_hash: check.blockHash })
+        return 'wait'
+    }
+    if (check.state === 'orphaned') {
+        // A reorg took the deposit away: watch the address again (the window still applies).
+        await transition(ctx.pool, swap.id, 'deposit_detected', 'pending_deposit', {
+            event: 'deposit_reorged',
+            txHash: swap.depositTxHash,
+            set: { deposit_tx_hash: null, deposit_amount: null, deposit_block: null, deposit_block_hash: null, deposit_block_time: null },
+        })
+        return 'wait'
+    }
+    if (check.state === 'pending') return 'wait'
+    // Final. A deposit mined after the window closed is not swapped (spec 7), only refunded.
+    if (swap.depositBlockTime! > swap.expiresAt) return fail(ctx, swap, LATE_DEPOSIT)
+    return moved(await transition(ctx.pool, swap.id, 'deposit_detected', 'deposit_confirmed', {
+        txHash: swap.depositTxHash, data: { confirmations: check.confirmations },
+    }))
+}
+
+async function lockRate(ctx: EngineContext, swap: Swap): Promise<StepResult> {
+    const route = ctx.routes.find(swap.sourceChain, swap.sourceToken, swap.targetChain, swap.targetToken)
+    if (!route || route.disabled) return fail(ctx, swap, NO_ROUTE)
+    const amount = swap.depositAmount!
+    const source = route.source
+    if (amount < route.minAmount || amount > route.maxAmount) {
+        return fail(ctx, swap, `the deposit of ${formatUnits(amount, source.decimals)} ${source.symbol} is outside the route's bounds ` +
+            `(${formatUnits(route.minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)})`)
+    }
+    let quote
+    try {
+        quote = await ctx.rates.quote(route, amount)
+    } catch (err) {
+        if (err instanceof NoLiquidityError) return fail(ctx, swap, `${NO_ROUTE} (${err.message})`)
+        throw err
+    }
+    const target = route.target
+    return moved(await transition(ctx.pool, swap.id, 'deposit_confirmed', 'rate_locked', {
+        set: {
+            locked_target_amount: quote.amountOut,
+            fee_amount: quote.fee,
+            rate: quote.rate,
+            rate_detail: { kind: route.kind, legs: quote.legs },
+            rate_locked_at: new Date(),
+        },
+        data: {
+            amount_in: formatUnits(amount, source.decimals),
+            fee: formatUnits(quote.fee, source.decimals),
+            amount_out: formatUnits(quote.amountOut, target.decimals),
+            rate: quote.rate,
+        },
+    }))
+}
+
+async function startGather(ctx: EngineContext, swap: Swap): Promise<StepResult> {
+    const progress = await advanceGather(ctx, swap)
+    if (progress.state === 'failed') return fail(ctx, swap, progress.reason)
+    // Still topping up the deposit address with gas: the gather itself is not out yet.
+    if (!progress.tx || progress.tx.purpose !== 'gather') return 'wait'
+    return moved(await transition(ctx.pool, swap.id, 'rate_locked', 'gathering', { txHash: progress.tx.hash }))
+}
+
+async function finishGather(ctx: EngineContext, swap: Swap): Promise<StepResult> {
+    const progress = await advanceGather(ctx, swap)
+    if (progress.state === 'failed') return fail(ctx, swap, progress.reason)
+    if (progress.state !== 'done') return 'wait'
+    const asset = ctx.asset(swap.sourceChain, swap.sourceToken)
+    return moved(await transition(ctx.pool, swap.id, 'gathering', 'gathered', {
+        set: { gather_tx_hash: progress.tx.hash, gathered_amount: progress.tx.amount },
+        txHash: progress.tx.hash,
+        data: { amount: formatUnits(progress.tx.amount, asset.decimals) },
+    }))
+}
+
+async function finishPayout(ctx: EngineContext, swap: Swap): Promise<StepResult> {
+    const result = await trackPayout(ctx, swap)
+    if (result.state === 'failed') return fail(ctx, swap, result.reason)
+    if (result.state === 'sent' && result.tx.hash !== swap.payoutTxHash) {
+        // The first payout could never land; its replacement is the one to follow.
+        await update(ctx.pool, swap.id, 'payout_processing', { payout_tx_hash: result.tx.hash })
+        return 'wait'
+    }
+    if (result.state !== 'done') return 'wait'
+    const target = ctx.asset(swap.targetChain, swap.targetToken)
+    return moved(await transition(ctx.pool, swap.id, 'payout_processing', 'completed', {
+        set: { payout_tx_hash: result.tx.hash },
+        txHash: result.tx.hash,
+        data: { amount_sent: formatUnits(swap.lockedTargetAmount!, target.decimals), target_wallet: swap.targetWallet },
+    }))
+}

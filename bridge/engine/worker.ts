@@ -1,0 +1,80 @@
+import { LOCK_SWAP } from '../db'
+import { EngineContext } from './context'
+import { loadSwap } from './lifecycle'
+import { step } from './steps'
+
+/**
+ * Moves every swap past its deposit forward, on a short interval and whenever the monitor sees a
+ * deposit. A swap is worked on by one task at a time across all replicas (a session advisory lock
+ * per swap, released by Postgres itself if the process dies), and taken as far as it can go
+ * without waiting on a chain.
+ */
+
+const ACTIVE = `status IN ('deposit_detected', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered', 'vault_locking', 'vault_locked', 'payout_processing')
+    OR (status = 'failed' AND refund_status = 'pending')`
+const CONCURRENCY = 16
+const STEPS_PER_VISIT = 20
+
+export class Worker {
+    private timer?: NodeJS.Timeout
+    private running?: Promise<void>
+    private again = false
+    private stopped = false
+
+    constructor(private readonly ctx: EngineContext) {}
+
+    start(): void {
+        this.timer = setInterval(() => this.kick(), this.ctx.config.workerIntervalMs)
+        this.kick()
+    }
+
+    async stop(): Promise<void> {
+        this.stopped = true
+        clearInterval(this.timer)
+        await this.running
+    }
+
+    /** Runs a pass now, or right after the current one. */
+    kick(): void {
+        if (this.stopped) return
+        if (this.running) {
+            this.again = true
+            return
+        }
+        this.running = (async () => {
+            do {
+                this.again = false
+                await this.pass().catch((err) => this.ctx.log.error({ err }, 'engine pass failed'))
+            } while (this.again && !this.stopped)
+        })().finally(() => {
+            this.running = undefined
+        })
+    }
+
+    private async pass(): Promise<void> {
+        const { rows } = await this.ctx.pool.query(`SELECT id FROM bridge_swap WHERE ${ACTIVE} ORDER BY updated_at LIMIT 1000`)
+        const queue = rows.map((r) => r.id as string)
+        const lanes = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
+            for (let id = queue.shift(); id && !this.stopped; id = queue.shift()) await this.visit(id)
+        })
+        await Promise.all(lanes)
+    }
+
+    private async visit(id: string): Promise<void> {
+        const release = await this.ctx.locks.tryLock(LOCK_SWAP, id).catch((err) => {
+            this.ctx.log.error({ err }, 'cannot take a swap lock')
+            return undefined
+        })
+        if (!release) return
+        try {
+            for (let i = 0; i < STEPS_PER_VISIT && !this.stopped; i++) {
+                const swap = await loadSwap(this.ctx.pool, id)
+                if (!swap || (await step(this.ctx, swap)) === 'wait') break
+            }
+        } catch (err) {
+            this.ctx.log.error({ err, swap: id }, 'swap step failed; retrying on the next pass')
+        } finally {
+            await release()
+        }
+    }
+}

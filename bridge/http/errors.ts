@@ -1,0 +1,34 @@
+import { ErrorRequestHandler, Response } from 'express'
+import { Logger } from '../../common/logger'
+import { RequestError } from '../engine/create'
+
+/**
+ * The bridge's error body (the spec leaves it open; it is the explorer API's shape):
+ * {"error": {"code": "...", "message": "...", "field": "..."}}, `field` on 400s about one field.
+ */
+export function sendError(res: Response, status: number, code: string, message: string, field?: string, headers?: Record<string, string>): void {
+    if (headers) res.set(headers)
+    res.status(status).json({ error: { code, message, ...(field ? { field } : {}) } })
+}
+
+export class HttpError extends RequestError {
+    constructor(status: number, code: string, message: string, field?: string, readonly headers?: Record<string, string>) {
+        super(status, code, message, field)
+    }
+}
+
+export function errorHandler(log: Logger): ErrorRequestHandler {
+    return (err, _req, res, _next) => {
+        if (err instanceof RequestError) {
+            return sendError(res, err.status, err.code, err.message, err.field, err instanceof HttpError ? err.headers : undefined)
+        }
+        // body-parser's own errors carry a status and a type.
+        if (err?.type === 'entity.parse.failed') return sendError(res, 400, 'invalid_json', 'the body is not valid JSON', 'body')
+        if (err?.type === 'entity.too.large') return sendError(res, 413, 'payload_too_large', 'the body is larger than 16 kB')
+        if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
+            return sendError(res, err.status, 'invalid_request', String(err.message ?? 'bad request'))
+        }
+        log.error({ err }, 'request failed')
+        sendError(res, 500, 'internal', 'internal error')
+    }
+}

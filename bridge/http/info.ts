@@ -1,0 +1,104 @@
+import { Router } from 'express'
+import { formatUnits } from '../amounts'
+import { allAssets, describeFinality } from '../config'
+import { EngineContext } from '../engine/context'
+import { EVENT_TYPES, STATUSES } from '../engine/lifecycle'
+import { NoLiquidityError } from '../engine/rates'
+import { CHAINS } from '../registry'
+import { HttpError } from './errors'
+
+/** GET /api/tokens, /api/swap/config and /api/swap/pool-price/:pool. */
+export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>): Router {
+    const router = Router()
+
+    router.get('/tokens', (_req, res) => {
+        const assets = allAssets(ctx.config)
+        res.json({
+            chains: CHAINS.map((chain) => {
+                const network = ctx.config.networks[chain.name]
+                return {
+                    name: chain.name,
+                    chain_id: network?.chainId ?? chain.chainId ?? null,
+                    family: chain.family,
+                    enabled: !!network,
+                    tokens: assets.filter((a) => a.chain === chain.name).map((a) => ({
+                        symbol: a.symbol,
+                        name: a.name,
+                        decimals: a.decimals,
+                        type: a.kind,
+                        contract_address: a.address ?? null,
+                        enabled: !a.disabled,
+                        min_amount: a.minAmount,
+                        max_amount: a.maxAmount,
+                    })),
+                }
+            }),
+        })
+    })
+
+    router.get('/swap/config', (_req, res) => {
+        res.json({
+            fee_percent: ctx.config.feePercent,
+            deposit_window_seconds: ctx.config.depositWindowSeconds,
+            monitor_interval_seconds: ctx.config.monitorIntervalMs / 1000,
+            networks: CHAINS.map((chain) => {
+                const network = ctx.config.networks[chain.name]
+                return {
+                    chain: chain.name,
+                    family: chain.family,
+                    enabled: !!network,
+                    chain_id: network?.chainId ?? chain.chainId ?? null,
+                    confirmations: network ? describeFinality(network.finality) : null,
+                    vault_address: vaults.get(chain.name) ?? null,
+                }
+            }),
+            pools: ctx.config.pools.map((p) => ({ id: p.id, chain: p.chain, base_token: p.base.symbol, quote_token: p.quote.symbol, price_path: `/api/swap/pool-price/${p.id}` })),
+            reference_prices_usd: ctx.config.referencePrices,
+            routes: ctx.routes.all().map((r) => ({
+                source_chain: r.source.chain,
+                source_token: r.source.symbol,
+                target_chain: r.target.chain,
+                target_token: r.target.symbol,
+                kind: r.kind,
+                legs: r.legs,
+                min_amount: formatUnits(r.minAmount, r.source.decimals),
+                max_amount: formatUnits(r.maxAmount, r.source.decimals),
+                enabled: !r.disabled,
+                ...(r.disabled ? { disabled_reason: r.disabled } : {}),
+            })),
+            statuses: STATUSES,
+            event_types: EVENT_TYPES,
+            rate_limit: { create_per_ip: ctx.config.createLimit.points, window_seconds: ctx.config.createLimit.windowSeconds },
+            websocket: { path: '/ws', idle_timeout_seconds: ctx.config.wsIdleSeconds },
+        })
+    })
+
+    router.get('/swap/pool-price/:pool', async (req, res) => {
+        const pool = ctx.config.pools.find((p) => p.id === req.params.pool)
+        if (!pool) {
+            if (req.params.pool === 'bsc-wnative-usdt') throw new HttpError(503, 'not_configured', 'the BSC network or its WNATIVE/USDT pool is not configured on this deployment')
+            throw new HttpError(404, 'not_found', `no pool ${req.params.pool}; known: ${ctx.config.pools.map((p) => p.id).join(', ') || 'none'}`)
+        }
+        try {
+            const price = await ctx.rates.poolPrice(pool.id)
+            res.set('Cache-Control', 'no-store').json({
+                pool: pool.id,
+                chain: pool.chain,
+                pair_address: price.pair,
+                base_token: pool.base.symbol,
+                quote_token: pool.quote.symbol,
+                price: price.price,
+                reserve_base: formatUnits(price.reserveBase, pool.base.decimals),
+                reserve_quote: formatUnits(price.reserveQuote, pool.quote.decimals),
+                pool_fee_percent: '0.2',
+                block_number: price.blockNumber.toString(),
+                timestamp: new Date().toISOString(),
+            })
+        } catch (err) {
+            if (err instanceof NoLiquidityError) throw new HttpError(503, 'no_liquidity', err.message)
+            ctx.log.error({ err, pool: pool.id }, 'pool price unavailable')
+            throw new HttpError(503, 'network_unavailable', `the ${pool.chain} network cannot be reached right now`)
+        }
+    })
+    return router
+}

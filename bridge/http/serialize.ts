@@ -1,0 +1,71 @@
+import { formatUnits } from '../amounts'
+import { Swap, SwapEvent } from '../engine/lifecycle'
+import { tokenSpec } from '../registry'
+
+/** Amounts leave the bridge as decimal strings of whole tokens; everything else keeps its stored form. */
+
+const amount = (value: bigint | null, chain: string, symbol: string) =>
+    value === null ? null : formatUnits(value, tokenSpec(chain, symbol)!.decimals)
+
+/** GET /api/swap/:id/status — exactly the five fields of spec 2.10. */
+export function statusView(swap: Swap) {
+    return {
+        id: swap.id,
+        status: swap.status,
+        deposit_tx_hash: swap.depositTxHash,
+        payout_tx_hash: swap.payoutTxHash,
+        error_message: swap.errorMessage,
+    }
+}
+
+/** GET /api/swap/:id, and the body of POST /api/swap's 201. */
+export function detailView(swap: Swap) {
+    const source = (v: bigint | null) => amount(v, swap.sourceChain, swap.sourceToken)
+    const target = (v: bigint | null) => amount(v, swap.targetChain, swap.targetToken)
+    const route = swap.route as { kind: string; legs: unknown[]; min_amount: string; max_amount: string }
+    return {
+        id: swap.id,
+        swap_id: swap.id,
+        status: swap.status,
+        source_chain: swap.sourceChain,
+        source_token: swap.sourceToken,
+        source_token_amount: source(swap.sourceAmount),
+        target_chain: swap.targetChain,
+        target_token: swap.targetToken,
+        target_wallet: swap.targetWallet,
+        refund_address: swap.refundAddress,
+        deposit_address: swap.depositAddress,
+        expires_at: swap.expiresAt.toISOString(),
+        route: { kind: route.kind, legs: route.legs, min_amount: route.min_amount, max_amount: route.max_amount },
+        fee_percent: (swap.feeBps / 100).toFixed(2),
+        estimated_target_amount: target(swap.quotedTargetAmount),
+        deposit_tx_hash: swap.depositTxHash,
+        deposit_amount: source(swap.depositAmount),
+        deposit_block_number: swap.depositBlock?.toString() ?? null,
+        fee_amount: source(swap.feeAmount),
+        rate: swap.rate,
+        target_token_amount: target(swap.lockedTargetAmount),
+        rate_locked_at: swap.rateLockedAt?.toISOString() ?? null,
+        gather_tx_hash: swap.gatherTxHash,
+        payout_tx_hash: swap.payoutTxHash,
+        amount_sent: swap.status === 'completed' ? target(swap.lockedTargetAmount) : null,
+        refund_status: swap.refundStatus,
+        refund_tx_hash: swap.refundTxHash,
+        refund_amount: source(swap.refundAmount),
+        error_message: swap.errorMessage,
+        created_at: swap.createdAt.toISOString(),
+        updated_at: swap.updatedAt.toISOString(),
+        finished_at: swap.finishedAt?.toISOString() ?? null,
+    }
+}
+
+export function eventView(event: SwapEvent) {
+    return {
+        id: event.id,
+        event: event.event,
+        status: event.status,
+        tx_hash: event.txHash,
+        data: event.data,
+        timestamp: event.createdAt.toISOString(),
+    }
+}

@@ -1,0 +1,86 @@
+import { Router } from 'express'
+import { z } from 'zod'
+import { numberToDecimal } from '../amounts'
+import { EngineContext } from '../engine/context'
+import { createSwap } from '../engine/create'
+import { loadEvents, loadSwap } from '../engine/lifecycle'
+import { HttpError } from './errors'
+import { createLimit } from './rate-limit'
+import { detailView, eventView, statusView } from './serialize'
+import { usage } from './usage'
+
+/** POST /api/swap, GET /api/swap (usage), /api/swap/:id, /:id/status, /:id/events. */
+
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`)
+
+const CreateBody = z.strictObject({
+    source_chain: text(32),
+    source_token: text(32),
+    target_chain: text(32),
+    target_token: text(32),
+    // A JSON number as spec 4.4 says; a decimal string is accepted too (exact for 18-decimal tokens).
+    source_token_amount: z.union([
+        z.number().finite().transform((n, c) => {
+            if (n <= 0) {
+                c.addIssue({ code: 'custom', message: 'must be greater than 0' })
+                return z.NEVER
+            }
+            return numberToDecimal(n)
+        }),
+        z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be a positive decimal number'),
+    ], { error: 'must be a positive number' }),
+    target_wallet: text(128),
+    refund_address: z.union([z.literal('').transform(() => null), text(128), z.null()]).optional(),
+})
+
+function bodyError(error: z.ZodError): HttpError {
+    const issue = error.issues[0]
+    if (issue.code === 'unrecognized_keys') {
+        return new HttpError(400, 'invalid_request', `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`, issue.keys[0])
+    }
+    const field = issue.path.length ? String(issue.path[0]) : 'body'
+    const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message
+    return new HttpError(400, 'invalid_request', `${field}: ${message}`, field)
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export function swapRoutes(ctx: EngineContext): Router {
+    const router = Router()
+    const limit = createLimit(ctx.pool, ctx.config.createLimit.points, ctx.config.createLimit.windowSeconds)
+
+    router.get('/swap', (_req, res) => {
+        res.json(usage(ctx))
+    })
+
+    router.post('/swap', limit, async (req, res) => {
+        if (!req.is('application/json')) throw new HttpError(415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json', 'body')
+        if (req.body === undefined || req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
+            throw new HttpError(400, 'invalid_request', 'body: must be a JSON object', 'body')
+        }
+        const parsed = CreateBody.safeParse(req.body)
+        if (!parsed.success) throw bodyError(parsed.error)
+        const { swap } = await createSwap(ctx, parsed.data)
+        res.status(201).location(`/api/swap/${swap.id}`).json(detailView(swap))
+    })
+
+    const swapOf = async (id: string) => {
+        if (!UUID.test(id)) throw new HttpError(400, 'invalid_request', 'id: must be a swap id (a UUID)', 'id')
+        const swap = await loadSwap(ctx.pool, id.toLowerCase())
+        if (!swap) throw new HttpError(404, 'not_found', 'no swap with this id')
+        return swap
+    }
+
+    router.get('/swap/:id', async (req, res) => {
+        res.set('Cache-Control', 'no-store').json(detailView(await swapOf(req.params.id)))
+    })
+    router.get('/swap/:id/status', async (req, res) => {
+        res.set('Cache-Control', 'no-store').json(statusView(await swapOf(req.params.id)))
+    })
+    router.get('/swap/:id/events', async (req, res) => {
+        const swap = await swapOf(req.params.id)
+        const events = await loadEvents(ctx.pool, swap.id)
+        res.set('Cache-Control', 'no-store').json({ swap_id: swap.id, status: swap.status, events: events.map(eventView) })
+    })
+    return router
+}

@@ -1,0 +1,102 @@
+import * as http from 'http'
+import { Pool } from 'pg'
+import { ConfigError, parseEnv } from '../common/config'
+import { createLogger } from '../common/logger'
+import { loadSecrets } from '../common/secrets'
+import { applyMigrations } from '../db/migrate'
+import { ChainAdapter } from './chains/adapter'
+import { EvmAdapter } from './chains/evm'
+import { loadBridgeConfig } from './config'
+import { LockManager } from './db'
+import { EngineContext } from './engine/context'
+import { Monitor } from './engine/monitor'
+import { Worker } from './engine/worker'
+import { createApp } from './http/app'
+import { KeyManager } from './keys'
+import { ChainName } from './registry'
+import { BridgeSocket } from './ws'
+
+/**
+ * The bridge process (`npm run bridge`): HTTP API under /api and WebSocket at /ws on BRIDGE_PORT,
+ * the deposit monitor and the swap engine. Stateless apart from Postgres: replicas share the work
+ * through advisory locks and status-guarded transitions, and each pushes every event to its own
+ * WebSocket clients through LISTEN/NOTIFY.
+ */
+async function main(): Promise<void> {
+    const env = parseEnv()
+    const log = createLogger('bridge')
+    if (!env.DATABASE_URL) throw new ConfigError('DATABASE_URL is required (npm start sets it for the embedded database)')
+    // Services sharing a fresh database may migrate at the same moment; a loser retries once the winner is done.
+    for (let attempt = 1; ; attempt++) {
+        try {
+            await applyMigrations(env.DATABASE_URL)
+            break
+        } catch (err) {
+            if (attempt >= 5) throw err
+            log.warn({ err, attempt }, 'migrations failed; retrying')
+            await new Promise((r) => setTimeout(r, 1000 * attempt))
+        }
+    }
+    const secrets = loadSecrets(env, log)
+    const config = loadBridgeConfig(env)
+    const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20 })
+    pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))
+    const keys = new KeyManager(pool, secrets.masterKey)
+    await keys.init(['evm'])
+    const locks = new LockManager(env.DATABASE_URL, log)
+
+    const adapters = new Map<ChainName, ChainAdapter>()
+    for (const network of Object.values(config.networks)) {
+        const adapter = new EvmAdapter(network, keys, log)
+        // A wrong chain id is a configuration error (funds would go to another network); an
+        // unreachable node is not: the monitor retries every cycle.
+        const chainId = await adapter.client.getChainId().catch((err) => {
+            log.warn({ err, chain: network.chain, rpc: network.rpcUrl }, 'network unreachable at start; will keep trying')
+            return undefined
+        })
+        if (chainId !== undefined && chainId !== network.chainId) {
+            throw new ConfigError(`${network.chain}: the RPC at ${network.rpcUrl} reports chain id ${chainId}, expected ${network.chainId}`)
+        }
+        adapters.set(network.chain, adapter)
+    }
+    const ctx = new EngineContext(pool, config, adapters, keys, locks, log)
+    const vaults = new Map<string, string>()
+    for (const [chain, adapter] of adapters) vaults.set(chain, await adapter.deriveAddress({ kind: 'vault' }))
+
+    const server = http.createServer(createApp(env, ctx, vaults))
+    await new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(env.BRIDGE_PORT, () => resolve())
+    })
+    const socket = new BridgeSocket(ctx, env.DATABASE_URL)
+    await socket.attach(server, '/ws')
+    const worker = new Worker(ctx)
+    const monitor = new Monitor(ctx, () => worker.kick())
+    worker.start()
+    monitor.start()
+    log.info({
+        port: env.BRIDGE_PORT,
+        networks: [...adapters.keys()],
+        vaults: Object.fromEntries(vaults),
+        monitorIntervalMs: config.monitorIntervalMs,
+    }, 'bridge listening')
+
+    let stopping = false
+    const stop = async () => {
+        if (stopping) return
+        stopping = true
+        await Promise.allSettled([monitor.stop(), worker.stop(), socket.close()])
+        server.closeAllConnections()
+        await new Promise((r) => server.close(r))
+        await locks.close()
+        await pool.end()
+        process.exit(0)
+    }
+    process.on('SIGTERM', stop)
+    process.on('SIGINT', stop)
+}
+
+main().catch((err) => {
+    createLogger('bridge').fatal({ err }, 'bridge failed to start')
+    process.exit(1)
+})

@@ -1,0 +1,341 @@
+import * as fs from 'fs'
+import * as os from 'os'
+import * as path from 'path'
+import {
+    Address, createPublicClient, createWalletClient, erc20Abi, Hash, http, parseUnits, PublicClient,
+} from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { WebSocket } from 'ws'
+import { BridgeChainRecord, NativeContracts } from '../../common/config'
+import { spawnManaged, Spawned, waitFor } from '../../common/processes'
+import { Anvil, DEV_MNEMONIC, startAnvil } from '../../devnet/anvil'
+import { addNativePool, BRIDGE_NETWORKS, fundVault, provisionBridgeChain, setIntervalMining } from '../../devnet/bridge-chains'
+import { deployNativeContracts, devnetChain, ZERO_FEES } from '../../devnet/deploy'
+import { freePort } from '../support/ports'
+
+/**
+ * The bridge's world for a test suite: four local anvils (the native chain 3009, BSC 56, ETHEREUM 1,
+ * POLYGON 137) with our contracts and test tokens, each mining a block every second with
+ * finalized = latest − 2, and the real bridge process (lib/bridge/main.js) against them.
+ */
+
+const BRIDGE_MAIN = path.resolve(__dirname, '../../bridge/main.js')
+export const NATIVE_CHAIN_ID = 3009
+
+export type ChainName = 'NATIVECHAIN' | 'BSC' | 'ETHEREUM' | 'POLYGON'
+
+export interface TestChain {
+    name: ChainName
+    chainId: number
+    url: string
+    anvil: Anvil
+    client: PublicClient
+    /** ERC-20s by bridge symbol. */
+    tokens: Record<string, Address>
+}
+
+export interface BridgeChains {
+    chains: Record<ChainName, TestChain>
+    native: NativeContracts
+    bsc: BridgeChainRecord
+    stop(): Promise<void>
+}
+
+/** A development account (anvil's mnemonic): 0 owns every token; others are users. */
+export const account = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index })
+
+export async function startBridgeChains(): Promise<BridgeChains> {
+    const started: Anvil[] = []
+    try {
+        const start = async (chainId: number) => {
+            const anvil = await startAnvil({ port: await freePort(), chainId, slotsInAnEpoch: 1 })
+            started.push(anvil)
+            return anvil
+        }
+        const [nativeAnvil, bscAnvil, ethAnvil, polygonAnvil] = await Promise.all([start(NATIVE_CHAIN_ID), start(56), start(1), start(137)])
+        const { contracts } = await deployNativeContracts({ rpcUrl: nativeAnvil.url, chainId: NATIVE_CHAIN_ID })
+        await addNativePool(nativeAnvil.url, NATIVE_CHAIN_ID, contracts)
+        const spec = (name: string) => BRIDGE_NETWORKS.find((n) => n.name === name)!
+        const [bsc, eth, polygon] = await Promise.all([
+            provisionBridgeChain(spec('BSC'), bscAnvil.url),
+            provisionBridgeChain(spec('ETHEREUM'), ethAnvil.url),
+            provisionBridgeChain(spec('POLYGON'), polygonAnvil.url),
+        ])
+        await Promise.all(started.map((a) => setIntervalMining(a.url, 1)))
+        const chain = (name: ChainName, anvil: Anvil, tokens: Record<string, Address>): TestChain => ({
+            name, chainId: anvil.chainId, url: anvil.url, anvil, tokens,
+            client: createPublicClient({ chain: devnetChain(anvil.chainId, anvil.url), transport: http(anvil.url), cacheTime: 0 }) as PublicClient,
+        })
+        return {
+            chains: {
+                NATIVECHAIN: chain('NATIVECHAIN', nativeAnvil, { STABLE: contracts.stable }),
+                BSC: chain('BSC', bscAnvil, bsc.tokens),
+                ETHEREUM: chain('ETHEREUM', ethAnvil, eth.tokens),
+                POLYGON: chain('POLYGON', polygonAnvil, polygon.tokens),
+            },
+            native: contracts,
+            bsc,
+            stop: async () => {
+                await Promise.allSettled(started.map((a) => a.stop()))
+            },
+        }
+    } catch (err) {
+        await Promise.allSettled(started.map((a) => a.stop()))
+        throw err
+    }
+}
+
+export interface BridgeProcess {
+    url: string
+    wsUrl: string
+    process: Spawned
+    output(): string
+    stop(): Promise<void>
+}
+
+/** The env of a bridge process against the test chains. */
+export function bridgeEnv(w: BridgeChains, databaseUrl: string, dataDir: string): Record<string, string> {
+    const c = w.chains
+    return {
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: dataDir,
+        MASTER_KEY: '22'.repeat(32),
+        JWT_SECRET: 'test-jwt-secret-of-at-least-32-characters',
+        BRIDGE_ADMIN_TOKEN: 'test-bridge-admin-token-0123456789',
+        RPC_URL: c.NATIVECHAIN.url,
+        CHAIN_ID: String(NATIVE_CHAIN_ID),
+        WNATIVE_ADDRESS: w.native.wnative,
+        STABLE_ADDRESS: w.native.stable,
+        AMM_FACTORY_ADDRESS: w.native.factory,
+        AMM_ROUTER_ADDRESS: w.native.router,
+        BSC_RPC_URL: c.BSC.url,
+        BSC_USDT_ADDRESS: c.BSC.tokens.USDT,
+        BSC_WNATIVE_ADDRESS: c.BSC.tokens.WNATIVE,
+        BSC_AMM_FACTORY_ADDRESS: w.bsc.amm!.factory,
+        ETHEREUM_RPC_URL: c.ETHEREUM.url,
+        ETHEREUM_USDT_ADDRESS: c.ETHEREUM.tokens.USDT,
+        POLYGON_RPC_URL: c.POLYGON.url,
+        POLYGON_USDT_ADDRESS: c.POLYGON.tokens.USDT,
+        BRIDGE_MONITOR_INTERVAL_MS: '1000',
+        BRIDGE_WORKER_INTERVAL_MS: '300',
+        BRIDGE_CONFIRMATIONS_NATIVECHAIN: '2',
+        BRIDGE_CREATE_LIMIT: '1000',
+    }
+}
+
+export async function startBridge(env: Record<string, string>): Promise<BridgeProcess> {
+    const port = await freePort()
+    let output = ''
+    const proc = spawnManaged(process.execPath, [BRIDGE_MAIN], { name: 'bridge', env: { ...process.env, ...env, BRIDGE_PORT: String(port) } })
+    const collect = (d: Buffer) => {
+        output = (output + d.toString()).slice(-50_000)
+    }
+    proc.child.stdout?.on('data', collect)
+    proc.child.stderr?.on('data', collect)
+    const url = `http://127.0.0.1:${port}`
+    try {
+        await Promise.race([
+            waitFor('bridge to listen', () => fetch(`${url}/health`).then((r) => r.ok, () => false), 60_000, 100),
+            proc.exited.then((code) => {
+                throw new Error(`bridge exited with ${code}:\n${output}`)
+            }),
+        ])
+    } catch (err) {
+        await proc.stop()
+        throw err
+    }
+    return { url, wsUrl: `ws://127.0.0.1:${port}/ws`, process: proc, output: () => output, stop: () => proc.stop(5000) }
+}
+
+export function tempDir(): string {
+    return fs.mkdtempSync(path.join(os.tmpdir(), 'bridge-test-'))
+}
+
+export interface VaultLevels {
+    coin: string
+    /** Whole tokens by symbol, per chain; a symbol left out is not funded. */
+    tokens: Partial<Record<ChainName, Record<string, string>>>
+}
+
+export const DEFAULT_LEVELS: VaultLevels = {
+    coin: '1000',
+    tokens: {
+        NATIVECHAIN: { STABLE: '1000000' },
+        BSC: { USDT: '1000000', WNATIVE: '1000' },
+        ETHEREUM: { USDT: '1000000' },
+        POLYGON: { USDT: '1000000' },
+    },
+}
+
+const DECIMALS: Record<string, number> = { 'NATIVECHAIN:STABLE': 6, 'BSC:USDT': 18, 'BSC:WNATIVE': 18, 'ETHEREUM:USDT': 6, 'POLYGON:USDT': 6 }
+
+/** The vault address the bridge reports for a chain (GET /api/swap/config). */
+export async function vaultOf(bridge: BridgeProcess, chain: ChainName): Promise<Address> {
+    const config = (await (await fetch(`${bridge.url}/api/swap/config`)).json()) as any
+    return config.networks.find((n: any) => n.chain === chain).vault_address
+}
+
+export async function fundVaults(w: BridgeChains, bridge: BridgeProcess, levels: VaultLevels = DEFAULT_LEVELS): Promise<void> {
+    for (const name of Object.keys(w.chains) as ChainName[]) {
+        const chain = w.chains[name]
+        const vault = await vaultOf(bridge, name)
+        const tokens = Object.entries(levels.tokens[name] ?? {}).map(([symbol, amount]) => ({
+            address: chain.tokens[symbol], decimals: DECIMALS[`${name}:${symbol}`], amount,
+        }))
+        await fundVault(chain.url, chain.chainId, vault, { coin: levels.coin, tokens })
+    }
+}
+
+/** Sends a deposit (coin when token is undefined) from a development account and waits for it to be mined. */
+export async function send(chain: TestChain, from: number, to: Address, amount: bigint, token?: Address): Promise<Hash> {
+    const wallet = createWalletClient({ account: account(from), chain: devnetChain(chain.chainId, chain.url), transport: http(chain.url) })
+    const hash = token
+        ? await wallet.writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount], ...ZERO_FEES })
+        : await wallet.sendTransaction({ to, value: amount, ...ZERO_FEES })
+    const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 100 })
+    if (receipt.status !== 'success') throw new Error(`deposit ${hash} reverted`)
+    return hash
+}
+
+/** Gives a development account test tokens (account 0 owns and holds them all). */
+export async function giveTokens(chain: TestChain, symbol: string, to: Address, amount: bigint): Promise<void> {
+    await send(chain, 0, to, amount, chain.tokens[symbol])
+}
+
+export async function balanceOf(chain: TestChain, holder: Address, token?: Address): Promise<bigint> {
+    return token
+        ? chain.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [holder] })
+        : chain.client.getBalance({ address: holder })
+}
+
+export { parseUnits }
+
+// ---- HTTP helpers -----------------------------------------------------------------------------
+
+export async function api(bridge: BridgeProcess, method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+    const response = await fetch(`${bridge.url}${route}`, {
+        method,
+        headers: body !== undefined ? { 'content-type': 'application/json', ...headers } : headers,
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    const text = await response.text()
+    let parsed: unknown = text
+    try {
+        parsed = JSON.parse(text)
+    } catch {
+        // not JSON; keep the text
+    }
+    return { status: response.status, body: parsed, headers: response.headers }
+}
+
+export async function createSwap(bridge: BridgeProcess, body: Record<string, unknown>): Promise<any> {
+    const res = await api(bridge, 'POST', '/api/swap', body)
+    if (res.status !== 201) throw new Error(`swap creation answered ${res.status}: ${JSON.stringify(res.body)}`)
+    return res.body
+}
+
+/** Polls the status route until the swap reaches one of `statuses`; fails fast on an unexpected final status. */
+export async function waitForStatus(bridge: BridgeProcess, id: string, statuses: string[], timeoutMs = 120_000): Promise<any> {
+    let last: any
+    return waitFor(`swap ${id} to reach ${statuses.join('/')}`, async () => {
+        const { body } = await api(bridge, 'GET', `/api/swap/${id}`)
+        last = body
+        if (statuses.includes(body.status)) return body
+        if (['completed', 'failed', 'expired'].includes(body.status)) {
+            throw new Error(`swap ended ${body.status} (${body.error_message}), expected ${statuses.join('/')}`)
+        }
+        return undefined
+    }, timeoutMs, 250).catch((err) => {
+        throw new Error(`${err.message}; last seen: ${JSON.stringify(last)}\nbridge output:\n${bridge.output().slice(-5000)}`)
+    })
+}
+
+export async function eventsOf(bridge: BridgeProcess, id: string): Promise<any[]> {
+    return (await api(bridge, 'GET', `/api/swap/${id}/events`)).body.events
+}
+
+// ---- WebSocket client -------------------------------------------------------------------------
+
+export class WsClient {
+    readonly messages: any[] = []
+    closed?: { code: number; reason: string }
+    private constructor(readonly socket: WebSocket) {
+        socket.on('message', (data) => this.messages.push(JSON.parse(data.toString())))
+        socket.on('close', (code, reason) => {
+            this.closed = { code, reason: reason.toString() }
+        })
+    }
+
+    static async connect(url: string): Promise<WsClient> {
+        const socket = new WebSocket(url)
+        await new Promise<void>((resolve, reject) => {
+            socket.once('open', () => resolve())
+            socket.once('error', reject)
+        })
+        return new WsClient(socket)
+    }
+
+    send(message: unknown): void {
+        this.socket.send(typeof message === 'string' ? message : JSON.stringify(message))
+    }
+
+    /** The first message (from `from` on) that matches. */
+    async next(match: (m: any) => boolean, timeoutMs = 30_000, from = 0): Promise<any> {
+        return waitFor('a websocket message', async () => this.messages.slice(from).find(match), timeoutMs, 50)
+    }
+
+    close(): void {
+        this.socket.close()
+    }
+}
+
+// ---- A node that cannot be reached for broadcasts ------------------------------------------
+
+/**
+ * A JSON-RPC proxy in front of a real node that, while `blocked`, answers every
+ * eth_sendRawTransaction with HTTP 503 (a node restarting), and forwards everything else. The
+ * bridge then holds signed transactions it could not send: what a crash between signing and
+ * broadcasting leaves behind.
+ */
+export class BroadcastGate {
+    blocked = false
+    readonly refused: string[] = []
+    private server?: import('http').Server
+
+    constructor(private readonly upstream: string) {}
+
+    get url(): string {
+        return `http://127.0.0.1:${(this.server!.address() as import('net').AddressInfo).port}`
+    }
+
+    async start(): Promise<void> {
+        const http = await import('http')
+        this.server = http.createServer((req, res) => {
+            const chunks: Buffer[] = []
+            req.on('data', (c) => chunks.push(c))
+            req.on('end', async () => {
+                const body = Buffer.concat(chunks).toString()
+                const calls = [JSON.parse(body)].flat()
+                if (this.blocked && calls.some((c: any) => c.method === 'eth_sendRawTransaction')) {
+                    this.refused.push(...calls.filter((c: any) => c.method === 'eth_sendRawTransaction').map((c: any) => c.params[0]))
+                    res.writeHead(503).end('node restarting')
+                    return
+                }
+                try {
+                    const upstream = await fetch(this.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+                    res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text())
+                } catch {
+                    res.writeHead(502).end('upstream unreachable')
+                }
+            })
+        })
+        await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
+    }
+
+    async stop(): Promise<void> {
+        this.server?.closeAllConnections()
+        await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve())
+    }
+}
