@@ -1,7 +1,7 @@
 import * as http from 'http'
-import { Client } from 'pg'
 import { WebSocket, WebSocketServer } from 'ws'
 import { BRIDGE_EVENT_CHANNEL, BridgeEventNotification } from '../db/channels'
+import { ChannelListener } from '../db/listener'
 import { EngineContext } from './engine/context'
 import { loadSwap } from './engine/lifecycle'
 
@@ -38,10 +38,8 @@ const MAX_TOPICS = 200
 export class BridgeSocket {
     private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 4096 })
     private readonly connections = new Set<Connection>()
-    private listener?: Client
+    private listener?: ChannelListener<BridgeEventNotification>
     private idleTimer?: NodeJS.Timeout
-    private reconnectTimer?: NodeJS.Timeout
-    private closed = false
 
     constructor(private readonly ctx: EngineContext, private readonly databaseUrl: string) {}
 
@@ -59,44 +57,20 @@ export class BridgeSocket {
             for (const c of this.connections) if (now - c.lastSeen > idleMs) c.socket.close(4000, 'idle timeout: send {"type":"ping"} to stay connected')
         }, Math.min(5_000, idleMs / 4))
         this.idleTimer.unref()
-        await this.listen()
+        this.listener = new ChannelListener<BridgeEventNotification>({
+            databaseUrl: this.databaseUrl,
+            channel: BRIDGE_EVENT_CHANNEL,
+            log: this.ctx.log,
+            onMessage: (n) => this.push(n),
+        })
+        await this.listener.start()
     }
 
     async close(): Promise<void> {
-        this.closed = true
         clearInterval(this.idleTimer)
-        clearTimeout(this.reconnectTimer)
         for (const c of this.connections) c.socket.terminate()
         this.wss.close()
-        await this.listener?.end().catch(() => undefined)
-    }
-
-    /** A dedicated connection LISTENs (a pooled one would drop the subscription); it reconnects when lost. */
-    private async listen(): Promise<void> {
-        const client = new Client({ connectionString: this.databaseUrl })
-        const retry = (err: unknown) => {
-            if (this.closed) return
-            this.ctx.log.warn({ err }, 'bridge event listener lost; reconnecting')
-            client.removeAllListeners()
-            client.end().catch(() => undefined)
-            this.reconnectTimer = setTimeout(() => this.listen().catch(retry), 1_000)
-        }
-        client.on('error', retry)
-        client.on('notification', (msg) => {
-            if (msg.channel !== BRIDGE_EVENT_CHANNEL || !msg.payload) return
-            try {
-                this.push(JSON.parse(msg.payload) as BridgeEventNotification)
-            } catch (err) {
-                this.ctx.log.warn({ err }, 'malformed bridge event notification')
-            }
-        })
-        try {
-            await client.connect()
-            await client.query(`LISTEN ${BRIDGE_EVENT_CHANNEL}`)
-            this.listener = client
-        } catch (err) {
-            retry(err)
-        }
+        await this.listener?.close()
     }
 
     private push(n: BridgeEventNotification): void {

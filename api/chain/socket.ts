@@ -1,7 +1,7 @@
 import * as http from 'http'
-import { Client } from 'pg'
 import { WebSocket, WebSocketServer } from 'ws'
 import { HEAD_CHANNEL, HeadNotification } from '../../db/channels'
+import { ChannelListener } from '../../db/listener'
 import { ChainContext } from './context'
 import { BLOCK_COLUMNS, BlockRow } from './render/block'
 import { TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers } from './render/token-transfer'
@@ -43,12 +43,10 @@ interface Connection {
 export class ChainSocket {
     private wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 })
     private connections = new Set<Connection>()
-    private listener?: Client
+    private listener?: ChannelListener<HeadNotification>
     private lastPushed = -1
     private pushing: Promise<void> = Promise.resolve()
     private idleTimer?: NodeJS.Timeout
-    private closed = false
-    private reconnectTimer?: NodeJS.Timeout
 
     constructor(private ctx: ChainContext) {}
 
@@ -61,46 +59,24 @@ export class ChainSocket {
         this.idleTimer = setInterval(() => this.dropIdle(), IDLE_MS / 2)
         this.idleTimer.unref()
         this.lastPushed = (await this.ctx.head.get()).number
-        await this.listen()
+        this.listener = new ChannelListener<HeadNotification>({
+            databaseUrl: this.ctx.env.DATABASE_URL!,
+            channel: HEAD_CHANNEL,
+            log: this.ctx.log,
+            retryMs: 2_000,
+            onMessage: (head) => {
+                this.ctx.head.invalidate()
+                this.pushing = this.pushing.then(() => this.push(head)).catch((err) => this.ctx.log.error({ err }, 'live update failed'))
+            },
+        })
+        await this.listener.start()
     }
 
     async close(): Promise<void> {
-        this.closed = true
         clearInterval(this.idleTimer)
-        clearTimeout(this.reconnectTimer)
         for (const c of this.connections) c.socket.terminate()
         this.wss.close()
-        await this.listener?.end().catch(() => undefined)
-    }
-
-    /** A dedicated connection LISTENs (a pooled one would lose the subscription); it reconnects on loss. */
-    private async listen(): Promise<void> {
-        const client = new Client({ connectionString: this.ctx.env.DATABASE_URL })
-        const retry = (err: unknown) => {
-            if (this.closed) return
-            this.ctx.log.warn({ err }, 'chain head listener lost; reconnecting')
-            client.removeAllListeners()
-            client.end().catch(() => undefined)
-            this.reconnectTimer = setTimeout(() => this.listen().catch(retry), 2_000)
-        }
-        client.on('error', retry)
-        client.on('notification', (msg) => {
-            if (msg.channel !== HEAD_CHANNEL || !msg.payload) return
-            try {
-                const head = JSON.parse(msg.payload) as HeadNotification
-                this.ctx.head.invalidate()
-                this.pushing = this.pushing.then(() => this.push(head)).catch((err) => this.ctx.log.error({ err }, 'live update failed'))
-            } catch (err) {
-                this.ctx.log.warn({ err }, 'malformed chain head notification')
-            }
-        })
-        try {
-            await client.connect()
-            await client.query(`LISTEN ${HEAD_CHANNEL}`)
-            this.listener = client
-        } catch (err) {
-            retry(err)
-        }
+        await this.listener?.close()
     }
 
     private accept(socket: WebSocket): void {
