@@ -1,4 +1,5 @@
 import { Db } from './db'
+import { Recent } from './recent'
 
 export interface Head {
     /** Highest indexed block, -1 before the first. */
@@ -15,22 +16,18 @@ export interface Head {
  * second all need it (confirmations, cache headers) and it changes once per block.
  */
 export class ChainHead {
-    private cached?: { at: number; value: Promise<Head> }
+    private readonly recent: Recent<Head>
 
-    constructor(private db: Db, private ttlMs = 500) {}
+    constructor(private db: Db, ttlMs = 500) {
+        this.recent = new Recent(ttlMs)
+    }
 
     get(): Promise<Head> {
-        const now = Date.now()
-        if (!this.cached || now - this.cached.at > this.ttlMs) {
-            const value = this.read()
-            value.catch(() => (this.cached = undefined))
-            this.cached = { at: now, value }
-        }
-        return this.cached.value
+        return this.recent.get(() => this.read())
     }
 
     invalidate(): void {
-        this.cached = undefined
+        this.recent.forget()
     }
 
     private async read(): Promise<Head> {

@@ -1,6 +1,7 @@
 import { Router } from 'express'
 import { ChainContext, setLiveCaching } from '../context'
 import { isoTimestamp, percentage } from '../format'
+import { Recent } from '../recent'
 
 const GWEI = 1_000_000_000
 const ORACLE_BLOCKS = 200
@@ -13,8 +14,8 @@ interface Oracle {
     utilization: number
 }
 
-let oracleCache: { at: number; value: Promise<Oracle> } | undefined
 const ORACLE_TTL_MS = 5_000
+const oracleCache = new Recent<Oracle>(ORACLE_TTL_MS)
 
 /**
  * Gas price tiers: the 35th, 60th and 90th percentile of the effective gas price paid over the
@@ -22,8 +23,7 @@ const ORACLE_TTL_MS = 5_000
  * every tier is 0.
  */
 function gasOracle(ctx: ChainContext): Promise<Oracle> {
-    if (oracleCache && Date.now() - oracleCache.at < ORACLE_TTL_MS) return oracleCache.value
-    const value = (async () => {
+    return oracleCache.get(async () => {
         const head = await ctx.head.get()
         const from = Math.max(head.number - ORACLE_BLOCKS + 1, 0)
         const [prices, blocks] = await Promise.all([
@@ -47,10 +47,7 @@ function gasOracle(ctx: ChainContext): Promise<Oracle> {
             updatedAt: new Date(),
             utilization: percentage(BigInt(b.used), BigInt(b.lim)) ?? 0,
         }
-    })()
-    value.catch(() => (oracleCache = undefined))
-    oracleCache = { at: Date.now(), value }
-    return value
+    })
 }
 
 const gwei = (wei: bigint) => Number(wei) / GWEI

@@ -4,6 +4,7 @@ import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { FETCH_SIZE, paginate } from '../pagination'
 import { parseQuery, q, transactionHashParam } from '../params'
+import { Recent } from '../recent'
 import { loadAddresses } from '../render/address'
 import { LOG_COLUMNS, LOG_JOIN, LogRow, renderLogs } from '../render/log'
 import {
@@ -169,7 +170,7 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
     })
 }
 
-let statsCache: { head: number; at: number; value: Promise<object> } | undefined
+const statsCache = new Recent<object>(60_000)
 
 /**
  * Last-24-hours figures, summed from the per-block totals the indexer keeps (about 43,000 rows at
@@ -178,8 +179,7 @@ let statsCache: { head: number; at: number; value: Promise<object> } | undefined
  */
 async function transactionStats(ctx: ChainContext): Promise<object> {
     const head = (await ctx.head.get()).number
-    if (statsCache && statsCache.head === head && Date.now() - statsCache.at < 60_000) return statsCache.value
-    const value = ctx.db.query(
+    return statsCache.get(() => ctx.db.query(
         `SELECT COALESCE(SUM(transaction_count), 0) AS count, COALESCE(SUM(transaction_fees), 0) AS fees
            FROM block WHERE timestamp > now() - interval '24 hours'`
     ).then(({ rows: [r] }) => {
@@ -191,8 +191,5 @@ async function transactionStats(ctx: ChainContext): Promise<object> {
             transaction_fees_sum_24h: String(fees),
             transaction_fees_avg_24h: count === 0n ? '0' : String(fees / count),
         }
-    })
-    value.catch(() => (statsCache = undefined))
-    statsCache = { head, at: Date.now(), value }
-    return value
+    }), head)
 }
