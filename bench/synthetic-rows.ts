@@ -249,7 +249,7 @@ export async function loadSyntheticRows(
         const commit = async (batch: Batch) => {
             const commitStarted = Date.now()
             const balances = new Map([...batch.addresses.keys()].map((a) => [a, nativeBalance(a)]))
-            await source.transaction((em) => writeBatch(em, batch, state, { balances, hasCode: new Map() }))
+            await source.transaction((em) => writeBatch(em, batch, state.pairs, { balances, hasCode: new Map() }))
             log(`committed blocks ${batch.firstBlock}-${batch.lastBlock} in ${((Date.now() - commitStarted) / 1000).toFixed(1)} s`)
         }
         // Each batch is derived while the previous one is written, in slices with a yield between

@@ -10,7 +10,7 @@ import { Logger } from '../common/logger'
 import { PROJECT_DIR } from '../db/migrate'
 import { Batch } from './batch'
 import { readBalances, readHasCode } from './rpc'
-import { ChainState, Query } from './state'
+import { ChainState, PairState, Query } from './state'
 import { AddressReadings, ChangeTracker, writeBatch } from './writer'
 
 /** Schema of Subsquid's status and hot-block tables (TypeormDatabase's default). */
@@ -26,6 +26,8 @@ export interface BatchingOptions {
     maxBlocks: number
     /** Most rows held before a commit, so memory stays bounded on busy blocks. */
     maxRows: number
+    /** The last block to index (INDEXER_END_BLOCK): the processor stops there without reaching a head. */
+    endBlock?: number
     state: ChainState
     rpc: RpcClient
     /** Reads committed rows outside the processor's transactions. */
@@ -40,6 +42,14 @@ export interface BatchingOptions {
  * database buffers them and commits once per up to `maxBlocks` blocks (or `maxRows` rows, or at
  * the chain head) through Subsquid's TypeormDatabase, whose status row moves only at that commit:
  * killed mid-batch, the indexer restarts from the last commit and rebuilds the same rows.
+ *
+ * During a backfill a commit runs in the background while the processor fetches and derives the
+ * next batch: writing (COPY into indexed tables) takes about as long as fetching, so overlapping
+ * them nearly halves the time. At most one commit is in flight; the next one, a hot block, the
+ * chain head and disconnect all wait for it, and its error surfaces there. What a commit reads
+ * from the live ChainState (pair reserves) is copied when it starts, because deriving the next
+ * batch keeps changing it.
+ *
  * Unfinalized (hot) blocks are written at once, one transaction per update, with Subsquid's change
  * log recording every write so that a reorg is undone by TypeormDatabase itself.
  */
@@ -51,6 +61,9 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
     private committed!: HashAndHeight
     private processed!: HashAndHeight
     private pending = new Batch()
+    /** The commit running in the background, if any; it never rejects (see startCommit). */
+    private inFlight?: Promise<void>
+    private commitError?: unknown
 
     constructor(private readonly options: BatchingOptions) {}
 
@@ -72,21 +85,31 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
         return state
     }
 
-    disconnect(): Promise<void> {
-        return this.inner.disconnect()
+    async disconnect(): Promise<void> {
+        try {
+            await this.settle()
+        } finally {
+            await this.inner.disconnect()
+        }
     }
 
     async transact(info: FinalTxInfo, cb: (store: IndexerStore) => Promise<void>): Promise<void> {
         if (info.prevHead.hash !== this.processed.hash) {
             throw new Error(`batch starts after ${info.prevHead.height}, but the indexer is at ${this.processed.height}`)
         }
+        this.throwCommitError()
         const started = Date.now()
         await cb({ batch: this.pending })
         this.stages.derive += Date.now() - started
         this.processed = info.nextHead
-        const { maxBlocks, maxRows } = this.options
-        if (info.isOnTop || this.pending.blockCount >= maxBlocks || this.pending.rowCount >= maxRows) {
-            await this.commitPending()
+        const { maxBlocks, maxRows, endBlock } = this.options
+        // At the head there is nothing to fetch meanwhile, and readers expect the rows now; at the
+        // end block the processor returns right after this call.
+        const last = info.isOnTop || (endBlock !== undefined && info.nextHead.height >= endBlock)
+        if (last || this.pending.blockCount >= maxBlocks || this.pending.rowCount >= maxRows) {
+            await this.settle()
+            this.startCommit()
+            if (last) await this.settle()
         }
     }
 
@@ -98,7 +121,11 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
         info: HotTxInfo,
         cb: (store: IndexerStore, blockSliceStart: number, blockSliceEnd: number) => Promise<void>
     ): Promise<void> {
-        if (this.processed.hash !== this.committed.hash) await this.commitPending()
+        await this.settle()
+        if (this.processed.hash !== this.committed.hash) {
+            this.startCommit()
+            await this.settle()
+        }
         const forked = info.baseHead.hash !== this.processed.hash
         if (forked) {
             this.options.log.warn({ from: this.processed, base: info.baseHead }, 'chain reorganised: undoing orphaned blocks')
@@ -111,23 +138,48 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
             const batch = new Batch()
             await cb({ batch }, start, end)
             const readings = await this.readAddresses(batch, (sql, p) => em.query(sql, p))
-            await writeBatch(em, batch, this.options.state, readings, changeTrackerOf(store))
+            await writeBatch(em, batch, this.options.state.pairs, readings, changeTrackerOf(store))
             await this.options.onCommit?.(em, batch)
         })
         const head = info.newBlocks.length ? info.newBlocks[info.newBlocks.length - 1] : info.baseHead
         this.processed = this.committed = head
     }
 
-    private async commitPending(): Promise<void> {
+    /** Starts committing the pending batch in the background; settle() waits for it. */
+    private startCommit(): void {
         const batch = this.pending
         this.pending = new Batch()
+        const heads = { prevHead: this.committed, nextHead: this.processed }
+        const pairs = new Map([...batch.pairs.keys()].map((id) => [id, { ...this.options.state.pairs.get(id)! }]))
+        this.inFlight = this.commit(batch, heads, pairs).then(
+            () => { this.committed = heads.nextHead },
+            (err) => { this.commitError = err }
+        )
+    }
+
+    /** Waits for the commit in flight, and throws its error if it failed. */
+    private async settle(): Promise<void> {
+        const inFlight = this.inFlight
+        this.inFlight = undefined
+        await inFlight
+        this.throwCommitError()
+    }
+
+    private throwCommitError(): void {
+        if (this.commitError === undefined) return
+        const err = this.commitError
+        this.commitError = undefined
+        throw err
+    }
+
+    private async commit(batch: Batch, heads: { prevHead: HashAndHeight; nextHead: HashAndHeight }, pairs: ReadonlyMap<string, PairState>): Promise<void> {
         let started = Date.now()
         const readings = await this.readAddresses(batch, this.options.query)
         this.stages.readAddresses += Date.now() - started
         started = Date.now()
-        await this.inner.transact({ prevHead: this.committed, nextHead: this.processed }, async (store) => {
+        await this.inner.transact(heads, async (store) => {
             const em = entityManagerOf(store)
-            await writeBatch(em, batch, this.options.state, readings)
+            await writeBatch(em, batch, pairs, readings)
             await this.options.onCommit?.(em, batch)
         })
         const ms = Date.now() - started
@@ -138,7 +190,6 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
                 'committed batch'
             )
         }
-        this.committed = this.processed
     }
 
     /** Native balances of every touched address, and whether addresses new to the database hold code. */

@@ -29,7 +29,9 @@ async function main(): Promise<void> {
     const context: IndexerContext = { state, rpc, verifier: new ContractVerifier() }
     const database = new BatchingDatabase({
         maxBlocks: env.INDEXER_BATCH_BLOCKS,
-        maxRows: 1_500_000,
+        // Two batches are in memory while one commits and the next is derived.
+        maxRows: 1_000_000,
+        endBlock: env.INDEXER_END_BLOCK,
         state,
         rpc,
         query: async (sql, params) => (await pool.query(sql, params)).rows,

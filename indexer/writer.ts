@@ -6,7 +6,7 @@ import {
 } from '../model'
 import { Batch } from './batch'
 import { connectionOf, copyRows, tableShape, upsertRows } from './copy'
-import { ChainState } from './state'
+import { PairState } from './state'
 
 /** Subsquid's hot-block change log (the store's private ChangeTracker), recorded so a reorg can undo the writes. */
 export interface ChangeTracker {
@@ -30,7 +30,8 @@ const add = (column: string) => `t.${column} + excluded.${column}`
 export async function writeBatch(
     em: EntityManager,
     batch: Batch,
-    state: ChainState,
+    /** Reserves of (at least) the batch's pairs as they stand after its last block. */
+    pairs: ReadonlyMap<string, PairState>,
     readings: AddressReadings,
     tracker?: ChangeTracker
 ): Promise<void> {
@@ -57,7 +58,7 @@ export async function writeBatch(
     const holderChanges = await writeBalances(batch, upsert)
     await writeTokens(batch, holderChanges, upsert)
     const newAddresses = await writeAddresses(batch, readings, upsert)
-    await writeAmm(batch, state, upsert)
+    await writeAmm(batch, pairs, upsert)
     await writeCounters(batch, newAddresses, upsert, client)
 }
 
@@ -136,9 +137,9 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
     return written.filter((r) => r.inserted).length
 }
 
-async function writeAmm(batch: Batch, state: ChainState, upsert: Upsert): Promise<void> {
+async function writeAmm(batch: Batch, reserves: ReadonlyMap<string, PairState>, upsert: Upsert): Promise<void> {
     const pairs = [...batch.pairs].map(([id, delta]) => {
-        const pair = state.pairs.get(id)!
+        const pair = reserves.get(id)!
         const created = batch.newPairs.get(id)
         return {
             id, token0: pair.token0, token1: pair.token1, createdBlock: 0, createdTransaction: '',
