@@ -232,7 +232,7 @@ async function main(): Promise<void> {
     const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-pg-'))
     const removeDir = () => fs.rmSync(pgDir, { recursive: true, force: true })
     try {
-        const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench', fast: true })
+        const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench', fast: true, unixSocket: true })
         // Registered after the exit hook that kills Postgres, so the directory goes after the cluster.
         process.on('exit', removeDir)
         try {

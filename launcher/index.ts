@@ -69,6 +69,7 @@ async function main(): Promise<void> {
                 dir: path.join(dataDir(env), 'postgres'),
                 port: env.EMBEDDED_PG_PORT,
                 database: 'chain',
+                unixSocket: true,
                 log,
             })
             started.push({ name: 'postgres', stop: pg.stop })

@@ -1,4 +1,4 @@
-import { AddressParam } from './address'
+import { AddressParam, addressInfo, RenderAddress, rowAddresses } from './address'
 import { decimal, isoTimestamp, percentage } from '../format'
 
 export interface BlockRow {
@@ -17,10 +17,18 @@ export interface BlockRow {
     transaction_count: number
     transaction_fees: string
     burnt_fees: string
+    miner_contract: boolean | null
+    miner_name: string | null
 }
 
 export const BLOCK_COLUMNS = `b.id, b.number, b.parent_hash, b.timestamp, b.miner, b.gas_used, b.gas_limit, b.base_fee_per_gas,
-    b.size, b.difficulty, b.total_difficulty, b.nonce, b.transaction_count, b.transaction_fees, b.burnt_fees`
+    b.size, b.difficulty, b.total_difficulty, b.nonce, b.transaction_count, b.transaction_fees, b.burnt_fees,
+    ${addressInfo('b.miner', 'miner')}`
+
+/** The renderer of the miners of block rows, from their addressInfo columns. */
+export function blockMiners(rows: readonly BlockRow[]): RenderAddress {
+    return rowAddresses(rows, [['miner', 'miner']])
+}
 
 /**
  * Blockscout's Block. The list variant leaves the counts it does not preload null; the single view

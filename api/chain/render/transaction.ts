@@ -1,5 +1,5 @@
 import { Hex } from 'viem'
-import { RenderAddress } from './address'
+import { addressInfo, RenderAddress, rowAddresses } from './address'
 import { decodeInput, knownFunction } from './decode'
 import { decimal, hex, isoTimestamp } from '../format'
 
@@ -28,18 +28,26 @@ export interface TransactionRow {
     token_transfer_count: number
     base_fee_per_gas: string | null
     creates_token: boolean
+    from_contract: boolean | null
+    from_name: string | null
+    to_contract: boolean | null
+    to_name: string | null
+    created_contract_contract: boolean | null
+    created_contract_name: string | null
 }
 
 /** Columns of `transaction t` joined with its block `b`, as renderTransaction reads them. */
 export const TRANSACTION_COLUMNS = `t.id, t.block_number, t.block_hash, t.timestamp, t.index, t."from", t."to", t.created_contract,
     t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas, t.gas_used,
     t.effective_gas_price, t.fee, t.status, t.input, t.method_id, t.token_transfer_count, b.base_fee_per_gas,
-    (t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM token k WHERE k.id = t.created_contract)) AS creates_token`
+    (t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM token k WHERE k.id = t.created_contract)) AS creates_token,
+    ${addressInfo('t."from"', 'from')}, ${addressInfo('t."to"', 'to')}, ${addressInfo('t.created_contract', 'created_contract')}`
 
 export const TRANSACTION_JOIN = 'JOIN block b ON b.number = t.block_number'
 
-export function transactionAddresses(rows: TransactionRow[]): string[] {
-    return rows.flatMap((r) => [r.from, r.to, r.created_contract].filter((a): a is string => a !== null))
+/** The renderer of the addresses of transaction rows, from their addressInfo columns. */
+export function transactionAddresses(rows: readonly TransactionRow[]): RenderAddress {
+    return rowAddresses(rows, [['from', 'from'], ['to', 'to'], ['created_contract', 'created_contract']])
 }
 
 /**

@@ -4,8 +4,7 @@ import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { paginate, FETCH_SIZE } from '../pagination'
 import { blockParam, BlockRef, parseQuery, q } from '../params'
-import { loadAddresses } from '../render/address'
-import { BLOCK_COLUMNS, BlockRow, renderBlock } from '../render/block'
+import { BLOCK_COLUMNS, blockMiners, BlockRow, renderBlock } from '../render/block'
 import { listTransactions, TransactionFilter, TRANSACTION_TYPES } from './transactions'
 
 const BlocksQuery = z.object({
@@ -47,9 +46,8 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         const ref = blockParam(req.params.block)
         const [row, head] = await Promise.all([findBlock(ctx, ref), ctx.head.get()])
         if (!row) throw notFound()
-        const miner = await loadAddresses(ctx.db, [row.miner])
         setBlockCaching(res, ctx, row.number, head.number)
-        res.json(renderBlock(row, miner(row.miner), 'single'))
+        res.json(renderBlock(row, blockMiners([row])(row.miner), 'single'))
     })
 
     router.get('/blocks/:block/transactions', async (req, res) => {
@@ -76,6 +74,6 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
 
 export async function blockPage(ctx: ChainContext, rows: BlockRow[], pageSize?: number) {
     const { rows: shown, next } = paginate(rows, (b) => ({ block_number: b.number }), pageSize)
-    const miner = await loadAddresses(ctx.db, shown.map((b) => b.miner))
+    const miner = blockMiners(shown)
     return { items: shown.map((b) => renderBlock(b, miner(b.miner), 'list')), next_page_params: next }
 }

@@ -4,7 +4,7 @@ import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { FETCH_SIZE, paginate } from '../pagination'
 import { addressParam as parseAddress, parseQuery, q } from '../params'
-import { loadAddresses } from '../render/address'
+import { addressInfo, rowAddresses } from '../render/address'
 import { renderToken, TOKEN_COLUMNS, TokenRow } from '../render/token'
 import { TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers } from '../render/token-transfer'
 import { TOKEN_TYPES } from './transactions'
@@ -123,7 +123,6 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
     router.get('/tokens/:hash/holders', async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(HoldersQuery, req.query)
-        if (!(await findToken(ctx, hash))) throw notFound()
         const params: unknown[] = [hash]
         let cursor = ''
         if (query.value !== undefined && query.address_hash) {
@@ -132,13 +131,15 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
         }
         // Ties on value are broken by address, descending too, so one backward scan of the
         // (token, value, holder) index serves any page.
-        const { rows } = await ctx.db.query<{ holder: string; value: string }>(
-            `SELECT holder, value FROM token_balance WHERE token = $1 AND value > 0 ${cursor}
+        const { rows } = await ctx.db.query<{ holder: string; value: string; holder_contract: boolean | null; holder_name: string | null }>(
+            `SELECT holder, value, ${addressInfo('holder', 'holder')} FROM token_balance WHERE token = $1 AND value > 0 ${cursor}
               ORDER BY value DESC, holder DESC LIMIT ${FETCH_SIZE}`,
             params
         )
+        // Balances exist only for known tokens, so only an empty page needs to ask whether this is one.
+        if (rows.length === 0 && !(await findToken(ctx, hash))) throw notFound()
         const { rows: shown, next } = paginate(rows, (r) => ({ address_hash: r.holder, value: r.value }))
-        const address = await loadAddresses(ctx.db, shown.map((r) => r.holder))
+        const address = rowAddresses(shown, [['holder', 'holder']])
         setLiveCaching(res)
         res.json({ items: shown.map((r) => ({ address: address(r.holder), value: r.value, token_id: null })), next_page_params: next })
     })

@@ -5,7 +5,6 @@ import { notFound } from '../errors'
 import { FETCH_SIZE, paginate } from '../pagination'
 import { parseQuery, q, transactionHashParam } from '../params'
 import { Recent } from '../recent'
-import { loadAddresses } from '../render/address'
 import { LOG_COLUMNS, LOG_JOIN, LogRow, renderLogs } from '../render/log'
 import {
     TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers,
@@ -50,7 +49,8 @@ export async function listTransactions(ctx: ChainContext, filter: TransactionFil
 
 export async function transactionPage(ctx: ChainContext, rows: TransactionRow[], cursor?: (t: TransactionRow) => Record<string, unknown>, pageSize?: number) {
     const { rows: shown, next } = paginate(rows, cursor ?? ((t) => ({ block_number: t.block_number, index: t.index })), pageSize)
-    const [address, head] = await Promise.all([loadAddresses(ctx.db, transactionAddresses(shown)), ctx.head.get()])
+    const head = await ctx.head.get()
+    const address = transactionAddresses(shown)
     return { items: shown.map((t) => renderTransaction(t, address, head.number)), next_page_params: next }
 }
 
@@ -106,13 +106,13 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         const hash = transactionHashParam(req.params.hash)
         const row = await findTransaction(ctx, hash)
         if (!row) throw notFound()
-        const [{ rows: transfers }, address, head] = await Promise.all([
+        const address = transactionAddresses([row])
+        const [{ rows: transfers }, head] = await Promise.all([
             ctx.db.query<TokenTransferRow>(
                 `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
                   WHERE tt.transaction_hash = $1 ORDER BY tt.log_index LIMIT 11`,
                 [hash]
             ),
-            loadAddresses(ctx.db, transactionAddresses([row])),
             ctx.head.get(),
         ])
         const tokenTransfers = await renderTokenTransfers(ctx.db, transfers.slice(0, 10))
