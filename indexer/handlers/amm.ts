@@ -1,6 +1,6 @@
 import * as amm from '../../abi/codecs/amm'
 import { Batch } from '../batch'
-import { logId } from '../ids'
+import { logId } from '../../db/row-ids'
 import { BlockData, Log } from '../processor'
 import { ChainState } from '../state'
 import { ContractVerifier } from '../verification'

@@ -1,5 +1,5 @@
 import { Batch } from '../batch'
-import { logId } from '../ids'
+import { logId } from '../../db/row-ids'
 import { BlockData } from '../processor'
 import { ContractVerifier } from '../verification'
 

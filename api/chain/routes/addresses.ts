@@ -140,14 +140,14 @@ async function addressTokenTransfers(ctx: ChainContext, hash: string, query: z.i
     }
     const columns = query.filter === 'from' ? ['"from"'] : query.filter === 'to' ? ['"to"'] : ['"from"', '"to"']
     const branches = columns.map((c) =>
-        `(SELECT block_number, log_index FROM token_transfer WHERE ${c} = $1 AND (block_number, log_index) < ($2, $3)${extra}
+        `(SELECT id, block_number, log_index FROM token_transfer WHERE ${c} = $1 AND (block_number, log_index) < ($2, $3)${extra}
            ORDER BY block_number DESC, log_index DESC LIMIT ${FETCH_SIZE})`
     )
     const { rows } = await ctx.db.query<TokenTransferRow>(
         `SELECT ${TOKEN_TRANSFER_COLUMNS}
-           FROM (SELECT block_number, log_index FROM (${branches.join(' UNION ')}) u
+           FROM (SELECT id FROM (${branches.join(' UNION ')}) u
                   ORDER BY block_number DESC, log_index DESC LIMIT ${FETCH_SIZE}) page
-           JOIN token_transfer tt ON tt.block_number = page.block_number AND tt.log_index = page.log_index
+           JOIN token_transfer tt ON tt.id = page.id
            ${TOKEN_TRANSFER_JOIN}
           ORDER BY tt.block_number DESC, tt.log_index DESC`,
         params

@@ -4,6 +4,7 @@ import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { FETCH_SIZE, paginate } from '../pagination'
 import { parseQuery, q, transactionHashParam } from '../params'
+import { blockLogIds } from '../../../db/row-ids'
 import { Recent } from '../recent'
 import { LOG_COLUMNS, LOG_JOIN, LogRow, renderLogs } from '../render/log'
 import {
@@ -81,6 +82,22 @@ export async function findTransaction(ctx: ChainContext, hash: string): Promise<
     return rows[0]
 }
 
+/** A transaction's token transfers after log index `after`, in log order: a primary-key range of its block. */
+async function transactionTransfers(
+    ctx: ChainContext,
+    tx: Pick<TransactionRow, 'id' | 'block_number'>,
+    page: { after: number; types: readonly string[] | null; limit: number }
+): Promise<TokenTransferRow[]> {
+    const ids = blockLogIds(tx.block_number, page.after + 1)
+    const { rows } = await ctx.db.query<TokenTransferRow>(
+        `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
+          WHERE tt.id >= $1 AND tt.id <= $2 AND tt.transaction_hash = $3 AND ($4::text[] IS NULL OR tt.token_type = ANY($4))
+          ORDER BY tt.id LIMIT ${page.limit}`,
+        [ids.first, ids.last, tx.id, page.types]
+    )
+    return rows
+}
+
 export function transactionsRoutes(router: Router, ctx: ChainContext): void {
     router.get('/transactions', async (req, res) => {
         const query = parseQuery(TransactionsQuery, req.query)
@@ -107,12 +124,8 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         const row = await findTransaction(ctx, hash)
         if (!row) throw notFound()
         const address = transactionAddresses([row])
-        const [{ rows: transfers }, head] = await Promise.all([
-            ctx.db.query<TokenTransferRow>(
-                `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
-                  WHERE tt.transaction_hash = $1 ORDER BY tt.log_index LIMIT 11`,
-                [hash]
-            ),
+        const [transfers, head] = await Promise.all([
+            transactionTransfers(ctx, row, { after: -1, types: null, limit: 11 }),
             ctx.head.get(),
         ])
         const tokenTransfers = await renderTokenTransfers(ctx.db, transfers.slice(0, 10))
@@ -126,10 +139,12 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         const query = parseQuery(CursorQuery, req.query)
         const tx = await findTransaction(ctx, hash)
         if (!tx) throw notFound()
+        // The transaction's logs are among its block's, a primary-key range (db/row-ids.ts).
+        const ids = blockLogIds(tx.block_number, (query.index ?? -1) + 1)
         const { rows } = await ctx.db.query<LogRow>(
             `SELECT ${LOG_COLUMNS} FROM log l ${LOG_JOIN}
-              WHERE l.transaction_hash = $1 AND l.index > $2 ORDER BY l.index LIMIT ${FETCH_SIZE}`,
-            [hash, query.index ?? -1]
+              WHERE l.id >= $1 AND l.id <= $2 AND l.transaction_index = $3 ORDER BY l.id LIMIT ${FETCH_SIZE}`,
+            [ids.first, ids.last, tx.index]
         )
         const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }))
         const head = await ctx.head.get()
@@ -143,12 +158,7 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         const tx = await findTransaction(ctx, hash)
         if (!tx) throw notFound()
         const types = query.type && query.type.length > 0 ? query.type : null
-        const { rows } = await ctx.db.query<TokenTransferRow>(
-            `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
-              WHERE tt.transaction_hash = $1 AND tt.log_index > $2 AND ($3::text[] IS NULL OR tt.token_type = ANY($3))
-              ORDER BY tt.log_index LIMIT ${FETCH_SIZE}`,
-            [hash, query.index ?? -1, types]
-        )
+        const rows = await transactionTransfers(ctx, tx, { after: query.index ?? -1, types, limit: FETCH_SIZE })
         const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }))
         // Blockscout's cursor for this list carries no items_count.
         if (next) delete next.items_count

@@ -1,8 +1,6 @@
 import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, IntColumn as IntColumn_, StringColumn as StringColumn_, BytesColumn as BytesColumn_} from "@subsquid/typeorm-store"
 
-@Index_(["blockNumber", "index"], {unique: true})
 @Index_(["address", "blockNumber", "index"], {unique: false})
-@Index_(["transactionHash", "index"], {unique: false})
 @Entity_()
 export class Log {
     constructor(props?: Partial<Log>) {

@@ -1,10 +1,8 @@
 import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, IntColumn as IntColumn_, StringColumn as StringColumn_, DateTimeColumn as DateTimeColumn_, BigIntColumn as BigIntColumn_} from "@subsquid/typeorm-store"
 
-@Index_(["blockNumber", "logIndex"], {unique: true})
 @Index_(["token", "blockNumber", "logIndex"], {unique: false})
 @Index_(["from", "blockNumber", "logIndex"], {unique: false})
 @Index_(["to", "blockNumber", "logIndex"], {unique: false})
-@Index_(["transactionHash", "logIndex"], {unique: false})
 @Entity_()
 export class TokenTransfer {
     constructor(props?: Partial<TokenTransfer>) {
