@@ -13,12 +13,19 @@ export interface DepositWatch {
     swapId: string
     address: string
     asset: Asset
+    /** The chain's head when the swap was created: nothing before it can be the deposit. */
+    fromBlock: bigint
 }
 
 /** A transfer into a watched address, as seen in a block. */
 export interface DepositSeen {
     swapId: string
-    txHash: string
+    /**
+     * The transaction that moved the funds in. Null when the chain shows the funds arrived (a
+     * coin balance that grew) but the node cannot say which transaction did it: a contract's
+     * internal transfer on a node without tracing.
+     */
+    txHash: string | null
     amount: bigint
     blockNumber: bigint
     blockHash: string
@@ -63,9 +70,17 @@ export type BroadcastResult =
     /** No clear answer (network error, node busy): rebroadcast the same bytes later. */
     | { kind: 'uncertain'; reason: string }
 
+/** Where a mined transaction stands against the chain's finality rule (the one deposits follow). */
+export interface Settled {
+    blockNumber: bigint
+    /** Its block is at or below the finalized/safe tag, or has the configured confirmations. */
+    final: boolean
+    confirmations: number
+}
+
 export type TxState =
-    | { kind: 'confirmed'; blockNumber: bigint }
-    | { kind: 'reverted'; blockNumber: bigint }
+    | ({ kind: 'confirmed' } & Settled)
+    | ({ kind: 'reverted' } & Settled)
     /** Known to the node, not mined yet. */
     | { kind: 'pending' }
     /** Unknown to the node but could still land: rebroadcast the same bytes. */
@@ -75,6 +90,26 @@ export type TxState =
 
 /** A coin sweep ('all') whose balance does not even cover the network fee. */
 export class InsufficientForFeeError extends Error {}
+
+/** A pool trade the node says would revert now (the pool moved past amountOutMin, no liquidity). */
+export class PoolTradeError extends Error {}
+
+/**
+ * A trade of exactly amountIn on one of our AMM pools through its router, for at least
+ * amountOutMin, paid to `recipient`. coinIn/coinOut: that side is the chain's coin, traded
+ * through the router's …ETH… methods (the path then names the wrapped coin).
+ */
+export interface PoolSwapRequest {
+    from: KeyRole
+    router: string
+    pair: string
+    path: string[]
+    coinIn: boolean
+    coinOut: boolean
+    amountIn: bigint
+    amountOutMin: bigint
+    recipient: string
+}
 
 /** Reserves of a Uniswap V2 pair, in the order the tokens were asked for. */
 export interface PairReserves {
@@ -96,14 +131,24 @@ export interface ChainAdapter {
     head(): Promise<ChainHead>
     /** Transfers of each watch's asset into its address within [from, to]. */
     scanDeposits(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]>
-    checkDeposit(deposit: { txHash: string; blockNumber: bigint; blockHash: string }, finality: Finality): Promise<DepositCheck>
+    /** A deposit without a transaction hash is checked by its block: still canonical, and final. */
+    checkDeposit(deposit: { txHash: string | null; blockNumber: bigint; blockHash: string }, finality: Finality): Promise<DepositCheck>
     balance(address: string, asset: Asset): Promise<bigint>
     /** The network fee one transfer of `asset` from `from` to `to` would cost now, in the chain's coin (an upper bound). */
     transferFee(asset: Asset, from: string, to: string): Promise<bigint>
     /** Signs (never broadcasts). reservedSequences are sequence numbers already held by stored, unfinished transactions of the sender. */
     signTransfer(request: TransferRequest, reservedSequences: number[]): Promise<SignedTransfer>
     broadcast(raw: string): Promise<BroadcastResult>
-    inspect(tx: { hash: string; from: string; nonce: number | null }): Promise<TxState>
+    /** Where a stored transaction stands; a mined one is also judged against `finality`. */
+    inspect(tx: { hash: string; from: string; nonce: number | null }, finality: Finality): Promise<TxState>
     /** Networks with our AMM: the reserves of the pair of two tokens on a factory, undefined when there is no pair. */
     pairReserves?(factory: string, tokenA: string, tokenB: string): Promise<PairReserves | undefined>
+    /** Networks with our AMM: what `spender` may take of `owner`'s token. */
+    allowance?(token: string, owner: string, spender: string): Promise<bigint>
+    /** Networks with our AMM: signs an unlimited approval of `token` for `spender` (the router). */
+    signApprove?(request: { from: KeyRole; token: string; spender: string }, reservedSequences: number[]): Promise<SignedTransfer>
+    /** Networks with our AMM: signs a router trade; throws PoolTradeError when it would revert now. */
+    signPoolSwap?(request: PoolSwapRequest, reservedSequences: number[]): Promise<SignedTransfer>
+    /** What a mined pool trade delivered to its recipient, from its receipt. */
+    poolSwapOutput?(hash: string, request: PoolSwapRequest): Promise<bigint>
 }

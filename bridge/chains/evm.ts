@@ -1,14 +1,15 @@
 import {
-    Address, createPublicClient, defineChain, encodeFunctionData, erc20Abi, getAddress, Hex, http, isAddress,
-    keccak256, parseAbiItem, PublicClient, TransactionNotFoundError, TransactionReceiptNotFoundError, zeroAddress,
+    Address, BaseError, ContractFunctionRevertedError, createPublicClient, defineChain, encodeFunctionData, erc20Abi, getAddress, Hex, http,
+    isAddress, keccak256, maxUint256, parseAbiItem, parseEventLogs, PublicClient, TransactionNotFoundError, TransactionReceiptNotFoundError,
+    zeroAddress,
 } from 'viem'
-import { ammFactoryAbi, ammPairAbi } from '../../abi'
+import { ammFactoryAbi, ammPairAbi, ammRouterAbi } from '../../abi'
 import { Logger } from '../../common/logger'
 import { Asset, Finality, NetworkConfig } from '../config'
 import { KeyManager, KeyRole } from '../keys'
 import {
     BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, InsufficientForFeeError, PairReserves,
-    SignedTransfer, TransferRequest, TxState,
+    PoolSwapRequest, PoolTradeError, Settled, SignedTransfer, TransferRequest, TxState,
 } from './adapter'
 
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
@@ -16,6 +17,25 @@ const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, addres
 /** Gas a token transfer may take when it cannot be estimated yet (standard ERC-20s use 35-65k). */
 const TOKEN_TRANSFER_GAS = 100_000n
 const COIN_TRANSFER_GAS = 21_000n
+/** Seconds a signed pool trade stays valid (the router's deadline): a trade stuck longer reverts instead of running at a stale price. */
+const TRADE_DEADLINE_SECONDS = 1200n
+
+/** One call of a parity-style trace (trace_block), as far as coin movements go. */
+interface ParityTrace {
+    type: string
+    action: { to?: string; value?: string; refundAddress?: string; balance?: string }
+    error?: string
+    traceAddress: number[]
+    transactionHash?: string
+}
+
+/** One frame of geth's callTracer (debug_traceBlockByNumber). */
+interface CallFrame {
+    to?: string
+    value?: string
+    error?: string
+    calls?: CallFrame[]
+}
 
 /** viem's errors carry the node's message in `details`; one string to classify them by. */
 function errorText(err: unknown): string {
@@ -25,8 +45,11 @@ function errorText(err: unknown): string {
 
 /**
  * NATIVECHAIN, BSC, ETHEREUM and POLYGON: the coin and ERC-20 tokens, through viem over JSON-RPC.
- * Deposits of a coin are found by reading each new block's transactions (a plain value transfer
- * leaves no log); deposits of a token by Transfer logs filtered on the watched addresses.
+ * Deposits of a token are found by Transfer logs filtered on the watched addresses. Deposits of a
+ * coin are found by the address's balance: a coin moved by a contract (a router unwrapping to the
+ * address, a multisig, a forwarder) is an internal transfer that neither a log nor the block's
+ * transaction list shows, but the balance does. The transaction is then looked up in the block
+ * (a direct transfer, else the node's traces), and left null when the node cannot trace.
  */
 export class EvmAdapter implements ChainAdapter {
     readonly family = 'evm' as const
@@ -116,36 +139,106 @@ export class EvmAdapter implements ChainAdapter {
     }
 
     private async scanCoin(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]> {
-        if (watches.length === 0) return []
-        const byAddress = new Map(watches.map((w) => [w.address.toLowerCase(), w]))
         const seen: DepositSeen[] = []
-        const numbers: bigint[] = []
-        for (let n = from; n <= to; n++) numbers.push(n)
-        // A few blocks at a time: enough to catch up after a pause without flooding the node.
-        for (let i = 0; i < numbers.length; i += 8) {
-            const blocks = await Promise.all(numbers.slice(i, i + 8).map((n) => this.client.getBlock({ blockNumber: n, includeTransactions: true })))
-            for (const block of blocks) {
-                for (const tx of block.transactions) {
-                    const watch = tx.to ? byAddress.get(tx.to.toLowerCase()) : undefined
-                    if (!watch || tx.value === 0n) continue
-                    // A reverted transaction moved no coin.
-                    const receipt = await this.client.getTransactionReceipt({ hash: tx.hash })
-                    if (receipt.status !== 'success') continue
-                    seen.push({
-                        swapId: watch.swapId,
-                        txHash: tx.hash,
-                        amount: tx.value,
-                        blockNumber: block.number!,
-                        blockHash: block.hash!,
-                        blockTime: new Date(Number(block.timestamp) * 1000),
-                    })
-                }
-            }
+        // A few addresses at a time: enough for hundreds of waiting swaps without flooding the node.
+        for (let i = 0; i < watches.length; i += 16) {
+            const found = await Promise.all(watches.slice(i, i + 16).map((w) => this.coinArrival(w, from, to)))
+            for (const deposit of found) if (deposit) seen.push(deposit)
         }
         return seen
     }
 
-    async checkDeposit(deposit: { txHash: string; blockNumber: bigint; blockHash: string }, finality: Finality): Promise<DepositCheck> {
+    /**
+     * The first block in which coin arrived at a watched address, by its balance: nothing is
+     * credited to a waiting swap yet, so any balance at `to` is a deposit, and a binary search over
+     * historical balances finds the block it came in. The amount is what that block added (later
+     * arrivals are swept with it, not credited).
+     */
+    private async coinArrival(watch: DepositWatch, from: bigint, to: bigint): Promise<DepositSeen | undefined> {
+        const address = watch.address as Address
+        const balanceAt = (blockNumber: bigint) => this.client.getBalance({ address, blockNumber })
+        if ((await balanceAt(to)) === 0n) return undefined
+        let block = to
+        let before = 0n
+        try {
+            let lo = from > watch.fromBlock ? from : watch.fromBlock
+            // Coin already there before this window (a restart, a deposit a reorg moved earlier): search from the swap's start.
+            if (lo > watch.fromBlock && (await balanceAt(lo - 1n)) > 0n) lo = watch.fromBlock
+            let hi = to
+            while (lo < hi) {
+                const mid = (lo + hi) / 2n
+                if ((await balanceAt(mid)) > 0n) hi = mid
+                else lo = mid + 1n
+            }
+            block = hi
+            before = block > 0n ? await balanceAt(block - 1n) : 0n
+        } catch (err) {
+            // A node without the historical state (pruned): the deposit is dated where it was first seen.
+            this.log.warn({ err, chain: this.chain, address }, 'historical balance unavailable; dating a coin deposit at the scanned block')
+        }
+        const found = await this.client.getBlock({ blockNumber: block, includeTransactions: true })
+        const after = await balanceAt(block)
+        return {
+            swapId: watch.swapId,
+            txHash: await this.coinTransferTx(found, address),
+            amount: after > before ? after - before : after,
+            blockNumber: found.number!,
+            blockHash: found.hash!,
+            blockTime: new Date(Number(found.timestamp) * 1000),
+        }
+    }
+
+    /** The transaction of a block that moved coin to `address`: a direct transfer, else one whose trace shows it. */
+    private async coinTransferTx(
+        block: { number: bigint | null; transactions: { hash: Hex; to: Address | null; value: bigint }[] },
+        address: Address
+    ): Promise<string | null> {
+        const target = address.toLowerCase()
+        for (const tx of block.transactions) {
+            if (tx.to?.toLowerCase() !== target || tx.value === 0n) continue
+            // A reverted transaction moved no coin.
+            const receipt = await this.client.getTransactionReceipt({ hash: tx.hash })
+            if (receipt.status === 'success') return tx.hash
+        }
+        const tag = `0x${block.number!.toString(16)}`
+        try {
+            const traces = (await this.client.request({ method: 'trace_block' as any, params: [tag] as any })) as ParityTrace[]
+            // A call whose own frame or any enclosing frame failed moved nothing.
+            const failed = traces.filter((t) => t.error).map((t) => `${t.transactionHash}:${t.traceAddress.join('.')}`)
+            const undone = (t: ParityTrace) => failed.some((f) => {
+                const [hash, path] = f.split(':')
+                const mine = t.traceAddress.join('.')
+                return hash === t.transactionHash && (path === '' || mine === path || mine.startsWith(`${path}.`))
+            })
+            for (const t of traces) {
+                const to = t.type === 'suicide' ? t.action.refundAddress : t.type === 'call' ? t.action.to : undefined
+                const value = BigInt((t.type === 'suicide' ? t.action.balance : t.action.value) ?? '0x0')
+                if (to?.toLowerCase() === target && value > 0n && !undone(t) && t.transactionHash) return t.transactionHash
+            }
+            return null
+        } catch {
+            // No parity traces on this node; try geth's call tracer.
+        }
+        try {
+            const results = (await this.client.request({
+                method: 'debug_traceBlockByNumber' as any, params: [tag, { tracer: 'callTracer' }] as any,
+            })) as { txHash?: string; result: CallFrame }[]
+            const pays = (frame: CallFrame): boolean =>
+                !frame.error && ((frame.to?.toLowerCase() === target && BigInt(frame.value ?? '0x0') > 0n) || (frame.calls ?? []).some(pays))
+            return results.find((r) => r.txHash && pays(r.result))?.txHash ?? null
+        } catch {
+            return null
+        }
+    }
+
+    async checkDeposit(deposit: { txHash: string | null; blockNumber: bigint; blockHash: string }, finality: Finality): Promise<DepositCheck> {
+        if (deposit.txHash === null) {
+            // Known by its block only: a block replaced by a reorg may not hold it; the monitor looks again.
+            const block = await this.client.getBlock({ blockNumber: deposit.blockNumber }).catch(() => undefined)
+            if (!block || block.hash !== deposit.blockHash) return { state: 'orphaned' }
+            const { final, confirmations } = await this.settled(deposit.blockNumber, deposit.blockHash, finality)
+            return { state: final ? 'final' : 'pending', confirmations }
+        }
         let receipt
         try {
             receipt = await this.client.getTransactionReceipt({ hash: deposit.txHash as Hex })
@@ -155,13 +248,24 @@ export class EvmAdapter implements ChainAdapter {
         }
         if (receipt.status !== 'success') return { state: 'orphaned' }
         if (receipt.blockHash !== deposit.blockHash) return { state: 'moved', blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }
+        const { final, confirmations } = await this.settled(receipt.blockNumber, receipt.blockHash, finality)
+        return { state: final ? 'final' : 'pending', confirmations }
+    }
+
+    /**
+     * The one finality rule of the bridge, for deposits and for its own transactions alike: the
+     * block is at or below the node's finalized/safe tag, or has the configured confirmations,
+     * and is still the canonical block at its height.
+     */
+    private async settled(blockNumber: bigint, blockHash: string, finality: Finality): Promise<Settled> {
         const head = await this.client.getBlockNumber({ cacheTime: 0 })
-        const confirmations = Number(head - receipt.blockNumber + 1n)
-        if ('tag' in finality) {
-            const final = await this.client.getBlock({ blockTag: finality.tag })
-            return { state: final.number >= receipt.blockNumber ? 'final' : 'pending', confirmations }
-        }
-        return { state: confirmations >= finality.confirmations ? 'final' : 'pending', confirmations }
+        const confirmations = Number(head - blockNumber + 1n)
+        let final = 'tag' in finality
+            ? (await this.client.getBlock({ blockTag: finality.tag })).number >= blockNumber
+            : confirmations >= finality.confirmations
+        // The receipt may come from before a reorg that the finality read already saw.
+        if (final) final = (await this.client.getBlock({ blockNumber })).hash === blockHash
+        return { blockNumber, final, confirmations }
     }
 
     async balance(address: string, asset: Asset): Promise<bigint> {
@@ -179,15 +283,7 @@ export class EvmAdapter implements ChainAdapter {
     async signTransfer(request: TransferRequest, reservedSequences: number[]): Promise<SignedTransfer> {
         const from = await this.deriveAddress(request.from)
         const to = request.to as Address
-        const [pendingNonce, fees] = await Promise.all([
-            this.client.getTransactionCount({ address: from, blockTag: 'pending' }),
-            this.fees(),
-        ])
-        // The lowest nonce from the node's count that no stored, unfinished transaction holds: normally
-        // the next one; after a transaction was refused for good, its nonce again (no gap to stall the rest).
-        const held = new Set(reservedSequences)
-        let nonce = pendingNonce
-        while (held.has(nonce)) nonce++
+        const fees = await this.fees()
         let { maxFeePerGas, maxPriorityFeePerGas } = fees
         let value = 0n
         let data: Hex | undefined
@@ -221,12 +317,79 @@ export class EvmAdapter implements ChainAdapter {
                 }
             }
         }
+        return this.sign(request.from, from, { to: target, value, data, gas, maxFeePerGas, maxPriorityFeePerGas }, reservedSequences, amount)
+    }
+
+    private async sign(
+        role: KeyRole,
+        from: Address,
+        tx: { to: Address; value: bigint; data?: Hex; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+        reservedSequences: number[],
+        amount: bigint
+    ): Promise<SignedTransfer> {
+        // The lowest nonce from the node's count that no stored, unfinished transaction holds: normally
+        // the next one; after a transaction was refused for good, its nonce again (no gap to stall the rest).
+        const held = new Set(reservedSequences)
+        let nonce = await this.client.getTransactionCount({ address: from, blockTag: 'pending' })
+        while (held.has(nonce)) nonce++
         const raw = await this.keys.withSeed('evm', (seedBytes) =>
-            KeyManager.evmAccount(seedBytes, request.from).signTransaction({
-                chainId: this.network.chainId, type: 'eip1559', nonce, to: target, value, data, gas, maxFeePerGas, maxPriorityFeePerGas,
-            })
+            KeyManager.evmAccount(seedBytes, role).signTransaction({ chainId: this.network.chainId, type: 'eip1559', nonce, ...tx })
         )
         return { from, hash: keccak256(raw), raw, nonce, amount }
+    }
+
+    async allowance(token: string, owner: string, spender: string): Promise<bigint> {
+        return this.client.readContract({ address: token as Address, abi: erc20Abi, functionName: 'allowance', args: [owner as Address, spender as Address] })
+    }
+
+    async signApprove(request: { from: KeyRole; token: string; spender: string }, reservedSequences: number[]): Promise<SignedTransfer> {
+        const from = await this.deriveAddress(request.from)
+        const to = request.token as Address
+        // Unlimited, once per token: the router is the only spender the vault ever approves.
+        const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [request.spender as Address, maxUint256] })
+        const [estimated, fees] = await Promise.all([this.client.estimateGas({ account: from, to, data }), this.fees()])
+        return this.sign(request.from, from, { to, value: 0n, data, gas: (estimated * 5n) / 4n, ...fees }, reservedSequences, 0n)
+    }
+
+    async signPoolSwap(request: PoolSwapRequest, reservedSequences: number[]): Promise<SignedTransfer> {
+        const from = await this.deriveAddress(request.from)
+        const router = request.router as Address
+        const path = request.path as Address[]
+        const recipient = request.recipient as Address
+        const latest = await this.client.getBlock({ blockTag: 'latest' })
+        const deadline = latest.timestamp + TRADE_DEADLINE_SECONDS
+        const data = request.coinIn
+            ? encodeFunctionData({ abi: ammRouterAbi, functionName: 'swapExactETHForTokens', args: [request.amountOutMin, path, recipient, deadline] })
+            : request.coinOut
+                ? encodeFunctionData({ abi: ammRouterAbi, functionName: 'swapExactTokensForETH', args: [request.amountIn, request.amountOutMin, path, recipient, deadline] })
+                : encodeFunctionData({ abi: ammRouterAbi, functionName: 'swapExactTokensForTokens', args: [request.amountIn, request.amountOutMin, path, recipient, deadline] })
+        const value = request.coinIn ? request.amountIn : 0n
+        let estimated: bigint
+        try {
+            estimated = await this.client.estimateGas({ account: from, to: router, data, value })
+        } catch (err) {
+            // The node ran it and it reverts (INSUFFICIENT_OUTPUT_AMOUNT, …): not a transaction to sign.
+            const reverted = err instanceof BaseError && (err.walk((e) => e instanceof ContractFunctionRevertedError) || /revert/i.test(errorText(err)))
+            if (reverted) throw new PoolTradeError(errorText(err).slice(0, 300))
+            throw err
+        }
+        const fees = await this.fees()
+        return this.sign(request.from, from, { to: router, value, data, gas: (estimated * 5n) / 4n, ...fees }, reservedSequences, request.amountIn)
+    }
+
+    async poolSwapOutput(hash: string, request: PoolSwapRequest): Promise<bigint> {
+        const receipt = await this.client.getTransactionReceipt({ hash: hash as Hex })
+        if (request.coinOut) {
+            // The pair pays the wrapped coin to the router, which unwraps all of it to the recipient.
+            const swaps = parseEventLogs({ abi: ammPairAbi, logs: receipt.logs, eventName: 'Swap' })
+                .filter((l) => l.address.toLowerCase() === request.pair.toLowerCase())
+            return swaps.reduce((sum, l) => sum + l.args.amount0Out + l.args.amount1Out, 0n)
+        }
+        // What reached the recipient: a token charging transfer fees delivers less than the pair sent.
+        const tokenOut = request.path[request.path.length - 1].toLowerCase()
+        return parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: 'Transfer' })
+            .filter((l) => l.address.toLowerCase() === tokenOut && l.args.to.toLowerCase() === request.recipient.toLowerCase())
+            .reduce((sum, l) => sum + l.args.value, 0n)
     }
 
     async broadcast(raw: string): Promise<BroadcastResult> {
@@ -245,15 +408,14 @@ export class EvmAdapter implements ChainAdapter {
         }
     }
 
-    async inspect(tx: { hash: string; from: string; nonce: number | null }): Promise<TxState> {
+    async inspect(tx: { hash: string; from: string; nonce: number | null }, finality: Finality): Promise<TxState> {
         // The account nonce first: if it is past ours and there is still no receipt afterwards,
         // another transaction used the nonce and ours can never land.
         const minedNonce = await this.client.getTransactionCount({ address: tx.from as Address, blockTag: 'latest' })
         try {
             const receipt = await this.client.getTransactionReceipt({ hash: tx.hash as Hex })
-            return receipt.status === 'success'
-                ? { kind: 'confirmed', blockNumber: receipt.blockNumber }
-                : { kind: 'reverted', blockNumber: receipt.blockNumber }
+            const settled = await this.settled(receipt.blockNumber, receipt.blockHash, finality)
+            return { kind: receipt.status === 'success' ? 'confirmed' : 'reverted', ...settled }
         } catch (err) {
             if (!(err instanceof TransactionReceiptNotFoundError)) throw err
         }

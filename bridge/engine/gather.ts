@@ -1,7 +1,7 @@
 import { InsufficientForFeeError } from '../chains/adapter'
 import { Swap } from './lifecycle'
 import { EngineContext } from './context'
-import { TxRecord } from './sender'
+import { MINED, TxRecord } from './sender'
 
 /**
  * Gathering: moving a deposit from its single-use address into the source chain's vault.
@@ -13,7 +13,8 @@ import { TxRecord } from './sender'
  */
 
 export type GatherProgress =
-    | { state: 'waiting'; tx?: TxRecord }
+    /** blocked: cannot go on until something changes (the vault cannot pay the gas top-up); the reason. */
+    | { state: 'waiting'; tx?: TxRecord; blocked?: string }
     | { state: 'done'; tx: TxRecord }
     | { state: 'failed'; reason: string }
 
@@ -26,7 +27,8 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
     const live = await ctx.sender.live(swap.id, 'gather')
     if (live) {
         if (live.status === 'confirmed') return { state: 'done', tx: live }
-        const state = await ctx.sender.track(adapter, live)
+        // Mined is enough to move on (the vault now holds the funds); the payout is what waits for finality.
+        const state = await ctx.sender.track(adapter, live, MINED)
         if (state.kind === 'confirmed') return { state: 'done', tx: await ctx.sender.byId(live.id) }
         if (state.kind === 'reverted') return { state: 'failed', reason: `the gather transaction ${live.hash} reverted` }
         return { state: 'waiting', tx: live }
@@ -49,11 +51,14 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
         if (held < fee) {
             const topUp = await ctx.sender.live(swap.id, 'gather_gas')
             if (topUp && (topUp.status === 'signed' || topUp.status === 'broadcast')) {
-                await ctx.sender.track(adapter, topUp)
+                await ctx.sender.track(adapter, topUp, MINED)
                 return { state: 'waiting', tx: topUp }
             }
             const result = await ctx.sender.send(adapter, swap.id, 'gather_gas', { from: { kind: 'vault' }, to: swap.depositAddress, asset: coin, amount: fee * 2n - held })
-            if (result.kind === 'rejected') ctx.log.error({ swap: swap.id, chain: swap.sourceChain, reason: result.reason }, 'the vault cannot pay the gas of a gather; will retry')
+            if (result.kind === 'rejected') {
+                ctx.log.error({ swap: swap.id, chain: swap.sourceChain, reason: result.reason }, 'the vault cannot pay the gas of a gather; will retry')
+                return { state: 'waiting', blocked: `the ${swap.sourceChain} vault cannot pay the gas to move the deposit` }
+            }
             return { state: 'waiting' }
         }
     }

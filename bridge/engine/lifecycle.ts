@@ -60,6 +60,22 @@ const NEXT: Record<SwapStatus, SwapStatus[]> = {
 
 export type RefundStatus = 'pending' | 'sent' | 'not_requested' | 'failed'
 
+/** bridge_swap.pool_trade: amounts are base units of the pool chain's tokens, as decimal strings. */
+export interface PoolTradeRecord {
+    pool: string
+    chain: ChainName
+    pair: string
+    tx_hash: string
+    block_number: string
+    token_in: string
+    token_out: string
+    amount_in: string
+    /** What the rate was locked on, the least the router had to pay (amountOutMin), and what it paid. */
+    locked_amount_out: string
+    amount_out_min: string
+    amount_out: string
+}
+
 export interface Swap {
     id: string
     status: SwapStatus
@@ -95,6 +111,12 @@ export interface Swap {
     refundStatus: RefundStatus | null
     refundTxHash: string | null
     refundAmount: bigint | null
+    /** Refund attempts made (the failed ones, and the one that was sent), when the next may start, and why the last failed. */
+    refundAttempts: number
+    refundRetryAt: Date | null
+    refundError: string | null
+    /** The route's pool leg as traded from a vault, once that trade is final (see pool.ts). */
+    poolTrade: PoolTradeRecord | null
     errorMessage: string | null
     createdAt: Date
     updatedAt: Date
@@ -139,6 +161,10 @@ export function mapSwap(row: any): Swap {
         refundStatus: row.refund_status,
         refundTxHash: row.refund_tx_hash,
         refundAmount: big(row.refund_amount),
+        refundAttempts: row.refund_attempts ?? 0,
+        refundRetryAt: row.refund_retry_at ?? null,
+        refundError: row.refund_error ?? null,
+        poolTrade: row.pool_trade ?? null,
         errorMessage: row.error_message,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
@@ -152,6 +178,7 @@ const SETTABLE = new Set([
     'locked_target_amount', 'fee_amount', 'rate', 'rate_detail', 'rate_locked_at',
     'gather_tx_hash', 'gathered_amount', 'payout_tx_hash',
     'refund_status', 'refund_tx_hash', 'refund_amount', 'error_message',
+    'refund_attempts', 'refund_retry_at', 'refund_error', 'pool_trade',
 ])
 
 export type Columns = Record<string, string | number | bigint | Date | object | null>

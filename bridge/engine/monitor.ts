@@ -67,7 +67,7 @@ export class Monitor {
         let scannedToHead = from > head.number
         while (from <= head.number && !this.stopped) {
             const to = from + adapter.maxScanBlocks - 1n < head.number ? from + adapter.maxScanBlocks - 1n : head.number
-            const watches = swaps.map((s) => ({ swapId: s.id, address: s.depositAddress, asset: this.ctx.asset(s.sourceChain, s.sourceToken) }))
+            const watches = swaps.map((s) => ({ swapId: s.id, address: s.depositAddress, asset: this.ctx.asset(s.sourceChain, s.sourceToken), fromBlock: s.watchFromBlock }))
             const seen = await adapter.scanDeposits(watches, from, to)
             await this.record(swaps, seen)
             this.cursors.set(adapter.chain, to)

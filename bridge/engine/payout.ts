@@ -8,12 +8,18 @@ import { LACKED_GAS } from './vault'
  * one payout transaction per swap can be live (sender.ts); after a crash the stored transaction is
  * found and rebroadcast, never signed again. A replacement is signed only when the first can
  * provably never land (refused by the node, or its nonce taken by another transaction).
+ *
+ * The payout is done only when it is final on the target chain, by the rule deposits follow there
+ * (the finalized/safe tag or the configured confirmations): a payout mined in a block that a reorg
+ * then removes is followed again and its stored bytes rebroadcast, and the swap stays
+ * payout_processing until it lands for good. Likewise a revert fails the swap (and refunds it)
+ * only once the revert is final: a reverted payout could still land in another block.
  */
 
 export type PayoutProgress =
     | { state: 'sent'; tx: TxRecord }
     | { state: 'waiting'; tx?: TxRecord }
-    | { state: 'done'; tx: TxRecord }
+    | { state: 'done'; tx: TxRecord; blockNumber: bigint; confirmations: number }
     | { state: 'failed'; reason: string }
 
 export async function sendPayout(ctx: EngineContext, swap: Swap): Promise<PayoutProgress> {
@@ -37,10 +43,11 @@ export async function trackPayout(ctx: EngineContext, swap: Swap): Promise<Payou
     const tx = await ctx.sender.live(swap.id, 'payout')
     // The last one was found dead: sign the replacement.
     if (!tx) return sendPayout(ctx, swap)
-    if (tx.status === 'confirmed') return { state: 'done', tx }
-    const state = await ctx.sender.track(adapter, tx)
-    if (state.kind === 'confirmed') return { state: 'done', tx }
-    if (state.kind === 'reverted') return { state: 'failed', reason: `the payout transaction ${tx.hash} reverted on the target chain` }
+    const state = await ctx.sender.track(adapter, tx, ctx.config.networks[swap.targetChain]!.finality)
+    if (state.kind === 'confirmed') return state.final ? { state: 'done', tx, blockNumber: state.blockNumber, confirmations: state.confirmations } : { state: 'waiting', tx }
+    if (state.kind === 'reverted') {
+        return state.final ? { state: 'failed', reason: `the payout transaction ${tx.hash} reverted on the target chain` } : { state: 'waiting', tx }
+    }
     if (state.kind === 'dead') return sendPayout(ctx, swap)
     return { state: 'waiting', tx }
 }

@@ -21,6 +21,12 @@ export interface LegQuote {
     block?: string
     reserve_in?: string
     reserve_out?: string
+    /** Pool legs: the chain's assets traded (the coin's name where the vault holds the coin) and the amounts, base units. */
+    chain?: string
+    token_in?: string
+    token_out?: string
+    amount_in?: string
+    amount_out?: string
     price_from_usd?: string
     price_to_usd?: string
 }
@@ -73,16 +79,21 @@ export class RateEngine {
                 const baseToQuote = leg.from === 'NATIVE'
                 const [tokenIn, tokenOut] = baseToQuote ? [pool.base, pool.quote] : [pool.quote, pool.base]
                 const [reserveIn, reserveOut] = baseToQuote ? [price.reserveBase, price.reserveQuote] : [price.reserveQuote, price.reserveBase]
-                amount = getAmountOut(rescale(amount, decimals, tokenIn.decimals), reserveIn, reserveOut)
+                const legIn = rescale(amount, decimals, tokenIn.decimals)
+                amount = getAmountOut(legIn, reserveIn, reserveOut)
                 decimals = tokenOut.decimals
-                if (amount === 0n) throw new NoLiquidityError(`no liquidity for the pair at this moment (pool ${leg.pool})`)
-                legs.push({ type: 'pool', pool: leg.pool, pair: price.pair, block: price.blockNumber.toString(), reserve_in: reserveIn.toString(), reserve_out: reserveOut.toString() })
+                if (amount === 0n) throw new NoLiquidityError(`no liquidity for the pair at that moment (pool ${leg.pool})`)
+                legs.push({
+                    type: 'pool', pool: leg.pool, pair: price.pair, block: price.blockNumber.toString(), reserve_in: reserveIn.toString(), reserve_out: reserveOut.toString(),
+                    chain: pool.chain, token_in: tokenIn.coin ?? tokenIn.symbol, token_out: tokenOut.coin ?? tokenOut.symbol,
+                    amount_in: legIn.toString(), amount_out: amount.toString(),
+                })
             } else {
                 throw new NoLiquidityError(`no route for the pair: the external provider is not available`)
             }
         }
         const amountOut = rescale(amount, decimals, route.target.decimals)
-        if (amountOut <= 0n) throw new NoLiquidityError('no liquidity or route for the pair at this moment: the amount converts to nothing')
+        if (amountOut <= 0n) throw new NoLiquidityError('no liquidity or route for the pair at that moment: the amount converts to nothing')
         const net = amountIn - fee
         const rate = formatRatio(amountOut * 10n ** BigInt(route.source.decimals), net * 10n ** BigInt(route.target.decimals))
         return { amountIn, fee, amountOut, rate, legs }
@@ -95,7 +106,7 @@ export class RateEngine {
         if (!adapter?.pairReserves) throw new NoLiquidityError(`network not enabled: ${pool.chain}`)
         const reserves = await adapter.pairReserves(pool.factory, pool.base.address, pool.quote.address)
         if (!reserves || reserves.reserveA === 0n || reserves.reserveB === 0n) {
-            throw new NoLiquidityError(`no liquidity for the pair at this moment (pool ${poolId} is empty)`)
+            throw new NoLiquidityError(`no liquidity for the pair at that moment (pool ${poolId} is empty)`)
         }
         const price = formatRatio(reserves.reserveB * 10n ** BigInt(pool.base.decimals), reserves.reserveA * 10n ** BigInt(pool.quote.decimals))
         return { pool, pair: reserves.pair, reserveBase: reserves.reserveA, reserveQuote: reserves.reserveB, blockNumber: reserves.blockNumber, price }

@@ -1,3 +1,5 @@
+import { formatUnits } from '../amounts'
+import { InsufficientForFeeError } from '../chains/adapter'
 import { EngineContext } from './context'
 import { advanceGather } from './gather'
 import { Swap, update } from './lifecycle'
@@ -8,18 +10,44 @@ import { Swap, update } from './lifecycle'
  * gathered into the vault if they were not yet (one path for every failure point), then the
  * gathered amount is sent from the vault, which pays the network fee. The swap stays failed;
  * the refund is recorded with the events refund_sent (with its transaction) or refund_failed.
+ *
+ * A refund that cannot go out (the node refuses it because the vault lacks gas, the vault cannot
+ * pay a token deposit's gather, a final revert) is not given up at once: refund_status stays
+ * pending and it is tried again after BRIDGE_REFUND_RETRY_SECONDS, doubling each time (capped at an
+ * hour), up to BRIDGE_REFUND_MAX_ATTEMPTS attempts. Then refund_status becomes failed, with
+ * refund_error and the refund_failed event saying why: that is the state an operator acts on.
+ * Errors that say nothing about the refund itself (a node that does not answer) do not count as
+ * attempts; the engine simply tries again on its next pass.
+ *
+ * Retrying never pays twice, by the sender's rule: a new refund transaction is signed only when
+ * the previous one provably cannot land (refused outright, its nonce taken, or reverted in a final
+ * block); otherwise the stored bytes are followed and rebroadcast. A refund counts as sent when it
+ * is final on the source chain, by the rule deposits follow there.
  */
+
+/** Longest wait between two refund attempts. */
+const MAX_RETRY_DELAY_SECONDS = 3600
+
+type Attempt = { kind: 'done' } | { kind: 'waiting' } | { kind: 'retry'; reason: string }
+
 export async function advanceRefund(ctx: EngineContext, swap: Swap): Promise<'done' | 'waiting'> {
+    if (swap.refundRetryAt && swap.refundRetryAt.getTime() > Date.now()) return 'waiting'
+    const outcome = await attempt(ctx, swap)
+    if (outcome.kind === 'retry') {
+        await retryLater(ctx, swap, outcome.reason)
+        return 'waiting'
+    }
+    return outcome.kind
+}
+
+async function attempt(ctx: EngineContext, swap: Swap): Promise<Attempt> {
     let current = swap
     if (current.gatheredAmount === null) {
         const gather = await advanceGather(ctx, current)
-        if (gather.state === 'failed') {
-            await update(ctx.pool, swap.id, 'failed', { refund_status: 'failed' }, { event: 'refund_failed', data: { reason: gather.reason } })
-            return 'done'
-        }
-        if (gather.state !== 'done') return 'waiting'
+        if (gather.state === 'failed') return { kind: 'retry', reason: gather.reason }
+        if (gather.state === 'waiting') return gather.blocked ? { kind: 'retry', reason: gather.blocked } : { kind: 'waiting' }
         const gathered = await update(ctx.pool, swap.id, 'failed', { gathered_amount: gather.tx.amount, gather_tx_hash: gather.tx.hash })
-        if (!gathered) return 'done'
+        if (!gathered) return { kind: 'done' }
         current = gathered
     }
     const adapter = ctx.adapter(current.sourceChain)
@@ -27,26 +55,51 @@ export async function advanceRefund(ctx: EngineContext, swap: Swap): Promise<'do
     const request = { from: { kind: 'vault' as const }, to: current.refundAddress!, asset, amount: current.gatheredAmount! }
     let tx = await ctx.sender.live(current.id, 'refund')
     if (!tx) {
-        const result = await ctx.sender.send(adapter, current.id, 'refund', request)
+        let result
+        try {
+            result = await ctx.sender.send(adapter, current.id, 'refund', request)
+        } catch (err) {
+            if (err instanceof InsufficientForFeeError) return { kind: 'retry', reason: 'the source vault lacked gas for the refund' }
+            throw err
+        }
         if (result.kind === 'rejected') {
-            await update(ctx.pool, swap.id, 'failed', { refund_status: 'failed' }, {
-                event: 'refund_failed',
-                data: { reason: result.insufficientFunds ? 'the source vault lacked gas for the refund' : result.reason.slice(0, 200) },
-            })
-            return 'done'
+            return { kind: 'retry', reason: result.insufficientFunds ? 'the source vault lacked gas for the refund' : `the ${current.sourceChain} node refused the refund: ${result.reason.slice(0, 200)}` }
         }
         tx = result.tx
     }
-    const state = tx.status === 'confirmed' ? { kind: 'confirmed' as const } : await ctx.sender.track(adapter, tx)
+    const state = await ctx.sender.track(adapter, tx, ctx.config.networks[current.sourceChain]!.finality)
     if (state.kind === 'confirmed') {
-        await update(ctx.pool, swap.id, 'failed', { refund_status: 'sent', refund_tx_hash: tx.hash, refund_amount: tx.amount }, {
-            event: 'refund_sent', txHash: tx.hash, data: { refund_address: current.refundAddress },
+        if (!state.final) return { kind: 'waiting' }
+        await update(ctx.pool, swap.id, 'failed', {
+            refund_status: 'sent', refund_tx_hash: tx.hash, refund_amount: tx.amount, refund_error: null, refund_retry_at: null,
+            refund_attempts: current.refundAttempts + 1,
+        }, {
+            event: 'refund_sent', txHash: tx.hash,
+            data: { refund_address: current.refundAddress, amount: formatUnits(tx.amount, asset.decimals), attempts: current.refundAttempts + 1 },
         })
-        return 'done'
+        return { kind: 'done' }
     }
     if (state.kind === 'reverted') {
-        await update(ctx.pool, swap.id, 'failed', { refund_status: 'failed' }, { event: 'refund_failed', txHash: tx.hash, data: { reason: 'the refund transaction reverted' } })
-        return 'done'
+        if (!state.final) return { kind: 'waiting' }
+        // Reverted in a final block: it moved nothing and never will, so the next attempt may sign anew.
+        await ctx.pool.query(`UPDATE bridge_tx SET status = 'dead', error = $2, updated_at = now() WHERE id = $1`, [tx.id, `reverted in block ${state.blockNumber}`])
+        return { kind: 'retry', reason: `the refund transaction ${tx.hash} reverted` }
     }
-    return 'waiting'
+    return { kind: 'waiting' }
+}
+
+async function retryLater(ctx: EngineContext, swap: Swap, reason: string): Promise<void> {
+    const attempts = swap.refundAttempts + 1
+    const { maxAttempts, retrySeconds } = ctx.config.refund
+    if (attempts >= maxAttempts) {
+        ctx.log.error({ swap: swap.id, attempts, reason }, 'refund given up: an operator must act')
+        await update(ctx.pool, swap.id, 'failed', { refund_status: 'failed', refund_attempts: attempts, refund_error: reason, refund_retry_at: null }, {
+            event: 'refund_failed',
+            data: { reason, attempts, operator_action_required: true },
+        })
+        return
+    }
+    const delay = Math.min(retrySeconds * 2 ** (attempts - 1), MAX_RETRY_DELAY_SECONDS)
+    ctx.log.warn({ swap: swap.id, attempts, reason, retryInSeconds: delay }, 'refund not sent; retrying later')
+    await update(ctx.pool, swap.id, 'failed', { refund_attempts: attempts, refund_error: reason, refund_retry_at: new Date(Date.now() + delay * 1000) })
 }

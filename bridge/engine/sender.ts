@@ -1,7 +1,9 @@
 import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
-import { ChainAdapter, TransferRequest, TxState } from '../chains/adapter'
+import { ChainAdapter, SignedTransfer, TransferRequest, TxState } from '../chains/adapter'
+import { Finality } from '../config'
 import { LOCK_SENDER, LockManager } from '../db'
+import { KeyRole } from '../keys'
 
 /**
  * Idempotent sending, the rule every outgoing transfer follows (gathers, payouts, refunds):
@@ -18,7 +20,14 @@ import { LOCK_SENDER, LockManager } from '../db'
  *    unfinished transactions of that address.
  */
 
-export type Purpose = 'gather_gas' | 'gather' | 'payout' | 'refund'
+export type Purpose = 'gather_gas' | 'gather' | 'payout' | 'refund' | 'pool_approve' | 'pool_swap'
+
+/** What a bridge_tx row says about a transaction besides its bytes: sender role, counterparty, asset symbol. */
+export interface TxMeta {
+    from: KeyRole
+    to: string
+    asset: string
+}
 
 export interface TxRecord {
     id: string
@@ -40,6 +49,9 @@ export interface TxRecord {
 export type SendResult = { kind: 'sent'; tx: TxRecord } | { kind: 'rejected'; tx: TxRecord; insufficientFunds: boolean; reason: string }
 
 const LIVE = `status NOT IN ('rejected', 'dead')`
+
+/** The finality of a transaction whose landing is enough (gathers, gas top-ups, approvals): one confirmation. */
+export const MINED: Finality = { confirmations: 1 }
 
 function mapTx(row: any): TxRecord {
     return {
@@ -72,11 +84,24 @@ export class Sender {
      * swap except gas top-ups, which may take several.
      */
     async send(adapter: ChainAdapter, swapId: string, purpose: Purpose, request: TransferRequest): Promise<SendResult> {
+        return this.sendSigned(adapter, swapId, purpose, { from: request.from, to: request.to, asset: request.asset.symbol }, (held) =>
+            adapter.signTransfer(request, held)
+        )
+    }
+
+    /** send() for any transaction the adapter signs (a pool trade, an approval): the same rules, another signer. */
+    async sendSigned(
+        adapter: ChainAdapter,
+        swapId: string,
+        purpose: Purpose,
+        meta: TxMeta,
+        sign: (reservedSequences: number[]) => Promise<SignedTransfer>
+    ): Promise<SendResult> {
         if (purpose !== 'gather_gas') {
             const existing = await this.live(swapId, purpose)
             if (existing) return this.rebroadcastIfNeeded(adapter, existing)
         }
-        const from = await adapter.deriveAddress(request.from)
+        const from = await adapter.deriveAddress(meta.from)
         const release = await this.locks.lock(LOCK_SENDER, `${adapter.chain}:${from.toLowerCase()}`)
         try {
             if (purpose !== 'gather_gas') {
@@ -94,12 +119,12 @@ export class Sender {
                 if (row.status === 'signed' && (await this.broadcastRow(adapter, row)).kind === 'rejected') continue
                 if (row.nonce !== null) held.push(row.nonce)
             }
-            const signed = await adapter.signTransfer(request, held)
+            const signed = await sign(held)
             const { rows } = await this.pool.query(
                 `INSERT INTO bridge_tx (swap_id, purpose, attempt, chain, from_address, to_address, asset, amount, nonce, tx_hash, raw, status)
                  SELECT $1, $2, COALESCE(MAX(attempt), 0) + 1, $3, $4, $5, $6, $7, $8, $9, $10, 'signed' FROM bridge_tx WHERE swap_id = $1 AND purpose = $2
                  RETURNING *`,
-                [swapId, purpose, adapter.chain, signed.from, request.to, request.asset.symbol, signed.amount.toString(), signed.nonce, signed.hash, signed.raw]
+                [swapId, purpose, adapter.chain, signed.from, meta.to, meta.asset, signed.amount.toString(), signed.nonce, signed.hash, signed.raw]
             )
             return await this.broadcastRow(adapter, mapTx(rows[0]))
         } finally {
@@ -108,21 +133,32 @@ export class Sender {
     }
 
     /**
-     * Where a stored transaction stands; a missing one is rebroadcast (same bytes), a dead one is
-     * marked so that the next send() may sign a replacement.
+     * Where a stored transaction stands, judged against `finality` once mined; a missing one is
+     * rebroadcast (same bytes), a dead one is marked so that the next send() may sign a
+     * replacement. A transaction seen mined and later gone (a reorg took its block) is a
+     * broadcast one again: the same bytes go out again, and its nonce stays held.
      */
-    async track(adapter: ChainAdapter, tx: TxRecord): Promise<TxState> {
-        const state = await adapter.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce })
+    async track(adapter: ChainAdapter, tx: TxRecord, finality: Finality): Promise<TxState> {
+        const state = await adapter.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce }, finality)
         if (state.kind === 'confirmed' || state.kind === 'reverted') {
             await this.pool.query(
-                `UPDATE bridge_tx SET status = $2, block_number = $3, updated_at = now() WHERE id = $1`,
+                `UPDATE bridge_tx SET status = $2, block_number = $3, updated_at = now() WHERE id = $1 AND (status <> $2 OR block_number IS DISTINCT FROM $3)`,
                 [tx.id, state.kind, state.blockNumber.toString()]
             )
-        } else if (state.kind === 'dead') {
+            return state
+        }
+        if (state.kind === 'dead') {
             this.log.warn({ chain: tx.chain, hash: tx.hash, nonce: tx.nonce, purpose: tx.purpose }, 'transaction can no longer land: its nonce was used by another')
             await this.pool.query(`UPDATE bridge_tx SET status = 'dead', updated_at = now() WHERE id = $1`, [tx.id])
-        } else if (state.kind === 'missing') {
-            const result = await this.broadcastRow(adapter, tx)
+            return state
+        }
+        const { rowCount } = await this.pool.query(
+            `UPDATE bridge_tx SET status = 'broadcast', block_number = NULL, updated_at = now() WHERE id = $1 AND status IN ('confirmed', 'reverted')`,
+            [tx.id]
+        )
+        if (rowCount) this.log.warn({ chain: tx.chain, hash: tx.hash, purpose: tx.purpose }, 'a mined transaction was reorged out; following it again')
+        if (state.kind === 'missing') {
+            const result = await this.broadcastRow(adapter, rowCount ? { ...tx, status: 'broadcast' } : tx)
             if (result.kind === 'rejected') return { kind: 'dead' }
         }
         return state

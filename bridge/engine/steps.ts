@@ -3,6 +3,7 @@ import { EngineContext } from './context'
 import { advanceGather } from './gather'
 import { Swap, SwapStatus, transition, update } from './lifecycle'
 import { sendPayout, trackPayout } from './payout'
+import { advancePoolTrade, NO_ROUTE } from './pool'
 import { NoLiquidityError } from './rates'
 import { advanceRefund } from './refund'
 import { lockVault } from './vault'
@@ -17,7 +18,8 @@ import { lockVault } from './vault'
 export type StepResult = 'continue' | 'wait'
 
 export const LATE_DEPOSIT = 'deposit arrived after the window closed'
-export const NO_ROUTE = 'no liquidity or route for the pair at this moment'
+/** Spec 7's wording of the cause. */
+export { NO_ROUTE }
 
 export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> {
     switch (swap.status) {
@@ -27,7 +29,11 @@ export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> 
         case 'gathering': return finishGather(ctx, swap)
         case 'gathered': return moved(await transition(ctx.pool, swap.id, 'gathered', 'vault_locking', { data: { target_chain: swap.targetChain, target_token: swap.targetToken } }))
         case 'vault_locking': {
-            const result = await lockVault(ctx, swap)
+            // A route with a pool leg trades it first (pool.ts); the payout is reserved once the trade is final.
+            const trade = await advancePoolTrade(ctx, swap)
+            if (trade.state === 'failed') return fail(ctx, swap, trade.reason)
+            if (trade.state === 'waiting') return 'wait'
+            const result = await lockVault(ctx, swap, trade.state === 'done' ? { pool_trade: { pool: trade.trade.pool, chain: trade.trade.chain, tx_hash: trade.trade.tx_hash } } : {})
             if (result.kind === 'failed') return fail(ctx, swap, result.reason)
             return result.kind === 'locked' ? 'continue' : 'wait'
         }
@@ -66,7 +72,7 @@ async function confirmDeposit(ctx: EngineContext, swap: Swap): Promise<StepResul
     const adapter = ctx.adapter(swap.sourceChain)
     const network = ctx.config.networks[swap.sourceChain]!
     const check = await adapter.checkDeposit(
-        { txHash: swap.depositTxHash!, blockNumber: swap.depositBlock!, blockHash: swap.depositBlockHash! },
+        { txHash: swap.depositTxHash, blockNumber: swap.depositBlock!, blockHash: swap.depositBlockHash! },
         network.finality
     )
     if (check.state === 'moved') {
@@ -157,6 +163,10 @@ async function finishPayout(ctx: EngineContext, swap: Swap): Promise<StepResult>
     return moved(await transition(ctx.pool, swap.id, 'payout_processing', 'completed', {
         set: { payout_tx_hash: result.tx.hash },
         txHash: result.tx.hash,
-        data: { amount_sent: formatUnits(swap.lockedTargetAmount!, target.decimals), target_wallet: swap.targetWallet },
+        data: {
+            amount_sent: formatUnits(swap.lockedTargetAmount!, target.decimals), target_wallet: swap.targetWallet,
+            // Final by the target chain's rule: where it landed and how deep it was when counted.
+            block_number: result.blockNumber.toString(), confirmations: result.confirmations,
+        },
     }))
 }

@@ -17,46 +17,72 @@ export const LACKED_GAS = 'payout wallet lacked gas on the target chain'
 
 export type VaultLockResult = { kind: 'locked'; swap: Swap } | { kind: 'failed'; reason: string } | { kind: 'moved' }
 
-export async function lockVault(ctx: EngineContext, swap: Swap): Promise<VaultLockResult> {
+export interface ReserveCheck {
+    /** Why the target vault cannot pay, when it cannot. */
+    failure?: string
+    detail: Record<string, string>
+}
+
+/**
+ * Whether the target vault can pay this swap's payout next to the ones already reserved.
+ * `credit` is what will arrive in the payout asset before the payout (a pool trade on the
+ * target chain paying that asset). The caller holds the target chain's vault lock when the
+ * answer is acted on.
+ */
+export async function checkReserves(ctx: EngineContext, swap: Swap, credit = 0n): Promise<ReserveCheck> {
     const adapter = ctx.adapter(swap.targetChain)
     const asset = ctx.asset(swap.targetChain, swap.targetToken)
     const coin = ctx.coin(swap.targetChain)
     const amount = swap.lockedTargetAmount!
     const vault = await adapter.deriveAddress({ kind: 'vault' })
+    const { rows } = await ctx.pool.query(
+        `SELECT target_token, COALESCE(SUM(locked_target_amount), 0)::text AS reserved, COUNT(*)::int AS payouts
+         FROM bridge_swap WHERE target_chain = $1 AND status IN ('vault_locked', 'payout_processing') AND id <> $2
+         GROUP BY target_token`,
+        [swap.targetChain, swap.id]
+    )
+    // Pool trades of other swaps that will spend the vault's stock on this chain (pool.ts) count as reserved too.
+    const { rows: trades } = await ctx.pool.query(
+        `SELECT asset, SUM(amount)::text AS amount FROM bridge_tx
+         WHERE chain = $1 AND purpose = 'pool_swap' AND status IN ('signed', 'broadcast') AND swap_id <> $2 GROUP BY asset`,
+        [swap.targetChain, swap.id]
+    )
+    const reservedOf = (symbol: string) =>
+        BigInt(rows.find((r) => r.target_token === symbol)?.reserved ?? '0') + BigInt(trades.find((t) => t.asset === symbol)?.amount ?? '0')
+    const otherPayouts = rows.reduce((n, r) => n + r.payouts, 0)
+    const [balance, coinBalance, fee] = await Promise.all([
+        adapter.balance(vault, asset),
+        adapter.balance(vault, coin),
+        adapter.transferFee(asset, vault, swap.targetWallet),
+    ])
+    const reserved = reservedOf(asset.symbol)
+    const detail = {
+        vault,
+        balance: formatUnits(balance, asset.decimals),
+        reserved: formatUnits(reserved, asset.decimals),
+        amount: formatUnits(amount, asset.decimals),
+    }
+    if (balance + credit - reserved < amount) {
+        ctx.log.warn({ swap: swap.id, ...detail, chain: swap.targetChain, token: asset.symbol }, LACKED_RESERVES)
+        return { failure: LACKED_RESERVES, detail }
+    }
+    // Gas for this payout and for every other one already reserved on the chain.
+    const coinNeeded = fee * BigInt(otherPayouts + 1) + reservedOf(coin.symbol) + (asset.kind === 'coin' ? amount : 0n)
+    const coinCredit = asset.kind === 'coin' ? credit : 0n
+    if (coinBalance + coinCredit < coinNeeded) {
+        ctx.log.warn({ swap: swap.id, vault, chain: swap.targetChain, coinBalance: coinBalance.toString(), coinNeeded: coinNeeded.toString() }, LACKED_GAS)
+        return { failure: LACKED_GAS, detail }
+    }
+    return { detail }
+}
+
+export async function lockVault(ctx: EngineContext, swap: Swap, eventData: Record<string, unknown> = {}): Promise<VaultLockResult> {
     // One lock per chain: a coin payout and a token payout on the same chain share the coin for gas.
     const release = await ctx.locks.lock(LOCK_VAULT, swap.targetChain)
     try {
-        const { rows } = await ctx.pool.query(
-            `SELECT target_token, COALESCE(SUM(locked_target_amount), 0)::text AS reserved, COUNT(*)::int AS payouts
-             FROM bridge_swap WHERE target_chain = $1 AND status IN ('vault_locked', 'payout_processing') AND id <> $2
-             GROUP BY target_token`,
-            [swap.targetChain, swap.id]
-        )
-        const reservedOf = (symbol: string) => BigInt(rows.find((r) => r.target_token === symbol)?.reserved ?? '0')
-        const otherPayouts = rows.reduce((n, r) => n + r.payouts, 0)
-        const [balance, coinBalance, fee] = await Promise.all([
-            adapter.balance(vault, asset),
-            adapter.balance(vault, coin),
-            adapter.transferFee(asset, vault, swap.targetWallet),
-        ])
-        const reserved = reservedOf(asset.symbol)
-        const detail = {
-            vault,
-            balance: formatUnits(balance, asset.decimals),
-            reserved: formatUnits(reserved, asset.decimals),
-            amount: formatUnits(amount, asset.decimals),
-        }
-        if (balance - reserved < amount) {
-            ctx.log.warn({ swap: swap.id, ...detail, chain: swap.targetChain, token: asset.symbol }, LACKED_RESERVES)
-            return { kind: 'failed', reason: LACKED_RESERVES }
-        }
-        // Gas for this payout and for every other one already reserved on the chain.
-        const coinNeeded = fee * BigInt(otherPayouts + 1) + reservedOf(coin.symbol) + (asset.kind === 'coin' ? amount : 0n)
-        if (coinBalance < coinNeeded) {
-            ctx.log.warn({ swap: swap.id, vault, chain: swap.targetChain, coinBalance: coinBalance.toString(), coinNeeded: coinNeeded.toString() }, LACKED_GAS)
-            return { kind: 'failed', reason: LACKED_GAS }
-        }
-        const locked = await transition(ctx.pool, swap.id, 'vault_locking', 'vault_locked', { txHash: swap.gatherTxHash, data: detail })
+        const check = await checkReserves(ctx, swap)
+        if (check.failure) return { kind: 'failed', reason: check.failure }
+        const locked = await transition(ctx.pool, swap.id, 'vault_locking', 'vault_locked', { txHash: swap.gatherTxHash, data: { ...check.detail, ...eventData } })
         return locked ? { kind: 'locked', swap: locked } : { kind: 'moved' }
     } finally {
         await release()

@@ -11,7 +11,7 @@ import { step } from './steps'
  */
 
 const ACTIVE = `status IN ('deposit_detected', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered', 'vault_locking', 'vault_locked', 'payout_processing')
-    OR (status = 'failed' AND refund_status = 'pending')`
+    OR (status = 'failed' AND refund_status = 'pending' AND (refund_retry_at IS NULL OR refund_retry_at <= now()))`
 const CONCURRENCY = 16
 const STEPS_PER_VISIT = 20
 

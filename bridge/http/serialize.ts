@@ -52,10 +52,34 @@ export function detailView(swap: Swap) {
         refund_status: swap.refundStatus,
         refund_tx_hash: swap.refundTxHash,
         refund_amount: source(swap.refundAmount),
+        refund_attempts: swap.refundAttempts,
+        refund_next_attempt_at: swap.refundStatus === 'pending' ? swap.refundRetryAt?.toISOString() ?? null : null,
+        refund_error: swap.refundError,
+        pool_trade: poolTradeView(swap),
         error_message: swap.errorMessage,
         created_at: swap.createdAt.toISOString(),
         updated_at: swap.updatedAt.toISOString(),
         finished_at: swap.finishedAt?.toISOString() ?? null,
+    }
+}
+
+/** The pool leg as traded, with amounts in whole tokens of the pool's chain. */
+function poolTradeView(swap: Swap) {
+    const t = swap.poolTrade
+    if (!t) return null
+    const units = (value: string, symbol: string) => formatUnits(BigInt(value), tokenSpec(t.chain, symbol)?.decimals ?? 18)
+    return {
+        pool: t.pool,
+        chain: t.chain,
+        pair_address: t.pair,
+        tx_hash: t.tx_hash,
+        block_number: t.block_number,
+        token_in: t.token_in,
+        token_out: t.token_out,
+        amount_in: units(t.amount_in, t.token_in),
+        locked_amount_out: units(t.locked_amount_out, t.token_out),
+        amount_out_min: units(t.amount_out_min, t.token_out),
+        amount_out: units(t.amount_out, t.token_out),
     }
 }
 

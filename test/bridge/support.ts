@@ -114,6 +114,7 @@ export function bridgeEnv(w: BridgeChains, databaseUrl: string, dataDir: string)
         BSC_USDT_ADDRESS: c.BSC.tokens.USDT,
         BSC_WNATIVE_ADDRESS: c.BSC.tokens.WNATIVE,
         BSC_AMM_FACTORY_ADDRESS: w.bsc.amm!.factory,
+        BSC_AMM_ROUTER_ADDRESS: w.bsc.amm!.router,
         ETHEREUM_RPC_URL: c.ETHEREUM.url,
         ETHEREUM_USDT_ADDRESS: c.ETHEREUM.tokens.USDT,
         POLYGON_RPC_URL: c.POLYGON.url,
@@ -297,10 +298,14 @@ export class WsClient {
  * A JSON-RPC proxy in front of a real node that, while `blocked`, answers every
  * eth_sendRawTransaction with HTTP 503 (a node restarting), and forwards everything else. The
  * bridge then holds signed transactions it could not send: what a crash between signing and
- * broadcasting leaves behind.
+ * broadcasting leaves behind. It can also play a node that lacks some methods (`unsupported`).
  */
 export class BroadcastGate {
     blocked = false
+    /** While blocked, only the transactions this accepts are refused (all when unset). */
+    filter?: (raw: string) => boolean | Promise<boolean>
+    /** JSON-RPC methods answered "method not found", as a node without them would (e.g. tracing). */
+    readonly unsupported = new Set<string>()
     readonly refused: string[] = []
     private server?: import('http').Server
 
@@ -318,8 +323,16 @@ export class BroadcastGate {
             req.on('end', async () => {
                 const body = Buffer.concat(chunks).toString()
                 const calls = [JSON.parse(body)].flat()
-                if (this.blocked && calls.some((c: any) => c.method === 'eth_sendRawTransaction')) {
-                    this.refused.push(...calls.filter((c: any) => c.method === 'eth_sendRawTransaction').map((c: any) => c.params[0]))
+                const missing = calls.find((c: any) => this.unsupported.has(c.method))
+                if (missing) {
+                    res.writeHead(200, { 'content-type': 'application/json' })
+                        .end(JSON.stringify({ jsonrpc: '2.0', id: missing.id, error: { code: -32601, message: `the method ${missing.method} does not exist/is not available` } }))
+                    return
+                }
+                const raws: string[] = calls.filter((c: any) => c.method === 'eth_sendRawTransaction').map((c: any) => c.params[0])
+                const stopped = this.blocked ? await Promise.all(raws.map(async (raw) => !this.filter || (await this.filter(raw)))) : []
+                if (stopped.some(Boolean)) {
+                    this.refused.push(...raws.filter((_, i) => stopped[i]))
                     res.writeHead(503).end('node restarting')
                     return
                 }
