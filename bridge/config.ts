@@ -21,14 +21,20 @@ export interface NetworkConfig {
     tokens: Record<string, `0x${string}`>
 }
 
-/** One of our AMM pools (Uniswap V2 interface) the rate engine reads. */
+/** One of our AMM pools (Uniswap V2 interface): the rate engine prices with it, the engine trades on it. */
 export interface PoolConfig {
     id: string
     chain: ChainName
     factory: `0x${string}`
-    /** The pool's two tokens: base is NATIVE-class (the wrapped coin), quote is USD-class. */
-    base: { symbol: string; address: `0x${string}`; decimals: number }
-    quote: { symbol: string; address: `0x${string}`; decimals: number }
+    /** Where the vault trades a route's pool leg. */
+    router: `0x${string}`
+    /**
+     * The pool's two tokens: base is NATIVE-class, quote is USD-class. `coin` names the chain's own
+     * coin when the pool's token is its wrapped form (the native chain's WNATIVE is the router's
+     * WETH): the vault holds the coin and trades it through the router's …ETH… methods.
+     */
+    base: { symbol: string; address: `0x${string}`; decimals: number; coin?: string }
+    quote: { symbol: string; address: `0x${string}`; decimals: number; coin?: string }
 }
 
 export interface BridgeConfig {
@@ -44,6 +50,20 @@ export interface BridgeConfig {
     /** Enabled networks only. */
     networks: Partial<Record<ChainName, NetworkConfig>>
     pools: PoolConfig[]
+    /** Basis points of a pool leg's locked output the vault may cover when the pool moved (BRIDGE_POOL_TOLERANCE_PERCENT). */
+    poolToleranceBps: number
+    refund: { maxAttempts: number; retrySeconds: number }
+    webhooks: WebhookConfig
+}
+
+/** Webhook delivery settings (README, Bridge webhooks). */
+export interface WebhookConfig {
+    allowPrivateTargets: boolean
+    /** Multiplies every webhook delay; 1 in production. */
+    timeScale: number
+    disableAfterMs: number
+    disableAfterEvents: number
+    concurrency: number
 }
 
 export function parseFinality(value: string): Finality {
@@ -111,17 +131,21 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
             id: 'nativechain-wnative-stable',
             chain: 'NATIVECHAIN',
             factory: getAddress(native.factory),
-            base: { symbol: 'WNATIVE', address: getAddress(native.wnative), decimals: 18 },
+            router: getAddress(native.router),
+            base: { symbol: 'WNATIVE', address: getAddress(native.wnative), decimals: 18, coin: 'NATIVE' },
             quote: { symbol: 'STABLE', address: getAddress(native.stable), decimals: 6 },
         })
     }
     const bscFactory = env.BSC_AMM_FACTORY_ADDRESS ?? (rpc.BSC === local.BSC?.rpcUrl ? local.BSC?.amm?.factory : undefined)
+    const bscRouter = env.BSC_AMM_ROUTER_ADDRESS ?? (rpc.BSC === local.BSC?.rpcUrl ? local.BSC?.amm?.router : undefined)
     const bsc = networks.BSC
-    if (bsc && bscFactory && bsc.tokens.WNATIVE && bsc.tokens.USDT) {
+    // A pool the vault cannot trade on cannot back a route: without its router it is not configured.
+    if (bsc && bscFactory && bscRouter && bsc.tokens.WNATIVE && bsc.tokens.USDT) {
         pools.push({
             id: 'bsc-wnative-usdt',
             chain: 'BSC',
             factory: getAddress(bscFactory),
+            router: getAddress(bscRouter),
             base: { symbol: 'WNATIVE', address: bsc.tokens.WNATIVE, decimals: 18 },
             quote: { symbol: 'USDT', address: bsc.tokens.USDT, decimals: 18 },
         })
@@ -138,6 +162,15 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
         referencePrices,
         networks,
         pools,
+        poolToleranceBps: percentToBps(env.BRIDGE_POOL_TOLERANCE_PERCENT),
+        refund: { maxAttempts: env.BRIDGE_REFUND_MAX_ATTEMPTS, retrySeconds: env.BRIDGE_REFUND_RETRY_SECONDS },
+        webhooks: {
+            allowPrivateTargets: env.BRIDGE_WEBHOOK_ALLOW_PRIVATE,
+            timeScale: env.BRIDGE_WEBHOOK_TIME_SCALE,
+            disableAfterMs: env.BRIDGE_WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+            disableAfterEvents: env.BRIDGE_WEBHOOK_DISABLE_AFTER_EVENTS,
+            concurrency: env.BRIDGE_WEBHOOK_CONCURRENCY,
+        },
     }
 }
 

@@ -19,23 +19,57 @@ export type KeyRole = { kind: 'deposit'; index: number } | { kind: 'vault' }
 
 const KEY_INFO = 'bridge-seed-v1'
 
+export class SealError extends Error {}
+
+/**
+ * AES-256-GCM under a key derived (HKDF-SHA256) from MASTER_KEY for one purpose (`info`), so the
+ * seeds and, say, webhook secrets never share a key. The associated data names the row a
+ * ciphertext belongs to: a ciphertext copied into another row does not open. A sealed value is
+ * the ciphertext followed by the 16-byte tag; the 12-byte IV is stored beside it.
+ */
+export class Sealer {
+    private readonly key: Buffer
+
+    constructor(masterKeyHex: string, info: string) {
+        const master = Buffer.from(masterKeyHex, 'hex')
+        if (master.length !== 32) throw new Error('MASTER_KEY must be 32 bytes')
+        this.key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), info, 32))
+    }
+
+    seal(plain: Buffer, aad: string): { iv: Buffer; ciphertext: Buffer } {
+        const iv = randomBytes(12)
+        const cipher = createCipheriv('aes-256-gcm', this.key, iv)
+        cipher.setAAD(Buffer.from(aad))
+        return { iv, ciphertext: Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]) }
+    }
+
+    /** The plaintext; throws SealError when the key, the IV or the associated data do not match. */
+    open(iv: Buffer, sealed: Buffer, aad: string): Buffer {
+        const decipher = createDecipheriv('aes-256-gcm', this.key, iv)
+        decipher.setAAD(Buffer.from(aad))
+        decipher.setAuthTag(sealed.subarray(sealed.length - 16))
+        try {
+            return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()])
+        } catch {
+            throw new SealError('sealed value does not open with this MASTER_KEY')
+        }
+    }
+}
+
 export class KeyManager {
-    private readonly sealingKey: Buffer
+    private readonly sealer: Sealer
     /** Ciphertexts only; the plaintext is never cached. */
     private readonly sealed = new Map<Family, { iv: Buffer; ciphertext: Buffer }>()
 
     constructor(private readonly pool: Pool, masterKeyHex: string) {
-        const master = Buffer.from(masterKeyHex, 'hex')
-        if (master.length !== 32) throw new Error('MASTER_KEY must be 32 bytes')
-        this.sealingKey = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), KEY_INFO, 32))
+        this.sealer = new Sealer(masterKeyHex, KEY_INFO)
     }
 
     /** Makes sure each family has a seed. Safe with several replicas starting at once: the first insert wins. */
     async init(families: Family[]): Promise<void> {
         for (const family of families) {
             const seed = randomBytes(64)
-            const iv = randomBytes(12)
-            const ciphertext = this.seal(seed, iv, family)
+            const { iv, ciphertext } = this.sealer.seal(seed, `bridge_key_seed:${family}`)
             seed.fill(0)
             await this.pool.query(
                 `INSERT INTO bridge_key_seed (family, iv, ciphertext) VALUES ($1, $2, $3) ON CONFLICT (family) DO NOTHING`,
@@ -71,18 +105,9 @@ export class KeyManager {
         return this.withSeed('evm', (seedBytes) => KeyManager.evmAccount(seedBytes, role).address)
     }
 
-    private seal(plain: Buffer, iv: Buffer, family: Family): Buffer {
-        const cipher = createCipheriv('aes-256-gcm', this.sealingKey, iv)
-        cipher.setAAD(Buffer.from(`bridge_key_seed:${family}`))
-        return Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()])
-    }
-
     private open(iv: Buffer, sealed: Buffer, family: Family): Buffer {
-        const decipher = createDecipheriv('aes-256-gcm', this.sealingKey, iv)
-        decipher.setAAD(Buffer.from(`bridge_key_seed:${family}`))
-        decipher.setAuthTag(sealed.subarray(sealed.length - 16))
         try {
-            return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()])
+            return this.sealer.open(iv, sealed, `bridge_key_seed:${family}`)
         } catch {
             throw new Error(`the ${family} bridge seed does not open with this MASTER_KEY`)
         }

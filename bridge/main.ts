@@ -14,6 +14,7 @@ import { Worker } from './engine/worker'
 import { createApp } from './http/app'
 import { KeyManager } from './keys'
 import { ChainName } from './registry'
+import { Webhooks } from './webhooks/service'
 import { BridgeSocket } from './ws'
 
 /**
@@ -63,7 +64,9 @@ async function main(): Promise<void> {
     const vaults = new Map<string, string>()
     for (const [chain, adapter] of adapters) vaults.set(chain, await adapter.deriveAddress({ kind: 'vault' }))
 
-    const server = http.createServer(createApp(env, ctx, vaults))
+    // Only a token set in the environment opens webhook management (npm start passes the generated development one).
+    const webhooks = new Webhooks({ databaseUrl: env.DATABASE_URL, masterKey: secrets.masterKey, adminToken: env.BRIDGE_ADMIN_TOKEN, config: config.webhooks, log })
+    const server = http.createServer(createApp(env, ctx, vaults, webhooks))
     await new Promise<void>((resolve, reject) => {
         server.once('error', reject)
         server.listen(env.BRIDGE_PORT, () => resolve())
@@ -74,6 +77,7 @@ async function main(): Promise<void> {
     const monitor = new Monitor(ctx, () => worker.kick())
     worker.start()
     monitor.start()
+    await webhooks.start()
     log.info({
         port: env.BRIDGE_PORT,
         networks: [...adapters.keys()],
@@ -85,7 +89,7 @@ async function main(): Promise<void> {
     const stop = async () => {
         if (stopping) return
         stopping = true
-        await Promise.allSettled([monitor.stop(), worker.stop(), socket.close()])
+        await Promise.allSettled([monitor.stop(), worker.stop(), socket.close(), webhooks.stop()])
         server.closeAllConnections()
         await new Promise((r) => server.close(r))
         await locks.close()

@@ -95,6 +95,26 @@ const EnvSchema = z.object({
     BRIDGE_CREATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     /** Bridge: a WebSocket that sends nothing (not even a ping) for this long is closed. */
     BRIDGE_WS_IDLE_SECONDS: z.coerce.number().int().min(5).max(3_600).default(60),
+    /**
+     * Bridge: how far below the locked amount a route's pool trade may deliver (the pool moved since
+     * the rate was locked) with the vault covering the shortfall; the router's amountOutMin. Beyond
+     * it the trade is not made (or reverts) and the swap fails and is refunded.
+     */
+    BRIDGE_POOL_TOLERANCE_PERCENT: z.string().regex(/^\d{1,2}(\.\d{1,2})?$/, 'must be a percent below 100 with at most two decimals, e.g. 1.00').default('1.00'),
+    /** Bridge: attempts at a refund that cannot be sent (e.g. the vault lacks gas) before an operator must act. */
+    BRIDGE_REFUND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+    /** Bridge: delay before the second refund attempt; it doubles with each attempt, capped at an hour. */
+    BRIDGE_REFUND_RETRY_SECONDS: z.coerce.number().int().min(1).max(3_600).default(30),
+    /** Bridge webhooks: deliver to loopback, private and other non-public addresses too (tests and local development only). */
+    BRIDGE_WEBHOOK_ALLOW_PRIVATE: boolFlag.default(false),
+    /** Bridge webhooks: multiplies every webhook delay (retry schedule and cap, Retry-After, auto-disable window, secret grace); below 1 only for tests and benchmarks. */
+    BRIDGE_WEBHOOK_TIME_SCALE: z.coerce.number().positive().max(1).default(1),
+    /** Bridge webhooks: a subscription is disabled once every attempt has failed for this long and ... */
+    BRIDGE_WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(8760).default(24),
+    /** ... at least this many consecutive events went undelivered (all attempts used). */
+    BRIDGE_WEBHOOK_DISABLE_AFTER_EVENTS: z.coerce.number().int().min(1).max(100_000).default(10),
+    /** Bridge webhooks: delivery attempts in flight at once per bridge process. */
+    BRIDGE_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
     /** Bridge: the external EVM networks. A network without an RPC URL (and no local devnet record) is not enabled. */
     BSC_RPC_URL: url.optional(),
     ETHEREUM_RPC_URL: url.optional(),
@@ -103,6 +123,8 @@ const EnvSchema = z.object({
     BSC_WNATIVE_ADDRESS: address.optional(),
     /** Factory of the AMM holding the BSC WNATIVE/USDT pool (Uniswap V2 interface). */
     BSC_AMM_FACTORY_ADDRESS: address.optional(),
+    /** Router of that AMM: the bridge trades a route's pool leg through it. */
+    BSC_AMM_ROUTER_ADDRESS: address.optional(),
     ETHEREUM_USDT_ADDRESS: address.optional(),
     POLYGON_USDT_ADDRESS: address.optional(),
     /** Ports of the local BSC, ETHEREUM and POLYGON anvils that `npm start` runs when their RPC URL is not set. */

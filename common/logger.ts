@@ -16,6 +16,8 @@ export const REDACTED_PATHS = [
     'body.user_pwd', 'body.priv_key', 'body.privateKey', 'body.mnemonic', 'query.user_pwd',
     'passwordHash', 'resetToken', 'verificationCode', 'smtpUrl', 'SMTP_URL', 'seedBytes', 'hdKey',
     '*.passwordHash', '*.resetToken', '*.verificationCode', '*.smtpUrl', '*.SMTP_URL', '*.seedBytes', '*.hdKey',
+    // Webhook signing secrets (one per subscription, several during a rotation).
+    'secrets', '*.secrets', 'signingSecret', '*.signingSecret',
 ]
 
 export type Logger = pino.Logger

@@ -29,3 +29,9 @@ export interface BridgeEventNotification {
     /** Lowercase addresses the swap concerns (deposit, target wallet, refund), for address topics. */
     addresses: string[]
 }
+
+/**
+ * The bridge's webhook queue has deliveries due now that no lifecycle event announced (a manual
+ * retry, a re-enabled subscription): every replica's dispatcher wakes instead of waiting for its poll.
+ */
+export const BRIDGE_WEBHOOK_CHANNEL = 'bridge_webhook'

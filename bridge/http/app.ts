@@ -1,12 +1,14 @@
 import express, { Express } from 'express'
 import { Env } from '../../common/config'
 import { EngineContext } from '../engine/context'
+import { webhookRoutes } from '../webhooks/routes'
+import { Webhooks } from '../webhooks/service'
 import { errorHandler, sendError } from './errors'
 import { infoRoutes } from './info'
 import { swapRoutes } from './swaps'
 
-/** The bridge's HTTP API under /api (spec 4.4). The WebSocket shares the server at /ws. */
-export function createApp(env: Env, ctx: EngineContext, vaults: Map<string, string>): Express {
+/** The bridge's HTTP API under /api (spec 4.4, webhook management 4.6). The WebSocket shares the server at /ws. */
+export function createApp(env: Env, ctx: EngineContext, vaults: Map<string, string>, webhooks: Webhooks): Express {
     const app = express()
     app.disable('x-powered-by')
     app.set('trust proxy', env.TRUST_PROXY)
@@ -18,6 +20,7 @@ export function createApp(env: Env, ctx: EngineContext, vaults: Map<string, stri
     // Info routes first: /api/swap/config and /api/swap/pool-price/... are not swap ids.
     app.use('/api', infoRoutes(ctx, vaults))
     app.use('/api', swapRoutes(ctx))
+    app.use('/api/webhook', webhookRoutes(webhooks))
     app.get('/health', (_req, res) => {
         res.json({ status: 'ok', timestamp: new Date().toISOString() })
     })

@@ -38,3 +38,32 @@ export function createLimit(pool: Pool, points: number, windowSeconds: number): 
         next()
     }
 }
+
+/**
+ * A limit on failures per client IP (wrong credentials): only failures count, and once the window
+ * holds `points` of them every request from that IP is refused with 429 until the window ends.
+ */
+export function failureLimit(pool: Pool, keyPrefix: string, points: number, windowSeconds: number) {
+    const limiter = new RateLimiterPostgres({
+        storeClient: pool,
+        storeType: 'pool',
+        tableName: 'bridge_rate_limit',
+        tableCreated: true,
+        keyPrefix,
+        points,
+        duration: windowSeconds,
+    })
+    const ip = (req: Request) => (req.ip ?? req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '')
+    return {
+        async check(req: Request): Promise<void> {
+            const state = await limiter.get(ip(req))
+            if (state && state.consumedPoints >= points) {
+                const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000))
+                throw new HttpError(429, 'rate_limited', `too many failed attempts; try again in ${retryAfter} seconds`, undefined, { 'Retry-After': String(retryAfter) })
+            }
+        },
+        async fail(req: Request): Promise<void> {
+            await limiter.penalty(ip(req), 1)
+        },
+    }
+}

@@ -1,4 +1,6 @@
 import { expect } from 'chai'
+import * as fs from 'fs'
+import * as path from 'path'
 import { formatRatio, formatUnits, numberToDecimal, parseUnits, rescale } from '../../bridge/amounts'
 import { BridgeConfig, loadBridgeConfig } from '../../bridge/config'
 import { getAmountOut } from '../../bridge/engine/rates'
@@ -48,6 +50,7 @@ describe('bridge: amounts, pricing and routes', function () {
             AMM_FACTORY_ADDRESS: '0x' + '3'.repeat(40), AMM_ROUTER_ADDRESS: '0x' + '4'.repeat(40),
             BSC_RPC_URL: 'http://127.0.0.1:2', BSC_USDT_ADDRESS: '0x' + '5'.repeat(40), BSC_WNATIVE_ADDRESS: '0x' + '6'.repeat(40),
             BSC_AMM_FACTORY_ADDRESS: '0x' + '7'.repeat(40),
+            BSC_AMM_ROUTER_ADDRESS: '0x' + '9'.repeat(40),
             ETHEREUM_RPC_URL: 'http://127.0.0.1:3', ETHEREUM_USDT_ADDRESS: '0x' + '8'.repeat(40),
             ...over,
         }))
@@ -81,6 +84,49 @@ describe('bridge: amounts, pricing and routes', function () {
             const table = new RouteTable(config({ BSC_AMM_FACTORY_ADDRESS: '' }))
             expect(table.find('BSC', 'USDT', 'NATIVECHAIN', 'NATIVE')!.legs).to.deep.equal([{ type: 'pool', pool: 'nativechain-wnative-stable', from: 'USD', to: 'NATIVE' }])
         })
+    })
+
+    it('every env variable the bridge reads is in docker-compose.yml\'s bridge service, in README\'s tables and in the env schema', function () {
+        const root = path.resolve(__dirname, '../../..')
+        const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8')
+        // The bridge's modules that the running process loads (imports reachable from bridge/main.ts):
+        // code that exists but is not wired in yet reads nothing.
+        const loaded = new Set<string>()
+        const visit = (file: string) => {
+            if (loaded.has(file)) return
+            loaded.add(file)
+            for (const [, spec] of read(file).matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+                const base = path.join(path.dirname(file), spec)
+                const next = [`${base}.ts`, path.join(base, 'index.ts')].find((f) => fs.existsSync(path.join(root, f)))
+                if (next && next.startsWith(`bridge${path.sep}`)) visit(next)
+            }
+        }
+        visit(path.join('bridge', 'main.ts'))
+        const used = new Set([...loaded].flatMap((f) => [...read(f).matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1])))
+        // What the bridge reads through the shared helpers of common/ (secrets, native contracts, RPC).
+        for (const name of ['MASTER_KEY', 'RPC_URL', 'WNATIVE_ADDRESS', 'STABLE_ADDRESS', 'AMM_FACTORY_ADDRESS', 'AMM_ROUTER_ADDRESS']) used.add(name)
+        expect(used.size).to.be.greaterThan(20)
+
+        const compose = read('docker-compose.yml').split('\n')
+        const block = (start: RegExp, indent: string) => {
+            const from = compose.findIndex((l) => start.test(l))
+            expect(from, `docker-compose.yml has ${start}`).to.be.greaterThan(-1)
+            const end = compose.findIndex((l, i) => i > from && l.trim() !== '' && !l.startsWith(indent + ' '))
+            return compose.slice(from, end === -1 ? undefined : end)
+        }
+        const keys = (lines: string[]) => lines.flatMap((l) => /^\s+([A-Z][A-Z0-9_]*):/.exec(l)?.[1] ?? [])
+        const shared = keys(block(/^x-service:/, ''))
+        const bridgeService = block(/^  bridge:\s*$/, '  ')
+        expect(bridgeService.some((l) => l.trim() === '<<: *env'), 'the bridge service takes the shared environment').to.equal(true)
+        const inCompose = new Set([...shared, ...keys(bridgeService)])
+        expect([...used].filter((name) => !inCompose.has(name)), 'read by the bridge, missing from its docker-compose service').to.deep.equal([])
+
+        const readmeRows = read('README.md').split('\n').filter((l) => l.startsWith('|')).join('\n')
+        expect([...used].filter((name) => !readmeRows.includes(`\`${name}\``)), 'read by the bridge, missing from README\'s tables').to.deep.equal([])
+
+        // A misspelt name in docker-compose.yml would be silently ignored: each must be one the schema validates.
+        const schema = read('common/config.ts')
+        expect(keys(bridgeService).filter((name) => !new RegExp(`^\\s+${name}:`, 'm').test(schema)), 'in docker-compose.yml, unknown to common/config.ts').to.deep.equal([])
     })
 
     it('names an event for every status', function () {

@@ -1,0 +1,225 @@
+import { Request, Router } from 'express'
+import { z } from 'zod'
+import { HttpError } from '../http/errors'
+import { adminAuth } from './auth'
+import { EVENT_TYPES, FilterError, parseEventTypes } from './catalogue'
+import { deliveryHistory } from './history'
+import { Webhooks } from './service'
+import { Subscription } from './store'
+import { parseTargetUrl, resolveTarget, TargetRefused } from './url-safety'
+
+/**
+ * Webhook management under /api/webhook (spec 4.6). GET /event-types is public; every other route
+ * needs the admin bearer token (auth.ts). Bodies are validated with zod: unknown fields, bad types,
+ * unsafe URLs and unknown event types are 400s naming the field.
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const MAX_GRACE_SECONDS = 7 * 86_400
+
+const eventTypes = z.array(z.string().max(64, 'each entry must be at most 64 characters'), { error: 'must be an array of event names' })
+    .min(1, 'must not be empty (omit it, or send null, for every event)')
+    .max(100, 'must list at most 100 entries')
+    .nullable()
+const fields = {
+    url: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters'),
+    event_types: eventTypes,
+    description: z.string({ error: 'must be a string' }).trim().max(500, 'must be at most 500 characters')
+        .refine((d) => !d.includes('\u0000'), 'must not contain NUL characters'),
+    method: z.enum(['POST', 'PUT', 'PATCH'], { error: 'must be POST, PUT or PATCH' }),
+    active: z.boolean({ error: 'must be true or false' }),
+}
+const CreateBody = z.strictObject({
+    url: fields.url,
+    event_types: fields.event_types.optional(),
+    description: fields.description.optional(),
+    method: fields.method.optional(),
+    active: fields.active.optional(),
+})
+const PatchBody = z.strictObject({
+    url: fields.url.optional(),
+    event_types: fields.event_types.optional(),
+    description: fields.description.optional(),
+    method: fields.method.optional(),
+    active: fields.active.optional(),
+})
+const RotateBody = z.strictObject({
+    grace_seconds: z.number({ error: 'must be a number of seconds' }).int('must be a whole number of seconds').min(0, 'must be 0 or more')
+        .max(MAX_GRACE_SECONDS, `must be at most ${MAX_GRACE_SECONDS} (7 days)`).optional(),
+})
+const HistoryQuery = z.object({
+    failed: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+    limit: z.string().regex(/^\d{1,3}$/, 'must be a number from 1 to 200').transform(Number)
+        .refine((n) => n >= 1 && n <= 200, 'must be a number from 1 to 200').optional(),
+    before: z.string().regex(/^\d{1,18}$/, 'must be the value of next_page_params.before').optional(),
+})
+
+function invalid(error: z.ZodError): HttpError {
+    const issue = error.issues[0]
+    if (issue.code === 'unrecognized_keys') {
+        return new HttpError(400, 'invalid_request', `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`, issue.keys[0])
+    }
+    const field = issue.path.length ? String(issue.path[0]) : 'body'
+    const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message
+    return new HttpError(400, 'invalid_request', `${field}: ${message}`, field)
+}
+
+function jsonBody(req: Request, optional = false): Record<string, unknown> {
+    const empty = req.body === undefined && (req.get('content-length') ?? '0') === '0' && !req.get('transfer-encoding')
+    if (optional && empty) return {}
+    if (!req.is('application/json')) throw new HttpError(415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json', 'body')
+    if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) throw new HttpError(400, 'invalid_request', 'body: must be a JSON object', 'body')
+    return req.body
+}
+
+function filters(list: string[] | null | undefined): string[] | null | undefined {
+    if (list === undefined || list === null) return list
+    try {
+        return parseEventTypes(list)
+    } catch (err) {
+        if (err instanceof FilterError) throw new HttpError(400, 'invalid_request', `event_types: ${err.message}`, 'event_types')
+        throw err
+    }
+}
+
+const iso = (d: Date | null) => d?.toISOString() ?? null
+
+export function subscriptionView(s: Subscription) {
+    return {
+        id: s.id,
+        url: s.url,
+        event_types: s.eventTypes,
+        description: s.description,
+        method: s.method,
+        active: s.active,
+        failure_count: s.failureCount,
+        failed_events: s.failedEvents,
+        failing_since: iso(s.failingSince),
+        last_success_at: iso(s.lastSuccessAt),
+        last_failure_at: iso(s.lastFailureAt),
+        disabled_at: iso(s.disabledAt),
+        disabled_reason: s.disabledReason,
+        previous_secret_expires_at: iso(s.previousSecretExpiresAt),
+        created_at: iso(s.createdAt),
+        updated_at: iso(s.updatedAt),
+    }
+}
+
+export function webhookRoutes(webhooks: Webhooks): Router {
+    const router = Router()
+    const { store, dispatcher } = webhooks
+
+    router.get('/event-types', (_req, res) => {
+        res.json({
+            event_types: EVENT_TYPES,
+            filters: 'event_types omitted or null: every event except test_ping; an entry ending in * matches every event starting with the part before it',
+        })
+    })
+
+    router.use(adminAuth(webhooks.pool, webhooks.adminToken))
+    router.use((_req, res, next) => {
+        res.set('Cache-Control', 'no-store')
+        next()
+    })
+
+    /** The URL rule, checked again here because DNS may have changed since registration as well. */
+    const checkUrl = async (raw: string): Promise<string> => {
+        try {
+            const url = parseTargetUrl(raw)
+            await resolveTarget(url, { allowPrivate: webhooks.config.allowPrivateTargets })
+            return url.toString()
+        } catch (err) {
+            if (!(err instanceof TargetRefused)) throw err
+            const code = err.kind === 'blocked_address' ? 'url_not_allowed' : err.kind === 'dns' ? 'url_unresolvable' : 'invalid_request'
+            throw new HttpError(400, code, `url: ${err.message}`, 'url')
+        }
+    }
+
+    const subscriptionOf = async (id: string): Promise<Subscription> => {
+        if (!UUID.test(id)) throw new HttpError(400, 'invalid_request', 'id: must be a subscription id (a UUID)', 'id')
+        const subscription = await store.get(id.toLowerCase())
+        if (!subscription) throw new HttpError(404, 'not_found', 'no webhook subscription with this id')
+        return subscription
+    }
+
+    router.post('/subscriptions', async (req, res) => {
+        const parsed = CreateBody.safeParse(jsonBody(req))
+        if (!parsed.success) throw invalid(parsed.error)
+        const b = parsed.data
+        const eventTypes = filters(b.event_types) ?? null
+        const url = await checkUrl(b.url)
+        const { subscription, secret } = await store.create({
+            url, eventTypes, description: b.description ?? '', method: b.method ?? 'POST', active: b.active ?? true,
+        })
+        res.status(201).location(`/api/webhook/subscriptions/${subscription.id}`).json({ ...subscriptionView(subscription), secret })
+    })
+
+    router.get('/subscriptions', async (_req, res) => {
+        res.json({ items: (await store.list()).map(subscriptionView) })
+    })
+
+    router.get('/subscriptions/:id', async (req, res) => {
+        const subscription = await subscriptionOf(req.params.id)
+        res.json({ ...subscriptionView(subscription), deliveries: await store.deliveryCounts(subscription.id) })
+    })
+
+    router.patch('/subscriptions/:id', async (req, res) => {
+        const { id } = await subscriptionOf(req.params.id)
+        const parsed = PatchBody.safeParse(jsonBody(req))
+        if (!parsed.success) throw invalid(parsed.error)
+        const b = parsed.data
+        if (Object.keys(b).length === 0) throw new HttpError(400, 'invalid_request', 'body: send at least one of url, event_types, description, method, active', 'body')
+        const updated = await store.update(id, {
+            url: b.url === undefined ? undefined : await checkUrl(b.url),
+            eventTypes: b.event_types === undefined ? undefined : filters(b.event_types) ?? null,
+            description: b.description,
+            method: b.method,
+            active: b.active,
+        })
+        if (!updated) throw new HttpError(404, 'not_found', 'no webhook subscription with this id')
+        // Its queued deliveries are due again on every replica.
+        if (b.active === true) await dispatcher.notify()
+        res.json(subscriptionView(updated))
+    })
+
+    router.delete('/subscriptions/:id', async (req, res) => {
+        const { id } = await subscriptionOf(req.params.id)
+        const removed = await store.remove(id)
+        if (!removed) throw new HttpError(404, 'not_found', 'no webhook subscription with this id')
+        res.json({ id, deleted: true, queued_deliveries_removed: removed.queued })
+    })
+
+    router.post('/subscriptions/:id/rotate-secret', async (req, res) => {
+        const { id } = await subscriptionOf(req.params.id)
+        const parsed = RotateBody.safeParse(jsonBody(req, true))
+        if (!parsed.success) throw invalid(parsed.error)
+        const graceMs = parsed.data.grace_seconds === undefined ? webhooks.defaultGraceMs : parsed.data.grace_seconds * 1000 * webhooks.config.timeScale
+        const rotated = await store.rotate(id, graceMs)
+        if (!rotated) throw new HttpError(404, 'not_found', 'no webhook subscription with this id')
+        res.json({ id, secret: rotated.secret, previous_secret_expires_at: iso(rotated.subscription.previousSecretExpiresAt) })
+    })
+
+    router.post('/subscriptions/:id/test', async (req, res) => {
+        const subscription = await subscriptionOf(req.params.id)
+        res.json(await dispatcher.sendTest(subscription))
+    })
+
+    router.get('/subscriptions/:id/deliveries', async (req, res) => {
+        const { id } = await subscriptionOf(req.params.id)
+        const parsed = HistoryQuery.safeParse(req.query)
+        if (!parsed.success) throw invalid(parsed.error)
+        res.json(await deliveryHistory(webhooks.pool, {
+            subscriptionId: id, failedOnly: parsed.data.failed === 'true', limit: parsed.data.limit ?? 50, before: parsed.data.before,
+        }))
+    })
+
+    router.post('/retry/:eventId', async (req, res) => {
+        const eventId = req.params.eventId
+        if (!UUID.test(eventId)) throw new HttpError(400, 'invalid_request', 'eventId: must be an event id (a UUID, the event_id of a delivery)', 'eventId')
+        const result = await dispatcher.retry(eventId.toLowerCase())
+        if (!result) throw new HttpError(404, 'not_found', 'no webhook event with this id')
+        res.status(result.redriven.length > 0 ? 202 : 200).json({ event_id: eventId.toLowerCase(), redriven: result.redriven, skipped: result.skipped })
+    })
+
+    return router
+}
