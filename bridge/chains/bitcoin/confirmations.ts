@@ -1,0 +1,62 @@
+import { Finality } from '../../config'
+
+/**
+ * Bitcoin has no finality signal: a deposit is final by depth, and larger amounts wait deeper
+ * because a reorg that reverses them is worth more to an attacker. The default table sits within
+ * custodian practice (CryptoPay: 1 confirmation up to 1 BTC, 3 up to 10, 6 above; a survey of
+ * 46 exchanges averages 2.4, range 1-6), a little stricter because a bridge pays out on another
+ * chain within minutes and cannot claw back:
+ *
+ *   deposit (satoshi)                 confirmations
+ *   up to       1 000 000 (0.01 BTC)  1
+ *   up to      10 000 000 (0.1 BTC)   2
+ *   up to     100 000 000 (1 BTC)     3
+ *   above                             6
+ *
+ * A network's configured finality ({confirmations: n}) is a floor on top of the table; a
+ * tag-based finality has no meaning on Bitcoin and leaves the table alone.
+ */
+
+export interface ConfirmationTier {
+    /** Largest amount (satoshi, inclusive) of this tier; null for the last, open-ended one. */
+    upTo: bigint | null
+    confirmations: number
+}
+
+export const DEFAULT_CONFIRMATION_TIERS: readonly ConfirmationTier[] = [
+    { upTo: 1_000_000n, confirmations: 1 },
+    { upTo: 10_000_000n, confirmations: 2 },
+    { upTo: 100_000_000n, confirmations: 3 },
+    { upTo: null, confirmations: 6 },
+]
+
+export function tierConfirmations(amount: bigint, tiers: readonly ConfirmationTier[]): number {
+    for (const tier of tiers) if (tier.upTo === null || amount <= tier.upTo) return tier.confirmations
+    return tiers[tiers.length - 1].confirmations
+}
+
+/** Confirmations an amount needs: its tier, raised to the configured floor. */
+export function requiredConfirmations(amount: bigint, tiers: readonly ConfirmationTier[], floor?: Finality): number {
+    const tier = tierConfirmations(amount, tiers)
+    const least = floor && 'confirmations' in floor ? floor.confirmations : 1
+    return Math.max(tier, least, 1)
+}
+
+/**
+ * "1000000:1,10000000:2,100000000:3,*:6" (satoshi:confirmations, ascending, `*` last) as tiers.
+ * Throws on anything else, so a typo stops the start instead of weakening the policy.
+ */
+export function parseConfirmationTiers(text: string): ConfirmationTier[] {
+    const tiers = text.split(',').map((part) => part.trim()).filter(Boolean).map((part) => {
+        const match = /^(\*|\d+):(\d+)$/.exec(part)
+        if (!match || Number(match[2]) < 1) throw new Error(`bad confirmation tier "${part}" (expected satoshi:confirmations or *:confirmations)`)
+        return { upTo: match[1] === '*' ? null : BigInt(match[1]), confirmations: Number(match[2]) }
+    })
+    if (tiers.length === 0 || tiers[tiers.length - 1].upTo !== null) throw new Error('confirmation tiers must end with *:confirmations')
+    for (let i = 1; i < tiers.length; i++) {
+        const [prev, cur] = [tiers[i - 1], tiers[i]]
+        if (prev.upTo === null || (cur.upTo !== null && cur.upTo <= prev.upTo)) throw new Error('confirmation tiers must ascend by amount')
+        if (cur.confirmations < prev.confirmations) throw new Error('a larger amount cannot need fewer confirmations')
+    }
+    return tiers
+}

@@ -1,0 +1,82 @@
+import * as bitcoin from 'bitcoinjs-lib'
+import { ECPairFactory } from 'ecpair'
+import * as ecc from 'tiny-secp256k1'
+import { HDKey } from 'viem/accounts'
+import { KeyManager, KeyRole } from '../../keys'
+import { BitcoinNetworkParams } from './network'
+
+/**
+ * Keys and deposit addresses of the BITCOIN network: native segwit (P2WPKH, bech32) from the
+ * bitcoin family's sealed HD seed (bridge/keys.ts; the seed is opened only for one derivation or
+ * one signature and wiped afterwards). BIP-84 paths, coin type 0 on mainnet and 1 on the test
+ * networks:
+ *   deposit address of swap i: m/84'/coin'/0'/0/i
+ *   vault:                     m/84'/coin'/1'/0/0  (account 1, as the EVM vault is account 1)
+ * The vault receives its own change, so it is one address for good.
+ */
+
+const ECPair = ECPairFactory(ecc)
+
+export function bip84Path(network: BitcoinNetworkParams, role: KeyRole): string {
+    return role.kind === 'vault' ? `m/84'/${network.coinType}'/1'/0/0` : `m/84'/${network.coinType}'/0'/0/${role.index}`
+}
+
+/** The HD node of a role; the caller wipes it (wipePrivateData) once done. */
+export function deriveNode(seedBytes: Uint8Array, network: BitcoinNetworkParams, role: KeyRole): HDKey {
+    if (role.kind === 'deposit' && (!Number.isInteger(role.index) || role.index < 0 || role.index >= 2 ** 31)) {
+        throw new Error(`deposit index out of the BIP-32 non-hardened range: ${role.index}`)
+    }
+    const root = HDKey.fromMasterSeed(seedBytes)
+    try {
+        return root.derive(bip84Path(network, role))
+    } finally {
+        root.wipePrivateData()
+    }
+}
+
+export function p2wpkhAddress(publicKey: Uint8Array, network: BitcoinNetworkParams): string {
+    return bitcoin.payments.p2wpkh({ pubkey: publicKey, network: network.params }).address!
+}
+
+/** The signing key of a role: ECDSA over secp256k1 with low-R signatures (fixed 71-byte DER at most). */
+export interface InputSigner {
+    publicKey: Uint8Array
+    /** A 64-byte compact signature of a 32-byte sighash. */
+    sign(hash: Uint8Array): Uint8Array
+}
+
+export class BitcoinKeys {
+    private readonly addresses = new Map<string, string>()
+
+    constructor(private readonly keys: KeyManager, readonly network: BitcoinNetworkParams) {}
+
+    async address(role: KeyRole): Promise<string> {
+        const key = role.kind === 'vault' ? 'vault' : `deposit:${role.index}`
+        let address = this.addresses.get(key)
+        if (!address) {
+            address = await this.keys.withSeed('bitcoin', (seedBytes) => {
+                const node = deriveNode(seedBytes, this.network, role)
+                try {
+                    return p2wpkhAddress(node.publicKey!, this.network)
+                } finally {
+                    node.wipePrivateData()
+                }
+            })
+            this.addresses.set(key, address)
+        }
+        return address
+    }
+
+    /** Runs fn with the role's signing key; the key and the seed are wiped when it returns. */
+    async withSigner<T>(role: KeyRole, fn: (signer: InputSigner) => T): Promise<T> {
+        return this.keys.withSeed('bitcoin', (seedBytes) => {
+            const node = deriveNode(seedBytes, this.network, role)
+            try {
+                const pair = ECPair.fromPrivateKey(node.privateKey!, { network: this.network.params })
+                return fn({ publicKey: pair.publicKey, sign: (hash) => pair.sign(hash, true) })
+            } finally {
+                node.wipePrivateData()
+            }
+        })
+    }
+}
