@@ -46,7 +46,8 @@ describe('indexer: a chain longer than the node\'s 10,000-block log range', func
             databaseUrl,
             rpcUrl: proxy.url,
             contracts: chain.contracts,
-            env: { LOG_LEVEL: 'debug' },
+            // The largest batch allowed, whatever the default: commits must still respect the limit.
+            env: { LOG_LEVEL: 'debug', INDEXER_BATCH_BLOCKS: '10000' },
         })
         try {
             // The node "restarts" early in the sync: five requests fail (Subsquid's client backs off
