@@ -1,4 +1,5 @@
 import { ErrorRequestHandler, Response } from 'express'
+import { z } from 'zod'
 import { Logger } from '../../common/logger'
 import { RequestError } from '../engine/create'
 
@@ -15,6 +16,17 @@ export class HttpError extends RequestError {
     constructor(status: number, code: string, message: string, field?: string, readonly headers?: Record<string, string>) {
         super(status, code, message, field)
     }
+}
+
+/** A 400 naming the first field a request's body or query got wrong. */
+export function invalidInput(error: z.ZodError): HttpError {
+    const issue = error.issues[0]
+    if (issue.code === 'unrecognized_keys') {
+        return new HttpError(400, 'invalid_request', `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`, issue.keys[0])
+    }
+    const field = issue.path.length ? String(issue.path[0]) : 'body'
+    const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message
+    return new HttpError(400, 'invalid_request', `${field}: ${message}`, field)
 }
 
 export function errorHandler(log: Logger): ErrorRequestHandler {

@@ -4,7 +4,7 @@ import { numberToDecimal } from '../amounts'
 import { EngineContext } from '../engine/context'
 import { createSwap } from '../engine/create'
 import { loadEvents, loadSwap } from '../engine/lifecycle'
-import { HttpError } from './errors'
+import { HttpError, invalidInput } from './errors'
 import { createLimit } from './rate-limit'
 import { detailView, eventView, statusView } from './serialize'
 import { usage } from './usage'
@@ -33,16 +33,6 @@ const CreateBody = z.strictObject({
     refund_address: z.union([z.literal('').transform(() => null), text(128), z.null()]).optional(),
 })
 
-function bodyError(error: z.ZodError): HttpError {
-    const issue = error.issues[0]
-    if (issue.code === 'unrecognized_keys') {
-        return new HttpError(400, 'invalid_request', `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`, issue.keys[0])
-    }
-    const field = issue.path.length ? String(issue.path[0]) : 'body'
-    const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message
-    return new HttpError(400, 'invalid_request', `${field}: ${message}`, field)
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export function swapRoutes(ctx: EngineContext): Router {
@@ -59,7 +49,7 @@ export function swapRoutes(ctx: EngineContext): Router {
             throw new HttpError(400, 'invalid_request', 'body: must be a JSON object', 'body')
         }
         const parsed = CreateBody.safeParse(req.body)
-        if (!parsed.success) throw bodyError(parsed.error)
+        if (!parsed.success) throw invalidInput(parsed.error)
         const { swap } = await createSwap(ctx, parsed.data)
         res.status(201).location(`/api/swap/${swap.id}`).json(detailView(swap))
     })

@@ -1,6 +1,6 @@
 import { Request, Router } from 'express'
 import { z } from 'zod'
-import { HttpError } from '../http/errors'
+import { HttpError, invalidInput } from '../http/errors'
 import { adminAuth } from './auth'
 import { EVENT_TYPES, FilterError, parseEventTypes } from './catalogue'
 import { deliveryHistory } from './history'
@@ -53,16 +53,6 @@ const HistoryQuery = z.object({
         .refine((n) => n >= 1 && n <= 200, 'must be a number from 1 to 200').optional(),
     before: z.string().regex(/^\d{1,18}$/, 'must be the value of next_page_params.before').optional(),
 })
-
-function invalid(error: z.ZodError): HttpError {
-    const issue = error.issues[0]
-    if (issue.code === 'unrecognized_keys') {
-        return new HttpError(400, 'invalid_request', `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`, issue.keys[0])
-    }
-    const field = issue.path.length ? String(issue.path[0]) : 'body'
-    const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message
-    return new HttpError(400, 'invalid_request', `${field}: ${message}`, field)
-}
 
 function jsonBody(req: Request, optional = false): Record<string, unknown> {
     const empty = req.body === undefined && (req.get('content-length') ?? '0') === '0' && !req.get('transfer-encoding')
@@ -144,7 +134,7 @@ export function webhookRoutes(webhooks: Webhooks): Router {
 
     router.post('/subscriptions', async (req, res) => {
         const parsed = CreateBody.safeParse(jsonBody(req))
-        if (!parsed.success) throw invalid(parsed.error)
+        if (!parsed.success) throw invalidInput(parsed.error)
         const b = parsed.data
         const eventTypes = filters(b.event_types) ?? null
         const url = await checkUrl(b.url)
@@ -166,7 +156,7 @@ export function webhookRoutes(webhooks: Webhooks): Router {
     router.patch('/subscriptions/:id', async (req, res) => {
         const { id } = await subscriptionOf(req.params.id)
         const parsed = PatchBody.safeParse(jsonBody(req))
-        if (!parsed.success) throw invalid(parsed.error)
+        if (!parsed.success) throw invalidInput(parsed.error)
         const b = parsed.data
         if (Object.keys(b).length === 0) throw new HttpError(400, 'invalid_request', 'body: send at least one of url, event_types, description, method, active', 'body')
         const updated = await store.update(id, {
@@ -192,7 +182,7 @@ export function webhookRoutes(webhooks: Webhooks): Router {
     router.post('/subscriptions/:id/rotate-secret', async (req, res) => {
         const { id } = await subscriptionOf(req.params.id)
         const parsed = RotateBody.safeParse(jsonBody(req, true))
-        if (!parsed.success) throw invalid(parsed.error)
+        if (!parsed.success) throw invalidInput(parsed.error)
         const graceMs = parsed.data.grace_seconds === undefined ? webhooks.defaultGraceMs : parsed.data.grace_seconds * 1000 * webhooks.config.timeScale
         const rotated = await store.rotate(id, graceMs)
         if (!rotated) throw new HttpError(404, 'not_found', 'no webhook subscription with this id')
@@ -207,7 +197,7 @@ export function webhookRoutes(webhooks: Webhooks): Router {
     router.get('/subscriptions/:id/deliveries', async (req, res) => {
         const { id } = await subscriptionOf(req.params.id)
         const parsed = HistoryQuery.safeParse(req.query)
-        if (!parsed.success) throw invalid(parsed.error)
+        if (!parsed.success) throw invalidInput(parsed.error)
         res.json(await deliveryHistory(webhooks.pool, {
             subscriptionId: id, failedOnly: parsed.data.failed === 'true', limit: parsed.data.limit ?? 50, before: parsed.data.before,
         }))
