@@ -8,7 +8,7 @@ import { loadSecrets } from '../../common/secrets'
 describe('configuration', () => {
     it('applies the documented defaults', () => {
         const env = parseEnv({})
-        expect(env).to.include({ CHAIN_ID: 3009, DEVNET_PORT: 8545, EXPLORER_PORT: 4000, PLATFORM_PORT: 4001, BRIDGE_PORT: 4002, INDEXER_BATCH_BLOCKS: 10_000 })
+        expect(env).to.include({ CHAIN_ID: 3009, DEVNET_PORT: 8545, EXPLORER_PORT: 4000, PLATFORM_PORT: 4001, BRIDGE_PORT: 4002, INDEXER_BATCH_BLOCKS: 5_000 })
     })
 
     it('refuses a bad value with a message that names the variable', () => {
