@@ -11,6 +11,7 @@ import {
     BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, InsufficientForFeeError, PairReserves,
     PoolSwapRequest, PoolTradeError, Settled, SignedTransfer, TransferRequest, TxState,
 } from './adapter'
+import { scanWatches } from './scan'
 
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
 
@@ -138,14 +139,11 @@ export class EvmAdapter implements ChainAdapter {
         return seen
     }
 
-    private async scanCoin(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]> {
-        const seen: DepositSeen[] = []
-        // A few addresses at a time: enough for hundreds of waiting swaps without flooding the node.
-        for (let i = 0; i < watches.length; i += 16) {
-            const found = await Promise.all(watches.slice(i, i + 16).map((w) => this.coinArrival(w, from, to)))
-            for (const deposit of found) if (deposit) seen.push(deposit)
-        }
-        return seen
+    private scanCoin(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]> {
+        return scanWatches(watches, 16, async (w) => {
+            const deposit = await this.coinArrival(w, from, to)
+            return deposit ? [deposit] : []
+        })
     }
 
     /**

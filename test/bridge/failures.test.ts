@@ -1,13 +1,13 @@
 import { expect } from 'chai'
 import * as fs from 'fs'
 import { Pool } from 'pg'
-import { createWalletClient, http, parseAbiItem, parseUnits } from 'viem'
+import { createWalletClient, http, parseUnits } from 'viem'
 import { devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { waitFor } from '../../common/processes'
 import { createTestDatabase } from '../support/postgres'
 import {
     account, api, balanceOf, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, createSwap, DEFAULT_LEVELS, eventsOf, fundVaults, giveTokens,
-    send, startBridge, startBridgeChains, tempDir, vaultOf, waitForStatus, WsClient,
+    send, startBridge, startBridgeChains, tempDir, transferAmounts, vaultOf, waitForStatus, WsClient,
 } from './support'
 
 /**
@@ -207,13 +207,7 @@ describe('bridge: expiry, failures, refunds and crash safety', function () {
             expect(done.payout_tx_hash).to.equal(payoutHash)
             const paid = parseUnits(done.target_token_amount, 6)
             expect(await balanceOf(polygon, receiver, polygon.tokens.USDT) - before).to.equal(paid)
-            const transfers = await polygon.client.getLogs({
-                address: polygon.tokens.USDT,
-                event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
-                args: { from: vault, to: receiver },
-                fromBlock: 0n,
-            })
-            expect(transfers.filter((t) => t.args.value === paid)).to.have.length(1)
+            expect((await transferAmounts(polygon, polygon.tokens.USDT, vault, receiver)).filter((v) => v === paid)).to.have.length(1)
             const { rows } = await pool.query(`SELECT status FROM bridge_tx WHERE swap_id = $1 AND purpose = 'payout'`, [swap.id])
             expect(rows).to.deep.equal([{ status: 'confirmed' }])
         } finally {

@@ -1,14 +1,14 @@
 import { expect } from 'chai'
 import * as fs from 'fs'
 import { Pool } from 'pg'
-import { createWalletClient, erc20Abi, formatUnits, http, parseAbi, parseAbiItem, parseEventLogs, parseUnits } from 'viem'
+import { createWalletClient, erc20Abi, formatUnits, http, parseAbi, parseEventLogs, parseUnits } from 'viem'
 import { wNativeAbi } from '../../abi'
 import { waitFor } from '../../common/processes'
 import { devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { createTestDatabase } from '../support/postgres'
 import {
     account, api, balanceOf, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, giveTokens,
-    startBridge, startBridgeChains, send, tempDir, vaultOf, waitForStatus,
+    startBridge, startBridgeChains, send, tempDir, transferAmounts, vaultOf, waitForStatus,
 } from './support'
 
 const ROUTER_ABI = parseAbi([
@@ -101,13 +101,7 @@ describe('bridge: final payouts, contract-made deposits, refund retries', functi
             expect(done.payout_tx_hash).to.equal(hash)
             const paid = parseUnits(done.target_token_amount, 6)
             expect(await balanceOf(polygon, receiver, polygon.tokens.USDT) - before).to.equal(paid)
-            const transfers = await polygon.client.getLogs({
-                address: polygon.tokens.USDT,
-                event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
-                args: { from: vault, to: receiver },
-                fromBlock: 0n,
-            })
-            expect(transfers.filter((t) => t.args.value === paid)).to.have.length(1)
+            expect((await transferAmounts(polygon, polygon.tokens.USDT, vault, receiver)).filter((v) => v === paid)).to.have.length(1)
             const rows = await txRows(swap.id, 'payout')
             expect(rows.map((r) => [r.status, r.tx_hash])).to.deep.equal([['confirmed', hash]])
             // Counted when final: its block at or below the finalized tag, so at least three deep.

@@ -2,7 +2,7 @@ import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import {
-    Address, createPublicClient, createWalletClient, erc20Abi, Hash, http, parseUnits, PublicClient,
+    Address, createPublicClient, createWalletClient, erc20Abi, Hash, http, parseAbiItem, parseUnits, PublicClient,
 } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { WebSocket } from 'ws'
@@ -209,6 +209,17 @@ export async function balanceOf(chain: TestChain, holder: Address, token?: Addre
     return token
         ? chain.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [holder] })
         : chain.client.getBalance({ address: holder })
+}
+
+/** The amounts of every `token` Transfer from `from` to `to` on the chain, from genesis: how many times a payout was made. */
+export async function transferAmounts(chain: TestChain, token: Address, from: Address, to: Address): Promise<bigint[]> {
+    const logs = await chain.client.getLogs({
+        address: token,
+        event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
+        args: { from, to },
+        fromBlock: 0n,
+    })
+    return logs.map((l) => l.args.value!)
 }
 
 export { parseUnits }

@@ -5,6 +5,7 @@ import {
     BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, Settled, SignedTransfer, TransferRequest, TxState,
 } from '../adapter'
 import { normalizeAddress, OutputKind, parseAddress } from './address'
+import { scanWatches } from '../scan'
 import { BitcoinBackend, NodeRejection, TxStatus } from './backend'
 import { BitcoindBackend } from './bitcoind'
 import { BitcoinConfig } from './config'
@@ -138,7 +139,6 @@ export class BitcoinAdapter implements ChainAdapter {
     }
 
     async scanDeposits(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]> {
-        const seen: DepositSeen[] = []
         const valid = watches.filter((w) => {
             if (w.asset.kind !== 'coin') return false
             if (this.normalizeAddress(w.address) === w.address) return true
@@ -146,11 +146,7 @@ export class BitcoinAdapter implements ChainAdapter {
             this.log?.warn({ chain: this.chain, swap: w.swapId, address: w.address }, 'watched address is not valid on this Bitcoin network; ignored')
             return false
         })
-        for (let i = 0; i < valid.length; i += SCAN_PARALLEL) {
-            const found = await Promise.all(valid.slice(i, i + SCAN_PARALLEL).map((w) => this.depositsOf(w, from, to)))
-            for (const deposits of found) seen.push(...deposits)
-        }
-        return seen.sort((a, b) => (a.blockNumber === b.blockNumber ? 0 : a.blockNumber < b.blockNumber ? -1 : 1))
+        return scanWatches(valid, SCAN_PARALLEL, (w) => this.depositsOf(w, from, to))
     }
 
     private async depositsOf(watch: DepositWatch, from: bigint, to: bigint): Promise<DepositSeen[]> {

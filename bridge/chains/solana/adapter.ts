@@ -1,6 +1,7 @@
 import { Connection, PublicKey, SendTransactionError, SignatureStatus } from '@solana/web3.js'
 import { Logger } from '../../../common/logger'
 import { Asset, Finality } from '../../config'
+import { scanWatches } from '../scan'
 import { KeyManager, KeyRole } from '../../keys'
 import {
     BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, InsufficientForFeeError, Settled, SignedTransfer,
@@ -87,12 +88,7 @@ export class SolanaAdapter implements ChainAdapter {
             this.log?.warn({ chain: this.chain, swap: w.swapId, address: w.address }, 'watched address is not a Solana address; ignored')
             return false
         })
-        const seen: DepositSeen[] = []
-        for (let i = 0; i < valid.length; i += SCAN_PARALLEL) {
-            const found = await Promise.all(valid.slice(i, i + SCAN_PARALLEL).map((w) => this.depositsOf(w, from, to)))
-            for (const deposits of found) seen.push(...deposits)
-        }
-        return seen.sort((a, b) => (a.blockNumber === b.blockNumber ? 0 : a.blockNumber < b.blockNumber ? -1 : 1))
+        return scanWatches(valid, SCAN_PARALLEL, (w) => this.depositsOf(w, from, to))
     }
 
     private async depositsOf(watch: DepositWatch, from: bigint, to: bigint): Promise<DepositSeen[]> {
