@@ -44,8 +44,8 @@ export interface BatchingOptions {
  * killed mid-batch, the indexer restarts from the last commit and rebuilds the same rows.
  *
  * During a backfill a commit runs in the background while the processor fetches and derives the
- * next batch: writing (COPY into indexed tables) takes about as long as fetching, so overlapping
- * them nearly halves the time. At most one commit is in flight; the next one, a hot block, the
+ * next batch: writing (COPY into indexed tables) takes about as long as fetching, and on two cores
+ * overlapping them gains about a tenth of the backfill (docs/BENCHMARKS.md). At most one commit is in flight; the next one, a hot block, the
  * chain head and disconnect all wait for it, and its error surfaces there. What a commit reads
  * from the live ChainState (pair reserves) is copied when it starts, because deriving the next
  * batch keeps changing it.
