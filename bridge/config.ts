@@ -1,5 +1,8 @@
 import { getAddress } from 'viem'
 import { Env, nativeContracts, readBridgeChains, rpcUrl } from '../common/config'
+import { BitcoinConfig, parseBitcoinEnv } from './chains/bitcoin/config'
+import { parseSolanaEnv, SolanaConfig, finalityOf } from './chains/solana/config'
+import { ProviderRoutingConfig, parseProviderRouting } from './providers/routing'
 import { ChainName, CHAINS, Family, TokenSpec } from './registry'
 
 /**
@@ -11,15 +14,33 @@ import { ChainName, CHAINS, Family, TokenSpec } from './registry'
 /** When a deposit counts as final: the node's `finalized`/`safe` tag, or a confirmation count. */
 export type Finality = { tag: 'finalized' | 'safe' } | { confirmations: number }
 
-export interface NetworkConfig {
+interface BaseNetworkConfig {
     chain: ChainName
     family: Family
-    chainId: number
-    rpcUrl: string
     finality: Finality
     /** Contract address of each token of the chain (coins have none); a token without one is disabled. */
+    tokens: Record<string, string>
+}
+
+export interface EvmNetworkConfig extends BaseNetworkConfig {
+    family: 'evm'
+    chainId: number
+    rpcUrl: string
     tokens: Record<string, `0x${string}`>
 }
+
+/** The non-EVM networks carry their adapter's own settings (read by bridge/chains/<family>/config.ts). */
+export interface BitcoinNetworkConfig extends BaseNetworkConfig {
+    family: 'bitcoin'
+    settings: BitcoinConfig
+}
+
+export interface SolanaNetworkConfig extends BaseNetworkConfig {
+    family: 'solana'
+    settings: SolanaConfig
+}
+
+export type NetworkConfig = EvmNetworkConfig | BitcoinNetworkConfig | SolanaNetworkConfig
 
 /** One of our AMM pools (Uniswap V2 interface): the rate engine prices with it, the engine trades on it. */
 export interface PoolConfig {
@@ -53,6 +74,8 @@ export interface BridgeConfig {
     /** Basis points of a pool leg's locked output the vault may cover when the pool moved (BRIDGE_POOL_TOLERANCE_PERCENT). */
     poolToleranceBps: number
     refund: { maxAttempts: number; retrySeconds: number }
+    /** Which assets the external swap provider serves, and through which of ours (bridge/providers/routing.ts). */
+    provider: ProviderRoutingConfig
     webhooks: WebhookConfig
 }
 
@@ -110,7 +133,6 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
     }
     const networks: BridgeConfig['networks'] = {}
     for (const spec of CHAINS) {
-        // Only EVM networks have an adapter so far (issue 10 brings the others).
         if (spec.family !== 'evm' || !rpc[spec.name]) continue
         const tokens: Record<string, `0x${string}`> = {}
         for (const [symbol, address] of Object.entries(tokenAddresses[spec.name] ?? {})) {
@@ -125,6 +147,10 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
             tokens,
         }
     }
+    const bitcoin = parseBitcoinEnv(env)
+    if (bitcoin) networks.BITCOIN = { chain: 'BITCOIN', family: 'bitcoin', finality: bitcoin.finality, tokens: {}, settings: bitcoin }
+    const solana = parseSolanaEnv(env)
+    if (solana) networks.SOLANA = { chain: 'SOLANA', family: 'solana', finality: finalityOf(solana.commitment), tokens: {}, settings: solana }
     const pools: PoolConfig[] = []
     if (native) {
         pools.push({
@@ -138,7 +164,7 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
     }
     const bscFactory = env.BSC_AMM_FACTORY_ADDRESS ?? (rpc.BSC === local.BSC?.rpcUrl ? local.BSC?.amm?.factory : undefined)
     const bscRouter = env.BSC_AMM_ROUTER_ADDRESS ?? (rpc.BSC === local.BSC?.rpcUrl ? local.BSC?.amm?.router : undefined)
-    const bsc = networks.BSC
+    const bsc = networks.BSC?.family === 'evm' ? networks.BSC : undefined
     // A pool the vault cannot trade on cannot back a route: without its router it is not configured.
     if (bsc && bscFactory && bscRouter && bsc.tokens.WNATIVE && bsc.tokens.USDT) {
         pools.push({
@@ -164,6 +190,7 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
         pools,
         poolToleranceBps: percentToBps(env.BRIDGE_POOL_TOLERANCE_PERCENT),
         refund: { maxAttempts: env.BRIDGE_REFUND_MAX_ATTEMPTS, retrySeconds: env.BRIDGE_REFUND_RETRY_SECONDS },
+        provider: parseProviderRouting(env),
         webhooks: {
             allowPrivateTargets: env.BRIDGE_WEBHOOK_ALLOW_PRIVATE,
             timeScale: env.BRIDGE_WEBHOOK_TIME_SCALE,
@@ -178,8 +205,8 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
 export interface Asset extends TokenSpec {
     chain: ChainName
     family: Family
-    /** Contract address of a token; undefined for a coin. */
-    address?: `0x${string}`
+    /** Contract address of a token, in its chain's address form; undefined for a coin. */
+    address?: string
     /** Why it cannot be used now, when it cannot. */
     disabled?: string
 }

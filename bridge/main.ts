@@ -5,7 +5,7 @@ import { createLogger } from '../common/logger'
 import { loadSecrets } from '../common/secrets'
 import { applyMigrations } from '../db/migrate'
 import { ChainAdapter } from './chains/adapter'
-import { EvmAdapter } from './chains/evm'
+import { createAdapter } from './chains/factory'
 import { loadBridgeConfig } from './config'
 import { LockManager } from './db'
 import { EngineContext } from './engine/context'
@@ -13,6 +13,7 @@ import { Monitor } from './engine/monitor'
 import { Worker } from './engine/worker'
 import { createApp } from './http/app'
 import { KeyManager } from './keys'
+import { simpleSwapFromEnv } from './providers/simpleswap/factory'
 import { ChainName } from './registry'
 import { Webhooks } from './webhooks/service'
 import { BridgeSocket } from './ws'
@@ -43,24 +44,14 @@ async function main(): Promise<void> {
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20 })
     pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))
     const keys = new KeyManager(pool, secrets.masterKey)
-    await keys.init(['evm'])
+    const networks = Object.values(config.networks)
+    await keys.init([...new Set(networks.map((n) => n.family))])
     const locks = new LockManager(env.DATABASE_URL, log)
 
     const adapters = new Map<ChainName, ChainAdapter>()
-    for (const network of Object.values(config.networks)) {
-        const adapter = new EvmAdapter(network, keys, log)
-        // A wrong chain id is a configuration error (funds would go to another network); an
-        // unreachable node is not: the monitor retries every cycle.
-        const chainId = await adapter.client.getChainId().catch((err) => {
-            log.warn({ err, chain: network.chain, rpc: network.rpcUrl }, 'network unreachable at start; will keep trying')
-            return undefined
-        })
-        if (chainId !== undefined && chainId !== network.chainId) {
-            throw new ConfigError(`${network.chain}: the RPC at ${network.rpcUrl} reports chain id ${chainId}, expected ${network.chainId}`)
-        }
-        adapters.set(network.chain, adapter)
-    }
-    const ctx = new EngineContext(pool, config, adapters, keys, locks, log)
+    for (const network of networks) adapters.set(network.chain, await createAdapter(network, keys, log))
+    const provider = simpleSwapFromEnv(env)
+    const ctx = new EngineContext(pool, config, adapters, keys, locks, log, provider)
     const vaults = new Map<string, string>()
     for (const [chain, adapter] of adapters) vaults.set(chain, await adapter.deriveAddress({ kind: 'vault' }))
 
@@ -81,6 +72,7 @@ async function main(): Promise<void> {
     log.info({
         port: env.BRIDGE_PORT,
         networks: [...adapters.keys()],
+        provider: provider ? provider.name : null,
         vaults: Object.fromEntries(vaults),
         monitorIntervalMs: config.monitorIntervalMs,
     }, 'bridge listening')

@@ -129,6 +129,34 @@ const EnvSchema = z.object({
     BSC_AMM_ROUTER_ADDRESS: address.optional(),
     ETHEREUM_USDT_ADDRESS: address.optional(),
     POLYGON_USDT_ADDRESS: address.optional(),
+    /**
+     * Bridge: BITCOIN (bridge/chains/bitcoin/config.ts says what each means). Enabled when an
+     * Esplora URL or a Bitcoin Core RPC URL is set; the adapter validates the rest.
+     */
+    BITCOIN_NETWORK: z.enum(['mainnet', 'testnet', 'regtest']).optional(),
+    BITCOIN_ESPLORA_URL: url.optional(),
+    BITCOIN_RPC_URL: url.optional(),
+    BITCOIN_RPC_USER: z.string().optional(),
+    BITCOIN_RPC_PASSWORD: z.string().optional(),
+    BITCOIN_RPC_WALLET: z.string().optional(),
+    BRIDGE_CONFIRMATIONS_BITCOIN: z.string().regex(/^[1-9]\d{0,3}$/, 'must be a number of confirmations').optional(),
+    BITCOIN_CONFIRMATION_TIERS: z.string().optional(),
+    BITCOIN_FEE_TARGET_BLOCKS: z.string().optional(),
+    BITCOIN_FALLBACK_FEE_RATE: z.string().optional(),
+    BITCOIN_MAX_FEE_RATE: z.string().optional(),
+    /** Bridge: SOLANA (bridge/chains/solana/config.ts). Enabled when SOLANA_RPC_URL is set. */
+    SOLANA_RPC_URL: url.optional(),
+    BRIDGE_CONFIRMATIONS_SOLANA: z.enum(['finalized', 'confirmed']).optional(),
+    SOLANA_SEND_COMMITMENT: z.enum(['finalized', 'confirmed']).optional(),
+    SOLANA_MAX_SCAN_SLOTS: z.string().regex(/^\d+$/, 'must be a number of slots').optional(),
+    /** Bridge: the external swap provider (SimpleSwap v3). Without a key the routes that need it answer 503. */
+    SIMPLESWAP_API_KEY: z.string().optional(),
+    SIMPLESWAP_API_URL: url.optional(),
+    /** Bridge: assets served through the provider rather than our vaults, and the asset of ours it converts them to (bridge/providers/routing.ts). */
+    BRIDGE_PROVIDER_ASSETS: z.string().optional(),
+    BRIDGE_PROVIDER_VIA: z.string().optional(),
+    /** Bridge: seconds between two polls of a running provider exchange. */
+    BRIDGE_PROVIDER_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
     /** Ports of the local BSC, ETHEREUM and POLYGON anvils that `npm start` runs when their RPC URL is not set. */
     BSC_DEVNET_PORT: port.default(8546),
     ETHEREUM_DEVNET_PORT: port.default(8547),

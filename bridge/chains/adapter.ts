@@ -91,6 +91,13 @@ export type TxState =
 /** A coin sweep ('all') whose balance does not even cover the network fee. */
 export class InsufficientForFeeError extends Error {}
 
+/**
+ * A transfer the network's own rules forbid as asked, whatever the balances: an output below
+ * Bitcoin's dust limit, a Solana account left below its rent-exempt minimum. Thrown at signing;
+ * nothing was stored or sent.
+ */
+export class UnpayableTransferError extends Error {}
+
 /** A pool trade the node says would revert now (the pool moved past amountOutMin, no liquidity). */
 export class PoolTradeError extends Error {}
 
@@ -131,16 +138,23 @@ export interface ChainAdapter {
     head(): Promise<ChainHead>
     /** Transfers of each watch's asset into its address within [from, to]. */
     scanDeposits(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]>
-    /** A deposit without a transaction hash is checked by its block: still canonical, and final. */
-    checkDeposit(deposit: { txHash: string | null; blockNumber: bigint; blockHash: string }, finality: Finality): Promise<DepositCheck>
+    /**
+     * A deposit without a transaction hash is checked by its block: still canonical, and final.
+     * `amount` (base units) lets a chain whose finality is a depth ask more of larger amounts (BITCOIN).
+     */
+    checkDeposit(deposit: { txHash: string | null; blockNumber: bigint; blockHash: string; amount?: bigint }, finality: Finality): Promise<DepositCheck>
     balance(address: string, asset: Asset): Promise<bigint>
     /** The network fee one transfer of `asset` from `from` to `to` would cost now, in the chain's coin (an upper bound). */
     transferFee(asset: Asset, from: string, to: string): Promise<bigint>
     /** Signs (never broadcasts). reservedSequences are sequence numbers already held by stored, unfinished transactions of the sender. */
     signTransfer(request: TransferRequest, reservedSequences: number[]): Promise<SignedTransfer>
     broadcast(raw: string): Promise<BroadcastResult>
-    /** Where a stored transaction stands; a mined one is also judged against `finality`. */
-    inspect(tx: { hash: string; from: string; nonce: number | null }, finality: Finality): Promise<TxState>
+    /**
+     * Where a stored transaction stands; a mined one is also judged against `finality`. `raw` is the
+     * stored signed bytes: chains without account nonces prove a transaction dead from its content
+     * (spent inputs, an expired blockhash or expiration time).
+     */
+    inspect(tx: { hash: string; from: string; nonce: number | null; raw: string }, finality: Finality): Promise<TxState>
     /** Networks with our AMM: the reserves of the pair of two tokens on a factory, undefined when there is no pair. */
     pairReserves?(factory: string, tokenA: string, tokenB: string): Promise<PairReserves | undefined>
     /** Networks with our AMM: what `spender` may take of `owner`'s token. */

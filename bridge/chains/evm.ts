@@ -5,7 +5,7 @@ import {
 } from 'viem'
 import { ammFactoryAbi, ammPairAbi, ammRouterAbi } from '../../abi'
 import { Logger } from '../../common/logger'
-import { Asset, Finality, NetworkConfig } from '../config'
+import { Asset, Finality, EvmNetworkConfig } from '../config'
 import { KeyManager, KeyRole } from '../keys'
 import {
     BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, InsufficientForFeeError, PairReserves,
@@ -55,14 +55,14 @@ function errorText(err: unknown): string {
 export class EvmAdapter implements ChainAdapter {
     readonly family = 'evm' as const
     readonly maxScanBlocks = 500n
-    readonly chain: NetworkConfig['chain']
+    readonly chain: EvmNetworkConfig['chain']
     readonly client: PublicClient
     /** The native chain's minimum gas price is 0 (spec 8): every transaction there is sent with zero fees. */
     private readonly zeroFees: boolean
     private readonly addresses = new Map<string, Address>()
     private readonly pairs = new Map<string, Address>()
 
-    constructor(readonly network: NetworkConfig, private readonly keys: KeyManager, private readonly log: Logger) {
+    constructor(readonly network: EvmNetworkConfig, private readonly keys: KeyManager, private readonly log: Logger) {
         this.chain = network.chain
         this.zeroFees = network.chain === 'NATIVECHAIN'
         const chain = defineChain({
@@ -111,7 +111,7 @@ export class EvmAdapter implements ChainAdapter {
         if (watches.length === 0) return []
         const byKey = new Map(watches.map((w) => [`${w.asset.address!.toLowerCase()}:${w.address.toLowerCase()}`, w]))
         const logs = await this.client.getLogs({
-            address: [...new Set(watches.map((w) => w.asset.address!))],
+            address: [...new Set(watches.map((w) => w.asset.address as Address))],
             event: TRANSFER_EVENT,
             args: { to: [...new Set(watches.map((w) => w.address as Address))] },
             fromBlock: from,
@@ -268,7 +268,7 @@ export class EvmAdapter implements ChainAdapter {
 
     async balance(address: string, asset: Asset): Promise<bigint> {
         if (asset.kind === 'coin') return this.client.getBalance({ address: address as Address })
-        return this.client.readContract({ address: asset.address!, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] })
+        return this.client.readContract({ address: asset.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] })
     }
 
     async transferFee(asset: Asset, from: string, to: string): Promise<bigint> {
@@ -302,7 +302,7 @@ export class EvmAdapter implements ChainAdapter {
         } else {
             if (request.amount === 'all') throw new Error('a token transfer needs an amount')
             amount = request.amount
-            target = request.asset.address!
+            target = request.asset.address as Address
             data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] })
             const estimated = await this.client.estimateGas({ account: from, to: target, data }).catch(() => TOKEN_TRANSFER_GAS)
             gas = (estimated * 5n) / 4n

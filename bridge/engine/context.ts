@@ -4,6 +4,7 @@ import { ChainAdapter } from '../chains/adapter'
 import { Asset, BridgeConfig, resolveAsset } from '../config'
 import { LockManager } from '../db'
 import { KeyManager } from '../keys'
+import { SwapProvider } from '../providers/provider'
 import { ChainName, tokenSpec, CHAINS } from '../registry'
 import { RateEngine } from './rates'
 import { RouteTable } from './routing'
@@ -21,10 +22,12 @@ export class EngineContext {
         readonly adapters: Map<ChainName, ChainAdapter>,
         readonly keys: KeyManager,
         readonly locks: LockManager,
-        readonly log: Logger
+        readonly log: Logger,
+        /** The external swap provider, when one is configured (SIMPLESWAP_API_KEY). */
+        readonly provider?: SwapProvider
     ) {
-        this.routes = new RouteTable(config)
-        this.rates = new RateEngine(config, adapters as Map<string, ChainAdapter>)
+        this.routes = new RouteTable(config, provider)
+        this.rates = new RateEngine(config, adapters as Map<string, ChainAdapter>, provider)
         this.sender = new Sender(pool, locks, log)
     }
 

@@ -4,7 +4,10 @@ import { inTransaction } from '../db'
 import { ChainName, chainSpec, CHAINS } from '../registry'
 import { EngineContext } from './context'
 import { mapSwap, Swap, writeEvent } from './lifecycle'
+import { FEE_MULTIPLE, minimumDeposit } from './minimum'
 import { NoLiquidityError } from './rates'
+import { ProviderAmountOutOfRangeError, ProviderRequestError } from '../providers/errors'
+import { PROVIDER_NOT_CONFIGURED, Route } from './routing'
 
 /**
  * Swap creation (POST /api/swap): every field checked against the registry, the route table, the
@@ -49,6 +52,8 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
     const route = ctx.routes.find(sourceChain, input.source_token, targetChain, input.target_token)
     if (!route) throw new RequestError(400, 'no_route', 'no route for the pair')
     if (route.disabled) {
+        // Spec 7: a feature this deployment has not configured (the external provider) is a 503, not the caller's error.
+        if (route.disabled.startsWith(PROVIDER_NOT_CONFIGURED)) throw new RequestError(503, 'not_configured', route.disabled)
         const code = route.disabled.startsWith('network not enabled') ? 'network_not_enabled' : route.disabled.startsWith('token not enabled') ? 'token_not_enabled' : 'no_route'
         throw new RequestError(400, code, route.disabled)
     }
@@ -61,13 +66,19 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
         throw err
     }
     if (amount <= 0n) throw new RequestError(400, 'invalid_request', 'source_token_amount: must be greater than 0', 'source_token_amount')
-    if (amount < route.minAmount || amount > route.maxAmount) {
-        throw new RequestError(400, 'amount_out_of_range',
-            `source_token_amount: must be from ${formatUnits(route.minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)} ${source.symbol}`,
-            'source_token_amount')
-    }
     const sourceAdapter = ctx.adapter(sourceChain)
     const targetAdapter = ctx.adapter(targetChain)
+    const minAmount = amount < route.minAmount ? route.minAmount : await minimumDeposit(ctx, route).catch((err) => {
+        // The fee estimate needs the nodes; without them the registry's minimum stands, and the rate lock checks again.
+        ctx.log.warn({ err, source: sourceChain, target: targetChain }, 'network fees unavailable for the minimum deposit')
+        return route.minAmount
+    })
+    if (amount < minAmount || amount > route.maxAmount) {
+        throw new RequestError(400, 'amount_out_of_range',
+            `source_token_amount: must be from ${formatUnits(minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)} ${source.symbol}` +
+            (minAmount > route.minAmount ? ` (the minimum is ${FEE_MULTIPLE}× the network fees of the swap right now)` : ''),
+            'source_token_amount')
+    }
     const targetWallet = targetAdapter.normalizeAddress(input.target_wallet)
     if (!targetWallet) throw new RequestError(400, 'invalid_request', `target_wallet: not a valid ${targetChain} address`, 'target_wallet')
     let refundAddress: string | null = null
@@ -83,6 +94,10 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
         head = await sourceAdapter.head()
     } catch (err) {
         if (err instanceof NoLiquidityError) throw new RequestError(400, 'no_liquidity', err.message)
+        if (err instanceof ProviderAmountOutOfRangeError) {
+            throw new RequestError(400, 'amount_out_of_range', `source_token_amount: the external swap provider takes ${providerBounds(err, route)}`, 'source_token_amount')
+        }
+        if (err instanceof ProviderRequestError) throw new RequestError(400, 'no_route', `no route for the pair: the external swap provider refused it (${err.message})`)
         ctx.log.error({ err, chain: sourceChain }, 'chain unavailable at swap creation')
         throw new RequestError(503, 'network_unavailable', `the ${sourceChain} or ${targetChain} network cannot be reached right now; try again shortly`)
     }
@@ -116,4 +131,15 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
         return created
     })
     return { swap, quote }
+}
+
+/**
+ * The provider's bounds in the caller's terms. They are in the provider leg's input asset, which is
+ * the source token when the leg comes first; otherwise (X → BTC) they are stated in that asset.
+ */
+function providerBounds(err: ProviderAmountOutOfRangeError, route: Route): string {
+    const asset = route.provider!.sell
+    const max = err.max === undefined ? '' : ` to ${formatUnits(err.max, asset.decimals)}`
+    const text = `${formatUnits(err.min, asset.decimals)}${max} ${asset.symbol}`
+    return route.provider!.side === 'source' ? text : `${text} on ${asset.chain} after conversion`
 }

@@ -1,4 +1,4 @@
-import { InsufficientForFeeError } from '../chains/adapter'
+import { InsufficientForFeeError, UnpayableTransferError } from '../chains/adapter'
 import { Swap } from './lifecycle'
 import { EngineContext } from './context'
 import { MINED, TxRecord } from './sender'
@@ -40,6 +40,7 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
             return { state: 'waiting', tx: result.tx }
         } catch (err) {
             if (err instanceof InsufficientForFeeError) return { state: 'failed', reason: 'the deposit does not cover the network fee of moving it to the vault' }
+            if (err instanceof UnpayableTransferError) return { state: 'failed', reason: `the deposit cannot be moved to the vault: ${err.message}` }
             throw err
         }
     }

@@ -1,6 +1,7 @@
 import { Pool, PoolClient } from 'pg'
 import { BRIDGE_EVENT_CHANNEL, BridgeEventNotification } from '../../db/channels'
 import { inTransaction } from '../db'
+import { OUR_PROVIDER_STATUSES } from '../providers/status'
 import { ChainName } from '../registry'
 
 /**
@@ -12,11 +13,22 @@ import { ChainName } from '../registry'
  * only if its transaction commits, and a consumer that missed one catches up by event id.
  */
 
-export const STATUSES = [
+/**
+ * A route with an external provider leg passes through the provider's statuses (simpleswap_*,
+ * one to one with the provider's own, bridge/providers/status.ts) between gathered and
+ * vault_locking: gathered → simpleswap_waiting → … → simpleswap_finished → vault_locking.
+ */
+const OWN_STATUSES = [
     'pending_deposit', 'deposit_detected', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered',
     'vault_locking', 'vault_locked', 'payout_processing', 'completed', 'failed', 'expired',
 ] as const
-export type SwapStatus = (typeof STATUSES)[number]
+export type ProviderLegStatus = (typeof OUR_PROVIDER_STATUSES)[number]
+export type SwapStatus = (typeof OWN_STATUSES)[number] | ProviderLegStatus
+export const STATUSES: SwapStatus[] = [...OWN_STATUSES.slice(0, 6), ...OUR_PROVIDER_STATUSES, ...OWN_STATUSES.slice(6)]
+
+export function isProviderStatus(status: string): status is ProviderLegStatus {
+    return (OUR_PROVIDER_STATUSES as readonly string[]).includes(status)
+}
 
 export const FINAL_STATUSES: SwapStatus[] = ['completed', 'failed', 'expired']
 
@@ -34,10 +46,15 @@ export const EVENT_OF_STATUS: Record<SwapStatus, string> = {
     completed: 'target_token_sent',
     failed: 'swap_failed',
     expired: 'swap_expired',
+    ...Object.fromEntries(OUR_PROVIDER_STATUSES.map((s) => [s, s])) as Record<ProviderLegStatus, string>,
 }
 
-/** Events that do not change the status: the refund of a failed swap, and a deposit undone by a reorg. */
-export const OTHER_EVENTS = ['refund_sent', 'refund_failed', 'deposit_reorged'] as const
+/**
+ * Events that do not change the status: the refund of a failed swap, a deposit undone by a reorg,
+ * and a provider leg that needs an operator (held: an uncertain create, a status the table does
+ * not know, or verification at the provider).
+ */
+export const OTHER_EVENTS = ['refund_sent', 'refund_failed', 'deposit_reorged', 'provider_leg_held'] as const
 
 /** Every event type a swap can produce, in lifecycle order (also the future webhook catalogue's swap part). */
 export const EVENT_TYPES = [...STATUSES.map((s) => EVENT_OF_STATUS[s]), ...OTHER_EVENTS]
@@ -49,13 +66,15 @@ const NEXT: Record<SwapStatus, SwapStatus[]> = {
     deposit_confirmed: ['rate_locked', 'failed'],
     rate_locked: ['gathering', 'failed'],
     gathering: ['gathered', 'failed'],
-    gathered: ['vault_locking', 'failed'],
+    gathered: ['vault_locking', 'failed', ...OUR_PROVIDER_STATUSES],
     vault_locking: ['vault_locked', 'failed'],
     vault_locked: ['payout_processing', 'failed'],
     payout_processing: ['completed', 'failed'],
     completed: [],
     failed: [],
     expired: [],
+    // The provider may skip statuses or report them out of order; it decides, we follow.
+    ...Object.fromEntries(OUR_PROVIDER_STATUSES.map((s) => [s, [...OUR_PROVIDER_STATUSES.filter((o) => o !== s), 'vault_locking', 'failed']])) as Record<ProviderLegStatus, SwapStatus[]>,
 }
 
 export type RefundStatus = 'pending' | 'sent' | 'not_requested' | 'failed'

@@ -1,3 +1,4 @@
+import { UnpayableTransferError } from '../chains/adapter'
 import { EngineContext } from './context'
 import { Swap } from './lifecycle'
 import { TxRecord } from './sender'
@@ -25,12 +26,14 @@ export type PayoutProgress =
 export async function sendPayout(ctx: EngineContext, swap: Swap): Promise<PayoutProgress> {
     const adapter = ctx.adapter(swap.targetChain)
     const asset = ctx.asset(swap.targetChain, swap.targetToken)
-    const result = await ctx.sender.send(adapter, swap.id, 'payout', {
-        from: { kind: 'vault' },
-        to: swap.targetWallet,
-        asset,
-        amount: swap.lockedTargetAmount!,
-    })
+    let result
+    try {
+        result = await ctx.sender.send(adapter, swap.id, 'payout', { from: { kind: 'vault' }, to: swap.targetWallet, asset, amount: swap.lockedTargetAmount! })
+    } catch (err) {
+        // The target network's rules forbid this payout (below Bitcoin's dust, a Solana account left under rent): nothing was sent.
+        if (err instanceof UnpayableTransferError) return { state: 'failed', reason: `the payout cannot be made on ${swap.targetChain}: ${err.message}` }
+        throw err
+    }
     if (result.kind === 'rejected') {
         // Refused outright: nothing was paid, so failing (and refunding) is safe.
         return { state: 'failed', reason: result.insufficientFunds ? LACKED_GAS : `the target chain refused the payout: ${result.reason.slice(0, 200)}` }

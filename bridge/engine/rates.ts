@@ -1,15 +1,17 @@
 import { formatRatio, parseRational, rescale } from '../amounts'
 import { BridgeConfig, PoolConfig } from '../config'
 import { ChainAdapter } from '../chains/adapter'
-import { PriceClass } from '../registry'
+import { SwapProvider } from '../providers/provider'
+import { ChainName, PriceClass, tokenSpec } from '../registry'
 import { Route } from './routing'
 
 /**
  * The rate engine: what a route pays for an amount, right now. The fee (percent from config) is
  * taken once, from the deposit, before conversion; then each leg converts: pool legs with the
  * AMM's own formula on the pool's current reserves (amountIn·998·reserveOut / (reserveIn·1000 +
- * amountIn·998)), reference legs at the configured USD prices, pegs 1:1. All integer arithmetic,
- * rounding down, so the bridge never promises more than the maths gives.
+ * amountIn·998)), reference legs at the configured USD prices, pegs 1:1, the provider leg at the
+ * provider's own estimate (its fee included). All integer arithmetic, rounding down, so the bridge
+ * never promises more than the maths gives.
  */
 
 export class NoLiquidityError extends Error {}
@@ -17,6 +19,8 @@ export class NoLiquidityError extends Error {}
 export interface LegQuote {
     type: string
     pool?: string
+    /** Provider legs: who converts (token_in/token_out are then "CHAIN:SYMBOL"). */
+    provider?: string
     pair?: string
     block?: string
     reserve_in?: string
@@ -58,7 +62,7 @@ export function getAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bi
 }
 
 export class RateEngine {
-    constructor(private readonly config: BridgeConfig, private readonly adapters: Map<string, ChainAdapter>) {}
+    constructor(private readonly config: BridgeConfig, private readonly adapters: Map<string, ChainAdapter>, private readonly provider?: SwapProvider) {}
 
     async quote(route: Route, amountIn: bigint): Promise<Quote> {
         const fee = (amountIn * BigInt(this.config.feeBps)) / 10_000n
@@ -89,7 +93,21 @@ export class RateEngine {
                     amount_in: legIn.toString(), amount_out: amount.toString(),
                 })
             } else {
-                throw new NoLiquidityError(`no route for the pair: the external provider is not available`)
+                if (!this.provider) throw new NoLiquidityError('no route for the pair: the external swap provider is not configured')
+                const [sell, buy] = [leg.sell, leg.buy].map((key) => {
+                    const [chain, symbol] = key.split(':') as [ChainName, string]
+                    return { chain, symbol, decimals: tokenSpec(chain, symbol)!.decimals }
+                })
+                const legIn = rescale(amount, decimals, sell.decimals)
+                // Out-of-range and unavailable errors go to the caller: a 400 with the bounds, or a retry.
+                const estimate = await this.provider.estimate({ from: sell, to: buy }, legIn)
+                amount = estimate.amountOut
+                decimals = buy.decimals
+                if (amount === 0n) throw new NoLiquidityError('no liquidity or route for the pair at that moment: the provider pays nothing for the amount')
+                legs.push({
+                    type: 'provider', provider: this.provider.name, chain: sell.chain, token_in: leg.sell, token_out: leg.buy,
+                    amount_in: legIn.toString(), amount_out: amount.toString(),
+                })
             }
         }
         const amountOut = rescale(amount, decimals, route.target.decimals)

@@ -1,5 +1,5 @@
 import { formatUnits } from '../amounts'
-import { InsufficientForFeeError } from '../chains/adapter'
+import { InsufficientForFeeError, UnpayableTransferError } from '../chains/adapter'
 import { EngineContext } from './context'
 import { advanceGather } from './gather'
 import { Swap, update } from './lifecycle'
@@ -60,6 +60,7 @@ async function attempt(ctx: EngineContext, swap: Swap): Promise<Attempt> {
             result = await ctx.sender.send(adapter, current.id, 'refund', request)
         } catch (err) {
             if (err instanceof InsufficientForFeeError) return { kind: 'retry', reason: 'the source vault lacked gas for the refund' }
+            if (err instanceof UnpayableTransferError) return { kind: 'retry', reason: `the refund cannot be made on ${current.sourceChain}: ${err.message}` }
             throw err
         }
         if (result.kind === 'rejected') {

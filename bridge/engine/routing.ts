@@ -1,5 +1,6 @@
 import { allAssets, Asset, BridgeConfig } from '../config'
 import { parseUnits } from '../amounts'
+import { SwapProvider } from '../providers/provider'
 import { assetKey, PriceClass } from '../registry'
 
 /**
@@ -14,9 +15,16 @@ import { assetKey, PriceClass } from '../registry'
  * - vault:     no market needed: the same asset on two chains (1:1), or one reference price
  *              (ETH, POL against dollars);
  * - multi_hop: two legs through dollars (e.g. ETH → USD by reference, USD → NATIVE by the BSC pool);
- * - provider:  a leg through the external swap provider (BITCOIN, TRON, SOLANA; issue 10), listed
- *              but not enabled yet.
+ * - provider:  one leg through the external swap provider, for an asset it serves rather than our
+ *              vaults (BRIDGE_PROVIDER_ASSETS, BTC by default): BTC → X is the provider's BTC → USDT
+ *              on BSC paid into our BSC vault, then our route USDT → X; X → BTC is our route X → USDT
+ *              on BSC, then the provider's USDT → BTC paid into our BITCOIN vault, which pays out.
+ *              Without a provider configured these routes are disabled with "feature not
+ *              configured" (503 at creation, spec 7).
  */
+
+/** The start of a route's disabled reason when the provider it needs is not configured (503, not 400). */
+export const PROVIDER_NOT_CONFIGURED = 'feature not configured: the external swap provider'
 
 export type RouteKind = 'pool' | 'vault' | 'multi_hop' | 'provider'
 
@@ -24,7 +32,15 @@ export type Leg =
     | { type: 'peg'; from: PriceClass; to: PriceClass }
     | { type: 'pool'; pool: string; from: PriceClass; to: PriceClass }
     | { type: 'reference'; from: PriceClass; to: PriceClass }
-    | { type: 'provider'; provider: string; from: PriceClass; to: PriceClass }
+    /** sell/buy: the assets the provider converts, "CHAIN:SYMBOL". */
+    | { type: 'provider'; provider: string; from: PriceClass; to: PriceClass; sell: string; buy: string }
+
+/** The provider leg of a route: which side of the route it serves and the two assets it converts. */
+export interface ProviderLegSpec {
+    side: 'source' | 'target'
+    sell: Asset
+    buy: Asset
+}
 
 export interface Route {
     source: Asset
@@ -34,6 +50,7 @@ export interface Route {
     /** Bounds of the deposit, base units of the source token. */
     minAmount: bigint
     maxAmount: bigint
+    provider?: ProviderLegSpec
     /** Why the route cannot be used now, when it cannot. */
     disabled?: string
 }
@@ -43,7 +60,7 @@ const NATIVE_USD_POOLS = { stable: 'nativechain-wnative-stable', usdt: 'bsc-wnat
 export class RouteTable {
     private readonly routes = new Map<string, Route>()
 
-    constructor(private readonly config: BridgeConfig) {
+    constructor(private readonly config: BridgeConfig, private readonly provider?: SwapProvider) {
         const assets = allAssets(config)
         for (const source of assets) {
             for (const target of assets) {
@@ -63,19 +80,30 @@ export class RouteTable {
 
     private build(source: Asset, target: Asset): Route {
         const bounds = { minAmount: parseUnits(source.minAmount, source.decimals), maxAmount: parseUnits(source.maxAmount, source.decimals) }
-        if (source.family !== 'evm' || target.family !== 'evm') {
-            const offChain = source.family !== 'evm' ? source : target
-            return {
-                source, target, kind: 'provider', ...bounds,
-                legs: [{ type: 'provider', provider: 'external', from: source.priceClass, to: target.priceClass }],
-                disabled: `network not enabled: ${offChain.chain}`,
-            }
-        }
+        const served = this.config.provider.assets
+        const [bySource, byTarget] = [served.has(assetKey(source.chain, source.symbol)), served.has(assetKey(target.chain, target.symbol))]
+        if (bySource || byTarget) return this.providerRoute(source, target, bySource ? 'source' : 'target', bounds)
         const legs = this.legs(source, target)
         const disabled = source.disabled ?? target.disabled ?? (typeof legs === 'string' ? legs : undefined)
         const legList = typeof legs === 'string' ? [] : legs
         const kind: RouteKind = legList.length > 1 ? 'multi_hop' : legList[0]?.type === 'pool' ? 'pool' : 'vault'
         return { source, target, kind, legs: legList, ...bounds, ...(disabled ? { disabled } : {}) }
+    }
+
+    /** A route with the provider leg first (side 'source') or last ('target'), our own legs to or from `via` for the rest. */
+    private providerRoute(source: Asset, target: Asset, side: 'source' | 'target', bounds: { minAmount: bigint; maxAmount: bigint }): Route {
+        const { via: viaRef, assets: served } = this.config.provider
+        const via = allAssets(this.config).find((a) => a.chain === viaRef.chain && a.symbol === viaRef.symbol)!
+        const [sell, buy] = side === 'source' ? [source, via] : [via, target]
+        const leg: Leg = { type: 'provider', provider: 'simpleswap', from: sell.priceClass, to: buy.priceClass, sell: assetKey(sell.chain, sell.symbol), buy: assetKey(buy.chain, buy.symbol) }
+        const rest = side === 'source' ? (via === target ? [] : this.legs(via, target)) : (via === source ? [] : this.legs(source, via))
+        const legs = typeof rest === 'string' ? [leg] : side === 'source' ? [leg, ...rest] : [...rest, leg]
+        const other = side === 'source' ? target : source
+        const disabled = served.has(assetKey(other.chain, other.symbol)) ? 'no route for the pair: both assets are served by the external swap provider'
+            : !this.provider ? `${PROVIDER_NOT_CONFIGURED} (SIMPLESWAP_API_KEY) is needed for ${sell.chain}:${sell.symbol} → ${buy.chain}:${buy.symbol}`
+            : !this.provider.supports({ from: sell, to: buy }) ? `no route for the pair: the external swap provider does not list ${sell.symbol} on ${sell.chain} → ${buy.symbol} on ${buy.chain}`
+            : source.disabled ?? target.disabled ?? via.disabled ?? (typeof rest === 'string' ? rest : undefined)
+        return { source, target, kind: 'provider', legs, ...bounds, provider: { side, sell, buy }, ...(disabled ? { disabled } : {}) }
     }
 
     /** The price path, or why there is none. */

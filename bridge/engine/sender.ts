@@ -20,7 +20,7 @@ import { KeyRole } from '../keys'
  *    unfinished transactions of that address.
  */
 
-export type Purpose = 'gather_gas' | 'gather' | 'payout' | 'refund' | 'pool_approve' | 'pool_swap'
+export type Purpose = 'gather_gas' | 'gather' | 'payout' | 'refund' | 'pool_approve' | 'pool_swap' | 'provider_deposit'
 
 /** What a bridge_tx row says about a transaction besides its bytes: sender role, counterparty, asset symbol. */
 export interface TxMeta {
@@ -139,7 +139,7 @@ export class Sender {
      * broadcast one again: the same bytes go out again, and its nonce stays held.
      */
     async track(adapter: ChainAdapter, tx: TxRecord, finality: Finality): Promise<TxState> {
-        const state = await adapter.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce }, finality)
+        const state = await adapter.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce, raw: tx.raw }, finality)
         if (state.kind === 'confirmed' || state.kind === 'reverted') {
             await this.pool.query(
                 `UPDATE bridge_tx SET status = $2, block_number = $3, updated_at = now() WHERE id = $1 AND (status <> $2 OR block_number IS DISTINCT FROM $3)`,

@@ -1,10 +1,13 @@
 import { formatUnits } from '../amounts'
 import { EngineContext } from './context'
 import { advanceGather } from './gather'
-import { Swap, SwapStatus, transition, update } from './lifecycle'
+import { isProviderStatus, Swap, SwapStatus, transition, update } from './lifecycle'
 import { sendPayout, trackPayout } from './payout'
 import { advancePoolTrade, NO_ROUTE } from './pool'
+import { followProviderLeg, hasProviderLeg, PROVIDER_FUNDS_HELD, ProviderStepResult, startProviderLeg } from './provider-leg'
+import { minimumDeposit } from './minimum'
 import { NoLiquidityError } from './rates'
+import { ProviderRequestError } from '../providers/errors'
 import { advanceRefund } from './refund'
 import { lockVault } from './vault'
 
@@ -22,12 +25,15 @@ export const LATE_DEPOSIT = 'deposit arrived after the window closed'
 export { NO_ROUTE }
 
 export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> {
+    if (isProviderStatus(swap.status)) return providerStep(ctx, swap, await followProviderLeg(ctx, swap))
     switch (swap.status) {
         case 'deposit_detected': return confirmDeposit(ctx, swap)
         case 'deposit_confirmed': return lockRate(ctx, swap)
         case 'rate_locked': return startGather(ctx, swap)
         case 'gathering': return finishGather(ctx, swap)
-        case 'gathered': return moved(await transition(ctx.pool, swap.id, 'gathered', 'vault_locking', { data: { target_chain: swap.targetChain, target_token: swap.targetToken } }))
+        case 'gathered':
+            if (hasProviderLeg(swap)) return providerStep(ctx, swap, await startProviderLeg(ctx, swap))
+            return moved(await transition(ctx.pool, swap.id, 'gathered', 'vault_locking', { data: { target_chain: swap.targetChain, target_token: swap.targetToken } }))
         case 'vault_locking': {
             // A route with a pool leg trades it first (pool.ts); the payout is reserved once the trade is final.
             const trade = await advancePoolTrade(ctx, swap)
@@ -57,13 +63,23 @@ export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> 
 
 const moved = (swap: Swap | undefined): StepResult => (swap ? 'continue' : 'wait')
 
-/** Fails the swap; a deposit that arrived is refunded when the swap has a refund_address. */
-export async function fail(ctx: EngineContext, swap: Swap, reason: string): Promise<StepResult> {
-    const refund = swap.depositTxHash ? (swap.refundAddress ? 'pending' : 'not_requested') : null
+async function providerStep(ctx: EngineContext, swap: Swap, result: ProviderStepResult): Promise<StepResult> {
+    if (typeof result === 'string') return result
+    return fail(ctx, result.swap ?? swap, result.fail, result.refund === 'held' ? { refundHeld: PROVIDER_FUNDS_HELD } : {})
+}
+
+/**
+ * Fails the swap; a deposit that arrived is refunded when the swap has a refund_address.
+ * refundHeld: the funds are not in our vaults (an external provider holds them), so the refund is
+ * marked failed with that reason for an operator instead of being paid from the vault's own stock.
+ */
+export async function fail(ctx: EngineContext, swap: Swap, reason: string, options: { refundHeld?: string } = {}): Promise<StepResult> {
+    let refund = swap.depositTxHash ? (swap.refundAddress ? 'pending' : 'not_requested') : null
+    if (refund === 'pending' && options.refundHeld) refund = 'failed'
     ctx.log.warn({ swap: swap.id, status: swap.status, reason }, 'swap failed')
     await transition(ctx.pool, swap.id, swap.status as SwapStatus, 'failed', {
-        set: { error_message: reason, refund_status: refund },
-        data: { reason, refund: refund ?? 'none' },
+        set: { error_message: reason, refund_status: refund, ...(refund === 'failed' ? { refund_error: options.refundHeld! } : {}) },
+        data: { reason, refund: refund ?? 'none', ...(refund === 'failed' ? { refund_error: options.refundHeld, operator_action_required: true } : {}) },
     })
     return 'continue'
 }
@@ -72,7 +88,7 @@ async function confirmDeposit(ctx: EngineContext, swap: Swap): Promise<StepResul
     const adapter = ctx.adapter(swap.sourceChain)
     const network = ctx.config.networks[swap.sourceChain]!
     const check = await adapter.checkDeposit(
-        { txHash: swap.depositTxHash, blockNumber: swap.depositBlock!, blockHash: swap.depositBlockHash! },
+        { txHash: swap.depositTxHash, blockNumber: swap.depositBlock!, blockHash: swap.depositBlockHash!, amount: swap.depositAmount! },
         network.finality
     )
     if (check.state === 'moved') {
@@ -101,15 +117,19 @@ async function lockRate(ctx: EngineContext, swap: Swap): Promise<StepResult> {
     if (!route || route.disabled) return fail(ctx, swap, NO_ROUTE)
     const amount = swap.depositAmount!
     const source = route.source
-    if (amount < route.minAmount || amount > route.maxAmount) {
+    // A short deposit against today's fees fails (and is refunded); a node that cannot tell the fee leaves the registry's minimum.
+    const minAmount = amount < route.minAmount ? route.minAmount : await minimumDeposit(ctx, route).catch(() => route.minAmount)
+    if (amount < minAmount || amount > route.maxAmount) {
         return fail(ctx, swap, `the deposit of ${formatUnits(amount, source.decimals)} ${source.symbol} is outside the route's bounds ` +
-            `(${formatUnits(route.minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)})`)
+            `(${formatUnits(minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)})`)
     }
     let quote
     try {
         quote = await ctx.rates.quote(route, amount)
     } catch (err) {
         if (err instanceof NoLiquidityError) return fail(ctx, swap, `${NO_ROUTE} (${err.message})`)
+        // The provider refuses this amount now (its minimum rose): nothing was sent anywhere yet.
+        if (err instanceof ProviderRequestError) return fail(ctx, swap, `${NO_ROUTE} (the external swap provider: ${err.message})`)
         throw err
     }
     const target = route.target

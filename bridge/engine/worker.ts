@@ -10,8 +10,11 @@ import { step } from './steps'
  * without waiting on a chain.
  */
 
+// A provider leg is polled every BRIDGE_PROVIDER_POLL_SECONDS ($1), not on every pass: its API is rate limited.
 const ACTIVE = `status IN ('deposit_detected', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered', 'vault_locking', 'vault_locked', 'payout_processing')
-    OR (status = 'failed' AND refund_status = 'pending' AND (refund_retry_at IS NULL OR refund_retry_at <= now()))`
+    OR (status = 'failed' AND refund_status = 'pending' AND (refund_retry_at IS NULL OR refund_retry_at <= now()))
+    OR (status LIKE 'simpleswap\\_%' AND EXISTS (SELECT 1 FROM bridge_provider_leg l WHERE l.swap_id = bridge_swap.id
+        AND l.state IN ('created', 'settled') AND l.updated_at <= now() - make_interval(secs => $1)))`
 const CONCURRENCY = 16
 const STEPS_PER_VISIT = 20
 
@@ -52,7 +55,7 @@ export class Worker {
     }
 
     private async pass(): Promise<void> {
-        const { rows } = await this.ctx.pool.query(`SELECT id FROM bridge_swap WHERE ${ACTIVE} ORDER BY updated_at LIMIT 1000`)
+        const { rows } = await this.ctx.pool.query(`SELECT id FROM bridge_swap WHERE ${ACTIVE} ORDER BY updated_at LIMIT 1000`, [this.ctx.config.provider.pollSeconds])
         const queue = rows.map((r) => r.id as string)
         const lanes = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
             for (let id = queue.shift(); id && !this.stopped; id = queue.shift()) await this.visit(id)

@@ -18,7 +18,7 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>): Rou
                 const network = ctx.config.networks[chain.name]
                 return {
                     name: chain.name,
-                    chain_id: network?.chainId ?? chain.chainId ?? null,
+                    chain_id: network?.family === 'evm' ? network.chainId : chain.chainId ?? null,
                     family: chain.family,
                     enabled: !!network,
                     tokens: assets.filter((a) => a.chain === chain.name).map((a) => ({
@@ -47,7 +47,7 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>): Rou
                     chain: chain.name,
                     family: chain.family,
                     enabled: !!network,
-                    chain_id: network?.chainId ?? chain.chainId ?? null,
+                    chain_id: network?.family === 'evm' ? network.chainId : chain.chainId ?? null,
                     confirmations: network ? describeFinality(network.finality) : null,
                     vault_address: vaults.get(chain.name) ?? null,
                 }

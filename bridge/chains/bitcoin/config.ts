@@ -58,7 +58,10 @@ export function defaultBitcoinConfig(network: BitcoinNetworkName, backend: Bitco
 }
 
 /** The BITCOIN settings from the environment, or undefined when no backend URL is set (network not enabled). */
-export function parseBitcoinEnv(env: Record<string, string | undefined>): BitcoinConfig | undefined {
+type BitcoinEnvKey = 'BITCOIN_NETWORK' | 'BITCOIN_ESPLORA_URL' | 'BITCOIN_RPC_URL' | 'BITCOIN_RPC_USER' | 'BITCOIN_RPC_PASSWORD' | 'BITCOIN_RPC_WALLET'
+    | 'BRIDGE_CONFIRMATIONS_BITCOIN' | 'BITCOIN_CONFIRMATION_TIERS' | 'BITCOIN_FEE_TARGET_BLOCKS' | 'BITCOIN_FALLBACK_FEE_RATE' | 'BITCOIN_MAX_FEE_RATE'
+
+export function parseBitcoinEnv(env: { readonly [K in BitcoinEnvKey]?: string }): BitcoinConfig | undefined {
     const network = bitcoinNetwork(env.BITCOIN_NETWORK || 'mainnet').name
     let backend: BitcoinBackendConfig
     if (env.BITCOIN_ESPLORA_URL) {

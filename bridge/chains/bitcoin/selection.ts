@@ -1,4 +1,4 @@
-import { InsufficientForFeeError } from '../adapter'
+import { InsufficientForFeeError, UnpayableTransferError } from '../adapter'
 import { DUST_LIMIT, OutputKind, ParsedAddress } from './address'
 import { feeFor, formatSatPerVbyte, inputCost, MIN_RELAY_FEE_RATE, p2wpkhSpendVsize } from './fees'
 
@@ -45,7 +45,7 @@ export interface SpendPlan {
 export const MAX_INPUTS = 500
 
 /** An output below the dust limit: nodes would not relay the transaction. */
-export class DustOutputError extends Error {}
+export class DustOutputError extends UnpayableTransferError {}
 
 /** The sender's coins do not cover the amount and the fee (a subclass of the sweep's error, so callers handling that retry on this too). */
 export class InsufficientFundsError extends InsufficientForFeeError {}

@@ -5,7 +5,7 @@ import { scanWatches } from '../scan'
 import { KeyManager, KeyRole } from '../../keys'
 import {
     BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, InsufficientForFeeError, Settled, SignedTransfer,
-    TransferRequest, TxState,
+    TransferRequest, TxState, UnpayableTransferError,
 } from '../adapter'
 import { isAccountAddress, normalizeAddress } from './address'
 import { Commitment, commitmentOf, SolanaConfig } from './config'
@@ -37,7 +37,7 @@ import { decodeStored, encodeStored, signSystemTransfer, transferMessage } from 
  */
 
 /** A transfer the rent rules would make fail: a new account funded below the rent-exempt minimum, or a sender left below it. */
-export class RentError extends Error {}
+export class RentError extends UnpayableTransferError {}
 
 const SIGNATURE_PAGE = 1000
 const SCAN_PARALLEL = 8

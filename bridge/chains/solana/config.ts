@@ -48,7 +48,9 @@ function commitment(name: string, value: string): Commitment {
 }
 
 /** The SOLANA settings from the environment, or undefined when SOLANA_RPC_URL is not set (network not enabled). */
-export function parseSolanaEnv(env: Record<string, string | undefined>): SolanaConfig | undefined {
+type SolanaEnvKey = 'SOLANA_RPC_URL' | 'BRIDGE_CONFIRMATIONS_SOLANA' | 'SOLANA_SEND_COMMITMENT' | 'SOLANA_MAX_SCAN_SLOTS'
+
+export function parseSolanaEnv(env: { readonly [K in SolanaEnvKey]?: string }): SolanaConfig | undefined {
     if (!env.SOLANA_RPC_URL) return undefined
     const config = defaultSolanaConfig(env.SOLANA_RPC_URL)
     if (env.BRIDGE_CONFIRMATIONS_SOLANA) config.commitment = commitment('BRIDGE_CONFIRMATIONS_SOLANA', env.BRIDGE_CONFIRMATIONS_SOLANA)

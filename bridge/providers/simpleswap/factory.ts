@@ -6,7 +6,7 @@ import { SimpleSwapOptions, SimpleSwapProvider, SIMPLESWAP_DEFAULT_URL } from '.
  * SIMPLESWAP_API_URL (default the public v3 base). A malformed URL is a configuration error.
  */
 export function simpleSwapFromEnv(
-    env: NodeJS.ProcessEnv = process.env,
+    env: { SIMPLESWAP_API_KEY?: string; SIMPLESWAP_API_URL?: string } = process.env,
     overrides: Omit<Partial<SimpleSwapOptions>, 'apiKey' | 'baseUrl'> = {},
 ): SimpleSwapProvider | undefined {
     const apiKey = env.SIMPLESWAP_API_KEY?.trim()

@@ -121,6 +121,11 @@ export class SimpleSwapDouble {
     private readonly terms = new Map<string, PairTerms>()
     private readonly failures = new Map<string, { status: number; remaining: number }>()
     private readonly requests = new Map<string, number>()
+    /**
+     * The deposit address of a new exchange on the source currency's network; a real address when an
+     * end-to-end test sends funds there (default: a placeholder no network accepts).
+     */
+    depositAddressFor?: (ticker: string, network: string) => string
     private holding = false
     private held: (() => void)[] = []
     private readonly heldDone: Promise<void>[] = []
@@ -195,6 +200,13 @@ export class SimpleSwapDouble {
         return next
     }
 
+    /** The provider's payout as an end-to-end test makes it for real on the target network: its transaction and amount. */
+    paidOut(id: string, txTo: string, amountTo?: string): void {
+        const ex = this.exchange(id)
+        ex.txTo = txTo
+        if (amountTo !== undefined) ex.amountTo = amountTo
+    }
+
     setStatus(id: string, status: string): void {
         const ex = this.exchange(id)
         ex.status = status
@@ -203,7 +215,7 @@ export class SimpleSwapDouble {
         if (status === 'sending' && !ex.txTo) ex.txTo = `0x${randomBytes(32).toString('hex')}`
         if (status === 'finished') {
             ex.txTo ??= `0x${randomBytes(32).toString('hex')}`
-            ex.amountTo = ex.expectedAmount
+            ex.amountTo ??= ex.expectedAmount
         }
     }
 
@@ -297,7 +309,7 @@ export class SimpleSwapDouble {
             amountFrom: amount,
             expectedAmount: expected,
             amountTo: null,
-            addressFrom: `ssdeposit${randomBytes(12).toString('hex')}`,
+            addressFrom: this.depositAddressFor?.(pair.from.ticker, pair.from.network) ?? `ssdeposit${randomBytes(12).toString('hex')}`,
             extraIdFrom: null,
             addressTo,
             extraIdTo: text('extraIdTo', false),

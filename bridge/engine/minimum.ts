@@ -1,0 +1,51 @@
+import { parseRational, rescale } from '../amounts'
+import { Asset } from '../config'
+import { PriceClass } from '../registry'
+import { EngineContext } from './context'
+import { Route } from './routing'
+
+/**
+ * The least deposit a route takes right now (issue 10 item 7): the registry's minimum, raised to
+ * FEE_MULTIPLE times the network fees the swap itself costs (gathering the deposit on the source
+ * chain, paying out on the target chain), so that fees never eat more than a quarter of a swap,
+ * and never below what the source chain lets an address hold (Solana's rent-exempt minimum).
+ * Fees are in each chain's coin; they are converted into the source token at the operator's
+ * reference prices (BRIDGE_REFERENCE_PRICES, dollars at 1). A fee in a coin without a price (BNB,
+ * NATIVE) is left out: the native chain's fees are zero, and BSC's are cents.
+ */
+
+export const FEE_MULTIPLE = 4n
+/** Lamports a Solana system account must hold to exist (0 data bytes), verified on LiteSVM. */
+export const SOLANA_RENT_EXEMPT_MINIMUM = 890_880n
+
+export async function minimumDeposit(ctx: EngineContext, route: Route): Promise<bigint> {
+    const { source, target } = route
+    let floor = route.minAmount
+    if (source.chain === 'SOLANA' && floor < SOLANA_RENT_EXEMPT_MINIMUM) floor = SOLANA_RENT_EXEMPT_MINIMUM
+    const sourceAdapter = ctx.adapter(source.chain)
+    const targetAdapter = ctx.adapter(target.chain)
+    // Addresses only shape the estimate (an EVM coin transfer to a contract costs more): the vaults stand in for both ends.
+    const [sourceVault, targetVault] = await Promise.all([sourceAdapter.deriveAddress({ kind: 'vault' }), targetAdapter.deriveAddress({ kind: 'vault' })])
+    const [gatherFee, payoutFee] = await Promise.all([
+        sourceAdapter.transferFee(source, sourceVault, sourceVault),
+        targetAdapter.transferFee(target, targetVault, targetVault),
+    ])
+    const fees = toSource(ctx, gatherFee, ctx.coin(source.chain), source) + toSource(ctx, payoutFee, ctx.coin(target.chain), source)
+    const needed = fees * FEE_MULTIPLE
+    return needed > floor ? needed : floor
+}
+
+/** `amount` of `coin` in base units of `source`, at reference prices; 0 when either has no price. */
+function toSource(ctx: EngineContext, amount: bigint, coin: Asset, source: Asset): bigint {
+    if (amount === 0n) return 0n
+    if (coin.priceClass === source.priceClass) return rescale(amount, coin.decimals, source.decimals)
+    const price = (c: PriceClass) => (c === 'USD' ? '1' : ctx.config.referencePrices[c])
+    const [from, to] = [price(coin.priceClass), price(source.priceClass)]
+    if (!from || !to) return 0n
+    const [p1, p2] = [parseRational(from), parseRational(to)]
+    // Rounded up: the floor must cover the fee, not fall a unit short of it.
+    const num = amount * p1.num * p2.den * 10n ** BigInt(source.decimals)
+    const den = p1.den * p2.num * 10n ** BigInt(coin.decimals)
+    return (num + den - 1n) / den
+}
+
