@@ -2,6 +2,7 @@ import { getAddress } from 'viem'
 import { Env, nativeContracts, readBridgeChains, rpcUrl } from '../common/config'
 import { BitcoinConfig, parseBitcoinEnv } from './chains/bitcoin/config'
 import { parseSolanaEnv, SolanaConfig, finalityOf } from './chains/solana/config'
+import { parseTronEnv, TronConfig } from './chains/tron/config'
 import { ProviderRoutingConfig, parseProviderRouting } from './providers/routing'
 import { ChainName, CHAINS, Family, TokenSpec } from './registry'
 
@@ -40,7 +41,12 @@ export interface SolanaNetworkConfig extends BaseNetworkConfig {
     settings: SolanaConfig
 }
 
-export type NetworkConfig = EvmNetworkConfig | BitcoinNetworkConfig | SolanaNetworkConfig
+export interface TronNetworkConfig extends BaseNetworkConfig {
+    family: 'tron'
+    settings: TronConfig
+}
+
+export type NetworkConfig = EvmNetworkConfig | BitcoinNetworkConfig | SolanaNetworkConfig | TronNetworkConfig
 
 /** One of our AMM pools (Uniswap V2 interface): the rate engine prices with it, the engine trades on it. */
 export interface PoolConfig {
@@ -151,6 +157,8 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
     if (bitcoin) networks.BITCOIN = { chain: 'BITCOIN', family: 'bitcoin', finality: bitcoin.finality, tokens: {}, settings: bitcoin }
     const solana = parseSolanaEnv(env)
     if (solana) networks.SOLANA = { chain: 'SOLANA', family: 'solana', finality: finalityOf(solana.commitment), tokens: {}, settings: solana }
+    const tron = parseTronEnv(env)
+    if (tron) networks.TRON = { chain: 'TRON', family: 'tron', finality: tron.finality, tokens: { USDT: tron.usdtContract }, settings: tron }
     const pools: PoolConfig[] = []
     if (native) {
         pools.push({

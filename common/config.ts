@@ -149,6 +149,13 @@ const EnvSchema = z.object({
     BRIDGE_CONFIRMATIONS_SOLANA: z.enum(['finalized', 'confirmed']).optional(),
     SOLANA_SEND_COMMITMENT: z.enum(['finalized', 'confirmed']).optional(),
     SOLANA_MAX_SCAN_SLOTS: z.string().regex(/^\d+$/, 'must be a number of slots').optional(),
+    /** Bridge: TRON (bridge/chains/tron/config.ts). Enabled when TRON_API_URL is set. */
+    TRON_API_URL: url.optional(),
+    TRON_API_KEY: z.string().optional(),
+    BRIDGE_CONFIRMATIONS_TRON: z.string().regex(/^(solidified|finalized|[1-9]\d{0,3})$/, 'must be solidified or a number of blocks').optional(),
+    TRON_USDT_CONTRACT: z.string().optional(),
+    TRON_FEE_LIMIT_SUN: z.string().regex(/^\d+$/, 'must be a whole number of sun').optional(),
+    TRON_MAX_SCAN_BLOCKS: z.string().regex(/^\d+$/, 'must be a number of blocks').optional(),
     /** Bridge: the external swap provider (SimpleSwap v3). Without a key the routes that need it answer 503. */
     SIMPLESWAP_API_KEY: z.string().optional(),
     SIMPLESWAP_API_URL: url.optional(),

@@ -6,6 +6,7 @@ import { ChainAdapter } from './adapter'
 import { BitcoinAdapter } from './bitcoin/adapter'
 import { EvmAdapter } from './evm'
 import { SolanaAdapter } from './solana/adapter'
+import { TronAdapter } from './tron/adapter'
 
 /**
  * The adapter of an enabled network, after checking that its node serves the network configured:
@@ -35,5 +36,12 @@ export async function createAdapter(network: NetworkConfig, keys: KeyManager, lo
         }
         case 'solana':
             return new SolanaAdapter(network.settings, keys, log)
+        case 'tron': {
+            const adapter = new TronAdapter(network.settings, keys, log)
+            // Its USDT contract must be a 6-decimal token on that node (TRON has no chain id to compare).
+            const reached = await adapter.head().then(() => true, unreachable)
+            if (reached) await adapter.checkNetwork().catch((err) => { throw new ConfigError(err.message) })
+            return adapter
+        }
     }
 }

@@ -8,6 +8,8 @@ import { waitFor } from '../../common/processes'
 import { EsploraDouble, startEsploraDouble } from '../doubles/esplora/server'
 import { SimpleSwapDouble } from '../doubles/simpleswap/server'
 import { SolanaDouble, startSolanaDouble } from '../doubles/solana/server'
+import { startTronDouble, TronDouble } from '../doubles/tron/server'
+import { TronWeb } from 'tronweb'
 import { createTestDatabase } from '../support/postgres'
 import {
     account, api, balanceOf, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, send, startBridge,
@@ -16,18 +18,22 @@ import {
 
 /**
  * Issue 10 end to end, through the bridge's HTTP API: the BITCOIN adapter against an Esplora
- * double, the SOLANA adapter against LiteSVM behind a JSON-RPC front end, and the SimpleSwap
+ * double, the SOLANA adapter against LiteSVM behind a JSON-RPC front end, the TRON adapter against
+ * a TronGrid / full-node double, and the SimpleSwap
  * double as the external provider, next to the four anvils of the EVM networks. The doubles'
- * chains move on their own (a Bitcoin block every 400 ms, a Solana slot every 100 ms), as the
+ * chains move on their own (a Bitcoin block every 400 ms, a Solana slot every 100 ms, a TRON block
+ * every second, its clock an hour behind so that its 3-second blocks never run past a deposit window), as the
  * anvils do; the test plays the provider's side of an exchange: it watches our vault's deposit
  * arrive at the exchange's address and pays the exchange's output into our vault on BSC.
  */
-describe('bridge: BITCOIN, SOLANA and the external provider leg, end to end', function () {
+describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to end', function () {
     let w: BridgeChains
     let bridge: BridgeProcess
     let btc: EsploraDouble
     let sol: SolanaDouble
     let ss: SimpleSwapDouble
+    let tron: TronDouble
+    let tronTicker: NodeJS.Timeout
     let pool: Pool
     let dir: string
     let databaseUrl: string
@@ -37,9 +43,11 @@ describe('bridge: BITCOIN, SOLANA and the external provider leg, end to end', fu
 
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_networks')
-        ;[w, btc, sol, ss] = await Promise.all([
+        ;[w, btc, sol, ss, tron] = await Promise.all([
             startBridgeChains(), startEsploraDouble('regtest'), startSolanaDouble({ finalizedDepth: 8 }), new SimpleSwapDouble().start(),
+            startTronDouble({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
         ])
+        tronTicker = setInterval(() => tron.ledger.mine(1), 1000)
         ticker = setInterval(() => {
             btc.ledger.mine(1)
             sol.ledger.advance(4)
@@ -52,14 +60,19 @@ describe('bridge: BITCOIN, SOLANA and the external provider leg, end to end', fu
         // The SOLANA vault pays the fee of gathering each deposit; the BITCOIN vault keeps a float for network fees.
         sol.ledger.fund(await vaultOf(bridge, 'SOLANA' as any), 10_000_000_000n)
         btc.ledger.fund(await vaultOf(bridge, 'BITCOIN' as any), 10_000_000n)
+        // The TRON vault pays USDT payouts and their energy in TRX.
+        const tronVault = await vaultOf(bridge, 'TRON' as any)
+        tron.ledger.fundTrx(tronVault, 50_000_000_000n)
+        tron.ledger.fundUsdt(tronVault, 1_000_000_000_000n)
         pool = new Pool({ connectionString: databaseUrl, max: 2 })
     })
 
     after(async function () {
         clearInterval(ticker)
+        clearInterval(tronTicker)
         await pool?.end()
         await bridge?.stop()
-        await Promise.allSettled([w?.stop(), btc?.close(), sol?.close(), ss?.stop()])
+        await Promise.allSettled([w?.stop(), btc?.close(), sol?.close(), ss?.stop(), tron?.close()])
         if (dir) fs.rmSync(dir, { recursive: true, force: true })
     })
 
@@ -69,6 +82,7 @@ describe('bridge: BITCOIN, SOLANA and the external provider leg, end to end', fu
             BITCOIN_NETWORK: 'regtest',
             BITCOIN_ESPLORA_URL: btc.url,
             SOLANA_RPC_URL: sol.url,
+            TRON_API_URL: tron.url,
             SIMPLESWAP_API_KEY: ss.apiKey,
             SIMPLESWAP_API_URL: ss.baseUrl,
             BRIDGE_PROVIDER_POLL_SECONDS: '1',
@@ -177,6 +191,38 @@ describe('bridge: BITCOIN, SOLANA and the external provider leg, end to end', fu
         expect(sol.ledger.balance(swap.deposit_address, 'processed')).to.equal(0)
     })
 
+    it('NATIVE → USDT on TRON: the payout is a TRC-20 transfer from the TRON vault, final once solidified', async function () {
+        const user = TronWeb.address.fromHex('41' + randomBytes(20).toString('hex'))
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'TRON', target_token: 'USDT',
+            source_token_amount: '2', target_wallet: user,
+        })
+        await send(w.chains.NATIVECHAIN, 3, swap.deposit_address, parseUnits('2', 18))
+        const done = await waitForStatus(bridge, swap.swap_id, ['completed'])
+        const { rows } = await pool.query('SELECT locked_target_amount FROM bridge_swap WHERE id = $1', [swap.swap_id])
+        expect(tron.ledger.usdtBalance(user, true)).to.equal(BigInt(rows[0].locked_target_amount))
+        expect(tron.ledger.mined(done.payout_tx_hash, true), 'the payout is in a solidified block').to.not.equal(undefined)
+        const events = (await eventsOf(bridge, swap.swap_id)).map((e) => e.event)
+        expect(events.slice(-4)).to.deep.equal(['vault_locking', 'vault_locked', 'payout_processing', 'target_token_sent'])
+    })
+
+    it('TRX → NATIVE: a TRX deposit seen through TronGrid, swept to the TRON vault, NATIVE paid out', async function () {
+        const user = account(10).address
+        const swap = await createSwap(bridge, {
+            source_chain: 'TRON', source_token: 'TRX', target_chain: 'NATIVECHAIN', target_token: 'NATIVE',
+            source_token_amount: '100', target_wallet: user,
+        })
+        expect(TronWeb.isAddress(swap.deposit_address)).to.equal(true)
+        const before = await balanceOf(w.chains.NATIVECHAIN, user)
+        const deposit = tron.ledger.fundTrx(swap.deposit_address, 100_000_000n)
+        const done = await waitForStatus(bridge, swap.swap_id, ['completed'])
+        expect(done.deposit_tx_hash).to.equal(deposit)
+        const { rows } = await pool.query('SELECT locked_target_amount FROM bridge_swap WHERE id = $1', [swap.swap_id])
+        expect(await balanceOf(w.chains.NATIVECHAIN, user) - before).to.equal(BigInt(rows[0].locked_target_amount))
+        // Swept whole: the deposit address keeps nothing (its free bandwidth paid the sweep).
+        expect(tron.ledger.trxBalance(swap.deposit_address)).to.equal(0n)
+    })
+
     it('a deposit sent on the wrong network is not detected; the one on the swap\'s network is', async function () {
         const swap = await createSwap(bridge, {
             source_chain: 'ETHEREUM', source_token: 'USDT', target_chain: 'POLYGON', target_token: 'USDT',
@@ -202,6 +248,10 @@ describe('bridge: BITCOIN, SOLANA and the external provider leg, end to end', fu
             [{ source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'SOLANA', target_token: 'SOL', target_wallet: account(1).address }, 'target_wallet'],
             [{ source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'SOLANA', target_token: 'SOL', target_wallet: '1111111111111111111111111111111' }, 'target_wallet'],
             [{ source_chain: 'SOLANA', source_token: 'SOL', target_chain: 'NATIVECHAIN', target_token: 'NATIVE', target_wallet: account(1).address, refund_address: regtestAddress() }, 'refund_address'],
+            // TRON: hex form, a broken checksum, an EVM address.
+            [{ source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'TRON', target_token: 'USDT', target_wallet: '41a614f803b6fd780986a42c78ec9c7f77e6ded13c' }, 'target_wallet'],
+            [{ source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'TRON', target_token: 'USDT', target_wallet: 'TR7NHqjeKQxGTCi8q8ZEAxsrtrdXFtZPro' }, 'target_wallet'],
+            [{ source_chain: 'TRON', source_token: 'TRX', target_chain: 'NATIVECHAIN', target_token: 'NATIVE', source_token_amount: '100', target_wallet: account(1).address, refund_address: account(2).address }, 'refund_address'],
             // EVM: a wrong EIP-55 checksum, a Solana address, a Bitcoin address.
             [{ source_chain: 'SOLANA', source_token: 'SOL', target_chain: 'NATIVECHAIN', target_token: 'NATIVE', target_wallet: account(1).address.replace(/[a-f]/, (c) => c.toUpperCase()).replace(/[A-F](?=[^A-F]*$)/, (c) => c.toLowerCase()) }, 'target_wallet'],
             [{ source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'BSC', target_token: 'USDT', target_wallet: 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk' }, 'target_wallet'],
