@@ -21,6 +21,8 @@ import { lockVault } from './vault'
 export type StepResult = 'continue' | 'wait'
 
 export const LATE_DEPOSIT = 'deposit arrived after the window closed'
+/** A reorg deeper than the finality rule took the credited deposit away: nothing is paid, and there is nothing to refund. */
+export const DEPOSIT_GONE = 'the deposit is no longer in the source chain (a reorganisation deeper than its finality rule)'
 /** Spec 7's wording of the cause. */
 export { NO_ROUTE }
 
@@ -44,6 +46,12 @@ export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> 
             return result.kind === 'locked' ? 'continue' : 'wait'
         }
         case 'vault_locked': {
+            // The deposit once more, right before anything is paid (issue 10 item 6): a reorg deeper than the finality rule must not be paid for.
+            if (!(await ctx.sender.live(swap.id, 'payout'))) {
+                const check = await checkSourceDeposit(ctx, swap)
+                if (check.state === 'orphaned') return fail(ctx, { ...swap, depositTxHash: null }, DEPOSIT_GONE)
+                if (check.state === 'pending') return 'wait'
+            }
             const result = await sendPayout(ctx, swap)
             if (result.state === 'failed') return fail(ctx, swap, result.reason)
             if (result.state !== 'sent') return 'wait'
@@ -84,13 +92,16 @@ export async function fail(ctx: EngineContext, swap: Swap, reason: string, optio
     return 'continue'
 }
 
-async function confirmDeposit(ctx: EngineContext, swap: Swap): Promise<StepResult> {
-    const adapter = ctx.adapter(swap.sourceChain)
-    const network = ctx.config.networks[swap.sourceChain]!
-    const check = await adapter.checkDeposit(
+/** The swap's deposit against the source chain's finality rule: still in the chain, where, and how deep. */
+function checkSourceDeposit(ctx: EngineContext, swap: Swap) {
+    return ctx.adapter(swap.sourceChain).checkDeposit(
         { txHash: swap.depositTxHash, blockNumber: swap.depositBlock!, blockHash: swap.depositBlockHash!, amount: swap.depositAmount! },
-        network.finality
+        ctx.config.networks[swap.sourceChain]!.finality
     )
+}
+
+async function confirmDeposit(ctx: EngineContext, swap: Swap): Promise<StepResult> {
+    const check = await checkSourceDeposit(ctx, swap)
     if (check.state === 'moved') {
         await update(ctx.pool, swap.id, 'deposit_detected', { deposit_block: check.blockNumber, deposit_block_hash: check.blockHash })
         return 'wait'
