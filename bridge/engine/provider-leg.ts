@@ -111,7 +111,8 @@ export async function startProviderLeg(ctx: EngineContext, swap: Swap): Promise<
             ctx.adapter(sell.chain).deriveAddress({ kind: 'vault' }),
             ctx.adapter(buy.chain).head(),
         ])
-        const side = swap.sourceChain === sell.chain && swap.sourceToken === sell.symbol ? 'source' : 'target'
+        // The side the provider serves: it sells a provider-served asset for us (BTC → …) or buys one (… → BTC).
+        const side = ctx.config.provider.assets.has(`${sell.chain}:${sell.symbol}`) ? 'source' : 'target'
         const { rows } = await ctx.pool.query(
             `INSERT INTO bridge_provider_leg (swap_id, provider, side, sell_chain, sell_token, buy_chain, buy_token, amount_in, expected_out,
                 state, payout_address, refund_address, scan_from)

@@ -146,6 +146,38 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
         expect(done.payout_tx_hash).to.match(/^0x[0-9a-f]{64}$/)
     })
 
+    it('BSC USDT → BTC: our BSC vault pays the provider, which pays BTC into our BITCOIN vault, which pays the user', async function () {
+        const user = regtestAddress()
+        const providerEvm = account(11).address
+        ss.depositAddressFor = (t) => (t === 'usdt' ? providerEvm : `ssdeposit${randomBytes(8).toString('hex')}`)
+        const bsc = w.chains.BSC
+        const swap = await createSwap(bridge, {
+            source_chain: 'BSC', source_token: 'USDT', target_chain: 'BITCOIN', target_token: 'BTC',
+            source_token_amount: '100', target_wallet: user,
+        })
+        const usdtBefore = await balanceOf(bsc, providerEvm, bsc.tokens.USDT)
+        await send(bsc, 0, swap.deposit_address, parseUnits('100', 18), bsc.tokens.USDT)
+        await waitForStatus(bridge, swap.swap_id, ['simpleswap_waiting'])
+        const { rows } = await pool.query('SELECT * FROM bridge_provider_leg WHERE swap_id = $1', [swap.swap_id])
+        const leg = rows[0]
+        expect(leg).to.include({ side: 'target', sell_chain: 'BSC', sell_token: 'USDT', buy_chain: 'BITCOIN', buy_token: 'BTC' })
+        const exchange = ss.exchanges.get(leg.exchange_id)!
+        expect(exchange.addressTo).to.equal(await vaultOf(bridge, 'BITCOIN' as any))
+        // 97.5 USDT after the 2.5% fee leave our BSC vault for the exchange.
+        await waitFor('our BSC vault to pay the exchange', async () => (await balanceOf(bsc, providerEvm, bsc.tokens.USDT)) - usdtBefore === BigInt(leg.amount_in), 60_000, 200)
+        expect(BigInt(leg.amount_in)).to.equal(parseUnits('97.5', 18))
+        // The provider pays BTC into our BITCOIN vault, for real.
+        const paid = btc.ledger.fund(exchange.addressTo, BigInt(leg.expected_out))
+        ss.paidOut(exchange.id, paid.txid)
+        await walk(exchange.id, swap.swap_id, ['finished'])
+        const done = await waitForStatus(bridge, swap.swap_id, ['completed'])
+        const { rows: locked } = await pool.query('SELECT locked_target_amount FROM bridge_swap WHERE id = $1', [swap.swap_id])
+        // 97.5 USDT at the provider's 0.0000109 BTC per USDT: 0.00106275 BTC, paid whole to the user.
+        expect(BigInt(locked[0].locked_target_amount)).to.equal(106_275n)
+        expect(btcOf(user)).to.equal(106_275n)
+        expect(done.payout_tx_hash).to.match(/^[0-9a-f]{64}$/)
+    })
+
     it('a provider that refunds ends the swap failed with its reason and refunds the BTC deposit from our vault', async function () {
         const { swap, exchange, refundAddress } = await btcSwapAtProvider('0.02')
         // The provider returns the deposit to our vault (userRefundAddress), for real.
