@@ -60,6 +60,8 @@ export class KeyManager {
     private readonly sealer: Sealer
     /** Ciphertexts only; the plaintext is never cached. */
     private readonly sealed = new Map<Family, { iv: Buffer; ciphertext: Buffer }>()
+    /** Public addresses already derived, by family and role: deriving one opens the seed, and they never change. */
+    private readonly addresses = new Map<string, string>()
 
     constructor(private readonly pool: Pool, masterKeyHex: string) {
         this.sealer = new Sealer(masterKeyHex, KEY_INFO)
@@ -94,6 +96,20 @@ export class KeyManager {
         }
     }
 
+    /**
+     * The public address of a role in a family, derived once per process by `derive` (which gets the
+     * plaintext seed, wiped right after) and remembered: an address is public, the seed is not.
+     */
+    async address(family: Family, role: KeyRole, derive: (seedBytes: Uint8Array) => string): Promise<string> {
+        const id = `${family}:${role.kind === 'vault' ? 'vault' : `deposit:${role.index}`}`
+        let address = this.addresses.get(id)
+        if (address === undefined) {
+            address = await this.withSeed(family, derive)
+            this.addresses.set(id, address)
+        }
+        return address
+    }
+
     /** An EVM account for a role; the caller must use it only inside the withSeed callback that produced seedBytes. */
     static evmAccount(seedBytes: Uint8Array, role: KeyRole): LocalAccount {
         const path = role.kind === 'vault' ? `m/44'/60'/1'/0/0` : `m/44'/60'/0'/0/${role.index}`
@@ -102,7 +118,7 @@ export class KeyManager {
 
     /** The EVM address of a role (derived from the seed, which is wiped right after). */
     async evmAddress(role: KeyRole): Promise<`0x${string}`> {
-        return this.withSeed('evm', (seedBytes) => KeyManager.evmAccount(seedBytes, role).address)
+        return (await this.address('evm', role, (seedBytes) => KeyManager.evmAccount(seedBytes, role).address)) as `0x${string}`
     }
 
     private open(iv: Buffer, sealed: Buffer, family: Family): Buffer {

@@ -59,7 +59,6 @@ export class EvmAdapter implements ChainAdapter {
     readonly client: PublicClient
     /** The native chain's minimum gas price is 0 (spec 8): every transaction there is sent with zero fees. */
     private readonly zeroFees: boolean
-    private readonly addresses = new Map<string, Address>()
     private readonly pairs = new Map<string, Address>()
 
     constructor(readonly network: EvmNetworkConfig, private readonly keys: KeyManager, private readonly log: Logger) {
@@ -84,14 +83,8 @@ export class EvmAdapter implements ChainAdapter {
         return normalized === zeroAddress ? undefined : normalized
     }
 
-    async deriveAddress(role: KeyRole): Promise<Address> {
-        const key = role.kind === 'vault' ? 'vault' : `deposit:${role.index}`
-        let address = this.addresses.get(key)
-        if (!address) {
-            address = await this.keys.evmAddress(role)
-            this.addresses.set(key, address)
-        }
-        return address
+    deriveAddress(role: KeyRole): Promise<Address> {
+        return this.keys.evmAddress(role)
     }
 
     async head(): Promise<ChainHead> {

@@ -46,25 +46,17 @@ export interface InputSigner {
 }
 
 export class BitcoinKeys {
-    private readonly addresses = new Map<string, string>()
-
     constructor(private readonly keys: KeyManager, readonly network: BitcoinNetworkParams) {}
 
-    async address(role: KeyRole): Promise<string> {
-        const key = role.kind === 'vault' ? 'vault' : `deposit:${role.index}`
-        let address = this.addresses.get(key)
-        if (!address) {
-            address = await this.keys.withSeed('bitcoin', (seedBytes) => {
-                const node = deriveNode(seedBytes, this.network, role)
-                try {
-                    return p2wpkhAddress(node.publicKey!, this.network)
-                } finally {
-                    node.wipePrivateData()
-                }
-            })
-            this.addresses.set(key, address)
-        }
-        return address
+    address(role: KeyRole): Promise<string> {
+        return this.keys.address('bitcoin', role, (seedBytes) => {
+            const node = deriveNode(seedBytes, this.network, role)
+            try {
+                return p2wpkhAddress(node.publicKey!, this.network)
+            } finally {
+                node.wipePrivateData()
+            }
+        })
     }
 
     /** Runs fn with the role's signing key; the key and the seed are wiped when it returns. */

@@ -64,25 +64,17 @@ export function deriveKeypair(seed: Uint8Array, role: KeyRole): Keypair {
 }
 
 export class SolanaKeys {
-    private readonly addresses = new Map<string, string>()
-
     constructor(private readonly keys: KeyManager) {}
 
-    async address(role: KeyRole): Promise<string> {
-        const id = role.kind === 'vault' ? 'vault' : `deposit:${role.index}`
-        let address = this.addresses.get(id)
-        if (!address) {
-            address = await this.keys.withSeed('solana', (seed) => {
-                const pair = deriveKeypair(seed, role)
-                try {
-                    return pair.publicKey.toBase58()
-                } finally {
-                    pair.secretKey.fill(0)
-                }
-            })
-            this.addresses.set(id, address)
-        }
-        return address
+    address(role: KeyRole): Promise<string> {
+        return this.keys.address('solana', role, (seed) => {
+            const pair = deriveKeypair(seed, role)
+            try {
+                return pair.publicKey.toBase58()
+            } finally {
+                pair.secretKey.fill(0)
+            }
+        })
     }
 
     /** Runs fn with the role's keypair; the keypair's secret and the seed are wiped when it returns. */

@@ -51,25 +51,17 @@ export function signDigest(privateKey: Uint8Array, digest: Uint8Array): string {
 }
 
 export class TronKeys {
-    private readonly addresses = new Map<string, string>()
-
     constructor(private readonly keys: KeyManager) {}
 
-    async address(role: KeyRole): Promise<string> {
-        const id = role.kind === 'vault' ? 'vault' : `deposit:${role.index}`
-        let address = this.addresses.get(id)
-        if (!address) {
-            address = await this.keys.withSeed('tron', (seedBytes) => {
-                const node = deriveNode(seedBytes, role)
-                try {
-                    return publicKeyToAddress(node.publicKey!)
-                } finally {
-                    node.wipePrivateData()
-                }
-            })
-            this.addresses.set(id, address)
-        }
-        return address
+    address(role: KeyRole): Promise<string> {
+        return this.keys.address('tron', role, (seedBytes) => {
+            const node = deriveNode(seedBytes, role)
+            try {
+                return publicKeyToAddress(node.publicKey!)
+            } finally {
+                node.wipePrivateData()
+            }
+        })
     }
 
     /** Signs a txID with the role's key; the key and the seed are wiped when it returns. */
