@@ -99,9 +99,10 @@ export class KeyManager {
     /**
      * The public address of a role in a family, derived once per process by `derive` (which gets the
      * plaintext seed, wiped right after) and remembered: an address is public, the seed is not.
+     * `network` tells apart encodings of one key (a Bitcoin key's mainnet and regtest addresses).
      */
-    async address(family: Family, role: KeyRole, derive: (seedBytes: Uint8Array) => string): Promise<string> {
-        const id = `${family}:${role.kind === 'vault' ? 'vault' : `deposit:${role.index}`}`
+    async address(family: Family, role: KeyRole, derive: (seedBytes: Uint8Array) => string, network = ''): Promise<string> {
+        const id = `${family}:${network}:${role.kind === 'vault' ? 'vault' : `deposit:${role.index}`}`
         let address = this.addresses.get(id)
         if (address === undefined) {
             address = await this.withSeed(family, derive)

@@ -56,7 +56,7 @@ export class BitcoinKeys {
             } finally {
                 node.wipePrivateData()
             }
-        })
+        }, this.network.name)
     }
 
     /** Runs fn with the role's signing key; the key and the seed are wiped when it returns. */
