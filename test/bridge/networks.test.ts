@@ -255,6 +255,25 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
         expect(tron.ledger.trxBalance(swap.deposit_address)).to.equal(0n)
     })
 
+    it('TRON USDT → POLYGON USDT: the vault tops the deposit address up with TRX for energy, then sweeps the USDT', async function () {
+        const user = account(12).address
+        const polygon = w.chains.POLYGON
+        const swap = await createSwap(bridge, {
+            source_chain: 'TRON', source_token: 'USDT', target_chain: 'POLYGON', target_token: 'USDT',
+            source_token_amount: '200', target_wallet: user,
+        })
+        const before = await balanceOf(polygon, user, polygon.tokens.USDT)
+        tron.ledger.fundUsdt(swap.deposit_address, 200_000_000n)
+        await waitForStatus(bridge, swap.swap_id, ['completed'])
+        // 200 USDT less the 2.5% fee, 1:1 across chains (6 decimals on both).
+        expect(await balanceOf(polygon, user, polygon.tokens.USDT) - before).to.equal(195_000_000n)
+        expect(tron.ledger.usdtBalance(swap.deposit_address)).to.equal(0n)
+        // The top-up is recorded with its cost, as a transaction of the swap.
+        const { rows } = await pool.query(`SELECT purpose, asset, amount, status FROM bridge_tx WHERE swap_id = $1 ORDER BY id`, [swap.swap_id])
+        expect(rows.map((r) => `${r.purpose}:${r.asset}`)).to.deep.equal(['gather_gas:TRX', 'gather:USDT', 'payout:USDT'])
+        expect(BigInt(rows[0].amount) > 0n, `top-up of ${rows[0].amount} sun`).to.equal(true)
+    })
+
     it('a deposit sent on the wrong network is not detected; the one on the swap\'s network is', async function () {
         const swap = await createSwap(bridge, {
             source_chain: 'ETHEREUM', source_token: 'USDT', target_chain: 'POLYGON', target_token: 'USDT',
