@@ -100,9 +100,10 @@ export class RouteTable {
         const legs = typeof rest === 'string' ? [leg] : side === 'source' ? [leg, ...rest] : [...rest, leg]
         const other = side === 'source' ? target : source
         const disabled = served.has(assetKey(other.chain, other.symbol)) ? 'no route for the pair: both assets are served by the external swap provider'
-            : !this.provider ? `${PROVIDER_NOT_CONFIGURED} (SIMPLESWAP_API_KEY) is needed for ${sell.chain}:${sell.symbol} → ${buy.chain}:${buy.symbol}`
-            : !this.provider.supports({ from: sell, to: buy }) ? `no route for the pair: the external swap provider does not list ${sell.symbol} on ${sell.chain} → ${buy.symbol} on ${buy.chain}`
-            : source.disabled ?? target.disabled ?? via.disabled ?? (typeof rest === 'string' ? rest : undefined)
+            : source.disabled ?? target.disabled ?? via.disabled
+            ?? (!this.provider ? `${PROVIDER_NOT_CONFIGURED} (SIMPLESWAP_API_KEY) is needed for ${sell.chain}:${sell.symbol} → ${buy.chain}:${buy.symbol}`
+                : !this.provider.supports({ from: sell, to: buy }) ? `no route for the pair: the external swap provider does not list ${sell.symbol} on ${sell.chain} → ${buy.symbol} on ${buy.chain}`
+                : typeof rest === 'string' ? rest : undefined)
         return { source, target, kind: 'provider', legs, ...bounds, provider: { side, sell, buy }, ...(disabled ? { disabled } : {}) }
     }
 

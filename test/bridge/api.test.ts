@@ -77,7 +77,9 @@ describe('bridge: HTTP API and WebSocket protocol', function () {
         expect(route('BSC:USDT', 'NATIVECHAIN:NATIVE')).to.include({ kind: 'pool', enabled: true, min_amount: '1', max_amount: '100000' })
         expect(route('ETHEREUM:USDT', 'POLYGON:USDT')).to.include({ kind: 'vault', enabled: true })
         expect(route('ETHEREUM:ETH', 'NATIVECHAIN:NATIVE')).to.include({ kind: 'multi_hop', enabled: true })
-        expect(route('TRON:USDT', 'BSC:USDT')).to.include({ kind: 'provider', enabled: false, disabled_reason: 'network not enabled: TRON' })
+        // TRON USDT is a dollar our vaults hold; BTC goes through the external provider (not configured here).
+        expect(route('TRON:USDT', 'BSC:USDT')).to.include({ kind: 'vault', enabled: false, disabled_reason: 'network not enabled: TRON' })
+        expect(route('BITCOIN:BTC', 'NATIVECHAIN:NATIVE')).to.include({ kind: 'provider', enabled: false, disabled_reason: 'network not enabled: BITCOIN' })
         expect(body.routes).to.have.length(12 * 11)
     })
 
