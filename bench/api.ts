@@ -4,6 +4,7 @@ import * as path from 'path'
 import { applyMigrations } from '../db/migrate'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { ApiProcess, startApi } from '../test/support/api'
+import { ownCpuMs, treeCpuMs } from './cpu'
 import { freePort } from '../test/support/ports'
 import { appendBenchmark, machine } from './report'
 import { checkSyntheticRows, loadSyntheticRows, SyntheticDataset, TRANSACTIONS_PER_BLOCK } from './synthetic-rows'
@@ -54,6 +55,14 @@ interface Measurement {
     reqPerSec: number
     p50: number
     p99: number
+    /** CPU milliseconds per request, warm-up included, of the load generator, the api process and Postgres. */
+    cpu: { load: number; api: number; postgres: number }
+}
+
+/** The processes whose CPU time is counted: the api's tree and the postmaster's (its backends). */
+interface Counted {
+    apiPid: number
+    postgresPid: number
 }
 
 const log = (message: string) => process.stdout.write(`${message}\n`)
@@ -116,7 +125,8 @@ async function pageUrl(listUrl: string, page: number): Promise<string> {
     return url
 }
 
-async function measure(route: string, page: number, url: string): Promise<Measurement> {
+async function measure(route: string, page: number, url: string, counted: Counted): Promise<Measurement> {
+    const before = { load: ownCpuMs(), api: treeCpuMs(counted.apiPid), postgres: treeCpuMs(counted.postgresPid) }
     const result = await autocannon({
         url,
         connections: CONNECTIONS,
@@ -128,8 +138,17 @@ async function measure(route: string, page: number, url: string): Promise<Measur
         throw new Error(`${route}${page ? ` page ${page}` : ''}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ` +
             `${result.timeouts} timeouts out of ${result.requests.total} requests; its figures would be meaningless (${url})`)
     }
-    const m = { route, page, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
-    log(`  ${route}${page ? ` page ${page}` : ''}: ${Math.round(m.reqPerSec)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`)
+    // autocannon's total leaves the warm-up out; its requests are counted at the measured rate.
+    const requests = result.requests.average * (SECONDS + WARMUP_SECONDS)
+    const per = (ms: number) => ms / requests
+    const cpu = {
+        load: per(ownCpuMs() - before.load),
+        api: per(treeCpuMs(counted.apiPid) - before.api),
+        postgres: per(treeCpuMs(counted.postgresPid) - before.postgres),
+    }
+    const m = { route, page, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu }
+    log(`  ${route}${page ? ` page ${page}` : ''}: ${Math.round(m.reqPerSec)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ` +
+        `CPU ms/request: load generator ${cpu.load.toFixed(2)}, api ${cpu.api.toFixed(2)}, postgres ${cpu.postgres.toFixed(2)}`)
     return m
 }
 
@@ -142,7 +161,7 @@ function listRoutes(dataset: SyntheticDataset): { route: string; path: string }[
     ]
 }
 
-async function run(databaseUrl: string): Promise<void> {
+async function run(databaseUrl: string, postgresPid: number): Promise<void> {
     log(`loading ${BLOCKS} blocks, ${BLOCKS * TRANSACTIONS_PER_BLOCK} transactions`)
     await applyMigrations(databaseUrl)
     const dataset = await loadSyntheticRows(databaseUrl, BLOCKS, (m) => log(`  ${m}`))
@@ -163,9 +182,10 @@ async function run(databaseUrl: string): Promise<void> {
             targets.push({ route, page: DEEP_PAGE, url: await pageUrl(base + listPath, DEEP_PAGE) })
         }
         log(`measuring: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up, ${SECONDS} s per URL`)
-        const baseline = await measure('/config/backend-version', 0, `${base}/config/backend-version`)
+        const counted = { apiPid: api.process.child.pid!, postgresPid }
+        const baseline = await measure('/config/backend-version', 0, `${base}/config/backend-version`, counted)
         const lists: Measurement[] = []
-        for (const t of targets) lists.push(await measure(t.route, t.page, t.url))
+        for (const t of targets) lists.push(await measure(t.route, t.page, t.url, counted))
         report(dataset, baseline, lists, api.output())
     } finally {
         await api?.stop()
@@ -209,9 +229,11 @@ function report(dataset: SyntheticDataset, baseline: Measurement, lists: Measure
     const figures: Record<string, string | number> = {
         'baseline /config/backend-version': `${rps(baseline)} req/s, p50 ${baseline.p50} ms, p99 ${baseline.p99} ms`,
     }
+    const cpuText = (m: Measurement) => `CPU ms/request: load ${m.cpu.load.toFixed(2)}, api ${m.cpu.api.toFixed(2)}, postgres ${m.cpu.postgres.toFixed(2)}`
+    figures['baseline /config/backend-version'] += `, ${cpuText(baseline)}`
     for (const m of lists) {
         figures[`${m.route} page ${m.page}`] =
-            `${rps(m)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${Math.round(share(m) * 100)}% of baseline (${mark(share(m) >= MIN_SHARE_OF_BASELINE)})`
+            `${rps(m)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${Math.round(share(m) * 100)}% of baseline (${mark(share(m) >= MIN_SHARE_OF_BASELINE)}), ${cpuText(m)}`
     }
     for (const route of routes) {
         const ratio = deepRatio(route)
@@ -226,6 +248,13 @@ function report(dataset: SyntheticDataset, baseline: Measurement, lists: Measure
     log(`machine: ${machine()}`)
 }
 
+/** The postmaster's pid, from the postmaster.pid file Postgres keeps in its data directory (somewhere under `dir`). */
+function postmasterPid(dir: string): number {
+    const file = (fs.readdirSync(dir, { recursive: true }) as string[]).find((f) => path.basename(f) === 'postmaster.pid')
+    if (!file) throw new Error(`no postmaster.pid under ${dir}`)
+    return Number(fs.readFileSync(path.join(dir, file), 'utf8').split('\n')[0])
+}
+
 async function main(): Promise<void> {
     // On Ctrl-C or SIGTERM, exit through process.exit so the exit hook of common/processes stops Postgres and the api.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
@@ -236,7 +265,7 @@ async function main(): Promise<void> {
         // Registered after the exit hook that kills Postgres, so the directory goes after the cluster.
         process.on('exit', removeDir)
         try {
-            await run(pg.url)
+            await run(pg.url, postmasterPid(pgDir))
         } finally {
             await pg.stop()
         }
