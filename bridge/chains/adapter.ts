@@ -155,6 +155,12 @@ export interface ChainAdapter {
      * (spent inputs, an expired blockhash or expiration time).
      */
     inspect(tx: { hash: string; from: string; nonce: number | null; raw: string }, finality: Finality): Promise<TxState>
+    /**
+     * What a known, mined transaction paid `address` in `asset`, as a deposit: for chains whose
+     * scanDeposits cannot see a transfer once its funds moved on (Bitcoin scans unspent outputs, and
+     * a vault spends its outputs). Undefined when the transaction is unknown, unmined or paid nothing there.
+     */
+    transferTo?(txHash: string, address: string, asset: Asset): Promise<DepositSeen | undefined>
     /** Networks with our AMM: the reserves of the pair of two tokens on a factory, undefined when there is no pair. */
     pairReserves?(factory: string, tokenA: string, tokenB: string): Promise<PairReserves | undefined>
     /** Networks with our AMM: what `spender` may take of `owner`'s token. */

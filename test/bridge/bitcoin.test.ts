@@ -265,6 +265,24 @@ describe('bitcoin: the adapter against an Esplora double', function () {
         expect(shortfall).to.be.instanceOf(InsufficientFundsError).and.to.be.instanceOf(InsufficientForFeeError)
     })
 
+    it('reads what a known transaction paid the vault, even once the vault has spent it (a provider\'s payout)', async function () {
+        const vault = await adapter.deriveAddress(VAULT)
+        const paid = ledger().fund(vault, 777_000n)
+        expect(await adapter.transferTo(paid.txid, vault, BTC), 'not mined yet').to.equal(undefined)
+        ledger().mine(1)
+        // The vault spends everything it holds: the output is no longer in its UTXO list, which scans read.
+        const sweep = await adapter.signTransfer({ from: VAULT, to: regtestAddress(), asset: BTC, amount: (await adapter.balance(vault, BTC)) - 10_000n }, [])
+        expect(await adapter.broadcast(sweep.raw)).to.deep.equal({ kind: 'accepted' })
+        ledger().mine(1)
+        expect((await utxosOf(vault)).some((u: any) => u.txid === paid.txid)).to.equal(false)
+        const seen = await adapter.transferTo(paid.txid, vault, BTC)
+        expect(seen).to.include({ txHash: paid.txid, amount: 777_000n, blockNumber: BigInt(ledger().heightOf(paid.txid)!) })
+        expect(await adapter.transferTo(paid.txid, regtestAddress(), BTC), 'paid nothing there').to.equal(undefined)
+        // Give the vault back a float for the tests after this one.
+        ledger().fund(vault, 50_000_000n)
+        ledger().mine(1)
+    })
+
     it('rebroadcasts the same bytes any number of times without paying twice', async function () {
         const recipient = regtestAddress()
         const signed = await adapter.signTransfer({ from: VAULT, to: recipient, asset: BTC, amount: 75_000n }, [])

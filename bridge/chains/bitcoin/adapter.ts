@@ -164,6 +164,16 @@ export class BitcoinAdapter implements ChainAdapter {
         return [...byTx.values()]
     }
 
+    async transferTo(txHash: string, address: string, asset: Asset): Promise<DepositSeen | undefined> {
+        if (asset.kind !== 'coin') return undefined
+        const tx = await this.backend.tx(txHash)
+        const { confirmed, blockHeight, blockHash, blockTime } = tx?.status ?? {}
+        if (!tx || !confirmed || blockHeight === undefined || !blockHash || blockTime === undefined) return undefined
+        const amount = tx.vout.filter((o) => o.address === address).reduce((sum, o) => sum + o.value, 0n)
+        if (amount === 0n) return undefined
+        return { swapId: '', txHash: tx.txid, amount, blockNumber: BigInt(blockHeight), blockHash, blockTime: new Date(blockTime * 1000) }
+    }
+
     /**
      * `amount` (the credited deposit, satoshi) picks the confirmation tier; without it the
      * transaction's whole output value stands in, which can only ask for more confirmations.
