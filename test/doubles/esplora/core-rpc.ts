@@ -1,7 +1,7 @@
 import * as bitcoin from 'bitcoinjs-lib'
 import * as http from 'http'
-import { AddressInfo } from 'net'
 import { Ledger, Rejection, StoredTx } from './ledger'
+import { listenLoopback, Loopback } from '../loopback'
 
 /**
  * TEST DOUBLE, not part of the product: the part of Bitcoin Core's JSON-RPC that the bridge's
@@ -67,6 +67,7 @@ const prevTxid = (input: { hash: Uint8Array }) => Buffer.from(input.hash).revers
 
 export class CoreRpcDouble {
     private server?: http.Server
+    private loopback?: Loopback
     url = ''
     /** Wallets on "disk" (name → watched scripts) and those loaded. */
     private readonly wallets = new Map<string, Set<string>>()
@@ -81,16 +82,14 @@ export class CoreRpcDouble {
                 res.end(String((err as Error).message))
             })
         })
-        await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
-        this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+        this.loopback = await listenLoopback(this.server)
+        this.url = this.loopback.url
         return this
     }
 
     async close(): Promise<void> {
-        if (!this.server) return
-        this.server.closeAllConnections()
-        await new Promise<void>((resolve) => this.server!.close(() => resolve()))
-        this.server = undefined
+        await this.loopback?.close()
+        this.loopback = undefined
     }
 
     private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -1,7 +1,7 @@
 import * as bitcoin from 'bitcoinjs-lib'
 import * as http from 'http'
-import { AddressInfo } from 'net'
 import { DoubleNetwork, Ledger, Rejection, StoredTx } from './ledger'
+import { listenLoopback, Loopback } from '../loopback'
 
 /**
  * TEST DOUBLE, not part of the product: the Esplora REST API (Blockstream's esplora API.md, as
@@ -41,6 +41,7 @@ function asm(script: Uint8Array): string {
 export class EsploraDouble {
     readonly ledger: Ledger
     private server?: http.Server
+    private loopback?: Loopback
     url = ''
 
     constructor(network: DoubleNetwork = 'regtest') {
@@ -54,16 +55,14 @@ export class EsploraDouble {
                 res.end(String((err as Error).message))
             })
         })
-        await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
-        this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+        this.loopback = await listenLoopback(this.server)
+        this.url = this.loopback.url
         return this
     }
 
     async close(): Promise<void> {
-        if (!this.server) return
-        this.server.closeAllConnections()
-        await new Promise<void>((resolve) => this.server!.close(() => resolve()))
-        this.server = undefined
+        await this.loopback?.close()
+        this.loopback = undefined
     }
 
     private status(txid: string) {

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'http'
-import { AddressInfo } from 'net'
 import { TronWeb } from 'tronweb'
 import { Block, BroadcastRefused, Landed, LedgerOptions, PARAMS, parseAddress, TronLedger } from './ledger'
+import { listenLoopback, Loopback } from '../loopback'
 
 /**
  * TEST DOUBLE, not part of the product: java-tron's full-node HTTP API and TronGrid's v1 account
@@ -43,6 +43,7 @@ export class TronDouble {
     readonly apiKeys = new Set<string>()
     refuseBroadcasts = false
     private server?: Server
+    private loopback?: Loopback
 
     constructor(private readonly options: TronDoubleOptions = {}) {
         this.ledger = new TronLedger(options)
@@ -50,16 +51,14 @@ export class TronDouble {
 
     async start(): Promise<this> {
         this.server = createServer((req, res) => this.handle(req, res))
-        await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
-        this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+        this.loopback = await listenLoopback(this.server)
+        this.url = this.loopback.url
         return this
     }
 
     async close(): Promise<void> {
-        if (!this.server) return
-        this.server.closeAllConnections()
-        await new Promise<void>((resolve) => this.server!.close(() => resolve()))
-        this.server = undefined
+        await this.loopback?.close()
+        this.loopback = undefined
     }
 
     private handle(req: IncomingMessage, res: ServerResponse): void {
