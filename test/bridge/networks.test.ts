@@ -315,6 +315,20 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
         }
     })
 
+    it('raises a route\'s minimum deposit to 4x the network fees of the swap (a TRC-20 sweep burns TRX for energy)', async function () {
+        const body = {
+            source_chain: 'TRON', source_token: 'USDT', target_chain: 'POLYGON', target_token: 'USDT', target_wallet: account(1).address,
+        }
+        // The registry's minimum is 1 USDT; gathering TRC-20 USDT costs a few dollars of TRX at the double's energy price.
+        const res = await api(bridge, 'POST', '/api/swap', { ...body, source_token_amount: '2' })
+        expect(res.status).to.equal(400)
+        expect(res.body.error).to.include({ code: 'amount_out_of_range', field: 'source_token_amount' })
+        expect(res.body.error.message).to.match(/^source_token_amount: must be from (\d+(\.\d+)?) to 100000 USDT \(the minimum is 4× the network fees of the swap right now\)$/)
+        const minimum = Number(/from ([\d.]+)/.exec(res.body.error.message)![1])
+        expect(minimum).to.be.greaterThan(2)
+        expect((await api(bridge, 'POST', '/api/swap', { ...body, source_token_amount: String(Math.ceil(minimum)) })).status).to.equal(201)
+    })
+
     it('answers 503 for a provider route when no provider is configured, and lists the route disabled', async function () {
         const other = await startBridge(networkEnv({ SIMPLESWAP_API_KEY: '' }))
         try {
