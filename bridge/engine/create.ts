@@ -4,7 +4,7 @@ import { inTransaction } from '../db'
 import { ChainName, chainSpec, CHAINS } from '../registry'
 import { EngineContext } from './context'
 import { mapSwap, Swap, writeEvent } from './lifecycle'
-import { FEE_MULTIPLE, minimumDeposit } from './minimum'
+import { FEE_MULTIPLE, minimumFor } from './minimum'
 import { NoLiquidityError } from './rates'
 import { ProviderAmountOutOfRangeError, ProviderRequestError } from '../providers/errors'
 import { PROVIDER_NOT_CONFIGURED, Route } from './routing'
@@ -68,11 +68,7 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
     if (amount <= 0n) throw new RequestError(400, 'invalid_request', 'source_token_amount: must be greater than 0', 'source_token_amount')
     const sourceAdapter = ctx.adapter(sourceChain)
     const targetAdapter = ctx.adapter(targetChain)
-    const minAmount = amount < route.minAmount ? route.minAmount : await minimumDeposit(ctx, route).catch((err) => {
-        // The fee estimate needs the nodes; without them the registry's minimum stands, and the rate lock checks again.
-        ctx.log.warn({ err, source: sourceChain, target: targetChain }, 'network fees unavailable for the minimum deposit')
-        return route.minAmount
-    })
+    const minAmount = await minimumFor(ctx, route, amount)
     if (amount < minAmount || amount > route.maxAmount) {
         throw new RequestError(400, 'amount_out_of_range',
             `source_token_amount: must be from ${formatUnits(minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)} ${source.symbol}` +

@@ -18,6 +18,19 @@ export const FEE_MULTIPLE = 4n
 /** Lamports a Solana system account must hold to exist (0 data bytes), verified on LiteSVM. */
 export const SOLANA_RENT_EXEMPT_MINIMUM = 890_880n
 
+/**
+ * The minimum an `amount` is judged against: below the registry's minimum nothing more needs
+ * asking; otherwise the fee floor, or the registry's minimum when the nodes cannot give the fees
+ * now (the rate lock checks again).
+ */
+export async function minimumFor(ctx: EngineContext, route: Route, amount: bigint): Promise<bigint> {
+    if (amount < route.minAmount) return route.minAmount
+    return minimumDeposit(ctx, route).catch((err) => {
+        ctx.log.warn({ err, source: route.source.chain, target: route.target.chain }, 'network fees unavailable for the minimum deposit')
+        return route.minAmount
+    })
+}
+
 export async function minimumDeposit(ctx: EngineContext, route: Route): Promise<bigint> {
     const { source, target } = route
     let floor = route.minAmount

@@ -1,4 +1,5 @@
 import { ChainAdapter, DepositSeen } from '../chains/adapter'
+import { blockRanges } from '../chains/scan'
 import { formatUnits } from '../amounts'
 import { ChainName } from '../registry'
 import { EngineContext } from './context'
@@ -65,14 +66,12 @@ export class Monitor {
             : swaps.reduce((m, s) => (s.watchFromBlock < m ? s.watchFromBlock : m), head.number)
         if (from > head.number + 1n) from = head.number > REORG_OVERLAP ? head.number - REORG_OVERLAP : 0n
         let scannedToHead = from > head.number
-        while (from <= head.number && !this.stopped) {
-            const to = from + adapter.maxScanBlocks - 1n < head.number ? from + adapter.maxScanBlocks - 1n : head.number
-            const watches = swaps.map((s) => ({ swapId: s.id, address: s.depositAddress, asset: this.ctx.asset(s.sourceChain, s.sourceToken), fromBlock: s.watchFromBlock }))
-            const seen = await adapter.scanDeposits(watches, from, to)
-            await this.record(swaps, seen)
-            this.cursors.set(adapter.chain, to)
-            from = to + 1n
-            scannedToHead = to === head.number
+        const watches = swaps.map((s) => ({ swapId: s.id, address: s.depositAddress, asset: this.ctx.asset(s.sourceChain, s.sourceToken), fromBlock: s.watchFromBlock }))
+        for (const [first, last] of blockRanges(from, head.number, adapter.maxScanBlocks)) {
+            if (this.stopped) break
+            await this.record(swaps, await adapter.scanDeposits(watches, first, last))
+            this.cursors.set(adapter.chain, last)
+            scannedToHead = last === head.number
         }
         if (!scannedToHead) return
         // Every block up to a head read after the deadline has been scanned: nothing arrived in time.

@@ -1,4 +1,6 @@
 import { formatUnits } from '../amounts'
+import { DepositSeen } from '../chains/adapter'
+import { blockRanges } from '../chains/scan'
 import { Asset } from '../config'
 import { inTransaction } from '../db'
 import { ProviderAmountOutOfRangeError, ProviderRequestError, ProviderUncertainError } from '../providers/errors'
@@ -148,7 +150,7 @@ export async function startProviderLeg(ctx: EngineContext, swap: Swap): Promise<
         leg = (await loadLeg(ctx, swap.id))!
     }
     const status = ourStatus(leg.provider_status ?? 'waiting') ?? 'simpleswap_waiting'
-    const sell = assetOf(ctx, `${leg.sell_chain}:${leg.sell_token}`)
+    const sell = ctx.asset(leg.sell_chain, leg.sell_token)
     const moved = await transition(ctx.pool, swap.id, 'gathered', status, {
         data: {
             exchange_id: leg.exchange_id, provider_status: leg.provider_status, side: leg.side,
@@ -170,8 +172,8 @@ export async function followProviderLeg(ctx: EngineContext, swap: Swap): Promise
     const leg = await loadLeg(ctx, swap.id)
     if (!leg || !provider) throw new Error(`swap ${swap.id} is in ${swap.status} without a provider leg or provider`)
     if (leg.state === 'uncertain' || leg.state === 'ended') return 'wait'
-    const sell = assetOf(ctx, `${leg.sell_chain}:${leg.sell_token}`)
-    const buy = assetOf(ctx, `${leg.buy_chain}:${leg.buy_token}`)
+    const sell = ctx.asset(leg.sell_chain, leg.sell_token)
+    const buy = ctx.asset(leg.buy_chain, leg.buy_token)
     const sellAdapter = ctx.adapter(sell.chain)
 
     // Our deposit to the exchange: signed once, stored, followed until mined.
@@ -236,22 +238,10 @@ async function endLeg(ctx: EngineContext, swapId: string): Promise<void> {
 async function settle(ctx: EngineContext, swap: Swap, leg: LegRow, buy: Asset, exchange: ProviderExchange): Promise<ProviderStepResult> {
     if (!exchange.txOut) return 'wait'
     const adapter = ctx.adapter(buy.chain)
-    const head = await adapter.head()
-    let from = BigInt(leg.scan_from)
     // A chain that can read the payout by its hash does; the others' scans see it even after the vault spent it.
-    let found = adapter.transferTo ? await adapter.transferTo(exchange.txOut, leg.payout_address, buy) : undefined
-    if (adapter.transferTo) from = head.number + 1n
-    while (from <= head.number && !found) {
-        const to = from + adapter.maxScanBlocks - 1n < head.number ? from + adapter.maxScanBlocks - 1n : head.number
-        const seen = await adapter.scanDeposits([{ swapId: swap.id, address: leg.payout_address, asset: buy, fromBlock: BigInt(leg.scan_from) }], from, to)
-        found = seen.find((d) => d.txHash?.toLowerCase() === exchange.txOut!.toLowerCase())
-        if (!found) {
-            // Scanned: a restart resumes here (a few blocks back, in case of a reorg).
-            const resume = to > 5n ? to - 5n : 0n
-            if (resume > BigInt(leg.scan_from)) await ctx.pool.query('UPDATE bridge_provider_leg SET scan_from = $2 WHERE swap_id = $1', [swap.id, resume.toString()])
-        }
-        from = to + 1n
-    }
+    const found = adapter.transferTo
+        ? await adapter.transferTo(exchange.txOut, leg.payout_address, buy)
+        : await scanForPayout(ctx, swap.id, leg, buy, exchange.txOut)
     if (!found) return 'wait'
     const check = await adapter.checkDeposit({ txHash: found.txHash, blockNumber: found.blockNumber, blockHash: found.blockHash, amount: found.amount }, ctx.config.networks[buy.chain]!.finality)
     if (check.state !== 'final') return 'wait'
@@ -276,6 +266,21 @@ async function settle(ctx: EngineContext, swap: Swap, leg: LegRow, buy: Asset, e
         },
     })
     return moved ? 'continue' : 'wait'
+}
+
+/** The provider's payout among the transfers into our vault since the leg began; the scan's progress is kept. */
+async function scanForPayout(ctx: EngineContext, swapId: string, leg: LegRow, buy: Asset, txOut: string): Promise<DepositSeen | undefined> {
+    const adapter = ctx.adapter(buy.chain)
+    const head = await adapter.head()
+    const watch = { swapId, address: leg.payout_address, asset: buy, fromBlock: BigInt(leg.scan_from) }
+    for (const [from, to] of blockRanges(watch.fromBlock, head.number, adapter.maxScanBlocks)) {
+        const found = (await adapter.scanDeposits([watch], from, to)).find((d) => d.txHash?.toLowerCase() === txOut.toLowerCase())
+        if (found) return found
+        // Scanned: a restart resumes here (a few blocks back, in case of a reorg).
+        const resume = to > 5n ? to - 5n : 0n
+        if (resume > watch.fromBlock) await ctx.pool.query('UPDATE bridge_provider_leg SET scan_from = $2 WHERE swap_id = $1', [swapId, resume.toString()])
+    }
+    return undefined
 }
 
 /** Whether a swap's route runs a provider leg (it then leaves gathered through the provider's statuses). */

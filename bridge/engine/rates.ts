@@ -2,7 +2,7 @@ import { formatRatio, parseRational, rescale } from '../amounts'
 import { BridgeConfig, PoolConfig } from '../config'
 import { ChainAdapter } from '../chains/adapter'
 import { SwapProvider } from '../providers/provider'
-import { ChainName, PriceClass, tokenSpec } from '../registry'
+import { PriceClass } from '../registry'
 import { Route } from './routing'
 
 /**
@@ -93,11 +93,8 @@ export class RateEngine {
                     amount_in: legIn.toString(), amount_out: amount.toString(),
                 })
             } else {
-                if (!this.provider) throw new NoLiquidityError('no route for the pair: the external swap provider is not configured')
-                const [sell, buy] = [leg.sell, leg.buy].map((key) => {
-                    const [chain, symbol] = key.split(':') as [ChainName, string]
-                    return { chain, symbol, decimals: tokenSpec(chain, symbol)!.decimals }
-                })
+                if (!this.provider || !route.provider) throw new NoLiquidityError('no route for the pair: the external swap provider is not configured')
+                const { sell, buy } = route.provider
                 const legIn = rescale(amount, decimals, sell.decimals)
                 // Out-of-range and unavailable errors go to the caller: a 400 with the bounds, or a retry.
                 const estimate = await this.provider.estimate({ from: sell, to: buy }, legIn)

@@ -5,7 +5,7 @@ import { isProviderStatus, Swap, SwapStatus, transition, update } from './lifecy
 import { sendPayout, trackPayout } from './payout'
 import { advancePoolTrade, NO_ROUTE } from './pool'
 import { followProviderLeg, hasProviderLeg, PROVIDER_FUNDS_HELD, ProviderStepResult, startProviderLeg } from './provider-leg'
-import { minimumDeposit } from './minimum'
+import { minimumFor } from './minimum'
 import { NoLiquidityError } from './rates'
 import { ProviderRequestError } from '../providers/errors'
 import { advanceRefund } from './refund'
@@ -49,7 +49,7 @@ export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> 
             // The deposit once more, right before anything is paid (issue 10 item 6): a reorg deeper than the finality rule must not be paid for.
             if (!(await ctx.sender.live(swap.id, 'payout'))) {
                 const check = await checkSourceDeposit(ctx, swap)
-                if (check.state === 'orphaned') return fail(ctx, { ...swap, depositTxHash: null }, DEPOSIT_GONE)
+                if (check.state === 'orphaned') return fail(ctx, swap, DEPOSIT_GONE, { nothingToRefund: true })
                 if (check.state === 'pending') return 'wait'
             }
             const result = await sendPayout(ctx, swap)
@@ -80,9 +80,10 @@ async function providerStep(ctx: EngineContext, swap: Swap, result: ProviderStep
  * Fails the swap; a deposit that arrived is refunded when the swap has a refund_address.
  * refundHeld: the funds are not in our vaults (an external provider holds them), so the refund is
  * marked failed with that reason for an operator instead of being paid from the vault's own stock.
+ * nothingToRefund: the deposit itself is gone (a reorganisation took it).
  */
-export async function fail(ctx: EngineContext, swap: Swap, reason: string, options: { refundHeld?: string } = {}): Promise<StepResult> {
-    let refund = swap.depositTxHash ? (swap.refundAddress ? 'pending' : 'not_requested') : null
+export async function fail(ctx: EngineContext, swap: Swap, reason: string, options: { refundHeld?: string; nothingToRefund?: boolean } = {}): Promise<StepResult> {
+    let refund = swap.depositTxHash && !options.nothingToRefund ? (swap.refundAddress ? 'pending' : 'not_requested') : null
     if (refund === 'pending' && options.refundHeld) refund = 'failed'
     ctx.log.warn({ swap: swap.id, status: swap.status, reason }, 'swap failed')
     await transition(ctx.pool, swap.id, swap.status as SwapStatus, 'failed', {
@@ -128,8 +129,8 @@ async function lockRate(ctx: EngineContext, swap: Swap): Promise<StepResult> {
     if (!route || route.disabled) return fail(ctx, swap, NO_ROUTE)
     const amount = swap.depositAmount!
     const source = route.source
-    // A short deposit against today's fees fails (and is refunded); a node that cannot tell the fee leaves the registry's minimum.
-    const minAmount = amount < route.minAmount ? route.minAmount : await minimumDeposit(ctx, route).catch(() => route.minAmount)
+    // A short deposit against today's fees fails (and is refunded).
+    const minAmount = await minimumFor(ctx, route, amount)
     if (amount < minAmount || amount > route.maxAmount) {
         return fail(ctx, swap, `the deposit of ${formatUnits(amount, source.decimals)} ${source.symbol} is outside the route's bounds ` +
             `(${formatUnits(minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)})`)

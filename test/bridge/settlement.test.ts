@@ -199,14 +199,29 @@ describe('bridge: final payouts, contract-made deposits, refund retries', functi
         return swap
     }
 
-    it('a refund the vault cannot pay is retried with backoff and sent exactly once when the vault is funded', async function () {
+    /**
+     * Runs `body` with the POLYGON vault's POL set to 0 (after a gather it holds exactly the deposit,
+     * and cannot pay a refund's gas on top); `refill` gives its POL back, as the end does in any case.
+     */
+    async function withoutVaultGas(body: (refill: () => Promise<void>) => Promise<void>): Promise<void> {
         const polygon = w.chains.POLYGON
         const vault = await vaultOf(bridge, 'POLYGON')
-        const user = account(8).address
         const saved = await polygon.client.getBalance({ address: vault })
-        // The vault has no POL: after the gather it holds exactly the deposit, and cannot pay the refund's gas on top.
-        await polygon.client.request({ method: 'anvil_setBalance' as any, params: [vault, '0x0'] as any })
+        const setBalance = async (value: bigint) => {
+            await polygon.client.request({ method: 'anvil_setBalance' as any, params: [vault, `0x${value.toString(16)}`] as any })
+        }
+        await setBalance(0n)
         try {
+            await body(() => setBalance(saved))
+        } finally {
+            await setBalance(saved)
+        }
+    }
+
+    it('a refund the vault cannot pay is retried with backoff and sent exactly once when the vault is funded', async function () {
+        const polygon = w.chains.POLYGON
+        const user = account(8).address
+        await withoutVaultGas(async (refill) => {
             const before = await balanceOf(polygon, user)
             const swap = await failingPolSwap(8)
             const waiting = await waitFor('a first refund attempt to fail', async () => {
@@ -218,7 +233,7 @@ describe('bridge: final payouts, contract-made deposits, refund retries', functi
             expect(waiting.refund_tx_hash).to.equal(null)
             expect((await eventsOf(bridge, swap.id)).map((e) => e.event)).to.not.include('refund_failed')
 
-            await polygon.client.request({ method: 'anvil_setBalance' as any, params: [vault, `0x${saved.toString(16)}`] as any })
+            await refill()
             const refunded = await waitFor('the refund', async () => {
                 const body = await detail(swap.id)
                 return body.refund_status !== 'pending' ? body : undefined
@@ -235,18 +250,13 @@ describe('bridge: final payouts, contract-made deposits, refund retries', functi
             expect(rows.slice(0, -1).every((r) => r.status === 'rejected')).to.equal(true)
             const events = (await eventsOf(bridge, swap.id)).map((e) => e.event)
             expect(events.slice(-2)).to.deep.equal(['swap_failed', 'refund_sent'])
-        } finally {
-            await polygon.client.request({ method: 'anvil_setBalance' as any, params: [vault, `0x${saved.toString(16)}`] as any })
-        }
+        })
     })
 
     it('a refund that keeps failing stops after its bounded attempts and is left to an operator', async function () {
         const polygon = w.chains.POLYGON
-        const vault = await vaultOf(bridge, 'POLYGON')
         const user = account(9).address
-        const saved = await polygon.client.getBalance({ address: vault })
-        await polygon.client.request({ method: 'anvil_setBalance' as any, params: [vault, '0x0'] as any })
-        try {
+        await withoutVaultGas(async () => {
             const before = await balanceOf(polygon, user)
             const swap = await failingPolSwap(9)
             const given = await waitFor('the refund to be given up', async () => {
@@ -264,8 +274,6 @@ describe('bridge: final payouts, contract-made deposits, refund retries', functi
             const events = await eventsOf(bridge, swap.id)
             expect(events.map((e) => e.event).slice(-2)).to.deep.equal(['swap_failed', 'refund_failed'])
             expect(events.at(-1).data).to.deep.include({ attempts: 4, operator_action_required: true, reason: 'the source vault lacked gas for the refund' })
-        } finally {
-            await polygon.client.request({ method: 'anvil_setBalance' as any, params: [vault, `0x${saved.toString(16)}`] as any })
-        }
+        })
     })
 })

@@ -1,7 +1,7 @@
 import * as bitcoin from 'bitcoinjs-lib'
 import * as http from 'http'
 import { Ledger, Rejection, StoredTx } from './ledger'
-import { listenLoopback, Loopback } from '../loopback'
+import { listenLoopback, Loopback, serveAsync } from '../loopback'
 
 /**
  * TEST DOUBLE, not part of the product: the part of Bitcoin Core's JSON-RPC that the bridge's
@@ -76,12 +76,7 @@ export class CoreRpcDouble {
     constructor(readonly ledger: Ledger, private readonly auth = { user: 'bridge', password: 'secret' }) {}
 
     async start(): Promise<this> {
-        this.server = http.createServer((req, res) => {
-            this.handle(req, res).catch((err) => {
-                res.writeHead(500, { 'content-type': 'text/plain' })
-                res.end(String((err as Error).message))
-            })
-        })
+        this.server = serveAsync((req, res) => this.handle(req, res))
         this.loopback = await listenLoopback(this.server)
         this.url = this.loopback.url
         return this

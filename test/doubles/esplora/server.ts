@@ -1,7 +1,7 @@
 import * as bitcoin from 'bitcoinjs-lib'
 import * as http from 'http'
 import { DoubleNetwork, Ledger, Rejection, StoredTx } from './ledger'
-import { listenLoopback, Loopback } from '../loopback'
+import { listenLoopback, Loopback, serveAsync } from '../loopback'
 
 /**
  * TEST DOUBLE, not part of the product: the Esplora REST API (Blockstream's esplora API.md, as
@@ -49,12 +49,7 @@ export class EsploraDouble {
     }
 
     async start(): Promise<this> {
-        this.server = http.createServer((req, res) => {
-            this.route(req, res).catch((err) => {
-                res.writeHead(500, { 'content-type': 'text/plain' })
-                res.end(String((err as Error).message))
-            })
-        })
+        this.server = serveAsync((req, res) => this.route(req, res))
         this.loopback = await listenLoopback(this.server)
         this.url = this.loopback.url
         return this
