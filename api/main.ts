@@ -26,6 +26,10 @@ async function main(): Promise<void> {
 
     const explorer = express()
     explorer.disable('x-powered-by')
+    // No automatic ETags, as Blockscout sends none: hashing every 50-150 KB list answer costs more
+    // than the rare 304 saves. Finalized data carries an immutable Cache-Control instead, and the
+    // DeFi figures set their own ETag.
+    explorer.set('etag', false)
     // A hop count, never `true`: `true` would believe the left-most X-Forwarded-For entry, which the client writes.
     explorer.set('trust proxy', env.TRUST_PROXY)
     const chain = createChainApi(ctx)

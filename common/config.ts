@@ -50,6 +50,9 @@ const EnvSchema = z.object({
     // which nothing overlaps, is then shorter (measured in docs/BENCHMARKS.md).
     INDEXER_BATCH_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(5_000),
 
+    /** Memory for rendered chain API list items (transactions, blocks), reused until the indexed head moves; 0 disables. */
+    CHAIN_API_ITEM_CACHE_MB: z.coerce.number().int().min(0).max(16_384).default(64),
+
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     MASTER_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes as 64 hex characters').optional(),
     BRIDGE_ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),

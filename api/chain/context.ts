@@ -4,11 +4,14 @@ import { rpcUrl } from '../../common/config'
 import { ApiContext } from '../context'
 import { Db, preparedDb } from './db'
 import { ChainHead } from './head'
+import { RenderedItems } from './rendered-items'
 
 export interface ChainContext extends ApiContext {
     /** The database through prepared statements (see db.ts). */
     db: Db
     head: ChainHead
+    /** Rendered list items, reused while the indexed head stays (see rendered-items.ts). */
+    rendered: RenderedItems
     /** The node, for the little the indexer does not keep (a contract's runtime code). */
     node: PublicClient
 }
@@ -19,6 +22,7 @@ export function createChainContext(api: ApiContext): ChainContext {
         ...api,
         db,
         head: new ChainHead(db),
+        rendered: new RenderedItems(api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
         node: createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient,
     }
 }

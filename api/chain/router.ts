@@ -3,7 +3,7 @@ import express, { Router } from 'express'
 import { ApiContext } from '../context'
 import { createChainContext } from './context'
 import { chainErrorHandler, unknownAction } from './errors'
-import { gzipJson } from './gzip'
+import { jsonResponses } from './json-response'
 import { addressesRoutes } from './routes/addresses'
 import { blocksRoutes } from './routes/blocks'
 import { configRoutes } from './routes/config'
@@ -27,7 +27,7 @@ export function createChainApi(api: ApiContext) {
     const ctx = createChainContext(api)
     const router: Router = express.Router()
     router.use(readCors)
-    router.use(gzipJson)
+    router.use(jsonResponses)
     blocksRoutes(router, ctx)
     transactionsRoutes(router, ctx)
     addressesRoutes(router, ctx)

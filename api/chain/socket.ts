@@ -5,9 +5,8 @@ import { ChannelListener } from '../../db/listener'
 import { ChainContext } from './context'
 import { BLOCK_COLUMNS, BlockRow } from './render/block'
 import { TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers } from './render/token-transfer'
-import { TRANSACTION_COLUMNS, TRANSACTION_JOIN, TransactionRow } from './render/transaction'
-import { blockPage } from './routes/blocks'
-import { transactionPage } from './routes/transactions'
+import { renderTransaction, TRANSACTION_COLUMNS, TRANSACTION_JOIN, transactionAddresses, TransactionRow } from './render/transaction'
+import { blockMiners, renderBlock } from './render/block'
 
 /**
  * Live updates the way a Blockscout frontend expects them: Phoenix Channels (serializer vsn
@@ -151,8 +150,12 @@ export class ChainSocket {
             [from, head.number]
         )
         const chainHead = await this.ctx.head.get()
-        for (const block of (await blockPage(this.ctx, blocks, MAX_BLOCKS_PER_PUSH)).items) {
-            this.broadcast('blocks:new_block', 'new_block', { average_block_time: String(chainHead.averageBlockTimeMs), block })
+        const miner = blockMiners(blocks)
+        for (const block of blocks) {
+            this.broadcast('blocks:new_block', 'new_block', {
+                average_block_time: String(chainHead.averageBlockTimeMs),
+                block: renderBlock(block, miner(block.miner), 'list'),
+            })
         }
         const count = blocks.reduce((n, b) => n + b.transaction_count, 0)
         if (count > 0) this.broadcast('transactions:new_transaction', 'transaction', { transaction: count })
@@ -184,11 +187,13 @@ export class ChainSocket {
                 [watched, from, to]
             ),
         ])
+        const head = await this.ctx.head.get()
+        const txAddress = transactionAddresses(txs.rows)
         for (const address of watched) {
             const mine = txs.rows.filter((t) => t.watched === address)
             if (mine.length > 0) {
-                const page = await transactionPage(this.ctx, mine, undefined, mine.length)
-                this.broadcast(`addresses:${address}`, 'transaction', { transactions: page.items })
+                const transactions = mine.map((t) => renderTransaction(t, txAddress, head.number))
+                this.broadcast(`addresses:${address}`, 'transaction', { transactions })
             }
             const moved = transfers.rows.filter((t) => t.watched === address)
             if (moved.length > 0) {

@@ -21,6 +21,14 @@ export interface BlockRow {
     miner_name: string | null
 }
 
+/** What a list's keyset query returns of each block: its rendered item's identity and its position. */
+export interface BlockKey {
+    id: string
+    number: number
+}
+
+export const BLOCK_KEY_COLUMNS = 'b.id, b.number'
+
 export const BLOCK_COLUMNS = `b.id, b.number, b.parent_hash, b.timestamp, b.miner, b.gas_used, b.gas_limit, b.base_fee_per_gas,
     b.size, b.difficulty, b.total_difficulty, b.nonce, b.transaction_count, b.transaction_fees, b.burnt_fees,
     ${addressInfo('b.miner', 'miner')}`

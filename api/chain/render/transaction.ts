@@ -45,6 +45,17 @@ export const TRANSACTION_COLUMNS = `t.id, t.block_number, t.block_hash, t.timest
 
 export const TRANSACTION_JOIN = 'JOIN block b ON b.number = t.block_number'
 
+/** What a list's keyset query returns of each transaction: its rendered item's identity and its position. */
+export interface TransactionKey {
+    id: string
+    block_hash: string
+    block_number: number
+    index: number
+}
+
+export const TRANSACTION_KEY_COLUMNS = 't.id, t.block_hash, t.block_number, t.index'
+
+
 /** The renderer of the addresses of transaction rows, from their addressInfo columns. */
 export function transactionAddresses(rows: readonly TransactionRow[]): RenderAddress {
     return rowAddresses(rows, [['from', 'from'], ['to', 'to'], ['created_contract', 'created_contract']])

@@ -4,7 +4,9 @@ import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { paginate, FETCH_SIZE } from '../pagination'
 import { blockParam, BlockRef, parseQuery, q } from '../params'
-import { BLOCK_COLUMNS, blockMiners, BlockRow, renderBlock } from '../render/block'
+import { BLOCK_COLUMNS, BLOCK_KEY_COLUMNS, BlockKey, blockMiners, BlockRow, renderBlock } from '../render/block'
+import { listBody, rendered, RenderedItem } from '../rendered-items'
+import { sendJson } from '../json-response'
 import { listTransactions, TransactionFilter, TRANSACTION_TYPES } from './transactions'
 
 const BlocksQuery = z.object({
@@ -35,11 +37,11 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         setLiveCaching(res)
         // Uncles do not exist on this chain and orphaned blocks are not kept.
         if (query.type && query.type !== 'block') return void res.json({ items: [], next_page_params: null })
-        const { rows } = await ctx.db.query<BlockRow>(
-            `SELECT ${BLOCK_COLUMNS} FROM block b WHERE b.number < $1 ORDER BY b.number DESC LIMIT ${FETCH_SIZE}`,
+        const { rows } = await ctx.db.query<BlockKey>(
+            `SELECT ${BLOCK_KEY_COLUMNS} FROM block b WHERE b.number < $1 ORDER BY b.number DESC LIMIT ${FETCH_SIZE}`,
             [query.block_number ?? 2_147_483_647]
         )
-        res.json(await blockPage(ctx, rows))
+        sendJson(res, await blockPage(ctx, rows))
     })
 
     router.get('/blocks/:block', async (req, res) => {
@@ -59,7 +61,7 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         const page = await listTransactions(ctx, filter)
         const head = await ctx.head.get()
         setBlockCaching(res, ctx, block.number, head.number)
-        res.json(page)
+        sendJson(res, page)
     })
 
     // Tabs a Blockscout frontend may open; this chain has neither internal transactions indexed nor withdrawals.
@@ -72,8 +74,21 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
     }
 }
 
-export async function blockPage(ctx: ChainContext, rows: BlockRow[], pageSize?: number) {
-    const { rows: shown, next } = paginate(rows, (b) => ({ block_number: b.number }), pageSize)
-    const miner = blockMiners(shown)
-    return { items: shown.map((b) => renderBlock(b, miner(b.miner), 'list')), next_page_params: next }
+/** A list answer of the blocks of a keyset query's rows (FETCH_SIZE of them: the last tells whether a next page exists). */
+export async function blockPage(ctx: ChainContext, rows: BlockKey[]): Promise<Buffer> {
+    const { rows: shown, next } = paginate(rows, (b) => ({ block_number: b.number }))
+    return listBody(await blockItems(ctx, shown), next)
+}
+
+/** The rendered list items of blocks, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
+export async function blockItems(ctx: ChainContext, keys: readonly BlockKey[]): Promise<RenderedItem[]> {
+    const head = await ctx.head.get()
+    const items = await ctx.rendered.items(head.number, keys.map((b) => `b${b.id}`), async (missing) => {
+        const { rows } = await ctx.db.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM block b WHERE b.id = ANY($1::text[])`, [
+            missing.map((key) => key.slice(1)),
+        ])
+        const miner = blockMiners(rows)
+        return new Map(rows.map((b) => [`b${b.id}`, rendered(renderBlock(b, miner(b.miner), 'list'))]))
+    })
+    return items.filter((item): item is RenderedItem => item !== undefined)
 }

@@ -1,24 +1,26 @@
 import { Router } from 'express'
 import { ChainContext, setLiveCaching } from '../context'
-import { BLOCK_COLUMNS, BlockRow } from '../render/block'
-import { TRANSACTION_COLUMNS, TRANSACTION_JOIN, TransactionRow } from '../render/transaction'
-import { blockPage } from './blocks'
-import { transactionPage } from './transactions'
+import { sendJson } from '../json-response'
+import { BLOCK_KEY_COLUMNS, BlockKey } from '../render/block'
+import { TRANSACTION_KEY_COLUMNS, TransactionKey } from '../render/transaction'
+import { arrayBody } from '../rendered-items'
+import { blockItems } from './blocks'
+import { transactionItems } from './transactions'
 
 /** The home page's widgets: bare arrays of the latest 4 blocks and 6 transactions, and the indexing banner. */
 export function mainPageRoutes(router: Router, ctx: ChainContext): void {
     router.get('/main-page/blocks', async (_req, res) => {
-        const { rows } = await ctx.db.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM block b ORDER BY b.number DESC LIMIT 4`)
+        const { rows } = await ctx.db.query<BlockKey>(`SELECT ${BLOCK_KEY_COLUMNS} FROM block b ORDER BY b.number DESC LIMIT 4`)
         setLiveCaching(res)
-        res.json((await blockPage(ctx, rows, 4)).items)
+        sendJson(res, arrayBody(await blockItems(ctx, rows)))
     })
 
     router.get('/main-page/transactions', async (_req, res) => {
-        const { rows } = await ctx.db.query<TransactionRow>(
-            `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN} ORDER BY t.block_number DESC, t.index DESC LIMIT 6`
+        const { rows } = await ctx.db.query<TransactionKey>(
+            `SELECT ${TRANSACTION_KEY_COLUMNS} FROM transaction t ORDER BY t.block_number DESC, t.index DESC LIMIT 6`
         )
         setLiveCaching(res)
-        res.json((await transactionPage(ctx, rows, undefined, 6)).items)
+        sendJson(res, arrayBody(await transactionItems(ctx, rows)))
     })
 
     /**

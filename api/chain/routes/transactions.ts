@@ -11,8 +11,11 @@ import {
     TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers,
 } from '../render/token-transfer'
 import {
-    renderTransaction, TRANSACTION_COLUMNS, TRANSACTION_JOIN, transactionAddresses, TransactionRow,
+    renderTransaction, TRANSACTION_COLUMNS, TRANSACTION_JOIN, TRANSACTION_KEY_COLUMNS, transactionAddresses,
+    TransactionKey, TransactionRow,
 } from '../render/transaction'
+import { listBody, rendered, RenderedItem } from '../rendered-items'
+import { sendJson } from '../json-response'
 
 export const TRANSACTION_TYPES = ['token_transfer', 'contract_creation', 'contract_call', 'coin_transfer', 'token_creation'] as const
 export const TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] as const
@@ -38,9 +41,9 @@ export interface TransactionFilter {
 }
 
 /** A block's transactions in position order. */
-export async function listTransactions(ctx: ChainContext, filter: TransactionFilter) {
-    const { rows } = await ctx.db.query<TransactionRow>(
-        `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN}
+export async function listTransactions(ctx: ChainContext, filter: TransactionFilter): Promise<Buffer> {
+    const { rows } = await ctx.db.query<TransactionKey>(
+        `SELECT ${TRANSACTION_KEY_COLUMNS} FROM transaction t
           WHERE t.block_number = $1 AND t.index > $2 AND ${transactionTypeCondition(filter.types)}
           ORDER BY t.index LIMIT ${FETCH_SIZE}`,
         [filter.block, filter.after]
@@ -48,11 +51,30 @@ export async function listTransactions(ctx: ChainContext, filter: TransactionFil
     return transactionPage(ctx, rows)
 }
 
-export async function transactionPage(ctx: ChainContext, rows: TransactionRow[], cursor?: (t: TransactionRow) => Record<string, unknown>, pageSize?: number) {
-    const { rows: shown, next } = paginate(rows, cursor ?? ((t) => ({ block_number: t.block_number, index: t.index })), pageSize)
+/** A list answer of the transactions of a keyset query's rows (FETCH_SIZE of them: the last tells whether a next page exists). */
+export async function transactionPage<K extends TransactionKey>(
+    ctx: ChainContext,
+    rows: K[],
+    cursor: (t: K) => Record<string, unknown> = (t) => ({ block_number: t.block_number, index: t.index }),
+): Promise<Buffer> {
+    const { rows: shown, next } = paginate(rows, cursor)
+    return listBody(await transactionItems(ctx, shown), next)
+}
+
+/** The rendered list items of transactions, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
+export async function transactionItems(ctx: ChainContext, keys: readonly TransactionKey[]): Promise<RenderedItem[]> {
     const head = await ctx.head.get()
-    const address = transactionAddresses(shown)
-    return { items: shown.map((t) => renderTransaction(t, address, head.number)), next_page_params: next }
+    const cacheKey = (t: TransactionKey) => `t${t.id}${t.block_hash}`
+    const items = await ctx.rendered.items(head.number, keys.map(cacheKey), async (missing) => {
+        const wanted = new Set(missing)
+        const { rows } = await ctx.db.query<TransactionRow>(
+            `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN} WHERE t.id = ANY($1::text[])`,
+            [keys.filter((k) => wanted.has(cacheKey(k))).map((k) => k.id)]
+        )
+        const address = transactionAddresses(rows)
+        return new Map(rows.map((t) => [cacheKey(t), rendered(renderTransaction(t, address, head.number))]))
+    })
+    return items.filter((item): item is RenderedItem => item !== undefined)
 }
 
 const TransactionsQuery = z.object({
@@ -106,13 +128,13 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         if (query.filter === 'pending' || (query.type && query.type.length > 0)) {
             return void res.json({ items: [], next_page_params: null })
         }
-        const { rows } = await ctx.db.query<TransactionRow>(
-            `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN}
+        const { rows } = await ctx.db.query<TransactionKey>(
+            `SELECT ${TRANSACTION_KEY_COLUMNS} FROM transaction t
               WHERE (t.block_number, t.index) < ($1, $2)
               ORDER BY t.block_number DESC, t.index DESC LIMIT ${FETCH_SIZE}`,
             [query.block_number ?? 2_147_483_647, query.block_number === undefined ? 0 : query.index ?? 0]
         )
-        res.json(await transactionPage(ctx, rows))
+        sendJson(res, await transactionPage(ctx, rows))
     })
 
     router.get('/transactions/stats', async (_req, res) => {

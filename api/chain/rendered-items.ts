@@ -1,0 +1,91 @@
+/** A list item's JSON, as the bytes a response carries. */
+export type RenderedItem = Buffer
+
+export function rendered(item: unknown): RenderedItem {
+    return Buffer.from(JSON.stringify(item))
+}
+
+const OPEN_LIST = Buffer.from('{"items":[')
+const OPEN_ARRAY = Buffer.from('[')
+const COMMA = Buffer.from(',')
+const CLOSE_ARRAY = Buffer.from(']')
+
+/** A JSON array of rendered items. */
+export function arrayBody(items: readonly RenderedItem[]): Buffer {
+    return Buffer.concat(joined(OPEN_ARRAY, items, [CLOSE_ARRAY]))
+}
+
+/** Blockscout's list answer, `{"items": [...], "next_page_params": ...}`, of rendered items. */
+export function listBody(items: readonly RenderedItem[], next: Record<string, unknown> | null): Buffer {
+    return Buffer.concat(joined(OPEN_LIST, items, [Buffer.from(`],"next_page_params":${JSON.stringify(next)}}`)]))
+}
+
+function joined(open: Buffer, items: readonly RenderedItem[], close: Buffer[]): Buffer[] {
+    const parts = [open]
+    items.forEach((item, i) => {
+        if (i > 0) parts.push(COMMA)
+        parts.push(item)
+    })
+    parts.push(...close)
+    return parts
+}
+
+/**
+ * Rendered list items (transactions, blocks), reused by later requests for as long as the indexed
+ * head stays where it was when they were rendered.
+ *
+ * Every request still asks Postgres which items its page holds (the keyset query), so an answer
+ * always lists exactly what the database holds; what is reused is the rendering of an item, which
+ * costs several times the keyset query (its columns, its addresses' flags, JSON). Everything about
+ * an item that can change (an address becoming a contract, a transaction's confirmations) changes
+ * only when the indexer commits, which moves the head and empties the cache, so an item is only
+ * ever served at the head it was rendered at. Keys hold the block hash, so not even a reorg to
+ * the same height can serve an item of the replaced block.
+ *
+ * The oldest items go first once the byte budget is full (no recency bookkeeping on a hit: the
+ * cache lives one block, and an item evicted too early costs one render). A budget of 0 renders
+ * every item every time.
+ */
+export class RenderedItems {
+    private readonly byKey = new Map<string, RenderedItem>()
+    private bytes = 0
+    private head?: number
+
+    constructor(private readonly budgetBytes: number) {}
+
+    /**
+     * The items of `keys` at indexed head `head`, in their order: remembered ones as they are,
+     * the others from `render` (called once, with all of them). A key `render` does not return
+     * (its row vanished between the two reads, in a reorg) is undefined.
+     */
+    async items(
+        head: number,
+        keys: readonly string[],
+        render: (missing: string[]) => Promise<Map<string, RenderedItem>>,
+    ): Promise<(RenderedItem | undefined)[]> {
+        if (head !== this.head) {
+            this.byKey.clear()
+            this.bytes = 0
+            this.head = head
+        }
+        const found = keys.map((key) => this.byKey.get(key))
+        const missing = keys.filter((_, i) => !found[i])
+        if (missing.length === 0) return found
+        const fresh = await render(missing)
+        // A render that finished after the head moved is not kept: it may predate the new head.
+        if (this.head === head) for (const [key, item] of fresh) this.remember(key, item)
+        return keys.map((key, i) => found[i] ?? fresh.get(key))
+    }
+
+    private remember(key: string, item: RenderedItem): void {
+        if (item.length > this.budgetBytes || this.byKey.has(key)) return
+        this.byKey.set(key, item)
+        this.bytes += item.length
+        // Map iterates in insertion order: the oldest first.
+        for (const [oldest, old] of this.byKey) {
+            if (this.bytes <= this.budgetBytes) break
+            this.byKey.delete(oldest)
+            this.bytes -= old.length
+        }
+    }
+}
