@@ -54,27 +54,28 @@ export class RenderedItems {
     constructor(private readonly budgetBytes: number) {}
 
     /**
-     * The items of `keys` at indexed head `head`, in their order: remembered ones as they are,
-     * the others from `render` (called once, with all of them). A key `render` does not return
-     * (its row vanished between the two reads, in a reorg) is undefined.
+     * The rendered items of `keys` at indexed head `head`, in their order: remembered ones as they
+     * are, the others from `render` (called once, with all of them), which answers by `keyOf`. A
+     * key `render` does not answer (its row vanished between the two reads, in a reorg) is left out.
      */
-    async items(
+    async items<K>(
         head: number,
-        keys: readonly string[],
-        render: (missing: string[]) => Promise<Map<string, RenderedItem>>,
-    ): Promise<(RenderedItem | undefined)[]> {
+        keys: readonly K[],
+        keyOf: (key: K) => string,
+        render: (missing: K[]) => Promise<Map<string, RenderedItem>>,
+    ): Promise<RenderedItem[]> {
         if (head !== this.head) {
             this.byKey.clear()
             this.bytes = 0
             this.head = head
         }
-        const found = keys.map((key) => this.byKey.get(key))
+        const ids = keys.map(keyOf)
+        const found = ids.map((id) => this.byKey.get(id))
         const missing = keys.filter((_, i) => !found[i])
-        if (missing.length === 0) return found
-        const fresh = await render(missing)
+        const fresh = missing.length > 0 ? await render(missing) : new Map<string, RenderedItem>()
         // A render that finished after the head moved is not kept: it may predate the new head.
-        if (this.head === head) for (const [key, item] of fresh) this.remember(key, item)
-        return keys.map((key, i) => found[i] ?? fresh.get(key))
+        if (this.head === head) for (const [id, item] of fresh) this.remember(id, item)
+        return ids.flatMap((id, i) => found[i] ?? fresh.get(id) ?? [])
     }
 
     private remember(key: string, item: RenderedItem): void {

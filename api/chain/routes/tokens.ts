@@ -4,12 +4,29 @@ import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { FETCH_SIZE, paginate } from '../pagination'
 import { addressParam as parseAddress, parseQuery, q } from '../params'
-import { addressInfo, rowAddresses } from '../render/address'
+import { loadAddresses } from '../render/address'
+import { sendJson } from '../json-response'
+import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { renderToken, TOKEN_COLUMNS, TokenRow } from '../render/token'
 import { TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers } from '../render/token-transfer'
 import { TOKEN_TYPES } from './transactions'
 
 const MAX_INT = 2_147_483_647
+
+interface Holder {
+    holder: string
+    value: string
+}
+
+/** The rendered items of a token's holders: reused from ctx.rendered, the others rendered after one query for their addresses. */
+async function holderItems(ctx: ChainContext, token: string, holders: readonly Holder[]): Promise<RenderedItem[]> {
+    const head = await ctx.head.get()
+    const keyOf = (h: Holder) => `h${token}${h.holder}${h.value}`
+    return ctx.rendered.items(head.number, holders, keyOf, async (missing) => {
+        const address = await loadAddresses(ctx.db, missing.map((h) => h.holder))
+        return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null })]))
+    })
+}
 
 const TokensQuery = z.object({
     q: q.text.optional(),
@@ -131,17 +148,16 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
         }
         // Ties on value are broken by address, descending too, so one backward scan of the
         // (token, value, holder) index serves any page.
-        const { rows } = await ctx.db.query<{ holder: string; value: string; holder_contract: boolean | null; holder_name: string | null }>(
-            `SELECT holder, value, ${addressInfo('holder', 'holder')} FROM token_balance WHERE token = $1 AND value > 0 ${cursor}
+        const { rows } = await ctx.db.query<Holder>(
+            `SELECT holder, value FROM token_balance WHERE token = $1 AND value > 0 ${cursor}
               ORDER BY value DESC, holder DESC LIMIT ${FETCH_SIZE}`,
             params
         )
         // Balances exist only for known tokens, so only an empty page needs to ask whether this is one.
         if (rows.length === 0 && !(await findToken(ctx, hash))) throw notFound()
         const { rows: shown, next } = paginate(rows, (r) => ({ address_hash: r.holder, value: r.value }))
-        const address = rowAddresses(shown, [['holder', 'holder']])
         setLiveCaching(res)
-        res.json({ items: shown.map((r) => ({ address: address(r.holder), value: r.value, token_id: null })), next_page_params: next })
+        sendJson(res, listBody(await holderItems(ctx, hash, shown), next))
     })
 
     router.get('/tokens/:hash/transfers', async (req, res) => {

@@ -64,17 +64,15 @@ export async function transactionPage<K extends TransactionKey>(
 /** The rendered list items of transactions, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
 export async function transactionItems(ctx: ChainContext, keys: readonly TransactionKey[]): Promise<RenderedItem[]> {
     const head = await ctx.head.get()
-    const cacheKey = (t: TransactionKey) => `t${t.id}${t.block_hash}`
-    const items = await ctx.rendered.items(head.number, keys.map(cacheKey), async (missing) => {
-        const wanted = new Set(missing)
+    const keyOf = (t: TransactionKey) => `t${t.id}${t.block_hash}`
+    return ctx.rendered.items(head.number, keys, keyOf, async (missing) => {
         const { rows } = await ctx.db.query<TransactionRow>(
             `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN} WHERE t.id = ANY($1::text[])`,
-            [keys.filter((k) => wanted.has(cacheKey(k))).map((k) => k.id)]
+            [missing.map((t) => t.id)]
         )
         const address = transactionAddresses(rows)
-        return new Map(rows.map((t) => [cacheKey(t), rendered(renderTransaction(t, address, head.number))]))
+        return new Map(rows.map((t) => [keyOf(t), rendered(renderTransaction(t, address, head.number))]))
     })
-    return items.filter((item): item is RenderedItem => item !== undefined)
 }
 
 const TransactionsQuery = z.object({
