@@ -1,7 +1,6 @@
 import { Router } from 'express'
 import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
-import { isoTimestamp } from '../format'
 import { FETCH_SIZE, paginate } from '../pagination'
 import { addressParam as parseAddress, parseQuery, q } from '../params'
 import { addressParam } from '../render/address'
@@ -108,14 +107,12 @@ async function addressTransactions(ctx: ChainContext, hash: string, query: z.inf
         query.filter === 'from' ? c === '"from"' : query.filter === 'to' ? c !== '"from"' : true
     )
     const order = sort === 'block_number' ? `block_number ${dir}, index ${dir}` : `${sort} ${dir}, block_number ${dir}, index ${dir}`
-    // Sorted by position, each branch is an index-only scan; value and fee come from the table.
+    // Sorted by position, each branch is an index-only scan.
     const branches = columns.map((c) =>
         `(SELECT ${sortColumns} FROM transaction WHERE ${c} = $1 AND ${cursor} ORDER BY ${order} LIMIT ${FETCH_SIZE})`
     )
-    // The time as epoch milliseconds: only the last row's is used (in the cursor), and a number
-    // costs the driver nothing to read, where a timestamp is parsed for every row.
-    const { rows } = await ctx.db.query<TransactionKey & { timestamp_ms: string; value: string; fee: string }>(
-        `SELECT ${TRANSACTION_KEY_COLUMNS}, (extract(epoch FROM t.timestamp) * 1000)::bigint AS timestamp_ms, t.value, t.fee
+    const { rows } = await ctx.db.query<TransactionKey>(
+        `SELECT ${TRANSACTION_KEY_COLUMNS}
            FROM (SELECT block_number, index FROM (${branches.join(' UNION ')}) u ORDER BY ${order} LIMIT ${FETCH_SIZE}) page
            JOIN transaction t ON t.block_number = page.block_number AND t.index = page.index
           ORDER BY ${order.replace(/(^|, )/g, '$1t.')}`,
@@ -123,11 +120,11 @@ async function addressTransactions(ctx: ChainContext, hash: string, query: z.inf
     )
     return transactionPage(ctx, rows, (t) => ({
         block_number: t.block_number,
-        index: t.index,
-        inserted_at: isoTimestamp(new Date(Number(t.timestamp_ms))),
-        hash: t.id,
+        index: t.position,
+        inserted_at: t.timestamp,
+        hash: t.hash,
         value: t.value,
-        fee: t.fee,
+        fee: t.fee.value,
     }))
 }
 

@@ -2,7 +2,7 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
-import { FETCH_SIZE, paginate } from '../pagination'
+import { FETCH_SIZE, PAGE_SIZE, paginate } from '../pagination'
 import { parseQuery, q, transactionHashParam } from '../params'
 import { blockLogIds } from '../../../db/row-ids'
 import { Recent } from '../recent'
@@ -51,14 +51,24 @@ export async function listTransactions(ctx: ChainContext, filter: TransactionFil
     return transactionPage(ctx, rows)
 }
 
-/** A list answer of the transactions of a keyset query's rows (FETCH_SIZE of them: the last tells whether a next page exists). */
-export async function transactionPage<K extends TransactionKey>(
+/** A transaction as a list shows it (parsed back from its rendered item). */
+export type ShownTransaction = ReturnType<typeof renderTransaction>
+
+const byPosition = (t: ShownTransaction) => ({ block_number: t.block_number, index: t.position })
+
+/**
+ * A list answer of the transactions of a keyset query's rows (FETCH_SIZE of them: the last tells
+ * whether a next page exists). `cursor` reads the next page's parameters from the last item
+ * shown, so the keyset query returns no more than the keys.
+ */
+export async function transactionPage(
     ctx: ChainContext,
-    rows: K[],
-    cursor: (t: K) => Record<string, unknown> = (t) => ({ block_number: t.block_number, index: t.index }),
+    rows: readonly TransactionKey[],
+    cursor: (last: ShownTransaction) => Record<string, unknown> = byPosition,
 ): Promise<Buffer> {
-    const { rows: shown, next } = paginate(rows, cursor)
-    return listBody(await transactionItems(ctx, shown), next)
+    const items = await transactionItems(ctx, rows.slice(0, PAGE_SIZE))
+    const last = rows.length > PAGE_SIZE ? items.at(-1) : undefined
+    return listBody(items, last ? { ...cursor(JSON.parse(last.toString())), items_count: PAGE_SIZE } : null)
 }
 
 /** The rendered list items of transactions, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
