@@ -18,11 +18,12 @@ export interface ChainContext extends ApiContext {
 
 export function createChainContext(api: ApiContext): ChainContext {
     const db = preparedDb(api.pool)
+    const head = new ChainHead(db)
     return {
         ...api,
         db,
-        head: new ChainHead(db),
-        rendered: new RenderedItems(api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
+        head,
+        rendered: new RenderedItems(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
         node: createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient,
     }
 }

@@ -51,19 +51,24 @@ export class RenderedItems {
     private bytes = 0
     private head?: number
 
-    constructor(private readonly budgetBytes: number) {}
+    constructor(
+        /** Where the indexed head is read; the items kept belong to the head read last. */
+        private readonly indexed: { get(): Promise<{ number: number }> },
+        private readonly budgetBytes: number,
+    ) {}
 
     /**
-     * The rendered items of `keys` at indexed head `head`, in their order: remembered ones as they
-     * are, the others from `render` (called once, with all of them), which answers by `keyOf`. A
-     * key `render` does not answer (its row vanished between the two reads, in a reorg) is left out.
+     * The rendered items of `keys` at the current indexed head, in their order: remembered ones as
+     * they are, the others from `render` (called once, with all of them and the head number), which
+     * answers by `keyOf`. A key `render` does not answer (its row vanished between the two reads,
+     * in a reorg) is left out.
      */
     async items<K>(
-        head: number,
         keys: readonly K[],
         keyOf: (key: K) => string,
-        render: (missing: K[]) => Promise<Map<string, RenderedItem>>,
+        render: (missing: K[], head: number) => Promise<Map<string, RenderedItem>>,
     ): Promise<RenderedItem[]> {
+        const head = (await this.indexed.get()).number
         if (head !== this.head) {
             this.byKey.clear()
             this.bytes = 0
@@ -72,7 +77,7 @@ export class RenderedItems {
         const ids = keys.map(keyOf)
         const found = ids.map((id) => this.byKey.get(id))
         const missing = keys.filter((_, i) => !found[i])
-        const fresh = missing.length > 0 ? await render(missing) : new Map<string, RenderedItem>()
+        const fresh = missing.length > 0 ? await render(missing, head) : new Map<string, RenderedItem>()
         // A render that finished after the head moved is not kept: it may predate the new head.
         if (this.head === head) for (const [id, item] of fresh) this.remember(id, item)
         return ids.flatMap((id, i) => found[i] ?? fresh.get(id) ?? [])

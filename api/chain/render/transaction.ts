@@ -55,7 +55,6 @@ export interface TransactionKey {
 
 export const TRANSACTION_KEY_COLUMNS = 't.id, t.block_hash, t.block_number, t.index'
 
-
 /** The renderer of the addresses of transaction rows, from their addressInfo columns. */
 export function transactionAddresses(rows: readonly TransactionRow[]): RenderAddress {
     return rowAddresses(rows, [['from', 'from'], ['to', 'to'], ['created_contract', 'created_contract']])

@@ -82,9 +82,8 @@ export async function blockPage(ctx: ChainContext, rows: BlockKey[]): Promise<Bu
 
 /** The rendered list items of blocks, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
 export async function blockItems(ctx: ChainContext, keys: readonly BlockKey[]): Promise<RenderedItem[]> {
-    const head = await ctx.head.get()
     const keyOf = (b: BlockKey) => `b${b.id}`
-    return ctx.rendered.items(head.number, keys, keyOf, async (missing) => {
+    return ctx.rendered.items(keys, keyOf, async (missing) => {
         const { rows } = await ctx.db.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM block b WHERE b.id = ANY($1::text[])`, [missing.map((b) => b.id)])
         const miner = blockMiners(rows)
         return new Map(rows.map((b) => [keyOf(b), rendered(renderBlock(b, miner(b.miner), 'list'))]))

@@ -20,9 +20,8 @@ interface Holder {
 
 /** The rendered items of a token's holders: reused from ctx.rendered, the others rendered after one query for their addresses. */
 async function holderItems(ctx: ChainContext, token: string, holders: readonly Holder[]): Promise<RenderedItem[]> {
-    const head = await ctx.head.get()
     const keyOf = (h: Holder) => `h${token}${h.holder}${h.value}`
-    return ctx.rendered.items(head.number, holders, keyOf, async (missing) => {
+    return ctx.rendered.items(holders, keyOf, async (missing) => {
         const address = await loadAddresses(ctx.db, missing.map((h) => h.holder))
         return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null })]))
     })

@@ -73,15 +73,14 @@ export async function transactionPage(
 
 /** The rendered list items of transactions, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
 export async function transactionItems(ctx: ChainContext, keys: readonly TransactionKey[]): Promise<RenderedItem[]> {
-    const head = await ctx.head.get()
     const keyOf = (t: TransactionKey) => `t${t.id}${t.block_hash}`
-    return ctx.rendered.items(head.number, keys, keyOf, async (missing) => {
+    return ctx.rendered.items(keys, keyOf, async (missing, head) => {
         const { rows } = await ctx.db.query<TransactionRow>(
             `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN} WHERE t.id = ANY($1::text[])`,
             [missing.map((t) => t.id)]
         )
         const address = transactionAddresses(rows)
-        return new Map(rows.map((t) => [keyOf(t), rendered(renderTransaction(t, address, head.number))]))
+        return new Map(rows.map((t) => [keyOf(t), rendered(renderTransaction(t, address, head))]))
     })
 }
 

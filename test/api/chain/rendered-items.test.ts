@@ -16,66 +16,79 @@ function recordingRender(calls: string[][]) {
 const text = (items: RenderedItem[]) => items.map((item) => item.toString())
 const same = (key: string) => key
 
+/** An indexed head that a test moves by hand. */
+function headAt(number: number) {
+    const head = { number, get: async () => ({ number: head.number }) }
+    return head
+}
+
 describe('chain API: rendered list items (unit)', function () {
     it('renders only the items it does not hold, once, and answers in the order asked', async function () {
-        const cache = new RenderedItems(1024)
+        const head = headAt(7)
+        const cache = new RenderedItems(head, 1024)
         const calls: string[][] = []
-        expect(text(await cache.items(7, ['a', 'b'], same, recordingRender(calls)))).to.deep.equal(['{"key":"a"}', '{"key":"b"}'])
-        expect(text(await cache.items(7, ['c', 'b', 'a'], same, recordingRender(calls)))).to.deep.equal(['{"key":"c"}', '{"key":"b"}', '{"key":"a"}'])
+        expect(text(await cache.items(['a', 'b'], same, recordingRender(calls)))).to.deep.equal(['{"key":"a"}', '{"key":"b"}'])
+        expect(text(await cache.items(['c', 'b', 'a'], same, recordingRender(calls)))).to.deep.equal(['{"key":"c"}', '{"key":"b"}', '{"key":"a"}'])
         expect(calls).to.deep.equal([['a', 'b'], ['c']])
-        await cache.items(7, ['a', 'b', 'c'], same, recordingRender(calls))
+        await cache.items(['a', 'b', 'c'], same, recordingRender(calls))
         expect(calls).to.have.length(2)
     })
 
     it('renders everything again once the head has moved', async function () {
-        const cache = new RenderedItems(1024)
+        const head = headAt(7)
+        const cache = new RenderedItems(head, 1024)
         const calls: string[][] = []
-        await cache.items(7, ['a', 'b'], same, recordingRender(calls))
-        await cache.items(8, ['a', 'b'], same, recordingRender(calls))
+        await cache.items(['a', 'b'], same, recordingRender(calls))
+        head.number = 8
+        await cache.items(['a', 'b'], same, recordingRender(calls))
         expect(calls).to.deep.equal([['a', 'b'], ['a', 'b']])
     })
 
     it('leaves out an item whose row vanished between the keyset query and the render, and keeps the others', async function () {
-        const cache = new RenderedItems(1024)
+        const head = headAt(7)
+        const cache = new RenderedItems(head, 1024)
         const calls: string[][] = []
-        const items = await cache.items(7, ['a', 'gone', 'b'], same, async (missing) => {
+        const items = await cache.items(['a', 'gone', 'b'], same, async (missing) => {
             calls.push(missing)
             return new Map(missing.filter((k) => k !== 'gone').map((key) => [key, rendered({ key })]))
         })
         expect(text(items)).to.deep.equal(['{"key":"a"}', '{"key":"b"}'])
-        await cache.items(7, ['a', 'b'], same, recordingRender(calls))
+        await cache.items(['a', 'b'], same, recordingRender(calls))
         expect(calls).to.have.length(1)
     })
 
     it('drops the oldest items beyond its byte budget, and with a budget of 0 keeps nothing', async function () {
         // Each item is 11 bytes: {"key":"a"}
-        const cache = new RenderedItems(22)
+        const head = headAt(7)
+        const cache = new RenderedItems(head, 22)
         const calls: string[][] = []
-        await cache.items(7, ['a', 'b', 'c'], same, recordingRender(calls))
-        await cache.items(7, ['b', 'c'], same, recordingRender(calls))
+        await cache.items(['a', 'b', 'c'], same, recordingRender(calls))
+        await cache.items(['b', 'c'], same, recordingRender(calls))
         expect(calls).to.deep.equal([['a', 'b', 'c']])
-        await cache.items(7, ['a'], same, recordingRender(calls))
+        await cache.items(['a'], same, recordingRender(calls))
         expect(calls).to.deep.equal([['a', 'b', 'c'], ['a']])
 
-        const none = new RenderedItems(0)
+        const none = new RenderedItems(head, 0)
         const uncached: string[][] = []
-        await none.items(7, ['a'], same, recordingRender(uncached))
-        await none.items(7, ['a'], same, recordingRender(uncached))
+        await none.items(['a'], same, recordingRender(uncached))
+        await none.items(['a'], same, recordingRender(uncached))
         expect(uncached).to.deep.equal([['a'], ['a']])
     })
 
     it('does not keep a render that finished after the head moved', async function () {
-        const cache = new RenderedItems(1024)
+        const head = headAt(7)
+        const cache = new RenderedItems(head, 1024)
         let finish!: () => void
-        const slow = cache.items(7, ['a'], same, async (missing) => {
+        const slow = cache.items(['a'], same, async (missing) => {
             await new Promise<void>((resolve) => (finish = resolve))
             return new Map(missing.map((key) => [key, rendered({ key, head: 7 })]))
         })
         const calls: string[][] = []
-        await cache.items(8, ['b'], same, recordingRender(calls))
+        head.number = 8
+        await cache.items(['b'], same, recordingRender(calls))
         finish()
         expect(text(await slow)).to.deep.equal(['{"key":"a","head":7}'])
-        expect(text(await cache.items(8, ['a'], same, recordingRender(calls)))).to.deep.equal(['{"key":"a"}'])
+        expect(text(await cache.items(['a'], same, recordingRender(calls)))).to.deep.equal(['{"key":"a"}'])
         expect(calls).to.deep.equal([['b'], ['a']])
     })
 
