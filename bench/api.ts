@@ -148,9 +148,12 @@ async function measure(route: string, page: number, url: string, counted: Counte
         postgres: per(treeCpuMs(counted.postgresPid) - before.postgres),
     }
     const m = { route, page, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu }
-    log(`  ${route}${page ? ` page ${page}` : ''}: ${Math.round(m.reqPerSec)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ` +
-        `CPU ms/request: load generator ${cpu.load.toFixed(2)}, api ${cpu.api.toFixed(2)}, postgres ${cpu.postgres.toFixed(2)}`)
+    log(`  ${route}${page ? ` page ${page}` : ''}: ${Math.round(m.reqPerSec)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${cpuText(m)}`)
     return m
+}
+
+function cpuText(m: Measurement): string {
+    return `CPU ms/request: load ${m.cpu.load.toFixed(2)}, api ${m.cpu.api.toFixed(2)}, postgres ${m.cpu.postgres.toFixed(2)}`
 }
 
 function listRoutes(dataset: SyntheticDataset): { route: string; path: string }[] {
@@ -171,6 +174,8 @@ interface Paired {
 /** One api process measured: every list URL, each after its own baseline. */
 interface Run {
     label: string
+    /** Put before the names of this run's figures in docs/BENCHMARKS.md. */
+    figurePrefix: string
     pairs: Paired[]
     apiOutput: string
 }
@@ -188,9 +193,9 @@ interface Target {
  * rendered from Postgres on each request. The targets are judged on the first; the second shows
  * what rendering costs.
  */
-const CONFIGURATIONS: { label: string; env: Record<string, string> }[] = [
-    { label: 'as deployed (rendered-item cache on)', env: {} },
-    { label: 'rendered-item cache off (CHAIN_API_ITEM_CACHE_MB=0)', env: { CHAIN_API_ITEM_CACHE_MB: '0' } },
+const CONFIGURATIONS: { label: string; figurePrefix: string; env: Record<string, string> }[] = [
+    { label: 'as deployed (rendered-item cache on)', figurePrefix: '', env: {} },
+    { label: 'rendered-item cache off (CHAIN_API_ITEM_CACHE_MB=0)', figurePrefix: 'cache off: ', env: { CHAIN_API_ITEM_CACHE_MB: '0' } },
 ]
 
 async function run(databaseUrl: string, postgresPid: number): Promise<void> {
@@ -220,7 +225,7 @@ async function run(databaseUrl: string, postgresPid: number): Promise<void> {
                 const baseline = await measure('/config/backend-version', 0, `${base}/config/backend-version`, counted)
                 pairs.push({ baseline, list: await measure(t.route, t.page, base + t.path, counted) })
             }
-            runs.push({ label: configuration.label, pairs, apiOutput: api.output() })
+            runs.push({ label: configuration.label, figurePrefix: configuration.figurePrefix, pairs, apiOutput: api.output() })
         } finally {
             await api?.stop()
         }
@@ -241,10 +246,9 @@ async function resolveTargets(base: string, dataset: SyntheticDataset): Promise<
 function report(dataset: SyntheticDataset, runs: Run[]): void {
     const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED')
     const rps = (m: Measurement) => Math.round(m.reqPerSec)
-    const cpuText = (m: Measurement) => `CPU ms/request: load ${m.cpu.load.toFixed(2)}, api ${m.cpu.api.toFixed(2)}, postgres ${m.cpu.postgres.toFixed(2)}`
     const figures: Record<string, string | number> = {}
-    const verdicts = runs.map((r, i) => {
-        const prefix = i === 0 ? '' : 'cache off: '
+    const verdicts = runs.map((r) => {
+        const prefix = r.figurePrefix
         const share = (p: Paired) => p.list.reqPerSec / p.baseline.reqPerSec
         const lists = r.pairs.map((p) => p.list)
         const routes = [...new Set(lists.map((m) => m.route))]
