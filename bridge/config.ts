@@ -27,6 +27,8 @@ export interface EvmNetworkConfig extends BaseNetworkConfig {
     family: 'evm'
     chainId: number
     rpcUrl: string
+    /** Longest wait for one JSON-RPC answer (BRIDGE_RPC_TIMEOUT_MS). */
+    rpcTimeoutMs: number
     tokens: Record<string, `0x${string}`>
 }
 
@@ -149,6 +151,7 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
             family: spec.family,
             chainId: spec.name === 'NATIVECHAIN' ? env.CHAIN_ID : spec.chainId!,
             rpcUrl: rpc[spec.name]!,
+            rpcTimeoutMs: env.BRIDGE_RPC_TIMEOUT_MS,
             finality: parseFinality(finality[spec.name]),
             tokens,
         }

@@ -110,6 +110,8 @@ const EnvSchema = z.object({
     BRIDGE_REFUND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
     /** Bridge: delay before the second refund attempt; it doubles with each attempt, capped at an hour. */
     BRIDGE_REFUND_RETRY_SECONDS: z.coerce.number().int().min(1).max(3_600).default(30),
+    // Longest wait for one JSON-RPC answer of an EVM network before it counts as no answer (retried once, then the step waits).
+    BRIDGE_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
     /** Bridge webhooks: deliver to loopback, private and other non-public addresses too (tests and local development only). */
     BRIDGE_WEBHOOK_ALLOW_PRIVATE: boolFlag.default(false),
     /** Bridge webhooks: multiplies every webhook delay (retry schedule and cap, Retry-After, auto-disable window, secret grace); below 1 only for tests and benchmarks. */

@@ -85,8 +85,18 @@ export type TxState =
     | { kind: 'pending' }
     /** Unknown to the node but could still land: rebroadcast the same bytes. */
     | { kind: 'missing' }
-    /** Can never land (its nonce was used by another transaction): a new one may be signed. */
+    /**
+     * Can never land, by the chain's final state (its inputs spent by another transaction at depth,
+     * its expiration or blockhash passed in a final block): a new one may be signed, once a second
+     * look agrees (sender.ts).
+     */
     | { kind: 'dead' }
+    /**
+     * Account chains: its nonce was consumed in a final block and it has no receipt. Which
+     * transaction used the nonce decides: another of ours (then this one is dead), or none we know
+     * (an operator must look; nothing is signed again). The sender finds out.
+     */
+    | { kind: 'superseded' }
 
 /** A coin sweep ('all') whose balance does not even cover the network fee. */
 export class InsufficientForFeeError extends Error {}

@@ -1,6 +1,6 @@
 import {
-    Address, BaseError, ContractFunctionRevertedError, createPublicClient, defineChain, encodeFunctionData, erc20Abi, getAddress, Hex, http,
-    isAddress, keccak256, maxUint256, parseAbiItem, parseEventLogs, PublicClient, TransactionNotFoundError, TransactionReceiptNotFoundError,
+    Address, BaseError, BlockNotFoundError, ContractFunctionRevertedError, createPublicClient, defineChain, encodeFunctionData, erc20Abi, getAddress, Hex, http,
+    isAddress, keccak256, maxUint256, parseAbiItem, parseEventLogs, parseTransaction, PublicClient, recoverTransactionAddress, TransactionNotFoundError, TransactionReceiptNotFoundError,
     zeroAddress,
 } from 'viem'
 import { ammFactoryAbi, ammPairAbi, ammRouterAbi } from '../../abi'
@@ -71,7 +71,7 @@ export class EvmAdapter implements ChainAdapter {
             rpcUrls: { default: { http: [network.rpcUrl] } },
         })
         // cacheTime 0: viem would otherwise answer block numbers from a 4-second cache.
-        this.client = createPublicClient({ chain, transport: http(network.rpcUrl, { timeout: 15_000, retryCount: 1 }), cacheTime: 0 }) as PublicClient
+        this.client = createPublicClient({ chain, transport: http(network.rpcUrl, { timeout: network.rpcTimeoutMs, retryCount: 1 }), cacheTime: 0 }) as PublicClient
     }
 
     normalizeAddress(address: string): string | undefined {
@@ -222,25 +222,65 @@ export class EvmAdapter implements ChainAdapter {
         }
     }
 
+    /**
+     * Where a credited deposit stands. "Gone" (orphaned) is said only on final evidence: its height
+     * is final by the rule, the canonical block there is another one in two reads that agree, and
+     * (with a hash) the transaction has no receipt on a second look either. Anything short of that
+     * (a node behind another, a read error, a block the node cannot serve yet) is 'pending' or an
+     * error: the caller looks again later.
+     */
     async checkDeposit(deposit: { txHash: string | null; blockNumber: bigint; blockHash: string }, finality: Finality): Promise<DepositCheck> {
-        if (deposit.txHash === null) {
-            // Known by its block only: a block replaced by a reorg may not hold it; the monitor looks again.
-            const block = await this.client.getBlock({ blockNumber: deposit.blockNumber }).catch(() => undefined)
-            if (!block || block.hash !== deposit.blockHash) return { state: 'orphaned' }
-            const { final, confirmations } = await this.settled(deposit.blockNumber, deposit.blockHash, finality)
-            return { state: final ? 'final' : 'pending', confirmations }
+        if (deposit.txHash !== null) {
+            const receipt = await this.receiptOrNull(deposit.txHash)
+            if (receipt?.status === 'success') {
+                if (receipt.blockHash !== deposit.blockHash) return { state: 'moved', blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }
+                const { final, confirmations } = await this.settled(receipt.blockNumber, receipt.blockHash, finality)
+                return { state: final ? 'final' : 'pending', confirmations }
+            }
+        } else {
+            const block = await this.client.getBlock({ blockNumber: deposit.blockNumber }).catch((err) => {
+                if (err instanceof BlockNotFoundError) return undefined
+                throw err
+            })
+            if (block?.hash === deposit.blockHash) {
+                const { final, confirmations } = await this.settled(deposit.blockNumber, deposit.blockHash, finality)
+                return { state: final ? 'final' : 'pending', confirmations }
+            }
         }
-        let receipt
+        if (deposit.blockNumber > (await this.finalHeight(finality))) return { state: 'pending', confirmations: 0 }
+        const canonical = await this.agreedBlockHash(deposit.blockNumber)
+        if (canonical === deposit.blockHash) {
+            // Its block is final and canonical, yet the node has no (successful) receipt: it contradicts itself.
+            throw new Error(`${this.chain}: deposit ${deposit.txHash} is in final block ${deposit.blockNumber} but has no receipt; checking again later`)
+        }
+        if (deposit.txHash !== null) {
+            const again = await this.receiptOrNull(deposit.txHash)
+            if (again?.status === 'success') return { state: 'moved', blockNumber: again.blockNumber, blockHash: again.blockHash }
+        }
+        return { state: 'orphaned' }
+    }
+
+    private async receiptOrNull(hash: string) {
         try {
-            receipt = await this.client.getTransactionReceipt({ hash: deposit.txHash as Hex })
+            return await this.client.getTransactionReceipt({ hash: hash as Hex })
         } catch (err) {
-            if (err instanceof TransactionReceiptNotFoundError) return { state: 'orphaned' }
+            if (err instanceof TransactionReceiptNotFoundError) return null
             throw err
         }
-        if (receipt.status !== 'success') return { state: 'orphaned' }
-        if (receipt.blockHash !== deposit.blockHash) return { state: 'moved', blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }
-        const { final, confirmations } = await this.settled(receipt.blockNumber, receipt.blockHash, finality)
-        return { state: final ? 'final' : 'pending', confirmations }
+    }
+
+    /** The highest block that is final by the rule: the tag's block, or the head less the confirmations. */
+    private async finalHeight(finality: Finality): Promise<bigint> {
+        if ('tag' in finality) return (await this.client.getBlock({ blockTag: finality.tag })).number
+        return (await this.client.getBlockNumber({ cacheTime: 0 })) - BigInt(finality.confirmations) + 1n
+    }
+
+    /** The canonical hash at a height, read twice (through a load balancer, likely from two backends); differing answers are an error. */
+    private async agreedBlockHash(blockNumber: bigint): Promise<string> {
+        const first = (await this.client.getBlock({ blockNumber })).hash
+        const second = (await this.client.getBlock({ blockNumber })).hash
+        if (first !== second) throw new Error(`${this.chain}: the node answered two hashes for block ${blockNumber}; checking again later`)
+        return first
     }
 
     /**
@@ -390,7 +430,11 @@ export class EvmAdapter implements ChainAdapter {
         } catch (err) {
             const text = errorText(err)
             if (/already known|already imported|known transaction/i.test(text)) return { kind: 'accepted' }
-            if (/insufficient funds/i.test(text)) return { kind: 'rejected', reason: text, insufficientFunds: true }
+            if (/insufficient funds/i.test(text)) {
+                // A node behind the one that saw our funding says so too: believe it only when our own read agrees.
+                if (await this.coversCost(raw as Hex)) return { kind: 'uncertain', reason: `${text} (but the sender's balance covers it)` }
+                return { kind: 'rejected', reason: text, insufficientFunds: true }
+            }
             if (/less than block base fee|underpriced|fee cap|intrinsic gas|exceeds block gas limit/i.test(text)) {
                 return { kind: 'rejected', reason: text, insufficientFunds: false }
             }
@@ -399,24 +443,38 @@ export class EvmAdapter implements ChainAdapter {
         }
     }
 
+    /**
+     * Where one of our transactions stands. The nonce alone never condemns it: a node one block
+     * behind another has no receipt yet while the other already counts the nonce. Only a nonce
+     * used at a block that is final by the network's own rule, with still no receipt for this
+     * transaction, is 'superseded' (the sender then finds which transaction used it).
+     */
     async inspect(tx: { hash: string; from: string; nonce: number | null }, finality: Finality): Promise<TxState> {
-        // The account nonce first: if it is past ours and there is still no receipt afterwards,
-        // another transaction used the nonce and ours can never land.
-        const minedNonce = await this.client.getTransactionCount({ address: tx.from as Address, blockTag: 'latest' })
-        try {
-            const receipt = await this.client.getTransactionReceipt({ hash: tx.hash as Hex })
+        const receipt = await this.receiptOrNull(tx.hash)
+        if (receipt) {
             const settled = await this.settled(receipt.blockNumber, receipt.blockHash, finality)
             return { kind: receipt.status === 'success' ? 'confirmed' : 'reverted', ...settled }
-        } catch (err) {
-            if (!(err instanceof TransactionReceiptNotFoundError)) throw err
         }
-        if (tx.nonce !== null && minedNonce > tx.nonce) return { kind: 'dead' }
         try {
             await this.client.getTransaction({ hash: tx.hash as Hex })
             return { kind: 'pending' }
         } catch (err) {
-            if (err instanceof TransactionNotFoundError) return { kind: 'missing' }
-            throw err
+            if (!(err instanceof TransactionNotFoundError)) throw err
+        }
+        if (tx.nonce === null) return { kind: 'missing' }
+        const finalNonce = await this.client.getTransactionCount({ address: tx.from as Address, blockNumber: await this.finalHeight(this.network.finality) })
+        return finalNonce > tx.nonce ? { kind: 'superseded' } : { kind: 'missing' }
+    }
+
+    /** Whether the signer of `raw` holds its value and its most gas cost now; false when that cannot be read. */
+    private async coversCost(raw: Hex): Promise<boolean> {
+        try {
+            const tx = parseTransaction(raw)
+            const from = await recoverTransactionAddress({ serializedTransaction: raw as any })
+            const balance = await this.client.getBalance({ address: from })
+            return balance >= (tx.value ?? 0n) + (tx.gas ?? 0n) * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n)
+        } catch {
+            return false
         }
     }
 

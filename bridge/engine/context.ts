@@ -8,6 +8,7 @@ import { SwapProvider } from '../providers/provider'
 import { ChainName, tokenSpec, CHAINS } from '../registry'
 import { RateEngine } from './rates'
 import { RouteTable } from './routing'
+import { SecondLook } from './second-look'
 import { Sender } from './sender'
 
 /** Everything the engine's steps share; one per process. */
@@ -15,6 +16,8 @@ export class EngineContext {
     readonly routes: RouteTable
     readonly rates: RateEngine
     readonly sender: Sender
+    /** Verdicts read off a node that fail or undo a swap (a deposit gone, a vault short), until a second look agrees. */
+    readonly secondLook = new SecondLook()
 
     constructor(
         readonly pool: Pool,

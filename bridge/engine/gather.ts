@@ -64,7 +64,11 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
         }
     }
     const balance = await adapter.balance(swap.depositAddress, asset)
-    if (balance === 0n) return { state: 'failed', reason: 'the deposit address holds nothing to gather' }
+    if (balance === 0n) {
+        // A node behind the one that showed the deposit reads 0 too: only a second look that agrees fails the swap.
+        if (!ctx.secondLook.agrees(`nothing-to-gather:${swap.id}`)) return { state: 'waiting' }
+        return { state: 'failed', reason: 'the deposit address holds nothing to gather' }
+    }
     const result = await ctx.sender.send(adapter, swap.id, 'gather', { from: deposit, to: vault, asset, amount: balance })
     return { state: 'waiting', tx: result.tx }
 }

@@ -51,10 +51,10 @@ export const EVENT_OF_STATUS: Record<SwapStatus, string> = {
 
 /**
  * Events that do not change the status: the refund of a failed swap, a deposit undone by a reorg,
- * and a provider leg that needs an operator (held: an uncertain create, a status the table does
- * not know, or verification at the provider).
+ * a provider leg that needs an operator (held: an uncertain create, a status the table does
+ * not know, or verification at the provider), and a swap held for an operator (hold.ts).
  */
-export const OTHER_EVENTS = ['refund_sent', 'refund_failed', 'deposit_reorged', 'provider_leg_held'] as const
+export const OTHER_EVENTS = ['refund_sent', 'refund_failed', 'deposit_reorged', 'provider_leg_held', 'swap_held'] as const
 
 /** Every event type a swap can produce, in lifecycle order (also the future webhook catalogue's swap part). */
 export const EVENT_TYPES = [...STATUSES.map((s) => EVENT_OF_STATUS[s]), ...OTHER_EVENTS]
@@ -137,6 +137,9 @@ export interface Swap {
     /** The route's pool leg as traded from a vault, once that trade is final (see pool.ts). */
     poolTrade: PoolTradeRecord | null
     errorMessage: string | null
+    /** Why the engine stopped moving the swap until an operator acts (hold.ts); null when it is not held. */
+    holdReason: string | null
+    heldAt: Date | null
     createdAt: Date
     updatedAt: Date
     finishedAt: Date | null
@@ -185,6 +188,8 @@ export function mapSwap(row: any): Swap {
         refundError: row.refund_error ?? null,
         poolTrade: row.pool_trade ?? null,
         errorMessage: row.error_message,
+        holdReason: row.hold_reason ?? null,
+        heldAt: row.held_at ?? null,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
         finishedAt: row.finished_at,

@@ -4,6 +4,7 @@ import { ChainAdapter, SignedTransfer, TransferRequest, TxState } from '../chain
 import { Finality } from '../config'
 import { LOCK_SENDER, LockManager } from '../db'
 import { KeyRole } from '../keys'
+import { OperatorHoldError } from './hold'
 
 /**
  * Idempotent sending, the rule every outgoing transfer follows (gathers, payouts, refunds):
@@ -13,11 +14,19 @@ import { KeyRole } from '../keys'
  *    new signature.
  * 2. At most one transaction per swap and purpose can be live (a partial unique index): a second
  *    payout row for a swap cannot even be inserted while the first may still land.
- * 3. A stored transaction is replaced only when it provably cannot land: the node refused it
- *    outright (it never entered the pool), or the account's nonce moved past it without it.
+ * 3. A stored transaction is replaced only on final evidence that it cannot land: the node
+ *    refused it outright on its first broadcast (it never entered any pool), or the chain's final
+ *    state rules it out (the adapter's 'dead': spent inputs, a passed expiration; or, on account
+ *    chains, its nonce used at a final block by another transaction of ours). Such a verdict
+ *    counts only when a second look, SECOND_LOOK_MS later, agrees: nodes behind load balancers lag
+ *    each other, and one read is no evidence. A nonce used at a final block by no transaction of
+ *    ours holds the swap for an operator (OperatorHoldError): nothing is signed again.
+ *    Once its bytes may have reached a node (any broadcast that was not a clean refusal), a later
+ *    refusal is no evidence either: another node may hold it, and it is rebroadcast instead.
  * 4. Signing for one sender address is serialized across replicas (advisory lock), so nonces are
- *    handed out once; the nonce is the larger of the node's pending count and the stored,
- *    unfinished transactions of that address.
+ *    handed out once; the nonce is the node's pending count, skipping the nonces of the stored
+ *    transactions of that address that are unfinished or landed (a lagging node's count can be
+ *    behind what we know was used).
  */
 
 export type Purpose = 'gather_gas' | 'gather' | 'payout' | 'refund' | 'pool_approve' | 'pool_swap' | 'provider_deposit'
@@ -52,6 +61,12 @@ const LIVE = `status NOT IN ('rejected', 'dead')`
 
 /** The finality of a transaction whose landing is enough (gathers, gas top-ups, approvals): one confirmation. */
 export const MINED: Finality = { confirmations: 1 }
+
+/** How long a "cannot land" verdict must stand before it is acted on (two looks, never one). */
+export const SECOND_LOOK_MS = 10_000
+
+/** Nonces of a sender's own landed transactions that the next signature skips (the most recent ones suffice). */
+const LANDED_NONCES = 256
 
 function mapTx(row: any): TxRecord {
     return {
@@ -119,6 +134,12 @@ export class Sender {
                 if (row.status === 'signed' && (await this.broadcastRow(adapter, row)).kind === 'rejected') continue
                 if (row.nonce !== null) held.push(row.nonce)
             }
+            const { rows: landed } = await this.pool.query(
+                `SELECT nonce FROM bridge_tx WHERE chain = $1 AND from_address = $2 AND nonce IS NOT NULL AND status IN ('confirmed', 'reverted')
+                 ORDER BY nonce DESC LIMIT ${LANDED_NONCES}`,
+                [adapter.chain, from]
+            )
+            held.push(...landed.map((r) => Number(r.nonce)))
             const signed = await sign(held)
             const { rows } = await this.pool.query(
                 `INSERT INTO bridge_tx (swap_id, purpose, attempt, chain, from_address, to_address, asset, amount, nonce, tx_hash, raw, status)
@@ -140,16 +161,13 @@ export class Sender {
      */
     async track(adapter: ChainAdapter, tx: TxRecord, finality: Finality): Promise<TxState> {
         const state = await adapter.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce, raw: tx.raw }, finality)
+        if (state.kind === 'dead' || state.kind === 'superseded') return this.provenDead(adapter, tx, state.kind)
+        await this.pool.query(`UPDATE bridge_tx SET suspect_since = NULL WHERE id = $1 AND suspect_since IS NOT NULL`, [tx.id])
         if (state.kind === 'confirmed' || state.kind === 'reverted') {
             await this.pool.query(
                 `UPDATE bridge_tx SET status = $2, block_number = $3, updated_at = now() WHERE id = $1 AND (status <> $2 OR block_number IS DISTINCT FROM $3)`,
                 [tx.id, state.kind, state.blockNumber.toString()]
             )
-            return state
-        }
-        if (state.kind === 'dead') {
-            this.log.warn({ chain: tx.chain, hash: tx.hash, nonce: tx.nonce, purpose: tx.purpose }, 'transaction can no longer land: its nonce was used by another')
-            await this.pool.query(`UPDATE bridge_tx SET status = 'dead', updated_at = now() WHERE id = $1`, [tx.id])
             return state
         }
         const { rowCount } = await this.pool.query(
@@ -162,6 +180,49 @@ export class Sender {
             if (result.kind === 'rejected') return { kind: 'dead' }
         }
         return state
+    }
+
+    /**
+     * A verdict that the transaction cannot land, acted on only when a look SECOND_LOOK_MS after
+     * the first still says so ('pending' until then: the caller waits). A nonce used at a final
+     * block (superseded) is then traced to the transaction of ours that used it; when there is
+     * none, the swap is held for an operator.
+     */
+    private async provenDead(adapter: ChainAdapter, tx: TxRecord, verdict: 'dead' | 'superseded'): Promise<TxState> {
+        const { rows } = await this.pool.query(
+            `UPDATE bridge_tx SET suspect_since = COALESCE(suspect_since, now()) WHERE id = $1
+             RETURNING suspect_since <= now() - make_interval(secs => $2) AS settled`,
+            [tx.id, SECOND_LOOK_MS / 1000]
+        )
+        if (!rows[0]?.settled) return { kind: 'pending' }
+        if (verdict === 'superseded') {
+            const user = await this.nonceUser(adapter, tx)
+            if (!user) {
+                throw new OperatorHoldError(
+                    `nonce ${tx.nonce} of ${tx.from} on ${tx.chain} was used at a final block by no transaction of ours; ` +
+                    `the ${tx.purpose} ${tx.hash} never landed and is not signed again`,
+                    { chain: tx.chain, from: tx.from, nonce: tx.nonce, tx_hash: tx.hash, purpose: tx.purpose }
+                )
+            }
+            this.log.warn({ chain: tx.chain, hash: tx.hash, nonce: tx.nonce, by: user }, 'transaction can no longer land: another of ours used its nonce')
+        } else {
+            this.log.warn({ chain: tx.chain, hash: tx.hash, purpose: tx.purpose }, 'transaction can no longer land, by the final state of the chain')
+        }
+        await this.pool.query(`UPDATE bridge_tx SET status = 'dead', updated_at = now() WHERE id = $1`, [tx.id])
+        return { kind: 'dead' }
+    }
+
+    /** The hash of the stored transaction of ours, other than `tx`, that landed at tx's nonce. */
+    private async nonceUser(adapter: ChainAdapter, tx: TxRecord): Promise<string | undefined> {
+        const { rows } = await this.pool.query(
+            `SELECT * FROM bridge_tx WHERE chain = $1 AND from_address = $2 AND nonce = $3 AND id <> $4`,
+            [tx.chain, tx.from, tx.nonce, tx.id]
+        )
+        for (const other of rows.map(mapTx)) {
+            const state = await adapter.inspect({ hash: other.hash, from: other.from, nonce: other.nonce, raw: other.raw }, MINED)
+            if (state.kind === 'confirmed' || state.kind === 'reverted') return other.hash
+        }
+        return undefined
     }
 
     private async rebroadcastIfNeeded(adapter: ChainAdapter, tx: TxRecord): Promise<SendResult> {
@@ -177,13 +238,23 @@ export class Sender {
             }
             return { kind: 'sent', tx: { ...tx, status: tx.status === 'signed' ? 'broadcast' : tx.status } }
         }
+        if (result.kind === 'rejected' && tx.status !== 'signed') {
+            // These bytes may already be in some node's pool, or mined where this node cannot see yet.
+            this.log.warn({ chain: tx.chain, hash: tx.hash, purpose: tx.purpose, reason: result.reason }, 'a node refused a transaction sent before; following it still')
+            return { kind: 'sent', tx }
+        }
         if (result.kind === 'rejected') {
-            // Refused outright: it never entered the node's pool, its nonce is free again.
+            // Refused outright on its first broadcast: it never entered any pool, its nonce is free again.
             this.log.warn({ chain: tx.chain, hash: tx.hash, purpose: tx.purpose, reason: result.reason }, 'transaction rejected by the node')
             await this.pool.query(`UPDATE bridge_tx SET status = 'rejected', error = $2, updated_at = now() WHERE id = $1`, [tx.id, result.reason.slice(0, 500)])
             return { kind: 'rejected', tx: { ...tx, status: 'rejected' }, insufficientFunds: result.insufficientFunds, reason: result.reason }
         }
         this.log.warn({ chain: tx.chain, hash: tx.hash, purpose: tx.purpose, reason: result.reason }, 'broadcast uncertain; the same bytes will be sent again')
+        // It may have reached a node: from now on a refusal is no proof that it cannot land.
+        if (tx.status === 'signed') {
+            await this.pool.query(`UPDATE bridge_tx SET status = 'broadcast', updated_at = now() WHERE id = $1 AND status = 'signed'`, [tx.id])
+            return { kind: 'sent', tx: { ...tx, status: 'broadcast' } }
+        }
         return { kind: 'sent', tx }
     }
 }

@@ -1,4 +1,5 @@
 import { formatUnits } from '../amounts'
+import { DepositCheck } from '../chains/adapter'
 import { EngineContext } from './context'
 import { advanceGather } from './gather'
 import { isProviderStatus, Swap, SwapStatus, transition, update } from './lifecycle'
@@ -9,6 +10,7 @@ import { minimumFor } from './minimum'
 import { NoLiquidityError } from './rates'
 import { ProviderRequestError } from '../providers/errors'
 import { advanceRefund } from './refund'
+import { OperatorHoldError } from './hold'
 import { lockVault } from './vault'
 
 /**
@@ -21,7 +23,11 @@ import { lockVault } from './vault'
 export type StepResult = 'continue' | 'wait'
 
 export const LATE_DEPOSIT = 'deposit arrived after the window closed'
-/** A reorg deeper than the finality rule took the credited deposit away: nothing is paid, and there is nothing to refund. */
+/**
+ * A reorg deeper than the finality rule took the credited deposit away after it was gathered:
+ * nothing is paid, and the swap is held for an operator (the vault holds what the gather moved,
+ * which may or may not still be there), never closed silently.
+ */
 export const DEPOSIT_GONE = 'the deposit is no longer in the source chain (a reorganisation deeper than its finality rule)'
 /** Spec 7's wording of the cause. */
 export { NO_ROUTE }
@@ -49,8 +55,9 @@ export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> 
             // The deposit once more, right before anything is paid (issue 10 item 6): a reorg deeper than the finality rule must not be paid for.
             if (!(await ctx.sender.live(swap.id, 'payout'))) {
                 const check = await checkSourceDeposit(ctx, swap)
-                if (check.state === 'orphaned') return fail(ctx, swap, DEPOSIT_GONE, { nothingToRefund: true })
-                if (check.state === 'pending') return 'wait'
+                if (check.state === 'orphaned') throw new OperatorHoldError(DEPOSIT_GONE, { deposit_block: swap.depositBlock!.toString(), deposit_block_hash: swap.depositBlockHash })
+                // Final once already: a node that now says otherwise (behind, or mid-reorg) is waited out.
+                if (check.state !== 'final') return 'wait'
             }
             const result = await sendPayout(ctx, swap)
             if (result.state === 'failed') return fail(ctx, swap, result.reason)
@@ -77,13 +84,14 @@ async function providerStep(ctx: EngineContext, swap: Swap, result: ProviderStep
 }
 
 /**
- * Fails the swap; a deposit that arrived is refunded when the swap has a refund_address.
+ * Fails the swap; a credited deposit (its amount and block, whether or not the node could name its
+ * transaction) is refunded when the swap has a refund_address.
  * refundHeld: the funds are not in our vaults (an external provider holds them), so the refund is
  * marked failed with that reason for an operator instead of being paid from the vault's own stock.
- * nothingToRefund: the deposit itself is gone (a reorganisation took it).
  */
-export async function fail(ctx: EngineContext, swap: Swap, reason: string, options: { refundHeld?: string; nothingToRefund?: boolean } = {}): Promise<StepResult> {
-    let refund = swap.depositTxHash && !options.nothingToRefund ? (swap.refundAddress ? 'pending' : 'not_requested') : null
+export async function fail(ctx: EngineContext, swap: Swap, reason: string, options: { refundHeld?: string } = {}): Promise<StepResult> {
+    const credited = swap.depositAmount !== null && swap.depositBlock !== null
+    let refund = credited ? (swap.refundAddress ? 'pending' : 'not_requested') : null
     if (refund === 'pending' && options.refundHeld) refund = 'failed'
     ctx.log.warn({ swap: swap.id, status: swap.status, reason }, 'swap failed')
     await transition(ctx.pool, swap.id, swap.status as SwapStatus, 'failed', {
@@ -93,12 +101,21 @@ export async function fail(ctx: EngineContext, swap: Swap, reason: string, optio
     return 'continue'
 }
 
-/** The swap's deposit against the source chain's finality rule: still in the chain, where, and how deep. */
-function checkSourceDeposit(ctx: EngineContext, swap: Swap) {
-    return ctx.adapter(swap.sourceChain).checkDeposit(
+/**
+ * The swap's deposit against the source chain's finality rule: still in the chain, where, and how
+ * deep. 'orphaned' is passed on only when a second look agrees; until then it reads as 'pending'.
+ */
+async function checkSourceDeposit(ctx: EngineContext, swap: Swap): Promise<DepositCheck> {
+    const check = await ctx.adapter(swap.sourceChain).checkDeposit(
         { txHash: swap.depositTxHash, blockNumber: swap.depositBlock!, blockHash: swap.depositBlockHash!, amount: swap.depositAmount! },
         ctx.config.networks[swap.sourceChain]!.finality
     )
+    const key = `deposit-gone:${swap.id}:${swap.depositBlockHash}`
+    if (check.state !== 'orphaned') {
+        ctx.secondLook.forget(key)
+        return check
+    }
+    return ctx.secondLook.agrees(key) ? check : { state: 'pending', confirmations: 0 }
 }
 
 async function confirmDeposit(ctx: EngineContext, swap: Swap): Promise<StepResult> {

@@ -1,6 +1,7 @@
 import { LOCK_SWAP } from '../db'
 import { EngineContext } from './context'
-import { loadSwap } from './lifecycle'
+import { hold, OperatorHoldError } from './hold'
+import { loadSwap, Swap } from './lifecycle'
 import { step } from './steps'
 
 /**
@@ -11,10 +12,10 @@ import { step } from './steps'
  */
 
 // A provider leg is polled every BRIDGE_PROVIDER_POLL_SECONDS ($1), not on every pass: its API is rate limited.
-const ACTIVE = `status IN ('deposit_detected', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered', 'vault_locking', 'vault_locked', 'payout_processing')
+const ACTIVE = `hold_reason IS NULL AND (status IN ('deposit_detected', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered', 'vault_locking', 'vault_locked', 'payout_processing')
     OR (status = 'failed' AND refund_status = 'pending' AND (refund_retry_at IS NULL OR refund_retry_at <= now()))
     OR (status LIKE 'simpleswap\\_%' AND EXISTS (SELECT 1 FROM bridge_provider_leg l WHERE l.swap_id = bridge_swap.id
-        AND l.state IN ('created', 'settled') AND l.updated_at <= now() - make_interval(secs => $1)))`
+        AND l.state IN ('created', 'settled') AND l.updated_at <= now() - make_interval(secs => $1))))`
 const CONCURRENCY = 16
 const STEPS_PER_VISIT = 20
 
@@ -69,13 +70,15 @@ export class Worker {
             return undefined
         })
         if (!release) return
+        let swap: Swap | undefined
         try {
             for (let i = 0; i < STEPS_PER_VISIT && !this.stopped; i++) {
-                const swap = await loadSwap(this.ctx.pool, id)
-                if (!swap || (await step(this.ctx, swap)) === 'wait') break
+                swap = await loadSwap(this.ctx.pool, id)
+                if (!swap || swap.holdReason || (await step(this.ctx, swap)) === 'wait') break
             }
         } catch (err) {
-            this.ctx.log.error({ err, swap: id }, 'swap step failed; retrying on the next pass')
+            if (err instanceof OperatorHoldError && swap) await hold(this.ctx, swap, err.message, err.data).catch((e) => this.ctx.log.error({ err: e, swap: id }, 'cannot hold a swap'))
+            else this.ctx.log.error({ err, swap: id }, 'swap step failed; retrying on the next pass')
         } finally {
             await release()
         }

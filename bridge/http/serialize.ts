@@ -57,6 +57,7 @@ export function detailView(swap: Swap) {
         refund_error: swap.refundError,
         pool_trade: poolTradeView(swap),
         error_message: swap.errorMessage,
+        hold: swap.holdReason ? { reason: swap.holdReason, since: swap.heldAt!.toISOString(), operator_action_required: true } : null,
         created_at: swap.createdAt.toISOString(),
         updated_at: swap.updatedAt.toISOString(),
         finished_at: swap.finishedAt?.toISOString() ?? null,

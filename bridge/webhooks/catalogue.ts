@@ -33,6 +33,7 @@ export const EVENT_TYPES: EventType[] = [
     { name: 'refund_failed', meaning: 'The refund of a failed swap could not be sent; error_message says why', spec: false },
     { name: 'deposit_reorged', meaning: 'A reorganisation removed the detected deposit; the swap waits for a deposit again', spec: false },
     { name: 'provider_leg_held', meaning: 'The external swap provider\'s leg needs an operator (an unconfirmed exchange creation, a status the bridge does not know, a verification hold); data.reason says which', spec: false },
+    { name: 'swap_held', meaning: 'The engine stopped moving the swap until an operator acts (a vault nonce used by no transaction of ours, a gathered deposit a deep reorganisation removed); data.reason says why, operator_action_required is true', spec: false },
     { name: `${PROVIDER_PREFIX}*`, meaning: 'External swap leg state changes (prefix of the external provider; one event per provider state)', spec: true },
     { name: TEST_PING, meaning: 'Sent only by POST /api/webhook/subscriptions/:id/test; never retried', spec: true },
 ]

@@ -4,17 +4,54 @@ import { AddressInfo } from 'net'
 export const MAX_LOG_RANGE = 10_000
 
 /**
+ * The faults a public JSON-RPC endpoint shows: a load balancer whose backends error, throttle,
+ * time out, lag each other and disagree.
+ * - rpc-error: a JSON-RPC error answer (code -32603), as a backend with an internal error gives.
+ * - rate-limited: HTTP 429 with Retry-After.
+ * - bad-gateway: HTTP 502.
+ * - stall: no answer at all (the connection stays open until the client gives up).
+ * - lagging: answered by a backend `lag` blocks behind: its head, balances, nonces, calls and
+ *   logs are those of that block, blocks and receipts above it do not exist yet.
+ * - head-back: only the head is behind (eth_blockNumber, the latest block), lower than a head
+ *   already reported; everything else is fresh.
+ * - receipt-lag: receipts of the newest `lag` blocks are not there yet, everything else is fresh
+ *   (the account nonce already counts the transaction).
+ * - logs-twice: eth_getLogs answers every log twice (a range served twice).
+ */
+export type FaultKind = 'rpc-error' | 'rate-limited' | 'bad-gateway' | 'stall' | 'lagging' | 'head-back' | 'receipt-lag' | 'logs-twice'
+
+export interface Fault {
+    kind: FaultKind
+    /** Every `every`-th request is faulty, the others are answered by a healthy backend (1: all). */
+    every: number
+    /** Blocks behind, for lagging, head-back and receipt-lag. */
+    lag?: number
+    /** Methods never faulted (e.g. eth_chainId at start). */
+    spare?: string[]
+}
+
+const LATEST_TAGS = new Set(['latest', 'pending'])
+/** Methods whose last parameter is a block tag or number, answered at the lagging backend's head. */
+const STATE_AT_BLOCK: Record<string, number> = { eth_getBalance: 1, eth_getTransactionCount: 1, eth_getCode: 1, eth_call: 1, eth_getStorageAt: 2 }
+
+/**
  * A JSON-RPC proxy on loopback in front of a real node. It refuses eth_getLogs over more than
  * 10,000 blocks with the error public nodes give, and records what it was asked, so a test can
  * prove the indexer never asks for more. `failNext` makes the next requests fail at the HTTP
- * level, like a node that restarts.
+ * level, like a node that restarts; `fault` plays a faulty load-balanced endpoint (see Fault).
  */
 export class RpcProxy {
     readonly calls = new Map<string, number>()
     maxLogRange = 0
     refusedLogQueries = 0
+    fault?: Fault
+    /** Requests answered with a fault, by kind. */
+    readonly faulted = new Map<FaultKind, number>()
     private failures = 0
+    private requests = 0
+    private highestHead = 0n
     private server?: http.Server
+    private readonly stalled = new Set<http.ServerResponse>()
 
     constructor(private readonly upstream: string) {}
 
@@ -26,18 +63,32 @@ export class RpcProxy {
         this.failures = requests
     }
 
+    /** Ends the fault; stalled requests are dropped (their clients have given up or will). */
+    heal(): void {
+        this.fault = undefined
+        for (const res of this.stalled) res.destroy()
+        this.stalled.clear()
+    }
+
     async start(): Promise<void> {
         this.server = http.createServer((req, res) => {
             const chunks: Buffer[] = []
             req.on('data', (c) => chunks.push(c))
-            req.on('end', () => void this.handle(Buffer.concat(chunks).toString(), res))
+            req.on('end', () => void this.handle(Buffer.concat(chunks).toString(), res).catch(() => {
+                if (!res.headersSent) res.writeHead(502).end('proxy: upstream unreachable')
+            }))
         })
         await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
     }
 
     async stop(): Promise<void> {
+        this.heal()
         this.server?.closeAllConnections()
         await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve())
+    }
+
+    private count(kind: FaultKind): void {
+        this.faulted.set(kind, (this.faulted.get(kind) ?? 0) + 1)
     }
 
     private async handle(body: string, res: http.ServerResponse): Promise<void> {
@@ -48,38 +99,147 @@ export class RpcProxy {
         }
         const request = JSON.parse(body)
         const batch: any[] = Array.isArray(request) ? request : [request]
-        const refused = new Map<number, unknown>()
-        const forward: any[] = []
-        for (const call of batch) {
-            this.calls.set(call.method, (this.calls.get(call.method) ?? 0) + 1)
-            if (call.method === 'eth_getLogs') {
-                const { fromBlock, toBlock } = call.params[0]
+        const fault = this.fault
+        const faulty = fault !== undefined && ++this.requests % fault.every === 0 && !batch.every((c) => fault.spare?.includes(c.method))
+        if (faulty && fault.kind === 'stall') {
+            this.count('stall')
+            this.stalled.add(res)
+            res.on('close', () => this.stalled.delete(res))
+            return
+        }
+        if (faulty && (fault.kind === 'rate-limited' || fault.kind === 'bad-gateway')) {
+            this.count(fault.kind)
+            if (fault.kind === 'rate-limited') res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"error":"rate limited"}')
+            else res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>')
+            return
+        }
+        const answers = await Promise.all(batch.map((call) => this.answer(call, faulty ? fault : undefined)))
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(Array.isArray(request) ? answers : answers[0]))
+    }
+
+    private async answer(call: any, fault: Fault | undefined): Promise<unknown> {
+        this.calls.set(call.method, (this.calls.get(call.method) ?? 0) + 1)
+        if (call.method === 'eth_getLogs') {
+            const { fromBlock, toBlock } = call.params[0]
+            if (fromBlock !== undefined && toBlock !== undefined && !LATEST_TAGS.has(toBlock)) {
                 const range = Number(BigInt(toBlock)) - Number(BigInt(fromBlock)) + 1
                 this.maxLogRange = Math.max(this.maxLogRange, range)
                 if (range > MAX_LOG_RANGE) {
                     this.refusedLogQueries++
-                    refused.set(call.id, {
-                        jsonrpc: '2.0',
-                        id: call.id,
-                        error: { code: -32005, message: `query exceeds max block range ${MAX_LOG_RANGE}` },
-                    })
-                    continue
+                    return { jsonrpc: '2.0', id: call.id, error: { code: -32005, message: `query exceeds max block range ${MAX_LOG_RANGE}` } }
                 }
             }
-            forward.push(call)
         }
-        let answers: any[] = []
-        if (forward.length) {
-            const upstream = await fetch(this.upstream, {
-                method: 'POST',
-                headers: { 'content-type': 'application/json' },
-                body: JSON.stringify(forward),
-            })
-            answers = await upstream.json() as any[]
+        if (fault && !fault.spare?.includes(call.method)) {
+            const answer = await this.faultyAnswer(call, fault)
+            if (answer !== undefined) {
+                this.count(fault.kind)
+                return answer
+            }
         }
-        const byId = new Map(answers.map((a) => [a.id, a]))
-        const result = batch.map((call) => refused.get(call.id) ?? byId.get(call.id))
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify(Array.isArray(request) ? result : result[0]))
+        const answer: any = await this.forward(call)
+        if (call.method === 'eth_blockNumber' && typeof answer.result === 'string') {
+            const head = BigInt(answer.result)
+            if (head > this.highestHead) this.highestHead = head
+        }
+        return answer
+    }
+
+    /** The faulty answer to a call, or undefined when this fault leaves the call alone. */
+    private async faultyAnswer(call: any, fault: Fault): Promise<unknown> {
+        const reply = (result: unknown) => ({ jsonrpc: '2.0', id: call.id, result })
+        const error = (message: string, code = -32000) => ({ jsonrpc: '2.0', id: call.id, error: { code, message } })
+        switch (fault.kind) {
+            case 'rpc-error':
+                return error('internal error: backend unavailable', -32603)
+            case 'logs-twice': {
+                if (call.method !== 'eth_getLogs') return undefined
+                const answer: any = await this.forward(call)
+                return Array.isArray(answer.result) ? reply([...answer.result, ...answer.result]) : answer
+            }
+            case 'head-back': {
+                // Lower than the highest head this endpoint has reported.
+                const head = (this.highestHead > 0n ? this.highestHead : await this.head()) - BigInt(fault.lag ?? 2)
+                if (call.method === 'eth_blockNumber') return reply(hex(head < 0n ? 0n : head))
+                if (call.method === 'eth_getBlockByNumber' && LATEST_TAGS.has(call.params[0])) {
+                    return this.forward({ ...call, params: [hex(head < 0n ? 0n : head), ...call.params.slice(1)] })
+                }
+                return undefined
+            }
+            case 'receipt-lag': {
+                if (call.method !== 'eth_getTransactionReceipt') return undefined
+                const answer: any = await this.forward(call)
+                const head = await this.head()
+                if (answer.result && BigInt(answer.result.blockNumber) > head - BigInt(fault.lag ?? 1)) return reply(null)
+                return answer
+            }
+            case 'lagging':
+                return this.lagging(call, (await this.head()) - BigInt(fault.lag ?? 1), reply, error)
+            default:
+                return undefined
+        }
+    }
+
+    /** A backend whose head is `head`: nothing above it exists there yet. */
+    private async lagging(call: any, head: bigint, reply: (r: unknown) => unknown, error: (m: string) => unknown): Promise<unknown> {
+        const above = (value: string | null | undefined) => value !== null && value !== undefined && BigInt(value) > head
+        const at = (tag: unknown): string | undefined => {
+            if (typeof tag === 'string' && (LATEST_TAGS.has(tag))) return hex(head)
+            if (typeof tag === 'string' && tag.startsWith('0x') && BigInt(tag) > head) return 'missing'
+            return undefined
+        }
+        switch (call.method) {
+            case 'eth_blockNumber':
+                return reply(hex(head))
+            case 'eth_getBlockByNumber': {
+                const [tag, ...rest] = call.params
+                if (tag === 'finalized' || tag === 'safe') {
+                    const answer: any = await this.forward(call)
+                    if (answer.result && BigInt(answer.result.number) > head) return this.forward({ ...call, params: [hex(head), ...rest] })
+                    return answer
+                }
+                const target = at(tag)
+                if (target === 'missing') return reply(null)
+                return target ? this.forward({ ...call, params: [target, ...rest] }) : undefined
+            }
+            case 'eth_getBlockByHash':
+            case 'eth_getTransactionReceipt':
+            case 'eth_getTransactionByHash': {
+                const answer: any = await this.forward(call)
+                return answer.result && above(answer.result.blockNumber ?? answer.result.number) ? reply(null) : answer
+            }
+            case 'eth_getLogs': {
+                const filter = { ...call.params[0] }
+                if (filter.blockHash) return undefined
+                if (filter.fromBlock && !LATEST_TAGS.has(filter.fromBlock) && BigInt(filter.fromBlock) > head) return reply([])
+                if (!filter.toBlock || LATEST_TAGS.has(filter.toBlock) || BigInt(filter.toBlock) > head) filter.toBlock = hex(head)
+                return this.forward({ ...call, params: [filter] })
+            }
+            case 'trace_block':
+            case 'debug_traceBlockByNumber':
+                return above(call.params[0]) ? error(`block ${call.params[0]} not found`) : undefined
+            default: {
+                const index = STATE_AT_BLOCK[call.method]
+                if (index === undefined) return undefined
+                const params = [...call.params]
+                const target = at(params[index] ?? 'latest')
+                if (target === 'missing') return error('header not found')
+                if (target) params[index] = target
+                return this.forward({ ...call, params })
+            }
+        }
+    }
+
+    private async head(): Promise<bigint> {
+        const answer: any = await this.forward({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] })
+        return BigInt(answer.result)
+    }
+
+    private async forward(call: unknown): Promise<unknown> {
+        const upstream = await fetch(this.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) })
+        return upstream.json()
     }
 }
+
+const hex = (n: bigint) => `0x${n.toString(16)}`
