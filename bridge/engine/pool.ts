@@ -150,6 +150,10 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
         }
     }
 
+    // Nothing is signed yet: a refusal read off one node (a lagging one sees the vault before the
+    // gather, or the pool before a block) fails the swap only when a second look agrees.
+    const refuse = (reason: string): PoolTradeProgress =>
+        ctx.secondLook.agrees(`pool-trade:${swap.id}`) ? { state: 'failed', reason } : { state: 'waiting' }
     const release = await ctx.locks.lock(LOCK_VAULT, pool.chain)
     try {
         // The vault's stock of the input, less what reserved payouts and other swaps' trades in flight will take.
@@ -169,20 +173,17 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
         ])
         const available = balance - BigInt(reserved[0].amount) - BigInt(inFlight[0].amount)
         if (available < amountIn) {
-            return { state: 'failed', reason: `${NO_ROUTE} (the ${pool.chain} vault holds too little ${leg.token_in} for the ${pool.id} trade)` }
+            return refuse(`${NO_ROUTE} (the ${pool.chain} vault holds too little ${leg.token_in} for the ${pool.id} trade)`)
         }
         // Trading only to fail on the payout would be a pointless trade: check that first.
         const credit = pool.chain === swap.targetChain && leg.token_out === swap.targetToken ? amountOutMin : 0n
         const payable = await checkReserves(ctx, swap, credit)
-        if (payable.failure) return { state: 'failed', reason: payable.failure }
+        if (payable.failure) return refuse(payable.failure)
         const reserves = await adapter.pairReserves(pool.factory, tokenIn.address, tokenOut.address)
         const now = reserves ? getAmountOut(amountIn, reserves.reserveA, reserves.reserveB) : 0n
         if (now < amountOutMin) {
-            return {
-                state: 'failed',
-                reason: `${NO_ROUTE} (the ${pool.id} pool moved after the rate was locked: it pays ${formatUnits(now, tokenOut.decimals)} ${leg.token_out} ` +
-                    `for the locked ${formatUnits(lockedOut, tokenOut.decimals)}, beyond the ${ctx.config.poolToleranceBps / 100}% the vault covers)`,
-            }
+            return refuse(`${NO_ROUTE} (the ${pool.id} pool moved after the rate was locked: it pays ${formatUnits(now, tokenOut.decimals)} ${leg.token_out} ` +
+                `for the locked ${formatUnits(lockedOut, tokenOut.decimals)}, beyond the ${ctx.config.poolToleranceBps / 100}% the vault covers)`)
         }
         let result
         try {
@@ -190,7 +191,7 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
                 adapter.signPoolSwap!(request, held)
             )
         } catch (err) {
-            if (err instanceof PoolTradeError) return { state: 'failed', reason: `${NO_ROUTE} (the ${pool.id} trade would revert: ${err.message.slice(0, 200)})` }
+            if (err instanceof PoolTradeError) return refuse(`${NO_ROUTE} (the ${pool.id} trade would revert: ${err.message.slice(0, 200)})`)
             throw err
         }
         if (result.kind === 'rejected') return { state: 'failed', reason: tradeRefused(swap, pool, result.insufficientFunds, result.reason) }

@@ -131,7 +131,7 @@ export async function startBridge(env: Record<string, string>): Promise<BridgePr
     let output = ''
     const proc = spawnManaged(process.execPath, [BRIDGE_MAIN], { name: 'bridge', env: { ...process.env, ...env, BRIDGE_PORT: String(port) } })
     const collect = (d: Buffer) => {
-        output = (output + d.toString()).slice(-50_000)
+        output = (output + d.toString()).slice(process.env.DEBUG_FAULTS ? -5_000_000 : -50_000)
     }
     proc.child.stdout?.on('data', collect)
     proc.child.stderr?.on('data', collect)
