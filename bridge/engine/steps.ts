@@ -153,9 +153,12 @@ async function lockRate(ctx: EngineContext, swap: Swap): Promise<StepResult> {
         throw err
     }
     const target = route.target
-    if (swap.minTargetAmount !== null && quote.amountOut < swap.minTargetAmount) {
+    // The bound is for source_token_amount; a deposit of another size (swapped as it arrived) is held to the same rate, pro rata.
+    const bound = swap.minTargetAmount === null ? null : (swap.minTargetAmount * amount) / swap.sourceAmount
+    if (bound !== null && quote.amountOut < bound) {
         return fail(ctx, swap, `${SLIPPAGE}: the rate now pays ${formatUnits(quote.amountOut, target.decimals)} ${target.symbol}, ` +
-            `below the swap's minimum of ${formatUnits(swap.minTargetAmount, target.decimals)} ${target.symbol}`)
+            `below the swap's minimum of ${formatUnits(bound, target.decimals)} ${target.symbol}` +
+            (amount === swap.sourceAmount ? '' : ` (min_target_amount pro rata for the ${formatUnits(amount, source.decimals)} ${source.symbol} deposited)`))
     }
     return moved(await transition(ctx.pool, swap.id, 'deposit_confirmed', 'rate_locked', {
         set: {

@@ -108,6 +108,17 @@ describe('bridge: rate bound and reference price feed', function () {
         expect(events).to.include('swap_failed').and.include('refund_sent').and.not.include('rate_locked')
     })
 
+    it('holds a deposit of another size to the bound pro rata: half the amount at the same rate completes', async function () {
+        const receiver = account(34).address
+        const swap = await createSwap(bridge, { ...nativeToUsdt, source_token_amount: '1', target_wallet: receiver })
+        await send(w.chains.NATIVECHAIN, 5, swap.deposit_address, parseUnits('0.5', 18))
+        const done = await waitForStatus(bridge, swap.id, ['completed'])
+        // Below the bound as stated for 1 NATIVE, above it for the 0.5 that arrived.
+        const paid = parseUnits(done.target_token_amount, 18)
+        expect(paid < parseUnits(swap.min_target_amount, 18)).to.equal(true)
+        expect(paid >= parseUnits(swap.min_target_amount, 18) / 2n).to.equal(true)
+    })
+
     it('answers 503 price_unavailable while the feed is stale, locks no rate on a stale price, and completes at the fresh price', async function () {
         const receiver = account(33).address
         const swap = await createSwap(bridge, { ...ethToUsdt, source_token_amount: '0.05', target_wallet: receiver, refund_address: account(5).address })
