@@ -30,6 +30,10 @@ export function parsePriceSource(env: Env): PriceSourceConfig {
         throw new ConfigError('set one price source: BRIDGE_PRICE_FEED_URL (a live feed) or BRIDGE_REFERENCE_PRICES (static prices), not both')
     }
     if (env.BRIDGE_PRICE_FEED_URL) {
+        // Polled less often than prices last, every price would go stale between two polls.
+        if (env.BRIDGE_PRICE_FEED_POLL_SECONDS >= env.BRIDGE_PRICE_MAX_AGE_SECONDS) {
+            throw new ConfigError('BRIDGE_PRICE_FEED_POLL_SECONDS must be below BRIDGE_PRICE_MAX_AGE_SECONDS, or fed prices go stale between polls')
+        }
         return {
             kind: 'feed',
             url: env.BRIDGE_PRICE_FEED_URL,

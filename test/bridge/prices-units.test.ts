@@ -27,6 +27,8 @@ describe('bridge: reference price sources', function () {
             const feed = parsePriceSource(parseEnv({ BRIDGE_PRICE_FEED_URL: 'http://feed.example/' }))
             expect(feed).to.deep.include({ ids: { ETH: 'ethereum', POL: 'polygon-ecosystem-token', BTC: 'bitcoin', TRX: 'tron', SOL: 'solana' }, pollMs: 60_000, maxAgeMs: 300_000 })
             expect(() => parseEnv({ BRIDGE_PRICE_FEED_IDS: 'ETH:ethereum' })).to.throw('BRIDGE_PRICE_FEED_IDS')
+            expect(() => parsePriceSource(parseEnv({ BRIDGE_PRICE_FEED_URL: 'http://feed.example/', BRIDGE_PRICE_FEED_POLL_SECONDS: '300' })))
+                .to.throw('BRIDGE_PRICE_FEED_POLL_SECONDS must be below BRIDGE_PRICE_MAX_AGE_SECONDS')
             expect(() => parseEnv({ BRIDGE_MAX_SLIPPAGE_PERCENT: '3.001' })).to.throw('BRIDGE_MAX_SLIPPAGE_PERCENT')
         })
     })
