@@ -3,6 +3,7 @@ import { Env, nativeContracts, readBridgeChains, rpcUrl } from '../common/config
 import { BitcoinConfig, parseBitcoinEnv } from './chains/bitcoin/config'
 import { parseSolanaEnv, SolanaConfig, finalityOf } from './chains/solana/config'
 import { parseTronEnv, TronConfig } from './chains/tron/config'
+import { parsePriceSource, PriceSourceConfig } from './prices'
 import { ProviderRoutingConfig, parseProviderRouting } from './providers/routing'
 import { ChainName, CHAINS, Family, TokenSpec } from './registry'
 
@@ -74,8 +75,10 @@ export interface BridgeConfig {
     depositWindowSeconds: number
     wsIdleSeconds: number
     createLimit: { points: number; windowSeconds: number }
-    /** USD prices by price class, for assets no pool of ours quotes. */
-    referencePrices: Record<string, string>
+    /** Where the USD prices of assets no pool of ours quotes come from (bridge/prices.ts). */
+    prices: PriceSourceConfig
+    /** Basis points below the creation quote a swap accepts at the rate lock when it set no min_target_amount. */
+    maxSlippageBps: number
     /** Enabled networks only. */
     networks: Partial<Record<ChainName, NetworkConfig>>
     pools: PoolConfig[]
@@ -187,7 +190,6 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
             quote: { symbol: 'USDT', address: bsc.tokens.USDT, decimals: 18 },
         })
     }
-    const referencePrices = Object.fromEntries(env.BRIDGE_REFERENCE_PRICES.split(',').map((p) => p.split('=') as [string, string]))
     return {
         feeBps: percentToBps(env.BRIDGE_FEE_PERCENT),
         feePercent: (percentToBps(env.BRIDGE_FEE_PERCENT) / 100).toFixed(2),
@@ -196,7 +198,8 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
         depositWindowSeconds: env.BRIDGE_DEPOSIT_WINDOW_SECONDS,
         wsIdleSeconds: env.BRIDGE_WS_IDLE_SECONDS,
         createLimit: { points: env.BRIDGE_CREATE_LIMIT, windowSeconds: env.BRIDGE_CREATE_LIMIT_WINDOW_SECONDS },
-        referencePrices,
+        prices: parsePriceSource(env),
+        maxSlippageBps: percentToBps(env.BRIDGE_MAX_SLIPPAGE_PERCENT),
         networks,
         pools,
         poolToleranceBps: percentToBps(env.BRIDGE_POOL_TOLERANCE_PERCENT),

@@ -66,6 +66,7 @@ async function main(): Promise<void> {
     await socket.attach(server, '/ws')
     const worker = new Worker(ctx)
     const monitor = new Monitor(ctx, () => worker.kick())
+    ctx.prices.start()
     worker.start()
     monitor.start()
     await webhooks.start()
@@ -75,13 +76,14 @@ async function main(): Promise<void> {
         provider: provider ? provider.name : null,
         vaults: Object.fromEntries(vaults),
         monitorIntervalMs: config.monitorIntervalMs,
+        priceSource: config.prices.kind,
     }, 'bridge listening')
 
     let stopping = false
     const stop = async () => {
         if (stopping) return
         stopping = true
-        await Promise.allSettled([monitor.stop(), worker.stop(), socket.close(), webhooks.stop()])
+        await Promise.allSettled([monitor.stop(), worker.stop(), ctx.prices.stop(), socket.close(), webhooks.stop()])
         server.closeAllConnections()
         await new Promise((r) => server.close(r))
         await locks.close()

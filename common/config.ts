@@ -92,9 +92,22 @@ const EnvSchema = z.object({
     BRIDGE_CONFIRMATIONS_BSC: finality.default('finalized'),
     BRIDGE_CONFIRMATIONS_ETHEREUM: finality.default('finalized'),
     BRIDGE_CONFIRMATIONS_POLYGON: finality.default('finalized'),
-    /** Bridge: operator-set USD prices of assets no pool of ours quotes (`ETH=3000,POL=0.25`); used until an external provider prices them. */
-    BRIDGE_REFERENCE_PRICES: z.string().regex(/^([A-Z]{2,10}=\d+(\.\d+)?)(,[A-Z]{2,10}=\d+(\.\d+)?)*$/, 'must look like ETH=3000,POL=0.25')
-        .default('ETH=3000,POL=0.25,BTC=90000,TRX=0.25,SOL=150'),
+    /**
+     * Bridge: operator-set static USD prices of assets no pool of ours quotes (`ETH=3000,POL=0.25`).
+     * Unset in development and test: built-in defaults (bridge/prices.ts). Production needs this or
+     * BRIDGE_PRICE_FEED_URL.
+     */
+    BRIDGE_REFERENCE_PRICES: z.string().regex(/^([A-Z]{2,10}=\d+(\.\d+)?)(,[A-Z]{2,10}=\d+(\.\d+)?)*$/, 'must look like ETH=3000,POL=0.25').optional(),
+    /** Bridge: a CoinGecko-style simple-price endpoint polled for the reference prices (the bridge adds ?ids=…&vs_currencies=usd). */
+    BRIDGE_PRICE_FEED_URL: url.optional(),
+    /** Bridge: the feed's id of each price class. */
+    BRIDGE_PRICE_FEED_IDS: z.string().regex(/^([A-Z]{2,10}=[a-z0-9._-]+)(,[A-Z]{2,10}=[a-z0-9._-]+)*$/, 'must look like ETH=ethereum,BTC=bitcoin')
+        .default('ETH=ethereum,POL=polygon-ecosystem-token,BTC=bitcoin,TRX=tron,SOL=solana'),
+    BRIDGE_PRICE_FEED_POLL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
+    /** Bridge: a fed price older than this is stale: routes needing it answer 503 and rate locks on it wait. */
+    BRIDGE_PRICE_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+    /** Bridge: without min_target_amount, a swap accepts at the rate lock down to its creation quote less this percent. */
+    BRIDGE_MAX_SLIPPAGE_PERCENT: z.string().regex(/^\d{1,2}(\.\d{1,2})?$/, 'must be a percent below 100 with at most two decimals, e.g. 3.00').default('3'),
     /** Bridge: swap creations allowed per client IP per window. */
     BRIDGE_CREATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20),
     BRIDGE_CREATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),

@@ -4,6 +4,7 @@ import { ChainAdapter } from '../chains/adapter'
 import { Asset, BridgeConfig, resolveAsset } from '../config'
 import { LockManager } from '../db'
 import { KeyManager } from '../keys'
+import { PriceSource } from '../prices'
 import { SwapProvider } from '../providers/provider'
 import { ChainName, tokenSpec, CHAINS } from '../registry'
 import { RateEngine } from './rates'
@@ -15,6 +16,8 @@ import { Sender } from './sender'
 export class EngineContext {
     readonly routes: RouteTable
     readonly rates: RateEngine
+    /** Reference prices; main.ts starts and stops its polling. */
+    readonly prices: PriceSource
     readonly sender: Sender
     /** Verdicts read off a node that fail or undo a swap (a deposit gone, a vault short), until a second look agrees. */
     readonly secondLook = new SecondLook()
@@ -30,7 +33,8 @@ export class EngineContext {
         readonly provider?: SwapProvider
     ) {
         this.routes = new RouteTable(config, provider)
-        this.rates = new RateEngine(config, adapters as Map<string, ChainAdapter>, provider)
+        this.prices = new PriceSource(config.prices, log)
+        this.rates = new RateEngine(config, this.prices, adapters as Map<string, ChainAdapter>, provider)
         this.sender = new Sender(pool, locks, log)
     }
 

@@ -6,6 +6,7 @@ import { EngineContext } from './context'
 import { mapSwap, Swap, writeEvent } from './lifecycle'
 import { FEE_MULTIPLE, minimumFor } from './minimum'
 import { NoLiquidityError } from './rates'
+import { PriceUnavailableError } from '../prices'
 import { ProviderAmountOutOfRangeError, ProviderRequestError } from '../providers/errors'
 import { PROVIDER_NOT_CONFIGURED, Route } from './routing'
 
@@ -13,6 +14,8 @@ import { PROVIDER_NOT_CONFIGURED, Route } from './routing'
  * Swap creation (POST /api/swap): every field checked against the registry, the route table, the
  * route's bounds and the chains' address rules, then a fresh deposit address derived from the
  * next never-used index, and the swap written with its first event (deposit_wallet_created).
+ * The swap carries its rate bound: the caller's min_target_amount, or the quote less
+ * BRIDGE_MAX_SLIPPAGE_PERCENT; the rate lock fails the swap rather than pay less.
  */
 
 export class RequestError extends Error {
@@ -30,9 +33,24 @@ export interface CreateSwapInput {
     source_token_amount: string
     target_wallet: string
     refund_address?: string | null
+    /** Whole target tokens: the least payout the swap accepts at the rate lock. */
+    min_target_amount?: string
 }
 
 const CHAIN_LIST = CHAINS.map((c) => c.name).join(', ')
+
+/** A decimal string of whole tokens in base units; a 400 naming the field when it is not one. */
+function parseAmountField(field: string, value: string, decimals: number): bigint {
+    let units: bigint
+    try {
+        units = parseUnits(value, decimals)
+    } catch (err) {
+        if (err instanceof AmountError) throw new RequestError(400, 'invalid_request', `${field}: ${err.message}`, field)
+        throw err
+    }
+    if (units <= 0n) throw new RequestError(400, 'invalid_request', `${field}: must be greater than 0`, field)
+    return units
+}
 
 function checkAsset(side: 'source' | 'target', chain: string, token: string): ChainName {
     const spec = chainSpec(chain)
@@ -58,17 +76,11 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
         throw new RequestError(400, code, route.disabled)
     }
     const source = route.source
-    let amount: bigint
-    try {
-        amount = parseUnits(input.source_token_amount, source.decimals)
-    } catch (err) {
-        if (err instanceof AmountError) throw new RequestError(400, 'invalid_request', `source_token_amount: ${err.message}`, 'source_token_amount')
-        throw err
-    }
-    if (amount <= 0n) throw new RequestError(400, 'invalid_request', 'source_token_amount: must be greater than 0', 'source_token_amount')
+    const amount = parseAmountField('source_token_amount', input.source_token_amount, source.decimals)
+    const minTarget = input.min_target_amount === undefined ? undefined : parseAmountField('min_target_amount', input.min_target_amount, route.target.decimals)
     const sourceAdapter = ctx.adapter(sourceChain)
     const targetAdapter = ctx.adapter(targetChain)
-    const minAmount = await minimumFor(ctx, route, amount)
+    const minAmount = await minimumFor(ctx, route, amount).catch(priceUnavailable)
     if (amount < minAmount || amount > route.maxAmount) {
         throw new RequestError(400, 'amount_out_of_range',
             `source_token_amount: must be from ${formatUnits(minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)} ${source.symbol}` +
@@ -89,6 +101,7 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
         quote = (await ctx.rates.quote(route, amount)).amountOut
         head = await sourceAdapter.head()
     } catch (err) {
+        if (err instanceof PriceUnavailableError) priceUnavailable(err)
         if (err instanceof NoLiquidityError) throw new RequestError(400, 'no_liquidity', err.message)
         if (err instanceof ProviderAmountOutOfRangeError) {
             throw new RequestError(400, 'amount_out_of_range', `source_token_amount: the external swap provider takes ${providerBounds(err, route)}`, 'source_token_amount')
@@ -98,6 +111,8 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
         throw new RequestError(503, 'network_unavailable', `the ${sourceChain} or ${targetChain} network cannot be reached right now; try again shortly`)
     }
 
+    // Rounded down: the default bound never asks more than the slippage allows.
+    const bound = minTarget ?? (quote === undefined ? null : (quote * BigInt(10_000 - ctx.config.maxSlippageBps)) / 10_000n)
     const id = randomUUID()
     const { rows: seq } = await ctx.pool.query(`SELECT nextval('bridge_deposit_index_seq')::bigint AS index`)
     const index = Number(seq[0].index)
@@ -113,11 +128,11 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
         const { rows } = await client.query(
             `INSERT INTO bridge_swap (id, status, source_chain, source_token, target_chain, target_token, source_amount, target_wallet,
                 refund_address, route_kind, route, fee_bps, quoted_target_amount, deposit_family, deposit_index, deposit_address,
-                watch_from_block, expires_at)
-             VALUES ($1, 'pending_deposit', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING *`,
+                watch_from_block, expires_at, min_target_amount)
+             VALUES ($1, 'pending_deposit', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING *`,
             [id, sourceChain, source.symbol, targetChain, route.target.symbol, amount.toString(), targetWallet, refundAddress,
                 route.kind, JSON.stringify(routeData), ctx.config.feeBps, quote?.toString() ?? null, sourceAdapter.family, index,
-                depositAddress, head.number.toString(), expiresAt]
+                depositAddress, head.number.toString(), expiresAt, bound?.toString() ?? null]
         )
         const created = mapSwap(rows[0])
         await writeEvent(client, created, {
@@ -127,6 +142,14 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
         return created
     })
     return { swap, quote }
+}
+
+/** A price the route needs is stale or missing: the deployment's fault for now, not the caller's (503). */
+function priceUnavailable(err: unknown): never {
+    if (err instanceof PriceUnavailableError) {
+        throw new RequestError(503, 'price_unavailable', `no current price for the pair: ${err.message}; try again shortly`)
+    }
+    throw err
 }
 
 /**

@@ -109,6 +109,8 @@ export interface Swap {
     route: unknown
     feeBps: number
     quotedTargetAmount: bigint | null
+    /** The least locked payout the swap accepts (base units of the target token); null on swaps older than the bound. */
+    minTargetAmount: bigint | null
     depositFamily: string
     depositIndex: number
     depositAddress: string
@@ -162,6 +164,7 @@ export function mapSwap(row: any): Swap {
         route: row.route,
         feeBps: row.fee_bps,
         quotedTargetAmount: big(row.quoted_target_amount),
+        minTargetAmount: big(row.min_target_amount ?? null),
         depositFamily: row.deposit_family,
         depositIndex: Number(row.deposit_index),
         depositAddress: row.deposit_address,

@@ -1,6 +1,6 @@
 import { parseRational, rescale } from '../amounts'
 import { Asset } from '../config'
-import { PriceClass } from '../registry'
+import { PriceUnavailableError } from '../prices'
 import { EngineContext } from './context'
 import { Route } from './routing'
 
@@ -10,8 +10,9 @@ import { Route } from './routing'
  * chain, paying out on the target chain), so that fees never eat more than a quarter of a swap,
  * and never below what the source chain lets an address hold (Solana's rent-exempt minimum).
  * Fees are in each chain's coin; they are converted into the source token at the operator's
- * reference prices (BRIDGE_REFERENCE_PRICES, dollars at 1). A fee in a coin without a price (BNB,
- * NATIVE) is left out: the native chain's fees are zero, and BSC's are cents.
+ * reference prices (bridge/prices.ts, dollars at 1). A fee in a coin the deployment does not price
+ * at all (BNB, NATIVE) is left out: the native chain's fees are zero, and BSC's are cents. A priced
+ * coin whose price is stale is not left out: PriceUnavailableError goes to the caller.
  */
 
 export const FEE_MULTIPLE = 4n
@@ -21,11 +22,12 @@ export const SOLANA_RENT_EXEMPT_MINIMUM = 890_880n
 /**
  * The minimum an `amount` is judged against: below the registry's minimum nothing more needs
  * asking; otherwise the fee floor, or the registry's minimum when the nodes cannot give the fees
- * now (the rate lock checks again).
+ * now (the rate lock checks again). A stale price is not such a case: it throws PriceUnavailableError.
  */
 export async function minimumFor(ctx: EngineContext, route: Route, amount: bigint): Promise<bigint> {
     if (amount < route.minAmount) return route.minAmount
     return minimumDeposit(ctx, route).catch((err) => {
+        if (err instanceof PriceUnavailableError) throw err
         ctx.log.warn({ err, source: route.source.chain, target: route.target.chain }, 'network fees unavailable for the minimum deposit')
         return route.minAmount
     })
@@ -48,13 +50,12 @@ export async function minimumDeposit(ctx: EngineContext, route: Route): Promise<
     return needed > floor ? needed : floor
 }
 
-/** `amount` of `coin` in base units of `source`, at reference prices; 0 when either has no price. */
+/** `amount` of `coin` in base units of `source`, at reference prices; 0 when either is not priced at all. */
 function toSource(ctx: EngineContext, amount: bigint, coin: Asset, source: Asset): bigint {
     if (amount === 0n) return 0n
     if (coin.priceClass === source.priceClass) return rescale(amount, coin.decimals, source.decimals)
-    const price = (c: PriceClass) => (c === 'USD' ? '1' : ctx.config.referencePrices[c])
-    const [from, to] = [price(coin.priceClass), price(source.priceClass)]
-    if (!from || !to) return 0n
+    if (!ctx.prices.has(coin.priceClass) || !ctx.prices.has(source.priceClass)) return 0n
+    const [from, to] = [ctx.prices.usd(coin.priceClass), ctx.prices.usd(source.priceClass)]
     const [p1, p2] = [parseRational(from), parseRational(to)]
     // Rounded up: the floor must cover the fee, not fall a unit short of it.
     const num = amount * p1.num * p2.den * 10n ** BigInt(source.decimals)

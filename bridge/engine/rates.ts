@@ -1,15 +1,15 @@
 import { formatRatio, parseRational, rescale } from '../amounts'
 import { BridgeConfig, PoolConfig } from '../config'
 import { ChainAdapter } from '../chains/adapter'
+import { PriceSource } from '../prices'
 import { SwapProvider } from '../providers/provider'
-import { PriceClass } from '../registry'
 import { Route } from './routing'
 
 /**
  * The rate engine: what a route pays for an amount, right now. The fee (percent from config) is
  * taken once, from the deposit, before conversion; then each leg converts: pool legs with the
  * AMM's own formula on the pool's current reserves (amountIn·998·reserveOut / (reserveIn·1000 +
- * amountIn·998)), reference legs at the configured USD prices, pegs 1:1, the provider leg at the
+ * amountIn·998)), reference legs at the price source's USD prices (a stale one throws PriceUnavailableError), pegs 1:1, the provider leg at the
  * provider's own estimate (its fee included). All integer arithmetic, rounding down, so the bridge
  * never promises more than the maths gives.
  */
@@ -62,7 +62,7 @@ export function getAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bi
 }
 
 export class RateEngine {
-    constructor(private readonly config: BridgeConfig, private readonly adapters: Map<string, ChainAdapter>, private readonly provider?: SwapProvider) {}
+    constructor(private readonly config: BridgeConfig, private readonly prices: PriceSource, private readonly adapters: Map<string, ChainAdapter>, private readonly provider?: SwapProvider) {}
 
     async quote(route: Route, amountIn: bigint): Promise<Quote> {
         const fee = (amountIn * BigInt(this.config.feeBps)) / 10_000n
@@ -73,10 +73,11 @@ export class RateEngine {
             if (leg.type === 'peg') {
                 legs.push({ type: 'peg' })
             } else if (leg.type === 'reference') {
-                const [p1, p2] = [this.usdPrice(leg.from), this.usdPrice(leg.to)]
+                const [from, to] = [this.prices.usd(leg.from), this.prices.usd(leg.to)]
+                const [p1, p2] = [parseRational(from), parseRational(to)]
                 amount = (rescale(amount, decimals, 18) * p1.num * p2.den) / (p1.den * p2.num)
                 decimals = 18
-                legs.push({ type: 'reference', price_from_usd: this.usdPriceText(leg.from), price_to_usd: this.usdPriceText(leg.to) })
+                legs.push({ type: 'reference', price_from_usd: from, price_to_usd: to })
             } else if (leg.type === 'pool') {
                 const price = await this.poolPrice(leg.pool)
                 const pool = price.pool
@@ -126,16 +127,4 @@ export class RateEngine {
         const price = formatRatio(reserves.reserveB * 10n ** BigInt(pool.base.decimals), reserves.reserveA * 10n ** BigInt(pool.quote.decimals))
         return { pool, pair: reserves.pair, reserveBase: reserves.reserveA, reserveQuote: reserves.reserveB, blockNumber: reserves.blockNumber, price }
     }
-
-    private usdPrice(c: PriceClass): { num: bigint; den: bigint } {
-        return parseRational(this.usdPriceText(c))
-    }
-
-    private usdPriceText(c: PriceClass): string {
-        if (c === 'USD') return '1'
-        const price = this.config.referencePrices[c]
-        if (!price) throw new NoLiquidityError(`no route for the pair: no price for ${c}`)
-        return price
-    }
 }
-

@@ -1,5 +1,6 @@
 import { allAssets, Asset, BridgeConfig } from '../config'
 import { parseUnits } from '../amounts'
+import { pricedClasses } from '../prices'
 import { SwapProvider } from '../providers/provider'
 import { assetKey, PriceClass } from '../registry'
 
@@ -130,7 +131,7 @@ export class RouteTable {
             const pool = this.pool('usdt')
             return pool ? [{ type: 'pool', pool, from: c, to: 'USD' }] : 'no route for the pair: no NATIVE pool is configured'
         }
-        return this.config.referencePrices[c] ? [{ type: 'reference', from: c, to: 'USD' }] : `no route for the pair: no price for ${c}`
+        return pricedClasses(this.config.prices).includes(c) ? [{ type: 'reference', from: c, to: 'USD' }] : `no route for the pair: no price for ${c}`
     }
 
     private fromUsd(c: PriceClass): Leg[] | string {

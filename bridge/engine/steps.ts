@@ -8,6 +8,7 @@ import { advancePoolTrade, NO_ROUTE } from './pool'
 import { followProviderLeg, hasProviderLeg, PROVIDER_FUNDS_HELD, ProviderStepResult, startProviderLeg } from './provider-leg'
 import { minimumFor } from './minimum'
 import { NoLiquidityError } from './rates'
+import { PriceUnavailableError } from '../prices'
 import { ProviderRequestError } from '../providers/errors'
 import { advanceRefund } from './refund'
 import { OperatorHoldError } from './hold'
@@ -29,6 +30,8 @@ export const LATE_DEPOSIT = 'deposit arrived after the window closed'
  * which may or may not still be there), never closed silently.
  */
 export const DEPOSIT_GONE = 'the deposit is no longer in the source chain (a reorganisation deeper than its finality rule)'
+/** The start of the reason when the rate at the lock pays less than the swap's min_target_amount. */
+export const SLIPPAGE = 'rate moved beyond the allowed slippage'
 /** Spec 7's wording of the cause. */
 export { NO_ROUTE }
 
@@ -146,22 +149,34 @@ async function lockRate(ctx: EngineContext, swap: Swap): Promise<StepResult> {
     if (!route || route.disabled) return fail(ctx, swap, NO_ROUTE)
     const amount = swap.depositAmount!
     const source = route.source
-    // A short deposit against today's fees fails (and is refunded).
-    const minAmount = await minimumFor(ctx, route, amount)
-    if (amount < minAmount || amount > route.maxAmount) {
-        return fail(ctx, swap, `the deposit of ${formatUnits(amount, source.decimals)} ${source.symbol} is outside the route's bounds ` +
-            `(${formatUnits(minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)})`)
-    }
     let quote
     try {
+        // A short deposit against today's fees fails (and is refunded).
+        const minAmount = await minimumFor(ctx, route, amount)
+        if (amount < minAmount || amount > route.maxAmount) {
+            return fail(ctx, swap, `the deposit of ${formatUnits(amount, source.decimals)} ${source.symbol} is outside the route's bounds ` +
+                `(${formatUnits(minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)})`)
+        }
         quote = await ctx.rates.quote(route, amount)
     } catch (err) {
+        // A stale price is the feed's trouble, not the swap's: no rate is locked on it, and the swap waits for a fresh one.
+        if (err instanceof PriceUnavailableError) {
+            ctx.log.debug({ swap: swap.id, reason: err.message }, 'rate lock waits for a current price')
+            return 'wait'
+        }
         if (err instanceof NoLiquidityError) return fail(ctx, swap, `${NO_ROUTE} (${err.message})`)
         // The provider refuses this amount now (its minimum rose): nothing was sent anywhere yet.
         if (err instanceof ProviderRequestError) return fail(ctx, swap, `${NO_ROUTE} (the external swap provider: ${err.message})`)
         throw err
     }
     const target = route.target
+    // The bound is for source_token_amount; a deposit of another size (swapped as it arrived) is held to the same rate, pro rata.
+    const bound = swap.minTargetAmount === null ? null : (swap.minTargetAmount * amount) / swap.sourceAmount
+    if (bound !== null && quote.amountOut < bound) {
+        return fail(ctx, swap, `${SLIPPAGE}: the rate now pays ${formatUnits(quote.amountOut, target.decimals)} ${target.symbol}, ` +
+            `below the swap's minimum of ${formatUnits(bound, target.decimals)} ${target.symbol}` +
+            (amount === swap.sourceAmount ? '' : ` (min_target_amount pro rata for the ${formatUnits(amount, source.decimals)} ${source.symbol} deposited)`))
+    }
     return moved(await transition(ctx.pool, swap.id, 'deposit_confirmed', 'rate_locked', {
         set: {
             locked_target_amount: quote.amountOut,

@@ -53,7 +53,10 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>): Rou
                 }
             }),
             pools: ctx.config.pools.map((p) => ({ id: p.id, chain: p.chain, base_token: p.base.symbol, quote_token: p.quote.symbol, price_path: `/api/swap/pool-price/${p.id}` })),
-            reference_prices_usd: ctx.config.referencePrices,
+            // The prices usable now (fresh), and every price with its age and source.
+            reference_prices_usd: Object.fromEntries(Object.entries(ctx.prices.view()).filter(([, p]) => !p.stale).map(([c, p]) => [c, p.usd])),
+            price_source: { kind: ctx.config.prices.kind, max_age_seconds: ctx.config.prices.kind === 'feed' ? ctx.config.prices.maxAgeMs / 1000 : null, prices: ctx.prices.view() },
+            max_slippage_percent: (ctx.config.maxSlippageBps / 100).toFixed(2),
             routes: ctx.routes.all().map((r) => ({
                 source_chain: r.source.chain,
                 source_token: r.source.symbol,

@@ -39,6 +39,7 @@ export function detailView(swap: Swap) {
         route: { kind: route.kind, legs: route.legs, min_amount: route.min_amount, max_amount: route.max_amount },
         fee_percent: (swap.feeBps / 100).toFixed(2),
         estimated_target_amount: target(swap.quotedTargetAmount),
+        min_target_amount: target(swap.minTargetAmount),
         deposit_tx_hash: swap.depositTxHash,
         deposit_amount: source(swap.depositAmount),
         deposit_block_number: swap.depositBlock?.toString() ?? null,

@@ -13,24 +13,29 @@ import { usage } from './usage'
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`)
 
+/** A positive amount of whole tokens: a JSON number or a decimal string, as a decimal string. */
+const amount = () => z.union([
+    z.number().finite().transform((n, c) => {
+        if (n <= 0) {
+            c.addIssue({ code: 'custom', message: 'must be greater than 0' })
+            return z.NEVER
+        }
+        return numberToDecimal(n)
+    }),
+    z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be a positive decimal number'),
+], { error: 'must be a positive number' })
+
 const CreateBody = z.strictObject({
     source_chain: text(32),
     source_token: text(32),
     target_chain: text(32),
     target_token: text(32),
     // A JSON number as spec 4.4 says; a decimal string is accepted too (exact for 18-decimal tokens).
-    source_token_amount: z.union([
-        z.number().finite().transform((n, c) => {
-            if (n <= 0) {
-                c.addIssue({ code: 'custom', message: 'must be greater than 0' })
-                return z.NEVER
-            }
-            return numberToDecimal(n)
-        }),
-        z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be a positive decimal number'),
-    ], { error: 'must be a positive number' }),
+    source_token_amount: amount(),
     target_wallet: text(128),
     refund_address: z.union([z.literal('').transform(() => null), text(128), z.null()]).optional(),
+    // Whole target tokens; the token's decimals are checked once the route is known (create.ts).
+    min_target_amount: amount().optional(),
 })
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

@@ -96,7 +96,7 @@ describe('bridge: HTTP API and WebSocket protocol', function () {
     it('GET /api/swap explains swap creation', async function () {
         const { body } = await api(bridge, 'GET', '/api/swap')
         expect(body.method).to.equal('POST')
-        expect(Object.keys(body.body)).to.deep.equal(['source_chain', 'source_token', 'target_chain', 'target_token', 'source_token_amount', 'target_wallet', 'refund_address'])
+        expect(Object.keys(body.body)).to.deep.equal(['source_chain', 'source_token', 'target_chain', 'target_token', 'source_token_amount', 'target_wallet', 'refund_address', 'min_target_amount'])
     })
 
     it('POST /api/swap creates a swap with its own deposit address and expiry', async function () {
