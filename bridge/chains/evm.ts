@@ -1,6 +1,6 @@
 import {
     Address, BaseError, BlockNotFoundError, ContractFunctionRevertedError, createPublicClient, defineChain, encodeFunctionData, erc20Abi, getAddress, Hex, http,
-    isAddress, keccak256, maxUint256, parseAbiItem, parseEventLogs, parseTransaction, PublicClient, recoverTransactionAddress, TransactionNotFoundError, TransactionReceiptNotFoundError,
+    isAddress, keccak256, maxUint256, parseAbiItem, Transport, parseEventLogs, parseTransaction, PublicClient, recoverTransactionAddress, TransactionNotFoundError, TransactionReceiptNotFoundError,
     zeroAddress,
 } from 'viem'
 import { ammFactoryAbi, ammPairAbi, ammRouterAbi } from '../../abi'
@@ -38,6 +38,33 @@ interface CallFrame {
     calls?: CallFrame[]
 }
 
+/** What a backend behind the others answers for a block it has not seen yet. */
+const BEHIND = /header not found|unknown block|block not found|not found: block/i
+const BEHIND_RETRIES = 3
+
+/**
+ * viem's http transport retries throttling and internal errors, but not "header not found": the
+ * answer of a load-balanced backend that has not seen a block another backend already reported.
+ * Asked again, the balancer most likely routes elsewhere; so such answers are retried a few times
+ * before the read counts as failed.
+ */
+function retryingBehind(transport: Transport): Transport {
+    return (params) => {
+        const inner = transport(params)
+        const request = (async (args: any, options?: any) => {
+            for (let attempt = 0; ; attempt++) {
+                try {
+                    return await inner.request(args, options)
+                } catch (err) {
+                    if (attempt >= BEHIND_RETRIES || !BEHIND.test(errorText(err))) throw err
+                    await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)))
+                }
+            }
+        }) as typeof inner.request
+        return { ...inner, request }
+    }
+}
+
 /** viem's errors carry the node's message in `details`; one string to classify them by. */
 function errorText(err: unknown): string {
     const e = err as { details?: string; shortMessage?: string; message?: string }
@@ -71,7 +98,7 @@ export class EvmAdapter implements ChainAdapter {
             rpcUrls: { default: { http: [network.rpcUrl] } },
         })
         // cacheTime 0: viem would otherwise answer block numbers from a 4-second cache.
-        this.client = createPublicClient({ chain, transport: http(network.rpcUrl, { timeout: network.rpcTimeoutMs, retryCount: 1 }), cacheTime: 0 }) as PublicClient
+        this.client = createPublicClient({ chain, transport: retryingBehind(http(network.rpcUrl, { timeout: network.rpcTimeoutMs, retryCount: 1 })), cacheTime: 0 }) as PublicClient
     }
 
     normalizeAddress(address: string): string | undefined {

@@ -186,6 +186,37 @@ describe('bridge: final payouts, contract-made deposits, refund retries', functi
         }
     })
 
+    it('on a node without tracing, a contract-made coin deposit (no transaction hash) of a swap that fails is refunded', async function () {
+        const refundTo = account(9).address
+        nativeNode.unsupported.add('trace_block')
+        nativeNode.unsupported.add('debug_traceBlockByNumber')
+        try {
+            // A bound no rate can meet: the rate lock fails the swap after the deposit was credited.
+            const swap = await createSwap(bridge, {
+                source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'BSC', target_token: 'WNATIVE',
+                source_token_amount: 0.005, target_wallet: account(8).address, refund_address: refundTo, min_target_amount: '1000',
+            })
+            const before = await balanceOf(w.chains.NATIVECHAIN, refundTo)
+            const deposit = await depositThroughRouter(5, swap.deposit_address)
+            const failed = await waitForStatus(bridge, swap.id, ['failed'])
+            expect(failed.deposit_tx_hash).to.equal(null)
+            expect(failed.error_message).to.match(/^rate moved beyond the allowed slippage/)
+            const refunded = await waitFor('the refund', async () => {
+                const d = await detail(swap.id)
+                return d.refund_status === 'sent' ? d : undefined
+            }, 60_000, 250)
+            // The whole deposit went back (the native chain's fees are zero), in one transfer.
+            expect(refunded.refund_amount).to.equal(formatUnits(deposit.amount, 18))
+            expect(await balanceOf(w.chains.NATIVECHAIN, refundTo) - before).to.equal(deposit.amount)
+            const refundTx = await w.chains.NATIVECHAIN.client.getTransaction({ hash: refunded.refund_tx_hash })
+            expect(refundTx.to!.toLowerCase()).to.equal(refundTo.toLowerCase())
+            expect(refundTx.value).to.equal(deposit.amount)
+            expect((await txRows(swap.id, 'refund')).map((r) => r.status)).to.deep.equal(['confirmed'])
+        } finally {
+            nativeNode.unsupported.clear()
+        }
+    })
+
     /** A POL deposit below the route's minimum (5 POL): the swap fails at once and owes a refund. */
     async function failingPolSwap(userIndex: number) {
         const polygon = w.chains.POLYGON
