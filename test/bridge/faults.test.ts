@@ -78,29 +78,22 @@ describe('bridge: node faults never cost a transfer', function () {
     }
 
     /** Waits for a terminal status, under the fault at first, then (if it is not there yet) with the nodes healed. */
-    async function settle(id: string, expected: string): Promise<{ swap: any; underFault: boolean }> {
+    async function settle(id: string, expected: string): Promise<{ swap: any }> {
         const terminal = async () => {
             const { body } = await api(bridge, 'GET', `/api/swap/${id}`)
             if (['completed', 'failed', 'expired'].includes(body.status) && (body.status !== 'failed' || ['sent', 'failed', 'not_requested'].includes(body.refund_status))) return body
             return undefined
         }
-        let underFault = true
         let swap = await waitFor(`swap ${id} under the fault`, terminal, 150_000, 500).catch(() => undefined)
         if (!swap) {
-            underFault = false
             setFault(undefined)
             swap = await waitFor(`swap ${id} after the fault`, terminal, 120_000, 500).catch((err) => {
                 throw new Error(`${err.message}\nbridge output:\n${bridge.output().slice(-5000)}`)
             })
         }
-        if (process.env.DEBUG_FAULTS) {
-            const events = (await api(bridge, 'GET', `/api/swap/${id}/events`)).body.events
-            console.log(underFault, events.map((e: any) => `${e.timestamp.slice(11, 19)} ${e.event}`).join(', '))
-            if (process.env.DEBUG_FAULTS === '2') fs.writeFileSync('/tmp/bridge-out.log', bridge.output())
-        }
         expect(swap.status, `${swap.error_message}`).to.equal(expected)
         expect(swap.hold).to.equal(null)
-        return { swap, underFault }
+        return { swap }
     }
 
     const FAULTS: Fault[] = [
@@ -174,6 +167,53 @@ describe('bridge: node faults never cost a transfer', function () {
             }
         })
     }
+
+    it('a vault nonce used by a transaction that is not ours: the payout is never signed again, the swap is held for an operator', async function () {
+        this.timeout(300_000)
+        const eth = w.chains.ETHEREUM
+        const receiver = account(userIndex++)
+        const vault = await vaultOf(bridge, 'ETHEREUM')
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
+            source_token_amount: '1', target_wallet: receiver.address,
+        })
+        // The payout's broadcasts get no clear answer, so it is stored but never reaches the node.
+        proxies.ETHEREUM.fault = { kind: 'rpc-error', every: 1, only: ['eth_sendRawTransaction'] }
+        try {
+            await send(w.chains.NATIVECHAIN, 0, swap.deposit_address, parseUnits('1', 18))
+            const payout = await waitFor('the payout to be stored', async () => {
+                const { rows } = await pool.query(`SELECT nonce, tx_hash FROM bridge_tx WHERE swap_id = $1 AND purpose = 'payout'`, [swap.id])
+                return rows[0]
+            }, 120_000, 250)
+            // Someone else (a leaked key, an operator's manual transfer) uses the vault's nonce.
+            await eth.client.request({ method: 'anvil_impersonateAccount' as any, params: [vault] as any })
+            const other = await eth.client.request({
+                method: 'eth_sendTransaction' as any,
+                params: [{ from: vault, to: vault, value: '0x0', nonce: `0x${Number(payout.nonce).toString(16)}`, maxFeePerGas: '0x0', maxPriorityFeePerGas: '0x0' }] as any,
+            }) as `0x${string}`
+            expect((await eth.client.waitForTransactionReceipt({ hash: other, pollingInterval: 100 })).status).to.equal('success')
+            proxies.ETHEREUM.heal()
+
+            const held = await waitFor('the swap to be held', async () => {
+                const { body } = await api(bridge, 'GET', `/api/swap/${swap.id}`)
+                return body.hold ? body : undefined
+            }, 120_000, 500)
+            expect(held.status).to.equal('payout_processing')
+            expect(held.hold.operator_action_required).to.equal(true)
+            expect(held.hold.reason).to.include(`nonce ${payout.nonce}`)
+            const events = (await api(bridge, 'GET', `/api/swap/${swap.id}/events`)).body.events
+            const event = events.find((e: any) => e.event === 'swap_held')
+            expect(event.data).to.include({ operator_action_required: true, tx_hash: payout.tx_hash, purpose: 'payout' })
+            // A few more worker passes: still nothing paid, and no second payout signed.
+            await new Promise((resolve) => setTimeout(resolve, 3000))
+            expect(await transferAmounts(eth, eth.tokens.USDT, vault, receiver.address)).to.deep.equal([])
+            const { rows } = await pool.query(`SELECT status FROM bridge_tx WHERE swap_id = $1 AND purpose = 'payout'`, [swap.id])
+            expect(rows.map((r) => r.status)).to.deep.equal(['broadcast'])
+        } finally {
+            proxies.ETHEREUM.heal()
+            await eth.client.request({ method: 'anvil_stopImpersonatingAccount' as any, params: [vault] as any }).catch(() => undefined)
+        }
+    })
 
     it('a payout whose receipt is missing for a block while the nonce already counts it is paid once (no replacement)', async function () {
         this.timeout(300_000)

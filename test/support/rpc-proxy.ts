@@ -28,6 +28,8 @@ export interface Fault {
     lag?: number
     /** Methods never faulted (e.g. eth_chainId at start). */
     spare?: string[]
+    /** When set, only these methods are faulted. */
+    only?: string[]
 }
 
 const LATEST_TAGS = new Set(['latest', 'pending'])
@@ -49,7 +51,6 @@ export class RpcProxy {
     readonly faulted = new Map<FaultKind, number>()
     private failures = 0
     private requests = 0
-    private highestHead = 0n
     private server?: http.Server
     private readonly stalled = new Set<http.ServerResponse>()
 
@@ -100,7 +101,8 @@ export class RpcProxy {
         const request = JSON.parse(body)
         const batch: any[] = Array.isArray(request) ? request : [request]
         const fault = this.fault
-        const faulty = fault !== undefined && ++this.requests % fault.every === 0 && !batch.every((c) => fault.spare?.includes(c.method))
+        const spared = (method: string) => fault?.spare?.includes(method) || (fault?.only !== undefined && !fault.only.includes(method))
+        const faulty = fault !== undefined && !batch.every((c) => spared(c.method)) && ++this.requests % fault.every === 0
         if (faulty && fault.kind === 'stall') {
             this.count('stall')
             this.stalled.add(res)
@@ -131,19 +133,14 @@ export class RpcProxy {
                 }
             }
         }
-        if (fault && !fault.spare?.includes(call.method)) {
+        if (fault && !fault.spare?.includes(call.method) && (fault.only === undefined || fault.only.includes(call.method))) {
             const answer = await this.faultyAnswer(call, fault)
             if (answer !== undefined) {
                 this.count(fault.kind)
                 return answer
             }
         }
-        const answer: any = await this.forward(call)
-        if (call.method === 'eth_blockNumber' && typeof answer.result === 'string') {
-            const head = BigInt(answer.result)
-            if (head > this.highestHead) this.highestHead = head
-        }
-        return answer
+        return this.forward(call)
     }
 
     /** The faulty answer to a call, or undefined when this fault leaves the call alone. */
@@ -159,8 +156,8 @@ export class RpcProxy {
                 return Array.isArray(answer.result) ? reply([...answer.result, ...answer.result]) : answer
             }
             case 'head-back': {
-                // Lower than the highest head this endpoint has reported.
-                const head = (this.highestHead > 0n ? this.highestHead : await this.head()) - BigInt(fault.lag ?? 2)
+                // Lower than the head the healthy backend reports at the same moment (and reported before).
+                const head = (await this.head()) - BigInt(fault.lag ?? 2)
                 if (call.method === 'eth_blockNumber') return reply(hex(head < 0n ? 0n : head))
                 if (call.method === 'eth_getBlockByNumber' && LATEST_TAGS.has(call.params[0])) {
                     return this.forward({ ...call, params: [hex(head < 0n ? 0n : head), ...call.params.slice(1)] })
