@@ -43,6 +43,12 @@ export class EsploraDouble {
     private server?: http.Server
     private loopback?: Loopback
     url = ''
+    /**
+     * Test hook: while set, POST /tx answers 503 (the Esplora front end up, its bitcoind
+     * restarting) and nothing enters the mempool; the refused bodies are kept in `heldBroadcasts`.
+     */
+    holdBroadcasts = false
+    readonly heldBroadcasts: string[] = []
 
     constructor(network: DoubleNetwork = 'regtest') {
         this.ledger = new Ledger(network)
@@ -154,6 +160,10 @@ export class EsploraDouble {
             const chunks: Buffer[] = []
             for await (const chunk of req) chunks.push(chunk as Buffer)
             const body = Buffer.concat(chunks).toString('utf8').trim()
+            if (this.holdBroadcasts) {
+                this.heldBroadcasts.push(body)
+                return text(503, 'Service Unavailable')
+            }
             try {
                 return text(200, ledger.submit(body))
             } catch (err) {

@@ -17,6 +17,13 @@ export interface SolanaDouble {
     ledger: SolanaLedger
     /** Methods called, in order: lets a test tell what went over the wire. */
     calls: string[]
+    /**
+     * Test hook: while set, a request calling sendTransaction is answered HTTP 503 (an RPC
+     * provider's front end whose validator is restarting) and nothing is sent; the refused
+     * transactions (as sent: base58 or base64) are kept in `heldSends`.
+     */
+    holdSends: boolean
+    heldSends: string[]
     close(): Promise<void>
 }
 
@@ -155,6 +162,7 @@ function handle(ledger: SolanaLedger, method: string, params: any[]): unknown {
 export async function startSolanaDouble(options: LedgerOptions = {}): Promise<SolanaDouble> {
     const ledger = new SolanaLedger(options)
     const calls: string[] = []
+    const hooks = { holdSends: false, heldSends: [] as string[] }
     const answer = (request: any) => {
         const id = request?.id ?? null
         try {
@@ -176,6 +184,13 @@ export async function startSolanaDouble(options: LedgerOptions = {}): Promise<So
             } catch {
                 body = undefined
             }
+            const sends = (Array.isArray(body) ? body : [body]).filter((r: any) => r?.method === 'sendTransaction')
+            if (hooks.holdSends && sends.length) {
+                hooks.heldSends.push(...sends.map((r: any) => String(r.params?.[0])))
+                res.writeHead(503, { 'content-type': 'text/plain' })
+                res.end('Service Unavailable')
+                return
+            }
             const reply = body === undefined
                 ? { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }
                 : Array.isArray(body) ? body.map(answer) : answer(body)
@@ -189,6 +204,13 @@ export async function startSolanaDouble(options: LedgerOptions = {}): Promise<So
         url: `http://127.0.0.1:${port}`,
         ledger,
         calls,
+        get holdSends() {
+            return hooks.holdSends
+        },
+        set holdSends(value: boolean) {
+            hooks.holdSends = value
+        },
+        heldSends: hooks.heldSends,
         close: () => new Promise<void>((resolve, reject) => {
             server.closeAllConnections()
             server.close((err) => (err ? reject(err) : resolve()))
