@@ -231,7 +231,39 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         expect(await transferAmounts(eth, eth.tokens.USDT, swap.deposit_address, ethVault)).to.deep.equal([parseUnits('20', 6)])
         const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
         expect(await transferAmounts(polygon, polygon.tokens.USDT, polygonVault, receiver)).to.deep.equal([locked])
-        expect((await txRows(swap.id, 'gather_gas')).map((r) => r.status)).to.deep.equal(['confirmed'])
+        // One top-up row, the landed one (the engine stops following a top-up once the address holds the gas, so it may still say broadcast).
+        const rows = await txRows(swap.id, 'gather_gas')
+        expect(rows.map((r) => r.tx_hash)).to.deep.equal([held.tx_hash])
+        expect(rows[0].status).to.be.oneOf(['broadcast', 'confirmed'])
+    })
+
+    it('gas top-up, broadcast through but its answer lost: killed before recording it, no second top-up after the restart', async function () {
+        const eth = w.chains.ETHEREUM
+        const polygon = w.chains.POLYGON
+        const receiver = account(29).address
+        const [ethVault, polygonVault] = [await vaultOf(bridge, 'ETHEREUM'), await vaultOf(bridge, 'POLYGON')]
+        await giveTokens(eth, 'USDT', account(4).address, parseUnits('25', 6))
+        const start = await eth.client.getBlockNumber()
+        const swap = await createSwap(bridge, {
+            source_chain: 'ETHEREUM', source_token: 'USDT', target_chain: 'POLYGON', target_token: 'USDT',
+            source_token_amount: 25, target_wallet: receiver,
+        })
+        const gate = holdEvm('ETHEREUM', swap.id, 'gather_gas', true)
+        await send(eth, 4, swap.deposit_address, parseUnits('25', 6), eth.tokens.USDT)
+        const row = await storedAndTried(swap.id, 'gather_gas', (r) => gate.swallowed.includes(r.raw))
+        await eth.client.waitForTransactionReceipt({ hash: row.tx_hash as Hash, pollingInterval: 100 })
+        expect((await txRows(swap.id, 'gather_gas')).map((r) => r.status)).to.deep.equal(['signed'])
+        await kill()
+        gate.blocked = false
+        gate.swallow = false
+        await restart()
+
+        await waitForStatus(bridge, swap.id, ['completed'])
+        expect((await coinTransfers(eth, ethVault, swap.deposit_address, start)).map((t) => t.hash)).to.deep.equal([row.tx_hash])
+        expect((await txRows(swap.id, 'gather_gas')).map((r) => r.tx_hash)).to.deep.equal([row.tx_hash])
+        expect(await transferAmounts(eth, eth.tokens.USDT, swap.deposit_address, ethVault)).to.deep.equal([parseUnits('25', 6)])
+        const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
+        expect(await transferAmounts(polygon, polygon.tokens.USDT, polygonVault, receiver)).to.deep.equal([locked])
     })
 
     it('pool trade: killed with the trade stored and held, one trade on the pool after the restart', async function () {
@@ -349,6 +381,37 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         expect(await balanceOf(polygon, refundTo)).to.equal(BigInt(refunded.refund_amount))
         // Nothing was paid on the target chain.
         expect(await transferAmounts(w.chains.NATIVECHAIN, w.chains.NATIVECHAIN.tokens.STABLE, await vaultOf(bridge, 'NATIVECHAIN'), account(26).address)).to.deep.equal([])
+    })
+
+    it('refund, broadcast through but its answer lost: killed before recording it, the restart finds it and pays nothing more', async function () {
+        const polygon = w.chains.POLYGON
+        const refundTo = account(30).address
+        const polygonVault = await vaultOf(bridge, 'POLYGON')
+        const start = await polygon.client.getBlockNumber()
+        const swap = await createSwap(bridge, {
+            source_chain: 'POLYGON', source_token: 'POL', target_chain: 'NATIVECHAIN', target_token: 'STABLE',
+            source_token_amount: 10, target_wallet: account(30).address, refund_address: refundTo,
+        })
+        const gate = holdEvm('POLYGON', swap.id, 'refund', true)
+        await send(polygon, 7, swap.deposit_address, parseUnits('2', 18))
+        const row = await storedAndTried(swap.id, 'refund', (r) => gate.swallowed.includes(r.raw))
+        await polygon.client.waitForTransactionReceipt({ hash: row.tx_hash as Hash, pollingInterval: 100 })
+        expect((await txRows(swap.id, 'refund')).map((r) => r.status)).to.deep.equal(['signed'])
+        await kill()
+        gate.blocked = false
+        gate.swallow = false
+        await restart()
+
+        const refunded = await waitFor('the refund', async () => {
+            const s = await swapRow(swap.id)
+            return s.refund_status !== 'pending' ? s : undefined
+        }, 120_000, 250)
+        expect(refunded.refund_status).to.equal('sent')
+        expect(refunded.refund_tx_hash).to.equal(row.tx_hash)
+        const refunds = await coinTransfers(polygon, polygonVault, refundTo, start)
+        expect(refunds.map((r) => r.hash)).to.deep.equal([row.tx_hash])
+        expect(await balanceOf(polygon, refundTo)).to.equal(BigInt(refunded.refund_amount))
+        expect((await txRows(swap.id, 'refund')).map((r) => [r.status, r.tx_hash])).to.deep.equal([['confirmed', row.tx_hash]])
     })
 
     // ---- The provider leg and the BITCOIN payout ----------------------------------------------
