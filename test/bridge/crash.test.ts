@@ -83,6 +83,15 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         if (dir) fs.rmSync(dir, { recursive: true, force: true })
     })
 
+    /**
+     * held: the node refuses the broadcast (the anvils' gates and the BITCOIN, SOLANA doubles: 503;
+     * TRON: the connection dropped), nothing reaches the chain before the kill. lost: the double takes the transaction but never
+     * answers, and the kill comes once it is in the ledger while the bridge still has it as signed.
+     */
+    const MODES = ['held', 'lost'] as const
+    type Mode = (typeof MODES)[number]
+    const modeText = (mode: Mode) => (mode === 'held' ? 'its broadcast refused' : 'its broadcast through but the answer lost')
+
     afterEach(async function () {
         // Whatever a case left held is released, and a bridge killed by a case that then failed is replaced.
         for (const gate of Object.values(gates)) {
@@ -91,8 +100,11 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
             gate.filter = undefined
         }
         btc.holdBroadcasts = false
+        btc.swallowBroadcasts = false
         sol.holdSends = false
+        sol.swallowSends = false
         tron.refuseBroadcasts = false
+        tron.swallowBroadcasts = false
         if (bridge.process.child.exitCode !== null || bridge.process.child.signalCode !== null) bridge = await startBridge(env())
     })
 
@@ -157,6 +169,11 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
 
     async function restart(): Promise<void> {
         bridge = await startBridge(env())
+    }
+
+    /** Whether a transaction is mined on the chain. */
+    async function landed(chain: TestChain, hash: string): Promise<boolean> {
+        return chain.client.getTransactionReceipt({ hash: hash as Hash }).then(() => true, () => false)
     }
 
     /** Every coin transfer (a transaction with value) from `from` to `to` in blocks fromBlock.., by scanning the blocks. */
@@ -266,10 +283,10 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         expect(await transferAmounts(polygon, polygon.tokens.USDT, polygonVault, receiver)).to.deep.equal([locked])
     })
 
-    it('pool trade: killed with the trade stored and held, one trade on the pool after the restart', async function () {
+    for (const mode of MODES) it(`pool trade, ${modeText(mode)}: killed with the trade stored, one trade on the pool after the restart`, async function () {
         const bsc = w.chains.BSC
         const native = w.chains.NATIVECHAIN
-        const receiver = account(23).address
+        const receiver = account(mode === 'held' ? 23 : 32).address
         const pair = w.bsc.amm!.pairs['WNATIVE/USDT']
         const [bscVault, nativeVault] = [await vaultOf(bridge, 'BSC'), await vaultOf(bridge, 'NATIVECHAIN')]
         await giveTokens(bsc, 'USDT', account(5).address, parseUnits('100', 18))
@@ -279,12 +296,14 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
             source_chain: 'BSC', source_token: 'USDT', target_chain: 'NATIVECHAIN', target_token: 'NATIVE',
             source_token_amount: 100, target_wallet: receiver,
         })
-        const gate = holdEvm('BSC', swap.id, 'pool_swap')
+        const gate = holdEvm('BSC', swap.id, 'pool_swap', mode === 'lost')
         await send(bsc, 5, swap.deposit_address, parseUnits('100', 18), bsc.tokens.USDT)
-        const held = await storedAndTried(swap.id, 'pool_swap', (row) => gate.refused.includes(row.raw))
+        const held = await storedAndTried(swap.id, 'pool_swap', async (row) =>
+            mode === 'held' ? gate.refused.includes(row.raw) : gate.swallowed.includes(row.raw) && (await landed(bsc, row.tx_hash)))
         expect((await swapRow(swap.id)).status).to.equal('vault_locking')
         await kill()
         gate.blocked = false
+        gate.swallow = false
         await restart()
 
         const done = await waitForStatus(bridge, swap.id, ['completed'])
@@ -443,16 +462,18 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     /** The transactions of the BITCOIN ledger (mempool or chain) paying `address`. */
     const btcPaymentsTo = (address: string) => btc.ledger.historyOf(btc.ledger.scriptOf(address))
 
-    it('provider deposit: killed with our deposit to the exchange stored and held, one deposit after the restart', async function () {
+    for (const mode of MODES) it(`provider deposit, ${modeText(mode)}: killed with our deposit to the exchange stored, one deposit after the restart`, async function () {
         const bsc = w.chains.BSC
-        const providerEvm = account(27).address
+        const providerEvm = account(mode === 'held' ? 27 : 33).address
         const bscVault = await vaultOf(bridge, 'BSC')
         let gate: BroadcastGate | undefined
-        const { swap, user, leg, exchange } = await usdtToBtc(providerEvm, (id) => (gate = holdEvm('BSC', id, 'provider_deposit')))
-        const row = await storedAndTried(swap.id, 'provider_deposit', (r) => gate!.refused.includes(r.raw))
-        expect(await balanceOf(bsc, providerEvm, bsc.tokens.USDT)).to.equal(0n)
+        const { swap, user, leg, exchange } = await usdtToBtc(providerEvm, (id) => (gate = holdEvm('BSC', id, 'provider_deposit', mode === 'lost')))
+        const row = await storedAndTried(swap.id, 'provider_deposit', async (r) =>
+            mode === 'held' ? gate!.refused.includes(r.raw) : gate!.swallowed.includes(r.raw) && (await landed(bsc, r.tx_hash)))
+        if (mode === 'held') expect(await balanceOf(bsc, providerEvm, bsc.tokens.USDT)).to.equal(0n)
         await kill()
         gate!.blocked = false
+        gate!.swallow = false
         await restart()
 
         await waitFor('our BSC vault to pay the exchange', async () => (await balanceOf(bsc, providerEvm, bsc.tokens.USDT)) > 0n, 60_000, 200)
@@ -467,82 +488,97 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
 
     // ---- Payouts on BITCOIN, TRON and SOLANA ---------------------------------------------------
 
-    it('BITCOIN payout: killed with the payout stored and its broadcast refused, one payout in the ledger after the restart', async function () {
-        const { swap, user, leg, exchange } = await usdtToBtc(account(28).address)
-        btc.holdBroadcasts = true
-        const heldFrom = btc.heldBroadcasts.length
-        providerPays(leg, exchange.id)
-        const row = await storedAndTried(swap.id, 'payout', () => btc.heldBroadcasts.length > heldFrom)
-        expect(btcPaymentsTo(user)).to.have.length(0)
-        await kill()
-        btc.holdBroadcasts = false
-        await restart()
+    for (const mode of MODES) {
+        it(`BITCOIN payout, ${modeText(mode)}: killed with the payout stored, one payout in the ledger after the restart`, async function () {
+            const { swap, user, leg, exchange } = await usdtToBtc(account(mode === 'held' ? 28 : 31).address)
+            const heldFrom = btc.heldBroadcasts.length
+            if (mode === 'held') btc.holdBroadcasts = true
+            else btc.swallowBroadcasts = true
+            providerPays(leg, exchange.id)
+            const inLedger = (txid: string) => btc.ledger.mempool.has(txid) || btc.ledger.heightOf(txid) !== undefined
+            const row = await storedAndTried(swap.id, 'payout', (r) => (mode === 'held' ? btc.heldBroadcasts.length > heldFrom : inLedger(r.tx_hash)))
+            if (mode === 'held') expect(btcPaymentsTo(user)).to.have.length(0)
+            expect((await txRows(swap.id, 'payout')).map((r) => r.status)).to.deep.equal(['signed'])
+            await kill()
+            btc.holdBroadcasts = false
+            btc.swallowBroadcasts = false
+            await restart()
 
-        const done = await waitForStatus(bridge, swap.id, ['completed'])
-        expect(done.payout_tx_hash).to.equal(row.tx_hash)
-        const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
-        const payments = btcPaymentsTo(user)
-        expect(payments.map((p) => p.txid)).to.deep.equal([row.tx_hash])
-        expect(btcOf(user)).to.equal(locked)
-        expect((await txRows(swap.id, 'payout')).map((r) => r.status)).to.deep.equal(['confirmed'])
-    })
-
-    it('TRON payout: killed with the payout stored and its broadcast dropped, one TRC-20 payout in the ledger after the restart', async function () {
-        const native = w.chains.NATIVECHAIN
-        const user = TronWeb.address.fromHex('41' + randomBytes(20).toString('hex'))
-        const userHex = TronWeb.address.toHex(user).toLowerCase()
-        await giveTokens(native, 'STABLE', account(6).address, parseUnits('50', 6))
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'TRON', target_token: 'USDT',
-            source_token_amount: '50', target_wallet: user,
+            const done = await waitForStatus(bridge, swap.id, ['completed'])
+            expect(done.payout_tx_hash).to.equal(row.tx_hash)
+            const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
+            expect(btcPaymentsTo(user).map((p) => p.txid)).to.deep.equal([row.tx_hash])
+            expect(btcOf(user)).to.equal(locked)
+            expect((await txRows(swap.id, 'payout')).map((r) => r.status)).to.deep.equal(['confirmed'])
         })
-        tron.refuseBroadcasts = true
-        const callsFrom = tron.calls.length
-        await send(native, 6, swap.deposit_address, parseUnits('50', 6), native.tokens.STABLE)
-        const row = await storedAndTried(swap.id, 'payout', () => tron.calls.slice(callsFrom).includes('/wallet/broadcasttransaction'))
-        expect(tron.ledger.usdtBalance(user)).to.equal(0n)
-        await kill()
-        tron.refuseBroadcasts = false
-        await restart()
 
-        const done = await waitForStatus(bridge, swap.id, ['completed'])
-        const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
-        const payouts = tron.ledger.history(userHex).flatMap((t) => t.tokenTransfers.filter((x) => x.to === userHex).map((x) => ({ txid: t.txid, value: x.value })))
-        expect(payouts).to.deep.equal([{ txid: done.payout_tx_hash, value: locked }])
-        expect(tron.ledger.usdtBalance(user, true)).to.equal(locked)
-        // The stored bytes were sent, unless they expired while the bridge was down and provably could not land.
-        const rows = await txRows(swap.id, 'payout')
-        expect(rows.at(-1)!.status).to.equal('confirmed')
-        if (rows.length === 1) expect(done.payout_tx_hash).to.equal(row.tx_hash)
-        else expect(rows.slice(0, -1).map((r) => r.status)).to.deep.equal(['dead'])
-    })
+        it(`TRON payout, ${modeText(mode)}: killed with the payout stored, one TRC-20 payout in the ledger after the restart`, async function () {
+            const native = w.chains.NATIVECHAIN
+            const user = TronWeb.address.fromHex('41' + randomBytes(20).toString('hex'))
+            const userHex = TronWeb.address.toHex(user).toLowerCase()
+            await giveTokens(native, 'STABLE', account(6).address, parseUnits('50', 6))
+            const swap = await createSwap(bridge, {
+                source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'TRON', target_token: 'USDT',
+                source_token_amount: '50', target_wallet: user,
+            })
+            if (mode === 'held') tron.refuseBroadcasts = true
+            else tron.swallowBroadcasts = true
+            const callsFrom = tron.calls.length
+            await send(native, 6, swap.deposit_address, parseUnits('50', 6), native.tokens.STABLE)
+            const row = await storedAndTried(swap.id, 'payout', (r) =>
+                mode === 'held' ? tron.calls.slice(callsFrom).includes('/wallet/broadcasttransaction') : tron.ledger.mined(r.tx_hash) !== undefined
+            )
+            if (mode === 'held') expect(tron.ledger.usdtBalance(user)).to.equal(0n)
+            expect((await txRows(swap.id, 'payout')).map((r) => r.status)).to.deep.equal(['signed'])
+            await kill()
+            tron.refuseBroadcasts = false
+            tron.swallowBroadcasts = false
+            await restart()
 
-    it('SOLANA payout: killed with the payout stored and its send refused, one payout in the ledger after the restart', async function () {
-        const native = w.chains.NATIVECHAIN
-        const user = Keypair.generate().publicKey.toBase58()
-        await giveTokens(native, 'STABLE', account(6).address, parseUnits('30', 6))
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'SOLANA', target_token: 'SOL',
-            source_token_amount: '30', target_wallet: user,
+            const done = await waitForStatus(bridge, swap.id, ['completed'])
+            const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
+            const payouts = tron.ledger.history(userHex).flatMap((t) => t.tokenTransfers.filter((x) => x.to === userHex).map((x) => ({ txid: t.txid, value: x.value })))
+            expect(payouts).to.deep.equal([{ txid: done.payout_tx_hash, value: locked }])
+            expect(tron.ledger.usdtBalance(user, true)).to.equal(locked)
+            const rows = await txRows(swap.id, 'payout')
+            expect(rows.at(-1)!.status).to.equal('confirmed')
+            if (mode === 'lost') expect(rows.map((r) => r.tx_hash)).to.deep.equal([row.tx_hash])
+            // Held: the stored bytes were sent, unless they expired while the bridge was down and provably could not land.
+            else if (rows.length === 1) expect(done.payout_tx_hash).to.equal(row.tx_hash)
+            else expect(rows.slice(0, -1).map((r) => r.status)).to.deep.equal(['dead'])
         })
-        sol.holdSends = true
-        const heldFrom = sol.heldSends.length
-        await send(native, 6, swap.deposit_address, parseUnits('30', 6), native.tokens.STABLE)
-        const row = await storedAndTried(swap.id, 'payout', () => sol.heldSends.length > heldFrom)
-        expect(sol.ledger.balance(user, 'processed')).to.equal(0)
-        await kill()
-        sol.holdSends = false
-        await restart()
 
-        const done = await waitForStatus(bridge, swap.id, ['completed'])
-        const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
-        const payouts = [...sol.ledger.landed.values()].filter((l) => l.err === null && l.accountKeys.includes(user))
-        expect(payouts.map((p) => p.signature)).to.deep.equal([done.payout_tx_hash])
-        expect(BigInt(sol.ledger.balance(user, 'finalized'))).to.equal(locked)
-        const rows = await txRows(swap.id, 'payout')
-        expect(rows.at(-1)!.status).to.equal('confirmed')
-        // The stored bytes were sent, unless their blockhash expired while the bridge was down (then they provably cannot land).
-        if (rows.length === 1) expect(done.payout_tx_hash).to.equal(row.tx_hash)
-        else expect(rows.slice(0, -1).map((r) => r.status)).to.deep.equal(['dead'])
-    })
+        it(`SOLANA payout, ${modeText(mode)}: killed with the payout stored, one payout in the ledger after the restart`, async function () {
+            const native = w.chains.NATIVECHAIN
+            const user = Keypair.generate().publicKey.toBase58()
+            await giveTokens(native, 'STABLE', account(6).address, parseUnits('30', 6))
+            const swap = await createSwap(bridge, {
+                source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'SOLANA', target_token: 'SOL',
+                source_token_amount: '30', target_wallet: user,
+            })
+            const heldFrom = sol.heldSends.length
+            if (mode === 'held') sol.holdSends = true
+            else sol.swallowSends = true
+            await send(native, 6, swap.deposit_address, parseUnits('30', 6), native.tokens.STABLE)
+            const row = await storedAndTried(swap.id, 'payout', (r) => (mode === 'held' ? sol.heldSends.length > heldFrom : sol.ledger.landed.has(r.tx_hash)))
+            if (mode === 'held') expect(sol.ledger.balance(user, 'processed')).to.equal(0)
+            expect((await txRows(swap.id, 'payout')).map((r) => r.status)).to.deep.equal(['signed'])
+            await kill()
+            sol.holdSends = false
+            sol.swallowSends = false
+            await restart()
+
+            const done = await waitForStatus(bridge, swap.id, ['completed'])
+            const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
+            const payouts = [...sol.ledger.landed.values()].filter((l) => l.err === null && l.accountKeys.includes(user))
+            expect(payouts.map((p) => p.signature)).to.deep.equal([done.payout_tx_hash])
+            expect(BigInt(sol.ledger.balance(user, 'finalized'))).to.equal(locked)
+            const rows = await txRows(swap.id, 'payout')
+            expect(rows.at(-1)!.status).to.equal('confirmed')
+            if (mode === 'lost') expect(rows.map((r) => r.tx_hash)).to.deep.equal([row.tx_hash])
+            // Held: the stored bytes were sent, unless their blockhash expired while the bridge was down (then they provably cannot land).
+            else if (rows.length === 1) expect(done.payout_tx_hash).to.equal(row.tx_hash)
+            else expect(rows.slice(0, -1).map((r) => r.status)).to.deep.equal(['dead'])
+        })
+    }
 })

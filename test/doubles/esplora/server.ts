@@ -49,6 +49,12 @@ export class EsploraDouble {
      */
     holdBroadcasts = false
     readonly heldBroadcasts: string[] = []
+    /**
+     * Test hook: while set, POST /tx takes the transaction (into the mempool, or refused as usual)
+     * but never answers; the connection hangs until the client goes away: a broadcast that went
+     * through without the sender hearing so.
+     */
+    swallowBroadcasts = false
 
     constructor(network: DoubleNetwork = 'regtest') {
         this.ledger = new Ledger(network)
@@ -165,8 +171,11 @@ export class EsploraDouble {
                 return text(503, 'Service Unavailable')
             }
             try {
-                return text(200, ledger.submit(body))
+                const txid = ledger.submit(body)
+                if (this.swallowBroadcasts) return
+                return text(200, txid)
             } catch (err) {
+                if (this.swallowBroadcasts) return
                 if (err instanceof Rejection) return text(400, `sendrawtransaction RPC error: ${JSON.stringify({ code: err.code, message: err.reason })}`)
                 throw err
             }

@@ -24,6 +24,12 @@ export interface SolanaDouble {
      */
     holdSends: boolean
     heldSends: string[]
+    /**
+     * Test hook: while set, a request calling sendTransaction is executed as usual but never
+     * answered (the connection hangs until the client goes away): a send that went through
+     * without the sender hearing so.
+     */
+    swallowSends: boolean
     close(): Promise<void>
 }
 
@@ -162,7 +168,7 @@ function handle(ledger: SolanaLedger, method: string, params: any[]): unknown {
 export async function startSolanaDouble(options: LedgerOptions = {}): Promise<SolanaDouble> {
     const ledger = new SolanaLedger(options)
     const calls: string[] = []
-    const hooks = { holdSends: false, heldSends: [] as string[] }
+    const hooks = { holdSends: false, heldSends: [] as string[], swallowSends: false }
     const answer = (request: any) => {
         const id = request?.id ?? null
         try {
@@ -194,6 +200,7 @@ export async function startSolanaDouble(options: LedgerOptions = {}): Promise<So
             const reply = body === undefined
                 ? { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }
                 : Array.isArray(body) ? body.map(answer) : answer(body)
+            if (hooks.swallowSends && sends.length) return
             res.writeHead(200, { 'content-type': 'application/json' })
             res.end(JSON.stringify(reply))
         })
@@ -211,6 +218,12 @@ export async function startSolanaDouble(options: LedgerOptions = {}): Promise<So
             hooks.holdSends = value
         },
         heldSends: hooks.heldSends,
+        get swallowSends() {
+            return hooks.swallowSends
+        },
+        set swallowSends(value: boolean) {
+            hooks.swallowSends = value
+        },
         close: () => new Promise<void>((resolve, reject) => {
             server.closeAllConnections()
             server.close((err) => (err ? reject(err) : resolve()))
