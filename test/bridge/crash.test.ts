@@ -191,31 +191,33 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
 
     // ---- EVM steps ----------------------------------------------------------------------------
 
-    it('gather (a coin sweep): killed with the sweep stored and held, one sweep after the restart', async function () {
+    for (const mode of MODES) it(`gather (a coin sweep), ${modeText(mode)}: killed with the sweep stored, one sweep after the restart`, async function () {
         const polygon = w.chains.POLYGON
         const native = w.chains.NATIVECHAIN
-        const receiver = account(21).address
+        const receiver = account(mode === 'held' ? 21 : 34).address
         const [polygonVault, nativeVault] = [await vaultOf(bridge, 'POLYGON'), await vaultOf(bridge, 'NATIVECHAIN')]
         const start = await polygon.client.getBlockNumber()
         const swap = await createSwap(bridge, {
             source_chain: 'POLYGON', source_token: 'POL', target_chain: 'NATIVECHAIN', target_token: 'STABLE',
             source_token_amount: 10, target_wallet: receiver,
         })
-        const gate = holdEvm('POLYGON', swap.id, 'gather')
+        const gate = holdEvm('POLYGON', swap.id, 'gather', mode === 'lost')
         await send(polygon, 3, swap.deposit_address, parseUnits('10', 18))
-        const held = await storedAndTried(swap.id, 'gather', (row) => gate.refused.includes(row.raw))
-        await polygon.client.getTransaction({ hash: held.tx_hash as Hash }).then(() => expect.fail('the sweep must not have reached the node'), () => undefined)
+        const held = await storedAndTried(swap.id, 'gather', async (row) =>
+            mode === 'held' ? gate.refused.includes(row.raw) : gate.swallowed.includes(row.raw) && (await landed(polygon, row.tx_hash)))
+        if (mode === 'held') await polygon.client.getTransaction({ hash: held.tx_hash as Hash }).then(() => expect.fail('the sweep must not have reached the node'), () => undefined)
         await kill()
         gate.blocked = false
+        gate.swallow = false
         await restart()
 
         const done = await waitForStatus(bridge, swap.id, ['completed'])
-        expect(done.gather_tx_hash).to.equal(held.tx_hash)
         // The deposit address sent one transaction ever: the sweep, the stored bytes.
         expect(await polygon.client.getTransactionCount({ address: swap.deposit_address })).to.equal(1)
         const sweeps = await coinTransfers(polygon, swap.deposit_address, polygonVault, start)
         expect(sweeps.map((s) => s.hash)).to.deep.equal([held.tx_hash])
         expect(sweeps[0].value).to.equal(BigInt(held.amount))
+        expect(done.gather_tx_hash).to.equal(held.tx_hash)
         const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
         expect(await transferAmounts(native, native.tokens.STABLE, nativeVault, receiver)).to.deep.equal([locked])
         expect((await txRows(swap.id, 'gather')).map((r) => r.status)).to.deep.equal(['confirmed'])
@@ -307,10 +309,10 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         await restart()
 
         const done = await waitForStatus(bridge, swap.id, ['completed'])
-        expect(done.pool_trade.tx_hash).to.equal(held.tx_hash)
         // The vault sold the gathered 97.5 USDT into the pair once.
         const trades = (await transferAmounts(bsc, bsc.tokens.USDT, bscVault, pair)).slice(tradesBefore)
         expect(trades).to.deep.equal([parseUnits('97.5', 18)])
+        expect(done.pool_trade.tx_hash).to.equal(held.tx_hash)
         const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
         const payouts = await coinTransfers(native, nativeVault, receiver, nativeStart)
         expect(payouts.map((p) => p.value)).to.deep.equal([locked])
@@ -340,10 +342,10 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         await restart()
 
         const done = await waitForStatus(bridge, swap.id, ['completed'])
-        expect(done.payout_tx_hash).to.equal(row.tx_hash)
         const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
         expect(await transferAmounts(polygon, polygon.tokens.USDT, polygonVault, receiver)).to.deep.equal([locked])
         expect(await balanceOf(polygon, receiver, polygon.tokens.USDT)).to.equal(locked)
+        expect(done.payout_tx_hash).to.equal(row.tx_hash)
         expect((await txRows(swap.id, 'payout')).map((r) => [r.status, r.tx_hash])).to.deep.equal([['confirmed', row.tx_hash]])
     })
 
@@ -393,11 +395,11 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
             return s.refund_status !== 'pending' ? s : undefined
         }, 120_000, 250)
         expect(refunded.refund_status).to.equal('sent')
-        expect(refunded.refund_tx_hash).to.equal(row.tx_hash)
         const refunds = await coinTransfers(polygon, polygonVault, refundTo, start)
         expect(refunds.map((r) => r.hash)).to.deep.equal([row.tx_hash])
         expect(refunds[0].value).to.equal(BigInt(refunded.refund_amount))
         expect(await balanceOf(polygon, refundTo)).to.equal(BigInt(refunded.refund_amount))
+        expect(refunded.refund_tx_hash).to.equal(row.tx_hash)
         // Nothing was paid on the target chain.
         expect(await transferAmounts(w.chains.NATIVECHAIN, w.chains.NATIVECHAIN.tokens.STABLE, await vaultOf(bridge, 'NATIVECHAIN'), account(26).address)).to.deep.equal([])
     })
@@ -426,10 +428,10 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
             return s.refund_status !== 'pending' ? s : undefined
         }, 120_000, 250)
         expect(refunded.refund_status).to.equal('sent')
-        expect(refunded.refund_tx_hash).to.equal(row.tx_hash)
         const refunds = await coinTransfers(polygon, polygonVault, refundTo, start)
         expect(refunds.map((r) => r.hash)).to.deep.equal([row.tx_hash])
         expect(await balanceOf(polygon, refundTo)).to.equal(BigInt(refunded.refund_amount))
+        expect(refunded.refund_tx_hash).to.equal(row.tx_hash)
         expect((await txRows(swap.id, 'refund')).map((r) => [r.status, r.tx_hash])).to.deep.equal([['confirmed', row.tx_hash]])
     })
 
@@ -505,10 +507,10 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
             await restart()
 
             const done = await waitForStatus(bridge, swap.id, ['completed'])
-            expect(done.payout_tx_hash).to.equal(row.tx_hash)
             const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
             expect(btcPaymentsTo(user).map((p) => p.txid)).to.deep.equal([row.tx_hash])
             expect(btcOf(user)).to.equal(locked)
+            expect(done.payout_tx_hash).to.equal(row.tx_hash)
             expect((await txRows(swap.id, 'payout')).map((r) => r.status)).to.deep.equal(['confirmed'])
         })
 
