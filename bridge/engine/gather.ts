@@ -62,6 +62,12 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
             }
             return { state: 'waiting' }
         }
+        // The address holds the gas: a top-up still recorded as signed or broadcast has landed (or
+        // was not needed). Follow it once so that its row says so; a top-up left 'signed' (its
+        // broadcast answer lost in a crash) would otherwise be rebroadcast with every later send
+        // of the vault, and never leave the list of unfinished transactions.
+        const topUp = await ctx.sender.live(swap.id, 'gather_gas')
+        if (topUp && (topUp.status === 'signed' || topUp.status === 'broadcast')) await ctx.sender.track(adapter, topUp, MINED)
     }
     const balance = await adapter.balance(swap.depositAddress, asset)
     if (balance === 0n) {

@@ -310,9 +310,15 @@ export class WsClient {
  * eth_sendRawTransaction with HTTP 503 (a node restarting), and forwards everything else. The
  * bridge then holds signed transactions it could not send: what a crash between signing and
  * broadcasting leaves behind. It can also play a node that lacks some methods (`unsupported`).
+ * With `swallow` set, a blocked transaction is forwarded to the node after all but its answer
+ * never comes back (the connection hangs): the broadcast went through and the sender cannot know.
  */
 export class BroadcastGate {
     blocked = false
+    /** While blocked: forward the matching transactions and never answer, rather than refuse them. */
+    swallow = false
+    /** Transactions forwarded whose answer was withheld (swallow). */
+    readonly swallowed: string[] = []
     /** While blocked, only the transactions this accepts are refused (all when unset). */
     filter?: (raw: string) => boolean | Promise<boolean>
     /** JSON-RPC methods answered "method not found", as a node without them would (e.g. tracing). */
@@ -342,6 +348,12 @@ export class BroadcastGate {
                 }
                 const raws: string[] = calls.filter((c: any) => c.method === 'eth_sendRawTransaction').map((c: any) => c.params[0])
                 const stopped = this.blocked ? await Promise.all(raws.map(async (raw) => !this.filter || (await this.filter(raw)))) : []
+                if (stopped.some(Boolean) && this.swallow) {
+                    this.swallowed.push(...raws.filter((_, i) => stopped[i]))
+                    // The node gets it; the sender never hears back (stop() closes the connection).
+                    await fetch(this.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => undefined)
+                    return
+                }
                 if (stopped.some(Boolean)) {
                     this.refused.push(...raws.filter((_, i) => stopped[i]))
                     res.writeHead(503).end('node restarting')

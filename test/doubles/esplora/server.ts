@@ -43,6 +43,18 @@ export class EsploraDouble {
     private server?: http.Server
     private loopback?: Loopback
     url = ''
+    /**
+     * Test hook: while set, POST /tx answers 503 (the Esplora front end up, its bitcoind
+     * restarting) and nothing enters the mempool; the refused bodies are kept in `heldBroadcasts`.
+     */
+    holdBroadcasts = false
+    readonly heldBroadcasts: string[] = []
+    /**
+     * Test hook: while set, POST /tx takes the transaction (into the mempool, or refused as usual)
+     * but never answers; the connection hangs until the client goes away: a broadcast that went
+     * through without the sender hearing so.
+     */
+    swallowBroadcasts = false
 
     constructor(network: DoubleNetwork = 'regtest') {
         this.ledger = new Ledger(network)
@@ -154,9 +166,16 @@ export class EsploraDouble {
             const chunks: Buffer[] = []
             for await (const chunk of req) chunks.push(chunk as Buffer)
             const body = Buffer.concat(chunks).toString('utf8').trim()
+            if (this.holdBroadcasts) {
+                this.heldBroadcasts.push(body)
+                return text(503, 'Service Unavailable')
+            }
             try {
-                return text(200, ledger.submit(body))
+                const txid = ledger.submit(body)
+                if (this.swallowBroadcasts) return
+                return text(200, txid)
             } catch (err) {
+                if (this.swallowBroadcasts) return
                 if (err instanceof Rejection) return text(400, `sendrawtransaction RPC error: ${JSON.stringify({ code: err.code, message: err.reason })}`)
                 throw err
             }

@@ -17,6 +17,19 @@ export interface SolanaDouble {
     ledger: SolanaLedger
     /** Methods called, in order: lets a test tell what went over the wire. */
     calls: string[]
+    /**
+     * Test hook: while set, a request calling sendTransaction is answered HTTP 503 (an RPC
+     * provider's front end whose validator is restarting) and nothing is sent; the refused
+     * transactions (as sent: base58 or base64) are kept in `heldSends`.
+     */
+    holdSends: boolean
+    heldSends: string[]
+    /**
+     * Test hook: while set, a request calling sendTransaction is executed as usual but never
+     * answered (the connection hangs until the client goes away): a send that went through
+     * without the sender hearing so.
+     */
+    swallowSends: boolean
     close(): Promise<void>
 }
 
@@ -155,6 +168,7 @@ function handle(ledger: SolanaLedger, method: string, params: any[]): unknown {
 export async function startSolanaDouble(options: LedgerOptions = {}): Promise<SolanaDouble> {
     const ledger = new SolanaLedger(options)
     const calls: string[] = []
+    const hooks = { holdSends: false, heldSends: [] as string[], swallowSends: false }
     const answer = (request: any) => {
         const id = request?.id ?? null
         try {
@@ -176,9 +190,17 @@ export async function startSolanaDouble(options: LedgerOptions = {}): Promise<So
             } catch {
                 body = undefined
             }
+            const sends = (Array.isArray(body) ? body : [body]).filter((r: any) => r?.method === 'sendTransaction')
+            if (hooks.holdSends && sends.length) {
+                hooks.heldSends.push(...sends.map((r: any) => String(r.params?.[0])))
+                res.writeHead(503, { 'content-type': 'text/plain' })
+                res.end('Service Unavailable')
+                return
+            }
             const reply = body === undefined
                 ? { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }
                 : Array.isArray(body) ? body.map(answer) : answer(body)
+            if (hooks.swallowSends && sends.length) return
             res.writeHead(200, { 'content-type': 'application/json' })
             res.end(JSON.stringify(reply))
         })
@@ -189,6 +211,19 @@ export async function startSolanaDouble(options: LedgerOptions = {}): Promise<So
         url: `http://127.0.0.1:${port}`,
         ledger,
         calls,
+        get holdSends() {
+            return hooks.holdSends
+        },
+        set holdSends(value: boolean) {
+            hooks.holdSends = value
+        },
+        heldSends: hooks.heldSends,
+        get swallowSends() {
+            return hooks.swallowSends
+        },
+        set swallowSends(value: boolean) {
+            hooks.swallowSends = value
+        },
         close: () => new Promise<void>((resolve, reject) => {
             server.closeAllConnections()
             server.close((err) => (err ? reject(err) : resolve()))

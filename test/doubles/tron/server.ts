@@ -21,7 +21,9 @@ import { listenLoopback, Loopback } from '../loopback'
  * limit (≤ 200), fingerprint, contract_address.
  *
  * Test hooks beside the ledger's: refuseBroadcasts (the connection of a broadcast is dropped
- * unanswered, as an unreachable node), and `calls`, `apiKeys` (what came over the wire).
+ * unanswered, as an unreachable node), swallowBroadcasts (a broadcast is taken as usual but never
+ * answered, the connection left hanging: it went through without the sender hearing so), and
+ * `calls`, `apiKeys` (what came over the wire).
  */
 
 export interface TronDoubleOptions extends LedgerOptions {
@@ -42,6 +44,7 @@ export class TronDouble {
     /** TRON-PRO-API-KEY values seen. */
     readonly apiKeys = new Set<string>()
     refuseBroadcasts = false
+    swallowBroadcasts = false
     private server?: Server
     private loopback?: Loopback
 
@@ -90,6 +93,7 @@ export class TronDouble {
             try {
                 if (url.pathname.startsWith('/v1/')) return reply(...this.grid(url.pathname, params))
                 const answer = this.route(url.pathname, params)
+                if (url.pathname === '/wallet/broadcasttransaction' && this.swallowBroadcasts) return
                 if (answer === undefined) return reply(404, { Error: `no route ${url.pathname}` })
                 reply(200, answer)
             } catch (err) {
