@@ -38,17 +38,24 @@ export interface BridgeChains {
     chains: Record<ChainName, TestChain>
     native: NativeContracts
     bsc: BridgeChainRecord
+    /**
+     * Started with `stateDir`: stops the chain's anvil (it writes its state file) and starts it again
+     * from that file on the same port, mining again. The node then holds no state for any block
+     * before the restart, as a pruned node would not.
+     */
+    restart(name: ChainName): Promise<void>
     stop(): Promise<void>
 }
 
 /** A development account (anvil's mnemonic): 0 owns every token; others are users. */
 export const account = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index })
 
-export async function startBridgeChains(): Promise<BridgeChains> {
+export async function startBridgeChains(options: { stateDir?: string } = {}): Promise<BridgeChains> {
     const started: Anvil[] = []
+    const stateFile = (chainId: number) => (options.stateDir ? path.join(options.stateDir, `anvil-${chainId}.json`) : undefined)
     try {
         const start = async (chainId: number) => {
-            const anvil = await startAnvil({ port: await freePort(), chainId, slotsInAnEpoch: 1 })
+            const anvil = await startAnvil({ port: await freePort(), chainId, slotsInAnEpoch: 1, stateFile: stateFile(chainId) })
             started.push(anvil)
             return anvil
         }
@@ -66,15 +73,26 @@ export async function startBridgeChains(): Promise<BridgeChains> {
             name, chainId: anvil.chainId, url: anvil.url, anvil, tokens,
             client: createPublicClient({ chain: devnetChain(anvil.chainId, anvil.url), transport: http(anvil.url), cacheTime: 0 }) as PublicClient,
         })
+        const chains = {
+            NATIVECHAIN: chain('NATIVECHAIN', nativeAnvil, { STABLE: contracts.stable }),
+            BSC: chain('BSC', bscAnvil, bsc.tokens),
+            ETHEREUM: chain('ETHEREUM', ethAnvil, eth.tokens),
+            POLYGON: chain('POLYGON', polygonAnvil, polygon.tokens),
+        }
         return {
-            chains: {
-                NATIVECHAIN: chain('NATIVECHAIN', nativeAnvil, { STABLE: contracts.stable }),
-                BSC: chain('BSC', bscAnvil, bsc.tokens),
-                ETHEREUM: chain('ETHEREUM', ethAnvil, eth.tokens),
-                POLYGON: chain('POLYGON', polygonAnvil, polygon.tokens),
-            },
+            chains,
             native: contracts,
             bsc,
+            restart: async (name: ChainName) => {
+                const old = chains[name].anvil
+                if (!stateFile(old.chainId)) throw new Error('restart needs chains started with a stateDir')
+                await old.stop()
+                started.splice(started.indexOf(old), 1)
+                const anvil = await startAnvil({ port: Number(new URL(old.url).port), chainId: old.chainId, slotsInAnEpoch: 1, stateFile: stateFile(old.chainId) })
+                started.push(anvil)
+                await setIntervalMining(anvil.url, 1)
+                chains[name].anvil = anvil
+            },
             stop: async () => {
                 await Promise.allSettled(started.map((a) => a.stop()))
             },
