@@ -72,6 +72,10 @@ export interface BridgeConfig {
     depositWindowSeconds: number
     wsIdleSeconds: number
     createLimit: { points: number; windowSeconds: number }
+    /** Swaps waiting for a deposit one client IP may hold at once (BRIDGE_MAX_PENDING_PER_IP). */
+    maxPendingPerIp: number
+    /** Days an ended swap's deposit address stays watched for late deposits (BRIDGE_LATE_DEPOSIT_WATCH_DAYS). */
+    lateDepositWatchDays: number
     /** USD prices by price class, for assets no pool of ours quotes. */
     referencePrices: Record<string, string>
     /** Enabled networks only. */
@@ -193,6 +197,8 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
         depositWindowSeconds: env.BRIDGE_DEPOSIT_WINDOW_SECONDS,
         wsIdleSeconds: env.BRIDGE_WS_IDLE_SECONDS,
         createLimit: { points: env.BRIDGE_CREATE_LIMIT, windowSeconds: env.BRIDGE_CREATE_LIMIT_WINDOW_SECONDS },
+        maxPendingPerIp: env.BRIDGE_MAX_PENDING_PER_IP,
+        lateDepositWatchDays: env.BRIDGE_LATE_DEPOSIT_WATCH_DAYS,
         referencePrices,
         networks,
         pools,

@@ -158,7 +158,9 @@ export interface ChainAdapter {
     checkDeposit(deposit: { txHash: string | null; blockNumber: bigint; blockHash: string; amount?: bigint }, finality: Finality): Promise<DepositCheck>
     balance(address: string, asset: Asset): Promise<bigint>
     /** Many balances at once where the node allows batching (the late-deposit watch); each read succeeds or fails alone. */
-    balances?(requests: { address: string; asset: Asset }[]): Promise<PromiseSettledResult<bigint>[]>
+    balances?(requests: { address: string; asset: Asset }[], blockNumber?: bigint): Promise<PromiseSettledResult<bigint>[]>
+    /** The hash of the canonical block at a height (a late deposit dated by the block whose balance showed it). */
+    blockHash?(blockNumber: bigint): Promise<string>
     /** The network fee one transfer of `asset` from `from` to `to` would cost now, in the chain's coin (an upper bound). */
     transferFee(asset: Asset, from: string, to: string): Promise<bigint>
     /** Signs (never broadcasts). reservedSequences are sequence numbers already held by stored, unfinished transactions of the sender. */

@@ -220,14 +220,19 @@ export class EvmAdapter implements ChainAdapter {
         return out
     }
 
-    async balances(requests: { address: string; asset: Asset }[]): Promise<PromiseSettledResult<bigint>[]> {
+    async balances(requests: { address: string; asset: Asset }[], blockNumber?: bigint): Promise<PromiseSettledResult<bigint>[]> {
+        const at = blockNumber === undefined ? {} : { blockNumber }
         const out: PromiseSettledResult<bigint>[] = []
         for (let i = 0; i < requests.length; i += BALANCE_READS_IN_FLIGHT) {
             out.push(...await Promise.allSettled(requests.slice(i, i + BALANCE_READS_IN_FLIGHT).map(({ address, asset }) => asset.kind === 'coin'
-                ? this.batchClient.getBalance({ address: address as Address })
-                : this.batchClient.readContract({ address: asset.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] }))))
+                ? this.batchClient.getBalance({ address: address as Address, ...at })
+                : this.batchClient.readContract({ address: asset.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address], ...at }))))
         }
         return out
+    }
+
+    async blockHash(blockNumber: bigint): Promise<string> {
+        return (await this.client.getBlock({ blockNumber })).hash!
     }
 
     /**

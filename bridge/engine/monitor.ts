@@ -3,6 +3,7 @@ import { blockRanges } from '../chains/scan'
 import { formatUnits } from '../amounts'
 import { ChainName } from '../registry'
 import { EngineContext } from './context'
+import { watchLateDeposits } from './late'
 import { transition } from './lifecycle'
 
 /**
@@ -68,6 +69,11 @@ export class Monitor {
     async cycle(): Promise<void> {
         await Promise.all([...this.ctx.adapters.values()].map(async (adapter) => {
             await this.scan(adapter).catch((err) => this.ctx.log.error({ err, chain: adapter.chain }, 'deposit scan failed; retrying next cycle'))
+            const late = await watchLateDeposits(this.ctx, adapter).catch((err) => {
+                this.ctx.log.error({ err, chain: adapter.chain }, 'late-deposit watch failed; retrying next cycle')
+                return false
+            })
+            if (late) this.onDeposit()
         }))
     }
 

@@ -1,5 +1,6 @@
 import { LOCK_SWAP } from '../db'
 import { EngineContext } from './context'
+import { advanceLateDeposits } from './late'
 import { loadSwap } from './lifecycle'
 import { step } from './steps'
 
@@ -61,6 +62,7 @@ export class Worker {
             for (let id = queue.shift(); id && !this.stopped; id = queue.shift()) await this.visit(id)
         })
         await Promise.all(lanes)
+        if (!this.stopped) await advanceLateDeposits(this.ctx)
     }
 
     private async visit(id: string): Promise<void> {

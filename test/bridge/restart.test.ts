@@ -72,7 +72,7 @@ describe('bridge: deposits detected after the node and the bridge restart (node 
         const tokenDeposits: Record<string, string> = {}
         for (const s of [oldToken, newToken]) tokenDeposits[s.id] = await send(native(), 7, s.deposit_address as Address, parseUnits('30', 6), native().tokens.STABLE)
 
-        const done = await Promise.all([oldCoin, newCoin, oldToken, newToken].map((s) => waitForStatus(bridge!, s.id, ['completed'], 180_000)))
+        const done = await Promise.all([oldCoin, newCoin, oldToken, newToken].map((s) => waitForStatus(bridge!, s.id, ['completed'], 100_000)))
         for (const d of done) {
             expect(d.deposit_tx_hash).to.equal(coinDeposits[d.id] ?? tokenDeposits[d.id])
             expect(d.deposit_amount).to.equal(d.source_token === 'NATIVE' ? '0.5' : '30')
