@@ -1,10 +1,12 @@
+import { randomBytes } from 'crypto'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import {
-    Address, createPublicClient, createWalletClient, erc20Abi, Hash, http, parseAbiItem, parseUnits, PublicClient,
+    Address, createPublicClient, createWalletClient, erc20Abi, getAddress, Hash, http, parseAbiItem, parseUnits, PublicClient,
 } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
+import { Client } from 'pg'
 import { WebSocket } from 'ws'
 import { BridgeChainRecord, NativeContracts } from '../../common/config'
 import { spawnManaged, Spawned, waitFor } from '../../common/processes'
@@ -241,6 +243,43 @@ export async function transferAmounts(chain: TestChain, token: Address, from: Ad
 }
 
 export { parseUnits }
+
+// ---- Many waiting swaps ------------------------------------------------------------------------
+
+/** How many waiting swaps one chain carries here (issue 17 item 7: the monitor scales to 10,000). */
+export const WATCHED = 10_000
+
+/**
+ * Inserts `count` swaps waiting for a deposit on the native chain, as POST /api/swap would leave
+ * them, the even ones watching the coin and the odd ones the STABLE token, at fresh random addresses (no
+ * key is needed: nothing is ever deposited there). Deposit indexes far above the sequence's.
+ */
+export async function insertWaitingSwaps(databaseUrl: string, count: number, watchFromBlock: bigint): Promise<Address[]> {
+    const db = new Client({ connectionString: databaseUrl })
+    await db.connect()
+    try {
+        const addresses: Address[] = []
+        const route = JSON.stringify({ kind: 'pool', legs: [], min_amount: '0.001', max_amount: '1000' })
+        for (let start = 0; start < count; start += 1000) {
+            const n = Math.min(1000, count - start)
+            const i = Array.from({ length: n }, (_, k) => start + k)
+            const chunk = i.map(() => getAddress(`0x${randomBytes(20).toString('hex')}`))
+            addresses.push(...chunk)
+            await db.query(
+                `INSERT INTO bridge_swap (id, status, source_chain, source_token, target_chain, target_token, source_amount, target_wallet,
+                    route_kind, route, fee_bps, deposit_family, deposit_index, deposit_address, watch_from_block, expires_at)
+                 SELECT gen_random_uuid(), 'pending_deposit', 'NATIVECHAIN', t.token, 'ETHEREUM', 'USDT', 1000000, $1,
+                    'pool', $2::jsonb, 250, 'evm', t.idx, t.address, $3, now() + interval '1 hour'
+                 FROM unnest($4::text[], $5::bigint[], $6::text[]) AS t(token, idx, address)`,
+                [account(9).address, route, watchFromBlock.toString(), i.map((k) => (k % 2 ? 'STABLE' : 'NATIVE')), i.map((k) => 10_000_000 + k),
+                    chunk]
+            )
+        }
+        return addresses
+    } finally {
+        await db.end()
+    }
+}
 
 // ---- HTTP helpers -----------------------------------------------------------------------------
 
