@@ -107,9 +107,7 @@ export async function watchLateDeposits(ctx: EngineContext, adapter: ChainAdapte
     const requests = watched.map((w) => ({ address: w.depositAddress, asset: ctx.asset(w.sourceChain, w.sourceToken) }))
     // Read at the head just read: a late deposit found by its balance is dated there, so that the
     // head being final means the deposit is.
-    const balances = adapter.balances
-        ? await adapter.balances(requests, head.number)
-        : await Promise.allSettled(requests.map((r) => adapter.balance(r.address, r.asset)))
+    const balances = adapter.balances ? await adapter.balances(requests, head.number) : await balancesOneByOne(adapter, requests)
     const coin = ctx.coin(adapter.chain)
     let coinThreshold: bigint | undefined
     let found = false
@@ -132,6 +130,15 @@ export async function watchLateDeposits(ctx: EngineContext, adapter: ChainAdapte
         }
     }
     return found
+}
+
+/** Networks without batched reads: a few addresses at a time, so thousands of ended swaps do not flood the node. */
+async function balancesOneByOne(adapter: ChainAdapter, requests: { address: string; asset: Asset }[]): Promise<PromiseSettledResult<bigint>[]> {
+    const out: PromiseSettledResult<bigint>[] = []
+    for (let i = 0; i < requests.length; i += 16) {
+        out.push(...await Promise.allSettled(requests.slice(i, i + 16).map((r) => adapter.balance(r.address, r.asset))))
+    }
+    return out
 }
 
 /**
