@@ -4,8 +4,8 @@ import * as path from 'path'
 import { Address, parseUnits } from 'viem'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, BridgeChains, BridgeProcess, bridgeEnv, createSwap, fundVaults, giveTokens, send, startBridge, startBridgeChains, tempDir,
-    waitForStatus,
+    account, api, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, createSwap, fundVaults, giveTokens, send, startBridge, startBridgeChains,
+    tempDir, waitForStatus,
 } from './support'
 
 /**
@@ -80,6 +80,35 @@ describe('bridge: deposits detected after the node and the bridge restart (node 
             const receipt = await native().client.getTransactionReceipt({ hash: d.deposit_tx_hash })
             expect(d.deposit_block_number).to.equal(receipt.blockNumber.toString())
             expect(receipt.blockNumber > restartedAt).to.equal(true)
+        }
+    })
+
+    it('a node that fails the token-log queries holds up only the token deposits, which are found once it answers again', async function () {
+        const gate = new BroadcastGate(native().url)
+        await gate.start()
+        try {
+            gate.unsupported.add('eth_getLogs')
+            await bridge!.stop()
+            bridge = undefined
+            bridge = await startBridge({ ...env, RPC_URL: gate.url })
+            const coin = await coinSwap(bridge)
+            const token = await tokenSwap(bridge)
+            await giveTokens(native(), 'STABLE', account(7).address, parseUnits('30', 6))
+            const tokenHash = await send(native(), 7, token.deposit_address as Address, parseUnits('30', 6), native().tokens.STABLE)
+            await send(native(), 5, coin.deposit_address as Address, parseUnits('0.5', 18))
+            // The coin deposit (found by balance) goes through while no log query succeeds.
+            await waitForStatus(bridge, coin.id, ['completed'], 100_000)
+            expect((await api(bridge, 'GET', `/api/swap/${token.id}`)).body.status).to.equal('pending_deposit')
+            // The range the failed queries covered is read again once the node answers them.
+            gate.unsupported.delete('eth_getLogs')
+            const done = await waitForStatus(bridge, token.id, ['completed'], 100_000)
+            expect(done.deposit_tx_hash).to.equal(tokenHash)
+            const receipt = await native().client.getTransactionReceipt({ hash: tokenHash })
+            expect(done.deposit_block_number).to.equal(receipt.blockNumber.toString())
+        } finally {
+            await bridge?.stop()
+            bridge = undefined
+            await gate.stop()
         }
     })
 })
