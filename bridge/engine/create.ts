@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto'
-import { AmountError, formatUnits, parseUnits } from '../amounts'
 import { PoolClient } from 'pg'
+import { AmountError, formatUnits, parseUnits } from '../amounts'
 import { inTransaction, LOCK_PENDING_IP } from '../db'
 import { ChainName, chainSpec, CHAINS } from '../registry'
 import { EngineContext } from './context'
