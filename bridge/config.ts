@@ -79,6 +79,10 @@ export interface BridgeConfig {
     prices: PriceSourceConfig
     /** Basis points below the creation quote a swap accepts at the rate lock when it set no min_target_amount. */
     maxSlippageBps: number
+    /** Swaps waiting for a deposit one client IP may hold at once (BRIDGE_MAX_PENDING_PER_IP). */
+    maxPendingPerIp: number
+    /** Days an ended swap's deposit address stays watched for late deposits (BRIDGE_LATE_DEPOSIT_WATCH_DAYS). */
+    lateDepositWatchDays: number
     /** Enabled networks only. */
     networks: Partial<Record<ChainName, NetworkConfig>>
     pools: PoolConfig[]
@@ -200,6 +204,8 @@ export function loadBridgeConfig(env: Env): BridgeConfig {
         createLimit: { points: env.BRIDGE_CREATE_LIMIT, windowSeconds: env.BRIDGE_CREATE_LIMIT_WINDOW_SECONDS },
         prices: parsePriceSource(env),
         maxSlippageBps: percentToBps(env.BRIDGE_MAX_SLIPPAGE_PERCENT),
+        maxPendingPerIp: env.BRIDGE_MAX_PENDING_PER_IP,
+        lateDepositWatchDays: env.BRIDGE_LATE_DEPOSIT_WATCH_DAYS,
         networks,
         pools,
         poolToleranceBps: percentToBps(env.BRIDGE_POOL_TOLERANCE_PERCENT),

@@ -8,6 +8,8 @@ export { inTransaction } from '../db/transaction'
 export const LOCK_SWAP = 0x62726901
 export const LOCK_SENDER = 0x62726902
 export const LOCK_VAULT = 0x62726903
+/** Swap creation per client IP (the pending-swap limit). */
+export const LOCK_PENDING_IP = 0x62726904
 
 export type Release = () => Promise<void>
 

@@ -111,6 +111,10 @@ const EnvSchema = z.object({
     /** Bridge: swap creations allowed per client IP per window. */
     BRIDGE_CREATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20),
     BRIDGE_CREATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+    /** Bridge: swaps one client IP may have waiting for a deposit at once (each is an address the monitor reads every cycle). */
+    BRIDGE_MAX_PENDING_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
+    /** Bridge: days the deposit address of an ended swap (completed, failed, expired) stays watched for late deposits, which are refunded. */
+    BRIDGE_LATE_DEPOSIT_WATCH_DAYS: z.coerce.number().min(0).max(365).default(7),
     /** Bridge: a WebSocket that sends nothing (not even a ping) for this long is closed. */
     BRIDGE_WS_IDLE_SECONDS: z.coerce.number().int().min(5).max(3_600).default(60),
     /**

@@ -32,6 +32,19 @@ export interface DepositSeen {
     blockTime: Date
 }
 
+/**
+ * scanDeposits read part of what it was asked: `seen` is what it found in the parts it could read.
+ * `unread` names the swaps whose addresses it could not read (they are not expired on that scan);
+ * `rescan` says a part of the block range itself was not read (a log query failed) and the range
+ * must be scanned again, while a balance read that failed needs no rescan: a balance is cumulative,
+ * the next scan sees the same coin.
+ */
+export class PartialScanError extends Error {
+    constructor(readonly seen: DepositSeen[], readonly unread: Set<string>, readonly rescan: boolean, readonly causes: unknown[]) {
+        super(`deposit scan incomplete: ${unread.size} address(es) unread${rescan ? ', range to scan again' : ''}`)
+    }
+}
+
 export interface ChainHead {
     number: bigint
     time: Date
@@ -154,6 +167,10 @@ export interface ChainAdapter {
      */
     checkDeposit(deposit: { txHash: string | null; blockNumber: bigint; blockHash: string; amount?: bigint }, finality: Finality): Promise<DepositCheck>
     balance(address: string, asset: Asset): Promise<bigint>
+    /** Many balances at once where the node allows batching (the late-deposit watch); each read succeeds or fails alone. */
+    balances?(requests: { address: string; asset: Asset }[], blockNumber?: bigint): Promise<PromiseSettledResult<bigint>[]>
+    /** The hash of the canonical block at a height (a late deposit dated by the block whose balance showed it). */
+    blockHash?(blockNumber: bigint): Promise<string>
     /** The network fee one transfer of `asset` from `from` to `to` would cost now, in the chain's coin (an upper bound). */
     transferFee(asset: Asset, from: string, to: string): Promise<bigint>
     /** Signs (never broadcasts). reservedSequences are sequence numbers already held by stored, unfinished transactions of the sender. */

@@ -8,7 +8,7 @@ import { Logger } from '../../common/logger'
 import { Asset, Finality, EvmNetworkConfig } from '../config'
 import { KeyManager, KeyRole } from '../keys'
 import {
-    BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, InsufficientForFeeError, PairReserves,
+    BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, InsufficientForFeeError, PairReserves, PartialScanError,
     PoolSwapRequest, PoolTradeError, Settled, SignedTransfer, TransferRequest, TxState,
 } from './adapter'
 import { scanWatches } from './scan'
@@ -65,6 +65,30 @@ function retryingBehind(transport: Transport): Transport {
     }
 }
 
+/** Addresses in one eth_getLogs topic list: common providers refuse more than 1,000. */
+const TOPIC_ADDRESSES = 1000
+/** Balance reads handed to the batching transport at once (it sends them BALANCE_BATCH per request). */
+const BALANCE_READS_IN_FLIGHT = 1000
+const BALANCE_BATCH = 100
+
+/**
+ * A node's answer that it holds no state for the block asked (pruned history, or blocks from
+ * before a restart from a state file), as opposed to a transient failure. geth: "missing trie
+ * node", "historical state … is not available"; erigon: "state histories … not …"; nethermind:
+ * "… pruned …"; anvil: "BlockOutOfRangeError".
+ */
+const NO_STATE = /BlockOutOfRange|missing trie node|historical state|state (is )?not available|state histor|pruned/i
+
+export function isNoStateError(err: unknown): boolean {
+    return NO_STATE.test(errorText(err))
+}
+
+interface PartialScan {
+    seen: DepositSeen[]
+    unread: Set<string>
+    causes: unknown[]
+}
+
 /** viem's errors carry the node's message in `details`; one string to classify them by. */
 function errorText(err: unknown): string {
     const e = err as { details?: string; shortMessage?: string; message?: string }
@@ -84,6 +108,8 @@ export class EvmAdapter implements ChainAdapter {
     readonly maxScanBlocks = 500n
     readonly chain: EvmNetworkConfig['chain']
     readonly client: PublicClient
+    /** The same node through a transport that sends concurrent reads as JSON-RPC batches (the monitor's many balances). */
+    private readonly batchClient: PublicClient
     /** The native chain's minimum gas price is 0 (spec 8): every transaction there is sent with zero fees. */
     private readonly zeroFees: boolean
     private readonly pairs = new Map<string, Address>()
@@ -99,6 +125,9 @@ export class EvmAdapter implements ChainAdapter {
         })
         // cacheTime 0: viem would otherwise answer block numbers from a 4-second cache.
         this.client = createPublicClient({ chain, transport: retryingBehind(http(network.rpcUrl, { timeout: network.rpcTimeoutMs, retryCount: 1 })), cacheTime: 0 }) as PublicClient
+        this.batchClient = createPublicClient({
+            chain, transport: retryingBehind(http(network.rpcUrl, { timeout: 2 * network.rpcTimeoutMs, retryCount: 1, batch: { batchSize: BALANCE_BATCH } })), cacheTime: 0,
+        }) as PublicClient
     }
 
     normalizeAddress(address: string): string | undefined {
@@ -123,83 +152,151 @@ export class EvmAdapter implements ChainAdapter {
         if (watches.length === 0 || from > to) return []
         const coinWatches = watches.filter((w) => w.asset.kind === 'coin')
         const tokenWatches = watches.filter((w) => w.asset.kind === 'token')
-        const [coins, tokens] = await Promise.all([this.scanCoin(coinWatches, from, to), this.scanTokens(tokenWatches, from, to)])
-        return [...coins, ...tokens].sort((a, b) => Number(a.blockNumber - b.blockNumber))
-    }
-
-    private async scanTokens(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]> {
-        if (watches.length === 0) return []
-        const byKey = new Map(watches.map((w) => [`${w.asset.address!.toLowerCase()}:${w.address.toLowerCase()}`, w]))
-        const logs = await this.client.getLogs({
-            address: [...new Set(watches.map((w) => w.asset.address as Address))],
-            event: TRANSFER_EVENT,
-            args: { to: [...new Set(watches.map((w) => w.address as Address))] },
-            fromBlock: from,
-            toBlock: to,
-        })
-        const seen: DepositSeen[] = []
-        const times = new Map<bigint, Date>()
-        for (const log of logs) {
-            if (log.removed || !log.args.to || !log.args.value) continue
-            const watch = byKey.get(`${log.address.toLowerCase()}:${log.args.to.toLowerCase()}`)
-            if (!watch) continue
-            if (!times.has(log.blockNumber)) {
-                const block = await this.client.getBlock({ blockNumber: log.blockNumber })
-                times.set(log.blockNumber, new Date(Number(block.timestamp) * 1000))
-            }
-            seen.push({
-                swapId: watch.swapId,
-                txHash: log.transactionHash,
-                amount: log.args.value,
-                blockNumber: log.blockNumber,
-                blockHash: log.blockHash,
-                blockTime: times.get(log.blockNumber)!,
-            })
-        }
-        return seen
-    }
-
-    private scanCoin(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]> {
-        return scanWatches(watches, 16, async (w) => {
-            const deposit = await this.coinArrival(w, from, to)
-            return deposit ? [deposit] : []
-        })
+        const [coins, tokens] = await Promise.all([this.scanCoin(coinWatches, to), this.scanTokens(tokenWatches, from, to)])
+        const seen = [...coins.seen, ...tokens.seen].sort((a, b) => Number(a.blockNumber - b.blockNumber))
+        if (coins.unread.size === 0 && tokens.unread.size === 0) return seen
+        throw new PartialScanError(seen, new Set([...coins.unread, ...tokens.unread]), tokens.unread.size > 0, [...coins.causes, ...tokens.causes])
     }
 
     /**
-     * The first block in which coin arrived at a watched address, by its balance: nothing is
-     * credited to a waiting swap yet, so any balance at `to` is a deposit, and a binary search over
-     * historical balances finds the block it came in. The amount is what that block added (later
-     * arrivals are swept with it, not credited).
+     * Transfer logs into the watched addresses, TOPIC_ADDRESSES addresses per query (what nodes
+     * accept in one topic list). A query that fails leaves its addresses unread for the range; the
+     * other chunks still count.
      */
-    private async coinArrival(watch: DepositWatch, from: bigint, to: bigint): Promise<DepositSeen | undefined> {
+    private async scanTokens(watches: DepositWatch[], from: bigint, to: bigint): Promise<PartialScan> {
+        const result: PartialScan = { seen: [], unread: new Set(), causes: [] }
+        if (watches.length === 0) return result
+        const byKey = new Map(watches.map((w) => [`${w.asset.address!.toLowerCase()}:${w.address.toLowerCase()}`, w]))
+        const times = new Map<bigint, Date>()
+        for (let i = 0; i < watches.length; i += TOPIC_ADDRESSES) {
+            const chunk = watches.slice(i, i + TOPIC_ADDRESSES)
+            try {
+                const logs = await this.client.getLogs({
+                    address: [...new Set(chunk.map((w) => w.asset.address as Address))],
+                    event: TRANSFER_EVENT,
+                    args: { to: [...new Set(chunk.map((w) => w.address as Address))] },
+                    fromBlock: from,
+                    toBlock: to,
+                })
+                const seen: DepositSeen[] = []
+                for (const log of logs) {
+                    if (log.removed || !log.args.to || !log.args.value) continue
+                    const watch = byKey.get(`${log.address.toLowerCase()}:${log.args.to.toLowerCase()}`)
+                    if (!watch) continue
+                    if (!times.has(log.blockNumber)) {
+                        const block = await this.client.getBlock({ blockNumber: log.blockNumber })
+                        times.set(log.blockNumber, new Date(Number(block.timestamp) * 1000))
+                    }
+                    seen.push({
+                        swapId: watch.swapId,
+                        txHash: log.transactionHash,
+                        amount: log.args.value,
+                        blockNumber: log.blockNumber,
+                        blockHash: log.blockHash,
+                        blockTime: times.get(log.blockNumber)!,
+                    })
+                }
+                result.seen.push(...seen)
+            } catch (err) {
+                for (const w of chunk) result.unread.add(w.swapId)
+                result.causes.push(err)
+            }
+        }
+        return result
+    }
+
+    /**
+     * Every watched balance at `to` in batched requests; only addresses holding coin are looked at
+     * further. An address whose read fails is skipped this scan: a balance is cumulative, so the
+     * next scan finds the same coin. `to` older than the node's state window answers nothing for
+     * anyone, and the scan whose range ends at the head will.
+     */
+    private async scanCoin(watches: DepositWatch[], to: bigint): Promise<PartialScan> {
+        const result: PartialScan = { seen: [], unread: new Set(), causes: [] }
+        if (watches.length === 0) return result
+        const funded: DepositWatch[] = []
+        const balances = await this.balancesAt(watches.map((w) => w.address as Address), to)
+        balances.forEach((b, i) => {
+            if (b.status === 'fulfilled') {
+                if (b.value > 0n) funded.push(watches[i])
+            } else if (!isNoStateError(b.reason)) {
+                result.unread.add(watches[i].swapId)
+                result.causes.push(b.reason)
+            }
+        })
+        await scanWatches(funded, 16, async (w) => {
+            try {
+                const deposit = await this.coinArrival(w, to)
+                if (deposit) result.seen.push(deposit)
+            } catch (err) {
+                result.unread.add(w.swapId)
+                result.causes.push(err)
+            }
+            return []
+        })
+        return result
+    }
+
+    /** Coin balances of many addresses at one block, BALANCE_BATCH per JSON-RPC request, each read settled alone. */
+    private async balancesAt(addresses: Address[], blockNumber?: bigint): Promise<PromiseSettledResult<bigint>[]> {
+        const out: PromiseSettledResult<bigint>[] = []
+        for (let i = 0; i < addresses.length; i += BALANCE_READS_IN_FLIGHT) {
+            out.push(...await Promise.allSettled(addresses.slice(i, i + BALANCE_READS_IN_FLIGHT).map((address) =>
+                this.batchClient.getBalance(blockNumber === undefined ? { address } : { address, blockNumber }))))
+        }
+        return out
+    }
+
+    async balances(requests: { address: string; asset: Asset }[], blockNumber?: bigint): Promise<PromiseSettledResult<bigint>[]> {
+        const at = blockNumber === undefined ? {} : { blockNumber }
+        const out: PromiseSettledResult<bigint>[] = []
+        for (let i = 0; i < requests.length; i += BALANCE_READS_IN_FLIGHT) {
+            out.push(...await Promise.allSettled(requests.slice(i, i + BALANCE_READS_IN_FLIGHT).map(({ address, asset }) => asset.kind === 'coin'
+                ? this.batchClient.getBalance({ address: address as Address, ...at })
+                : this.batchClient.readContract({ address: asset.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address], ...at }))))
+        }
+        return out
+    }
+
+    async blockHash(blockNumber: bigint): Promise<string> {
+        return (await this.client.getBlock({ blockNumber })).hash!
+    }
+
+    /**
+     * The first block in which coin arrived at a watched address that holds some at `to`: nothing
+     * is credited to a waiting swap yet, so any balance is a deposit, and a binary search over
+     * historical balances from the swap's first block finds the block it came in. A block the node
+     * holds no state for (pruned, or before a restart from a state file) counts as before the
+     * arrival, so the deposit is dated at the first block the node can answer for where the coin is
+     * there. Any other error is thrown: the caller skips the address this scan rather than
+     * misdate it. The amount is what that block added (later arrivals are swept with it, not credited).
+     */
+    private async coinArrival(watch: DepositWatch, to: bigint): Promise<DepositSeen | undefined> {
         const address = watch.address as Address
         const balanceAt = (blockNumber: bigint) => this.client.getBalance({ address, blockNumber })
-        if ((await balanceAt(to)) === 0n) return undefined
-        let block = to
-        let before = 0n
-        try {
-            let lo = from > watch.fromBlock ? from : watch.fromBlock
-            // Coin already there before this window (a restart, a deposit a reorg moved earlier): search from the swap's start.
-            if (lo > watch.fromBlock && (await balanceAt(lo - 1n)) > 0n) lo = watch.fromBlock
-            let hi = to
-            while (lo < hi) {
-                const mid = (lo + hi) / 2n
-                if ((await balanceAt(mid)) > 0n) hi = mid
-                else lo = mid + 1n
-            }
-            block = hi
-            before = block > 0n ? await balanceAt(block - 1n) : 0n
-        } catch (err) {
-            // A node without the historical state (pruned): the deposit is dated where it was first seen.
-            this.log.warn({ err, chain: this.chain, address }, 'historical balance unavailable; dating a coin deposit at the scanned block')
+        /** undefined: the node has no state for that block. */
+        const knownBalanceAt = (blockNumber: bigint) => balanceAt(blockNumber).catch((err) => {
+            if (isNoStateError(err)) return undefined
+            throw err
+        })
+        const after = await balanceAt(to)
+        if (after === 0n) return undefined
+        let lo = watch.fromBlock < to ? watch.fromBlock : to
+        let hi = to
+        while (lo < hi) {
+            const mid = (lo + hi) / 2n
+            const balance = await knownBalanceAt(mid)
+            if (balance !== undefined && balance > 0n) hi = mid
+            else lo = mid + 1n
         }
+        const block = hi
+        const arrived = await balanceAt(block)
+        const before = block > 0n ? (await knownBalanceAt(block - 1n)) ?? 0n : 0n
         const found = await this.client.getBlock({ blockNumber: block, includeTransactions: true })
-        const after = await balanceAt(block)
         return {
             swapId: watch.swapId,
             txHash: await this.coinTransferTx(found, address),
-            amount: after > before ? after - before : after,
+            amount: arrived > before ? arrived - before : arrived,
             blockNumber: found.number!,
             blockHash: found.hash!,
             blockTime: new Date(Number(found.timestamp) * 1000),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'crypto'
+import { PoolClient } from 'pg'
 import { AmountError, formatUnits, parseUnits } from '../amounts'
-import { inTransaction } from '../db'
+import { inTransaction, LOCK_PENDING_IP } from '../db'
 import { ChainName, chainSpec, CHAINS } from '../registry'
 import { EngineContext } from './context'
 import { mapSwap, Swap, writeEvent } from './lifecycle'
@@ -61,7 +62,11 @@ function checkAsset(side: 'source' | 'target', chain: string, token: string): Ch
     return spec.name
 }
 
-export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Promise<{ swap: Swap; quote?: bigint }> {
+/**
+ * clientIp: who asks (the HTTP layer's view, as its rate limiter counts). Each waiting swap is an
+ * address the monitor reads every cycle, so one IP may hold at most BRIDGE_MAX_PENDING_PER_IP.
+ */
+export async function createSwap(ctx: EngineContext, input: CreateSwapInput, clientIp: string | null = null): Promise<{ swap: Swap; quote?: bigint }> {
     const sourceChain = checkAsset('source', input.source_chain, input.source_token)
     const targetChain = checkAsset('target', input.target_chain, input.target_token)
     if (sourceChain === targetChain && input.source_token === input.target_token) {
@@ -125,14 +130,15 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput): Pr
         max_amount: formatUnits(route.maxAmount, source.decimals),
     }
     const swap = await inTransaction(ctx.pool, async (client) => {
+        if (clientIp !== null) await checkPendingOfIp(ctx, client, clientIp)
         const { rows } = await client.query(
             `INSERT INTO bridge_swap (id, status, source_chain, source_token, target_chain, target_token, source_amount, target_wallet,
                 refund_address, route_kind, route, fee_bps, quoted_target_amount, deposit_family, deposit_index, deposit_address,
-                watch_from_block, expires_at, min_target_amount)
-             VALUES ($1, 'pending_deposit', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING *`,
+                watch_from_block, expires_at, min_target_amount, client_ip)
+             VALUES ($1, 'pending_deposit', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING *`,
             [id, sourceChain, source.symbol, targetChain, route.target.symbol, amount.toString(), targetWallet, refundAddress,
                 route.kind, JSON.stringify(routeData), ctx.config.feeBps, quote?.toString() ?? null, sourceAdapter.family, index,
-                depositAddress, head.number.toString(), expiresAt, bound?.toString() ?? null]
+                depositAddress, head.number.toString(), expiresAt, bound?.toString() ?? null, clientIp]
         )
         const created = mapSwap(rows[0])
         await writeEvent(client, created, {
@@ -150,6 +156,25 @@ function priceUnavailable(err: unknown): never {
         throw new RequestError(503, 'price_unavailable', `no current price for the pair: ${err.message}; try again shortly`)
     }
     throw err
+}
+
+/**
+ * Refuses a swap when its IP already has BRIDGE_MAX_PENDING_PER_IP swaps waiting for a deposit.
+ * The count and the insert that follows are serialized per IP (a transaction-scoped advisory
+ * lock), so parallel requests cannot pass the limit together. Keyed to the caller's IP only: a
+ * target wallet or refund address is anyone's to name, and must not let one client block another.
+ */
+async function checkPendingOfIp(ctx: EngineContext, client: PoolClient, ip: string): Promise<void> {
+    await client.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [LOCK_PENDING_IP, ip])
+    const { rows } = await client.query(
+        `SELECT count(*)::int AS n FROM bridge_swap WHERE client_ip = $1 AND status = 'pending_deposit' AND expires_at > now()`,
+        [ip]
+    )
+    const max = ctx.config.maxPendingPerIp
+    if (rows[0].n >= max) {
+        throw new RequestError(429, 'too_many_pending_swaps',
+            `this client already has ${max} swaps waiting for a deposit; deposit into one of them or let them expire before creating more`)
+    }
 }
 
 /**

@@ -52,9 +52,13 @@ export const EVENT_OF_STATUS: Record<SwapStatus, string> = {
 /**
  * Events that do not change the status: the refund of a failed swap, a deposit undone by a reorg,
  * a provider leg that needs an operator (held: an uncertain create, a status the table does
- * not know, or verification at the provider), and a swap held for an operator (hold.ts).
+ * not know, or verification at the provider), a swap held for an operator (hold.ts), and deposits
+ * after the swap ended (late.ts).
  */
-export const OTHER_EVENTS = ['refund_sent', 'refund_failed', 'deposit_reorged', 'provider_leg_held', 'swap_held'] as const
+export const OTHER_EVENTS = [
+    'refund_sent', 'refund_failed', 'deposit_reorged', 'provider_leg_held', 'swap_held',
+    'late_deposit_detected', 'late_deposit_refunded', 'late_deposit_held',
+] as const
 
 /** Every event type a swap can produce, in lifecycle order (also the future webhook catalogue's swap part). */
 export const EVENT_TYPES = [...STATUSES.map((s) => EVENT_OF_STATUS[s]), ...OTHER_EVENTS]

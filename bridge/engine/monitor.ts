@@ -1,9 +1,10 @@
-import { ChainAdapter, DepositSeen } from '../chains/adapter'
+import { ChainAdapter, DepositSeen, PartialScanError } from '../chains/adapter'
 import { blockRanges } from '../chains/scan'
 import { formatUnits } from '../amounts'
 import { ChainName } from '../registry'
 import { EngineContext } from './context'
-import { mapSwap, Swap, transition } from './lifecycle'
+import { watchLateDeposits } from './late'
+import { transition } from './lifecycle'
 
 /**
  * The blockchain monitor: every cycle (20 s by default, spec 8) it reads each enabled source
@@ -13,11 +14,33 @@ import { mapSwap, Swap, transition } from './lifecycle'
  * Nothing is missed between cycles: the head is read *before* the list of waiting swaps, so a
  * swap created after the list was read can only receive its deposit in a later block, which the
  * next cycle scans (the cursor never passes a block it has not scanned with the swaps known then).
- * A restarted process starts again from the oldest waiting swap's first block; seeing a deposit
- * twice is harmless (the move out of pending_deposit happens once).
+ * The cursor is kept per chain in bridge_monitor_cursor, so a restarted process resumes where it
+ * was instead of rescanning from the oldest waiting swap (blocks a pruned node, or one restarted
+ * from a state file, may no longer hold state for). Seeing a deposit twice is harmless (the move
+ * out of pending_deposit happens once).
+ *
+ * A part of a scan that fails costs time, never a deposit: an address whose balance cannot be
+ * read is skipped this cycle (its swap is not expired on it), and a block range whose logs could
+ * not all be read holds the cursor there, so the next cycle reads it again while this one goes on
+ * with the rest.
  */
 /** Blocks behind the cursor scanned again every cycle. */
 const REORG_OVERLAP = 5n
+/**
+ * Waiting swaps one cycle watches per chain, oldest first: a bound on one query's memory. With
+ * BRIDGE_MAX_PENDING_PER_IP and the deposit window in force it is far above what clients can hold.
+ */
+const MAX_WATCHED = 50_000
+
+/** What the monitor needs of a waiting swap (not the whole row: it reads thousands every cycle). */
+interface Waiting {
+    id: string
+    sourceChain: ChainName
+    sourceToken: string
+    depositAddress: string
+    watchFromBlock: bigint
+    expiresAt: Date
+}
 
 export class Monitor {
     private readonly cursors = new Map<ChainName, bigint>()
@@ -44,39 +67,89 @@ export class Monitor {
     }
 
     async cycle(): Promise<void> {
-        await Promise.all([...this.ctx.adapters.values()].map((adapter) =>
-            this.scan(adapter).catch((err) => this.ctx.log.error({ err, chain: adapter.chain }, 'deposit scan failed; retrying next cycle'))
-        ))
+        await Promise.all([...this.ctx.adapters.values()].map(async (adapter) => {
+            await this.scan(adapter).catch((err) => this.ctx.log.error({ err, chain: adapter.chain }, 'deposit scan failed; retrying next cycle'))
+            const late = await watchLateDeposits(this.ctx, adapter).catch((err) => {
+                this.ctx.log.error({ err, chain: adapter.chain }, 'late-deposit watch failed; retrying next cycle')
+                return false
+            })
+            if (late) this.onDeposit()
+        }))
+    }
+
+    private async cursor(chain: ChainName): Promise<bigint | undefined> {
+        const known = this.cursors.get(chain)
+        if (known !== undefined) return known
+        const { rows } = await this.ctx.pool.query('SELECT block FROM bridge_monitor_cursor WHERE chain = $1', [chain])
+        return rows[0] ? BigInt(rows[0].block) : undefined
+    }
+
+    private async saveCursor(chain: ChainName, block: bigint): Promise<void> {
+        await this.ctx.pool.query(
+            `INSERT INTO bridge_monitor_cursor (chain, block) VALUES ($1, $2)
+             ON CONFLICT (chain) DO UPDATE SET block = EXCLUDED.block, updated_at = now()`,
+            [chain, block.toString()]
+        )
+        this.cursors.set(chain, block)
+    }
+
+    private async waiting(chain: ChainName): Promise<Waiting[]> {
+        const { rows } = await this.ctx.pool.query(
+            `SELECT id, source_chain, source_token, deposit_address, watch_from_block, expires_at FROM bridge_swap
+             WHERE status = 'pending_deposit' AND source_chain = $1 ORDER BY created_at LIMIT $2`,
+            [chain, MAX_WATCHED]
+        )
+        if (rows.length === MAX_WATCHED) this.ctx.log.error({ chain, watched: MAX_WATCHED }, 'more swaps wait for a deposit than one cycle watches; the newest wait for the next cycles')
+        return rows.map((r) => ({
+            id: r.id, sourceChain: r.source_chain, sourceToken: r.source_token, depositAddress: r.deposit_address,
+            watchFromBlock: BigInt(r.watch_from_block), expiresAt: r.expires_at,
+        }))
     }
 
     private async scan(adapter: ChainAdapter): Promise<void> {
         const startedAt = new Date()
         const head = await adapter.head()
-        const { rows } = await this.ctx.pool.query(`SELECT * FROM bridge_swap WHERE status = 'pending_deposit' AND source_chain = $1`, [adapter.chain])
-        const swaps = rows.map(mapSwap)
+        const swaps = await this.waiting(adapter.chain)
         if (swaps.length === 0) {
-            this.cursors.set(adapter.chain, head.number)
+            await this.saveCursor(adapter.chain, head.number)
             return
         }
-        const cursor = this.cursors.get(adapter.chain)
+        const cursor = await this.cursor(adapter.chain)
+        const oldest = swaps.reduce((m, s) => (s.watchFromBlock < m ? s.watchFromBlock : m), head.number)
         // The last few blocks are read again each cycle: a reorg may have replaced them (a deposit
         // seen twice is harmless), and a head below the cursor means the chain was cut back.
-        let from = cursor !== undefined
-            ? (cursor + 1n > REORG_OVERLAP ? cursor + 1n - REORG_OVERLAP : 0n)
-            : swaps.reduce((m, s) => (s.watchFromBlock < m ? s.watchFromBlock : m), head.number)
+        let from = cursor !== undefined ? (cursor + 1n > REORG_OVERLAP ? cursor + 1n - REORG_OVERLAP : 0n) : oldest
+        // Nothing before the oldest waiting swap's first block can be a deposit.
+        if (from < oldest) from = oldest
         if (from > head.number + 1n) from = head.number > REORG_OVERLAP ? head.number - REORG_OVERLAP : 0n
         let scannedToHead = from > head.number
+        const byId = new Map(swaps.map((s) => [s.id, s]))
         const watches = swaps.map((s) => ({ swapId: s.id, address: s.depositAddress, asset: this.ctx.asset(s.sourceChain, s.sourceToken), fromBlock: s.watchFromBlock }))
+        const unread = new Set<string>()
+        /** The first range that must be read again: the cursor stays below it. */
+        let held: bigint | undefined
         for (const [first, last] of blockRanges(from, head.number, adapter.maxScanBlocks)) {
             if (this.stopped) break
-            await this.record(swaps, await adapter.scanDeposits(watches, first, last))
-            this.cursors.set(adapter.chain, last)
+            let seen: DepositSeen[]
+            try {
+                seen = await adapter.scanDeposits(watches, first, last)
+            } catch (err) {
+                const partial = err instanceof PartialScanError ? err : undefined
+                seen = partial?.seen ?? []
+                for (const id of partial?.unread ?? byId.keys()) unread.add(id)
+                if (!partial || partial.rescan) held ??= first
+                this.ctx.log.warn({ err: partial?.causes[0] ?? err, chain: adapter.chain, first, last, unread: partial?.unread.size ?? swaps.length },
+                    'part of a deposit scan failed; those addresses are read again next cycle')
+            }
+            await this.record(byId, seen)
+            if (held === undefined) await this.saveCursor(adapter.chain, last)
             scannedToHead = last === head.number
         }
         if (!scannedToHead) return
-        // Every block up to a head read after the deadline has been scanned: nothing arrived in time.
+        // Every block up to a head read after the deadline has been scanned: nothing arrived in time
+        // (an address that could not be read this cycle is not judged on it).
         for (const swap of swaps) {
-            if (swap.expiresAt < startedAt) {
+            if (swap.expiresAt < startedAt && !unread.has(swap.id)) {
                 await transition(this.ctx.pool, swap.id, 'pending_deposit', 'expired', {
                     set: { error_message: 'no deposit arrived before the window closed' },
                     data: { expires_at: swap.expiresAt.toISOString() },
@@ -86,12 +159,13 @@ export class Monitor {
     }
 
     /** The first transfer into each address is the swap's deposit; later ones are not credited. */
-    private async record(swaps: Swap[], seen: DepositSeen[]): Promise<void> {
+    private async record(swaps: Map<string, Waiting>, seen: DepositSeen[]): Promise<void> {
         const first = new Map<string, DepositSeen>()
         for (const deposit of seen) if (!first.has(deposit.swapId)) first.set(deposit.swapId, deposit)
         let detected = false
         for (const [swapId, deposit] of first) {
-            const swap = swaps.find((s) => s.id === swapId)!
+            const swap = swaps.get(swapId)
+            if (!swap) continue
             const asset = this.ctx.asset(swap.sourceChain, swap.sourceToken)
             const moved = await transition(this.ctx.pool, swapId, 'pending_deposit', 'deposit_detected', {
                 set: {
@@ -106,7 +180,8 @@ export class Monitor {
             })
             if (moved) {
                 detected = true
-                swap.status = moved.status
+                // Credited once: a later range of this cycle does not move it again.
+                swaps.delete(swapId)
             }
         }
         if (detected) this.onDeposit()

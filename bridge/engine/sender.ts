@@ -30,6 +30,8 @@ import { OperatorHoldError } from './hold'
  */
 
 export type Purpose = 'gather_gas' | 'gather' | 'payout' | 'refund' | 'pool_approve' | 'pool_swap' | 'provider_deposit'
+    /** A late deposit's own transactions (late.ts), keyed by its bridge_late_deposit id: one live each per late deposit. */
+    | `late_${'gather_gas' | 'gather' | 'refund'}:${string}`
 
 /** What a bridge_tx row says about a transaction besides its bytes: sender role, counterparty, asset symbol. */
 export interface TxMeta {

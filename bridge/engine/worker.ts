@@ -1,6 +1,7 @@
 import { LOCK_SWAP } from '../db'
 import { EngineContext } from './context'
 import { hold, OperatorHoldError } from './hold'
+import { advanceLateDeposits } from './late'
 import { loadSwap, Swap } from './lifecycle'
 import { step } from './steps'
 
@@ -62,6 +63,7 @@ export class Worker {
             for (let id = queue.shift(); id && !this.stopped; id = queue.shift()) await this.visit(id)
         })
         await Promise.all(lanes)
+        if (!this.stopped) await advanceLateDeposits(this.ctx)
     }
 
     private async visit(id: string): Promise<void> {

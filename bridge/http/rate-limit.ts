@@ -3,6 +3,11 @@ import { Pool } from 'pg'
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible'
 import { HttpError } from './errors'
 
+/** The client's IP as the limits count it: Express's req.ip (which honours TRUST_PROXY), IPv4-mapped IPv6 unwrapped. */
+export function clientIp(req: Request): string {
+    return (req.ip ?? req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '')
+}
+
 /**
  * Per-IP limit on swap creation (each swap consumes a deposit key and a watched address).
  * Counters live in Postgres (bridge_rate_limit), shared by every replica; answers carry the
@@ -25,7 +30,7 @@ export function createLimit(pool: Pool, points: number, windowSeconds: number): 
         'RateLimit-Policy': `${points};w=${windowSeconds}`,
     })
     return async (req: Request, res: Response, next) => {
-        const ip = (req.ip ?? req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '')
+        const ip = clientIp(req)
         try {
             const state = await limiter.consume(ip, 1)
             headers(res, state.remainingPoints, Math.ceil(state.msBeforeNext / 1000))
@@ -53,7 +58,7 @@ export function failureLimit(pool: Pool, keyPrefix: string, points: number, wind
         points,
         duration: windowSeconds,
     })
-    const ip = (req: Request) => (req.ip ?? req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '')
+    const ip = clientIp
     return {
         async check(req: Request): Promise<void> {
             const state = await limiter.get(ip(req))

@@ -1,4 +1,5 @@
 import { formatUnits } from '../amounts'
+import { LateDeposit } from '../engine/late'
 import { Swap, SwapEvent } from '../engine/lifecycle'
 import { tokenSpec } from '../registry'
 
@@ -82,6 +83,25 @@ function poolTradeView(swap: Swap) {
         locked_amount_out: units(t.locked_amount_out, t.token_out),
         amount_out_min: units(t.amount_out_min, t.token_out),
         amount_out: units(t.amount_out, t.token_out),
+    }
+}
+
+/** A swap's deposits after it ended (late.ts), amounts in whole tokens of the source asset. */
+export function lateDepositView(late: LateDeposit) {
+    const units = (v: bigint | null) => amount(v, late.chain, late.asset)
+    return {
+        id: late.id,
+        status: late.state,
+        amount: units(late.amount),
+        tx_hash: late.txHash,
+        block_number: late.blockNumber.toString(),
+        gather_tx_hash: late.gatherTxHash,
+        refund_address: late.refundAddress,
+        refund_tx_hash: late.refundTxHash,
+        refund_amount: units(late.refundAmount),
+        operator_action_required: late.state === 'held',
+        error: late.error,
+        detected_at: late.createdAt.toISOString(),
     }
 }
 

@@ -3,10 +3,11 @@ import { z } from 'zod'
 import { numberToDecimal } from '../amounts'
 import { EngineContext } from '../engine/context'
 import { createSwap } from '../engine/create'
+import { lateDepositsOf } from '../engine/late'
 import { loadEvents, loadSwap } from '../engine/lifecycle'
 import { HttpError, invalidInput } from './errors'
-import { createLimit } from './rate-limit'
-import { detailView, eventView, statusView } from './serialize'
+import { clientIp, createLimit } from './rate-limit'
+import { detailView, eventView, lateDepositView, statusView } from './serialize'
 import { usage } from './usage'
 
 /** POST /api/swap, GET /api/swap (usage), /api/swap/:id, /:id/status, /:id/events. */
@@ -55,7 +56,7 @@ export function swapRoutes(ctx: EngineContext): Router {
         }
         const parsed = CreateBody.safeParse(req.body)
         if (!parsed.success) throw invalidInput(parsed.error)
-        const { swap } = await createSwap(ctx, parsed.data)
+        const { swap } = await createSwap(ctx, parsed.data, clientIp(req))
         res.status(201).location(`/api/swap/${swap.id}`).json(detailView(swap))
     })
 
@@ -67,7 +68,9 @@ export function swapRoutes(ctx: EngineContext): Router {
     }
 
     router.get('/swap/:id', async (req, res) => {
-        res.set('Cache-Control', 'no-store').json(detailView(await swapOf(req.params.id)))
+        const swap = await swapOf(req.params.id)
+        const late = await lateDepositsOf(ctx.pool, swap.id)
+        res.set('Cache-Control', 'no-store').json({ ...detailView(swap), late_deposits: late.map(lateDepositView) })
     })
     router.get('/swap/:id/status', async (req, res) => {
         res.set('Cache-Control', 'no-store').json(statusView(await swapOf(req.params.id)))

@@ -1,10 +1,12 @@
+import { randomBytes } from 'crypto'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import {
-    Address, createPublicClient, createWalletClient, erc20Abi, Hash, http, parseAbiItem, parseUnits, PublicClient,
+    Address, createPublicClient, createWalletClient, erc20Abi, getAddress, Hash, http, parseAbiItem, parseUnits, PublicClient,
 } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
+import { Client } from 'pg'
 import { WebSocket } from 'ws'
 import { BridgeChainRecord, NativeContracts } from '../../common/config'
 import { spawnManaged, Spawned, waitFor } from '../../common/processes'
@@ -38,17 +40,24 @@ export interface BridgeChains {
     chains: Record<ChainName, TestChain>
     native: NativeContracts
     bsc: BridgeChainRecord
+    /**
+     * Started with `stateDir`: stops the chain's anvil (it writes its state file) and starts it again
+     * from that file on the same port, mining again. The node then holds no state for any block
+     * before the restart, as a pruned node would not.
+     */
+    restart(name: ChainName): Promise<void>
     stop(): Promise<void>
 }
 
 /** A development account (anvil's mnemonic): 0 owns every token; others are users. */
 export const account = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index })
 
-export async function startBridgeChains(): Promise<BridgeChains> {
+export async function startBridgeChains(options: { stateDir?: string } = {}): Promise<BridgeChains> {
     const started: Anvil[] = []
+    const stateFile = (chainId: number) => (options.stateDir ? path.join(options.stateDir, `anvil-${chainId}.json`) : undefined)
     try {
         const start = async (chainId: number) => {
-            const anvil = await startAnvil({ port: await freePort(), chainId, slotsInAnEpoch: 1 })
+            const anvil = await startAnvil({ port: await freePort(), chainId, slotsInAnEpoch: 1, stateFile: stateFile(chainId) })
             started.push(anvil)
             return anvil
         }
@@ -66,15 +75,26 @@ export async function startBridgeChains(): Promise<BridgeChains> {
             name, chainId: anvil.chainId, url: anvil.url, anvil, tokens,
             client: createPublicClient({ chain: devnetChain(anvil.chainId, anvil.url), transport: http(anvil.url), cacheTime: 0 }) as PublicClient,
         })
+        const chains = {
+            NATIVECHAIN: chain('NATIVECHAIN', nativeAnvil, { STABLE: contracts.stable }),
+            BSC: chain('BSC', bscAnvil, bsc.tokens),
+            ETHEREUM: chain('ETHEREUM', ethAnvil, eth.tokens),
+            POLYGON: chain('POLYGON', polygonAnvil, polygon.tokens),
+        }
         return {
-            chains: {
-                NATIVECHAIN: chain('NATIVECHAIN', nativeAnvil, { STABLE: contracts.stable }),
-                BSC: chain('BSC', bscAnvil, bsc.tokens),
-                ETHEREUM: chain('ETHEREUM', ethAnvil, eth.tokens),
-                POLYGON: chain('POLYGON', polygonAnvil, polygon.tokens),
-            },
+            chains,
             native: contracts,
             bsc,
+            restart: async (name: ChainName) => {
+                const old = chains[name].anvil
+                if (!stateFile(old.chainId)) throw new Error('restart needs chains started with a stateDir')
+                await old.stop()
+                started.splice(started.indexOf(old), 1)
+                const anvil = await startAnvil({ port: Number(new URL(old.url).port), chainId: old.chainId, slotsInAnEpoch: 1, stateFile: stateFile(old.chainId) })
+                started.push(anvil)
+                await setIntervalMining(anvil.url, 1)
+                chains[name].anvil = anvil
+            },
             stop: async () => {
                 await Promise.allSettled(started.map((a) => a.stop()))
             },
@@ -223,6 +243,43 @@ export async function transferAmounts(chain: TestChain, token: Address, from: Ad
 }
 
 export { parseUnits }
+
+// ---- Many waiting swaps ------------------------------------------------------------------------
+
+/** How many waiting swaps one chain carries here (issue 17 item 7: the monitor scales to 10,000). */
+export const WATCHED = 10_000
+
+/**
+ * Inserts `count` swaps waiting for a deposit on the native chain, as POST /api/swap would leave
+ * them, the even ones watching the coin and the odd ones the STABLE token, at fresh random addresses (no
+ * key is needed: nothing is ever deposited there). Deposit indexes far above the sequence's.
+ */
+export async function insertWaitingSwaps(databaseUrl: string, count: number, watchFromBlock: bigint): Promise<Address[]> {
+    const db = new Client({ connectionString: databaseUrl })
+    await db.connect()
+    try {
+        const addresses: Address[] = []
+        const route = JSON.stringify({ kind: 'pool', legs: [], min_amount: '0.001', max_amount: '1000' })
+        for (let start = 0; start < count; start += 1000) {
+            const n = Math.min(1000, count - start)
+            const i = Array.from({ length: n }, (_, k) => start + k)
+            const chunk = i.map(() => getAddress(`0x${randomBytes(20).toString('hex')}`))
+            addresses.push(...chunk)
+            await db.query(
+                `INSERT INTO bridge_swap (id, status, source_chain, source_token, target_chain, target_token, source_amount, target_wallet,
+                    route_kind, route, fee_bps, deposit_family, deposit_index, deposit_address, watch_from_block, expires_at)
+                 SELECT gen_random_uuid(), 'pending_deposit', 'NATIVECHAIN', t.token, 'ETHEREUM', 'USDT', 1000000, $1,
+                    'pool', $2::jsonb, 250, 'evm', t.idx, t.address, $3, now() + interval '1 hour'
+                 FROM unnest($4::text[], $5::bigint[], $6::text[]) AS t(token, idx, address)`,
+                [account(9).address, route, watchFromBlock.toString(), i.map((k) => (k % 2 ? 'STABLE' : 'NATIVE')), i.map((k) => 10_000_000 + k),
+                    chunk]
+            )
+        }
+        return addresses
+    } finally {
+        await db.end()
+    }
+}
 
 // ---- HTTP helpers -----------------------------------------------------------------------------
 
