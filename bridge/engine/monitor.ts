@@ -146,10 +146,12 @@ export class Monitor {
             scannedToHead = last === head.number
         }
         if (!scannedToHead) return
-        // Every block up to a head read after the deadline has been scanned: nothing arrived in time
-        // (an address that could not be read this cycle is not judged on it).
+        // Every block up to a head read after the deadline has been scanned, and that head is itself
+        // past the deadline: nothing arrived in time. (A node behind another may serve a head from
+        // before the deadline, without the block that holds an in-time deposit: then it waits. An
+        // address that could not be read this cycle is not judged on it either.)
         for (const swap of swaps) {
-            if (swap.expiresAt < startedAt && !unread.has(swap.id)) {
+            if (swap.expiresAt < startedAt && swap.expiresAt < head.time && !unread.has(swap.id)) {
                 await transition(this.ctx.pool, swap.id, 'pending_deposit', 'expired', {
                     set: { error_message: 'no deposit arrived before the window closed' },
                     data: { expires_at: swap.expiresAt.toISOString() },
