@@ -5,6 +5,7 @@ import { Asset } from '../config'
 import { inTransaction, LOCK_SWAP } from '../db'
 import { ChainName } from '../registry'
 import { EngineContext } from './context'
+import { OperatorHoldError } from './hold'
 import { loadSwap, Swap, writeEvent } from './lifecycle'
 import { MINED, Purpose } from './sender'
 
@@ -197,7 +198,17 @@ export async function advanceLateDeposits(ctx: EngineContext): Promise<void> {
                 if (!current || !(await stepLate(ctx, current))) break
             }
         } catch (err) {
-            ctx.log.error({ err, lateDeposit: late.id, swap: late.swapId }, 'late deposit step failed; retrying on the next pass')
+            if (err instanceof OperatorHoldError) {
+                // Our transaction's nonce went to one that is not ours: nothing is signed again; an operator looks.
+                const current = await reload(ctx.pool, late.id)
+                if (current) {
+                    await move(ctx, current, 'held', { error: err.message }, {
+                        event: 'late_deposit_held', data: { late_deposit_id: late.id, reason: err.message, operator_action_required: true, ...err.data },
+                    }).catch((e) => ctx.log.error({ err: e, lateDeposit: late.id }, 'cannot hold a late deposit'))
+                }
+            } else {
+                ctx.log.error({ err, lateDeposit: late.id, swap: late.swapId }, 'late deposit step failed; retrying on the next pass')
+            }
         } finally {
             await release()
         }
