@@ -96,6 +96,16 @@ describe('bridge: node faults never cost a transfer', function () {
         return { swap }
     }
 
+    /** A swap of 1 NATIVE to USDT on ETHEREUM for a fresh receiver, and the ETHEREUM vault that pays it. */
+    async function nativeToEthereumUsdt() {
+        const receiver = account(userIndex++)
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
+            source_token_amount: '1', target_wallet: receiver.address,
+        })
+        return { eth: w.chains.ETHEREUM, receiver, vault: await vaultOf(bridge, 'ETHEREUM'), swap }
+    }
+
     const FAULTS: Fault[] = [
         { kind: 'rpc-error', every: 3 },
         { kind: 'rate-limited', every: 3 },
@@ -170,13 +180,7 @@ describe('bridge: node faults never cost a transfer', function () {
 
     it('a vault nonce used by a transaction that is not ours: the payout is never signed again, the swap is held for an operator', async function () {
         this.timeout(300_000)
-        const eth = w.chains.ETHEREUM
-        const receiver = account(userIndex++)
-        const vault = await vaultOf(bridge, 'ETHEREUM')
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
-            source_token_amount: '1', target_wallet: receiver.address,
-        })
+        const { eth, receiver, vault, swap } = await nativeToEthereumUsdt()
         // The payout's broadcasts get no clear answer, so it is stored but never reaches the node.
         proxies.ETHEREUM.fault = { kind: 'rpc-error', every: 1, only: ['eth_sendRawTransaction'] }
         try {
@@ -217,13 +221,7 @@ describe('bridge: node faults never cost a transfer', function () {
 
     it('a payout whose receipt is missing for a block while the nonce already counts it is paid once (no replacement)', async function () {
         this.timeout(300_000)
-        const eth = w.chains.ETHEREUM
-        const receiver = account(userIndex++)
-        const vault = await vaultOf(bridge, 'ETHEREUM')
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
-            source_token_amount: '1', target_wallet: receiver.address,
-        })
+        const { eth, receiver, vault, swap } = await nativeToEthereumUsdt()
         // Every receipt of the newest two blocks is missing on the target chain: the old rule (nonce past, no receipt) called it dead.
         proxies.ETHEREUM.fault = { kind: 'receipt-lag', every: 1, lag: 2 }
         try {
