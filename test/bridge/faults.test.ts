@@ -236,4 +236,44 @@ describe('bridge: node faults never cost a transfer', function () {
             proxies.ETHEREUM.heal()
         }
     })
+    // Last in the suite: it rewinds the native chain.
+    it('a gathered deposit that a reorganisation deeper than the finality rule removed: nothing is paid, the swap is held for an operator', async function () {
+        this.timeout(300_000)
+        const native = w.chains.NATIVECHAIN
+        const polygon = w.chains.POLYGON
+        const receiver = account(userIndex++)
+        const vault = await vaultOf(bridge, 'POLYGON')
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'POLYGON', target_token: 'USDT',
+            source_token_amount: '1', target_wallet: receiver.address,
+        })
+        const snapshot = await native.client.request({ method: 'evm_snapshot' as any, params: [] as any }) as string
+        // The target chain does not answer: the swap stops at vault_locking, after its deposit was gathered.
+        proxies.POLYGON.fault = { kind: 'rpc-error', every: 1 }
+        try {
+            await send(native, 0, swap.deposit_address, parseUnits('1', 18))
+            await waitFor('the deposit gathered', async () => {
+                const { body } = await api(bridge, 'GET', `/api/swap/${swap.id}`)
+                return body.status === 'vault_locking' ? body : undefined
+            }, 120_000, 250)
+            // The chain is rewound past the deposit and the gather, far deeper than 2 confirmations, and goes on without them.
+            await native.client.request({ method: 'evm_revert' as any, params: [snapshot] as any })
+            proxies.POLYGON.heal()
+            const held = await waitFor('the swap to be held', async () => {
+                const { body } = await api(bridge, 'GET', `/api/swap/${swap.id}`)
+                return body.hold ? body : undefined
+            }, 120_000, 500)
+            expect(held.hold.reason).to.equal('the deposit is no longer in the source chain (a reorganisation deeper than its finality rule)')
+            expect(held.status).to.equal('vault_locked')
+            const events = (await api(bridge, 'GET', `/api/swap/${swap.id}/events`)).body.events
+            expect(events.map((e: any) => e.event)).to.include('swap_held')
+            expect(events.map((e: any) => e.event)).to.not.include('swap_failed')
+            await new Promise((resolve) => setTimeout(resolve, 3000))
+            expect(await transferAmounts(polygon, polygon.tokens.USDT, vault, receiver.address)).to.deep.equal([])
+            const { rows } = await pool.query(`SELECT 1 FROM bridge_tx WHERE swap_id = $1 AND purpose = 'payout'`, [swap.id])
+            expect(rows).to.have.length(0)
+        } finally {
+            proxies.POLYGON.heal()
+        }
+    })
 })
