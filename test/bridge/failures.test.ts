@@ -285,9 +285,10 @@ describe('bridge: expiry, failures, refunds and crash safety', function () {
             await rpc('anvil_reorg', [1, []])
             await rpc('anvil_dropAllTransactions')
             await eth.client.getTransactionReceipt({ hash: first }).then(() => expect.fail('the deposit should be gone'), () => undefined)
+            // "Gone" is said only once the deposit's height is final and two looks agree: the chain goes on meanwhile.
+            await rpc('evm_setIntervalMining', [1])
             const back = await waitForStatus(a, swap.id, ['pending_deposit'])
             expect(back.deposit_tx_hash).to.equal(null)
-            await rpc('evm_setIntervalMining', [1])
             const second = await send(eth, 4, swap.deposit_address, parseUnits('0.01', 18))
             const done = await waitForStatus(a, swap.id, ['completed'])
             expect(done.deposit_tx_hash).to.equal(second)
