@@ -84,7 +84,7 @@ describe('bridge: node faults never cost a transfer', function () {
             if (['completed', 'failed', 'expired'].includes(body.status) && (body.status !== 'failed' || ['sent', 'failed', 'not_requested'].includes(body.refund_status))) return body
             return undefined
         }
-        let swap = await waitFor(`swap ${id} under the fault`, terminal, 150_000, 500).catch(() => undefined)
+        let swap = await waitFor(`swap ${id} under the fault`, terminal, 90_000, 500).catch(() => undefined)
         if (!swap) {
             setFault(undefined)
             swap = await waitFor(`swap ${id} after the fault`, terminal, 120_000, 500).catch((err) => {
