@@ -209,8 +209,10 @@ describe('bridge: pool legs trade on the pool', function () {
             const r = await txRows(swapId, 'pool_swap')
             return r.length > 0 && gate.refused.includes(r[0].raw) ? r : undefined
         }, 120_000, 100)
-        // Stored before any broadcast, and nothing else: the held bytes are the stored ones.
-        expect(rows.map((r) => r.status)).to.deep.equal(['signed'])
+        // Stored before any broadcast, and nothing else: the held bytes are the stored ones ('broadcast'
+        // once the refused broadcast is recorded: without a clear answer it may have reached a node).
+        expect(rows).to.have.length(1)
+        expect(['signed', 'broadcast']).to.include(rows[0].status)
         return { hash: rows[0].tx_hash, raw: rows[0].raw }
     }
 
