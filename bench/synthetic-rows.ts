@@ -97,6 +97,7 @@ class ChainGenerator {
             gasUsed: 0n,
             gasLimit: 30_000_000n,
             baseFeePerGas: 0n,
+            stateRoot: '0x' + sha256(`state:${height}`),
             size: 0n,
             difficulty: 0n,
             totalDifficulty: 0n,

@@ -19,6 +19,7 @@ export const FIELDS = {
         totalDifficulty: true,
         nonce: true,
         extraData: true,
+        stateRoot: true,
     },
     transaction: {
         hash: true,

@@ -101,6 +101,7 @@ export function indexChainBlock(
         totalDifficulty: header.totalDifficulty ?? null,
         nonce: header.nonce,
         extraData: header.extraData,
+        stateRoot: header.stateRoot,
         transactionCount: block.transactions.length,
         transactionFees: fees,
         burntFees: (baseFee ?? 0n) * header.gasUsed,

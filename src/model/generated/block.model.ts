@@ -51,6 +51,12 @@ export class Block {
     @StringColumn_({nullable: false})
     extraData!: string
 
+    /**
+     * null for blocks indexed before the column existed
+     */
+    @StringColumn_({nullable: true})
+    stateRoot!: string | undefined | null
+
     @IntColumn_({nullable: false})
     transactionCount!: number
 

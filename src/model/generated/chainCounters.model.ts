@@ -1,4 +1,4 @@
-import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, IntColumn as IntColumn_, DateTimeColumn as DateTimeColumn_} from "@subsquid/typeorm-store"
+import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, IntColumn as IntColumn_, DateTimeColumn as DateTimeColumn_, StringColumn as StringColumn_} from "@subsquid/typeorm-store"
 
 /**
  * Running totals, one row (id 'chain'), kept by the indexer so /stats never counts rows.
@@ -35,4 +35,10 @@ export class ChainCounters {
      */
     @IntColumn_({nullable: false})
     averageBlockTime!: number
+
+    /**
+     * how the indexer reads call trees: trace_block, debug_traceBlockByHash or none (the node offers neither)
+     */
+    @StringColumn_({nullable: true})
+    tracing!: string | undefined | null
 }

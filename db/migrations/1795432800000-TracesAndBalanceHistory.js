@@ -1,0 +1,23 @@
+// Call trees of every transaction (internal_transaction), the native balance history of every
+// address (coin_balance), the block's state root and which tracing method the indexer uses.
+// Index names are TypeORM's for the declarations in schema.graphql.
+module.exports = class TracesAndBalanceHistory1795432800000 {
+    name = 'TracesAndBalanceHistory1795432800000'
+
+    async up(db) {
+        await db.query(`CREATE TABLE "internal_transaction" ("id" character varying NOT NULL, "block_number" integer NOT NULL, "block_hash" text NOT NULL, "timestamp" TIMESTAMP WITH TIME ZONE NOT NULL, "transaction_hash" text NOT NULL, "transaction_index" integer NOT NULL, "index" integer NOT NULL, "trace_address" integer array NOT NULL, "type" text NOT NULL, "from" text NOT NULL, "to" text, "created_contract" text, "value" numeric NOT NULL, "gas" numeric, "gas_used" numeric, "input" bytea, "output" bytea, "error" text, CONSTRAINT "PK_a260e6e5fee2f818eb8808f9964" PRIMARY KEY ("id"))`)
+        await db.query(`CREATE INDEX "IDX_12372a181792135b9b2738124f" ON "internal_transaction" ("from", "id") `)
+        await db.query(`CREATE INDEX "IDX_ab121348eafeaa36c1344dbdcf" ON "internal_transaction" ("to", "id") `)
+        await db.query(`CREATE INDEX "IDX_de04af33799fddf82f986ca440" ON "internal_transaction" ("created_contract", "id") `)
+        await db.query(`CREATE TABLE "coin_balance" ("id" character varying NOT NULL, "address" text NOT NULL, "block_number" integer NOT NULL, "timestamp" TIMESTAMP WITH TIME ZONE NOT NULL, "value" numeric NOT NULL, "delta" numeric NOT NULL, "transaction_hash" text, CONSTRAINT "PK_f77f35bfbe49df02c5ce0aef4f1" PRIMARY KEY ("id"))`)
+        await db.query(`ALTER TABLE "block" ADD "state_root" text`)
+        await db.query(`ALTER TABLE "chain_counters" ADD "tracing" text`)
+    }
+
+    async down(db) {
+        await db.query(`ALTER TABLE "chain_counters" DROP COLUMN "tracing"`)
+        await db.query(`ALTER TABLE "block" DROP COLUMN "state_root"`)
+        await db.query(`DROP TABLE "coin_balance"`)
+        await db.query(`DROP TABLE "internal_transaction"`)
+    }
+}
