@@ -5,7 +5,8 @@ import { Client } from 'pg'
 import { DataSource } from 'typeorm'
 import { PROJECT_DIR, useDatabaseUrl } from '../db/migrate'
 import { Batch } from '../indexer/batch'
-import { indexBlocks } from '../indexer/handlers'
+import { createLogger } from '../common/logger'
+import { indexBlocks, IndexerContext } from '../indexer/handlers'
 import { TRANSFER_TOPIC } from '../indexer/handlers/tokens'
 import { ZERO_ADDRESS } from '../indexer/ids'
 import type { BlockData, Log, Transaction } from '../indexer/processor'
@@ -245,12 +246,12 @@ export async function loadSyntheticRows(
     await source.initialize()
     try {
         const state = new ChainState({ wnative: addressOf('wnative'), stable: addressOf('stable'), factory: addressOf('factory') })
-        const context = { state, verifier: new ContractVerifier(), rpc: NO_NODE }
+        const context: IndexerContext = { state, verifier: new ContractVerifier(), rpc: NO_NODE, tracing: 'none', log: createLogger('bench') }
         const chain = new ChainGenerator()
         const commit = async (batch: Batch) => {
             const commitStarted = Date.now()
             const balances = new Map([...batch.addresses.keys()].map((a) => [a, nativeBalance(a)]))
-            await source.transaction((em) => writeBatch(em, batch, state.pairs, { balances, hasCode: new Map() }))
+            await source.transaction((em) => writeBatch(em, batch, state.pairs, { balances, balancesAtBlock: true, hasCode: new Map() }))
             log(`committed blocks ${batch.firstBlock}-${batch.lastBlock} in ${((Date.now() - commitStarted) / 1000).toFixed(1)} s`)
         }
         // Each batch is derived while the previous one is written, in slices with a yield between

@@ -48,6 +48,8 @@ const EnvSchema = z.object({
     /** Most blocks the indexer holds in memory before committing during a backfill. */
     // 5,000 rather than the allowed 10,000: commits overlap fetching, and the last batch's commit,
     // which nothing overlaps, is then shorter (measured in docs/BENCHMARKS.md).
+    /** How the indexer reads call trees; auto asks the node at start (indexer/traces.ts). */
+    INDEXER_TRACING: z.enum(['auto', 'trace_block', 'debug_traceBlockByHash', 'none']).default('auto'),
     INDEXER_BATCH_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(5_000),
 
     /** Memory for rendered chain API list items (transactions, blocks), reused until the indexed head moves; 0 disables. */

@@ -12,3 +12,16 @@ export function logId(blockNumber: number, logIndex: number): string {
 export function blockLogIds(blockNumber: number, from = 0): { first: string; last: string } {
     return { first: logId(blockNumber, from), last: logId(blockNumber, 999_999) }
 }
+
+/**
+ * Ids of call frames: zero-padded block number, transaction index and the frame's depth-first
+ * position in its transaction, so the primary key sorts in chain order like the log ids.
+ */
+export function internalTransactionId(blockNumber: number, transactionIndex: number, index: number): string {
+    return `${String(blockNumber).padStart(10, '0')}-${String(transactionIndex).padStart(6, '0')}-${String(index).padStart(6, '0')}`
+}
+
+/** Ids of an address's native balance history: the address and the zero-padded block number. */
+export function coinBalanceId(address: string, blockNumber: number): string {
+    return `${address}-${String(blockNumber).padStart(10, '0')}`
+}

@@ -1,5 +1,5 @@
 import type {
-    Block, Log, Pair, Swap, Token, TokenTransfer, Transaction, VerifiedContract,
+    Block, InternalTransaction, Log, Pair, Swap, Token, TokenTransfer, Transaction, VerifiedContract,
 } from '../model'
 
 /** A row as written: the entity's fields, without its class. */
@@ -27,6 +27,13 @@ export interface BucketDelta {
     swaps: number
 }
 
+export interface CoinDelta {
+    delta: bigint
+    timestamp: Date
+    /** the last transaction of the block that moved coin of this address */
+    transaction: string | null
+}
+
 export interface ActivityDelta {
     blocks: number
     transactions: number
@@ -47,6 +54,7 @@ export class Batch {
     readonly blocks: Row<Block>[] = []
     readonly transactions: Row<Transaction>[] = []
     readonly logs: Row<Log>[] = []
+    readonly internalTransactions: Row<InternalTransaction>[] = []
     readonly tokenTransfers: Row<TokenTransfer>[] = []
     readonly swaps: Row<Swap>[] = []
     readonly newTokens = new Map<string, Row<Token>>()
@@ -64,6 +72,10 @@ export class Batch {
     /** UTC day -> volume and swaps of all pairs */
     readonly dailyVolume = new Map<string, BucketDelta & { date: Date }>()
     readonly dailyActivity = new Map<string, ActivityDelta & { date: Date }>()
+    /** address -> block -> change of its native balance during that block */
+    readonly coinDeltas = new Map<string, Map<number, CoinDelta>>()
+    /** How the call trees of these blocks were read (recorded in the counters row). */
+    tracing: string | null = null
 
     get blockCount(): number {
         return this.blocks.length
@@ -72,7 +84,7 @@ export class Batch {
     /** Rows held in memory, to bound a batch by size as well as by block count. */
     get rowCount(): number {
         return this.blocks.length + this.transactions.length + this.logs.length + this.tokenTransfers.length +
-            this.swaps.length + this.balances.size + this.addresses.size
+            this.swaps.length + this.balances.size + this.addresses.size + this.internalTransactions.length + this.coinDeltas.size
     }
 
     get isEmpty(): boolean {
@@ -104,6 +116,21 @@ export class Batch {
         const entry = this.balances.get(key)
         if (entry) entry.delta += delta
         else this.balances.set(key, { token, holder, delta })
+    }
+
+    addCoinDelta(address: string, block: number, timestamp: Date, delta: bigint, transaction: string | null): void {
+        let perBlock = this.coinDeltas.get(address)
+        if (!perBlock) {
+            perBlock = new Map()
+            this.coinDeltas.set(address, perBlock)
+        }
+        const entry = perBlock.get(block)
+        if (entry) {
+            entry.delta += delta
+            entry.transaction = transaction ?? entry.transaction
+        } else {
+            perBlock.set(block, { delta, timestamp, transaction })
+        }
     }
 
     tokenDelta(token: string): TokenDelta {

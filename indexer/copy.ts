@@ -50,6 +50,8 @@ function copyValue(value: unknown): string {
             return escapeText(value)
     }
     if (value instanceof Date) return value.toISOString()
+    // Integer arrays (a frame's trace address) in Postgres's array literal.
+    if (Array.isArray(value) && value.every((v) => typeof v === 'number')) return `{${value.join(',')}}`
     if (value instanceof Uint8Array) return '\\\\x' + Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')
     return escapeText(JSON.stringify(value))
 }

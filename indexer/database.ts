@@ -195,14 +195,16 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
     /** Native balances of every touched address, and whether addresses new to the database hold code. */
     private async readAddresses(batch: Batch, query: Query): Promise<AddressReadings> {
         const addresses = [...batch.addresses.keys()]
-        if (addresses.length === 0) return { balances: new Map(), hasCode: new Map() }
-        const { rpc } = this.options
-        const balances = await readBalances(rpc, addresses, batch.lastBlock)
+        if (addresses.length === 0) return { balances: new Map(), balancesAtBlock: true, hasCode: new Map() }
+        const { rpc, log } = this.options
+        const [balances, balancesAtBlock] = await readBalances(rpc, addresses, batch.lastBlock)
+        if (!balancesAtBlock) log.warn({ block: batch.lastBlock }, 'the node no longer holds the state of this block: balances are the latest ones, and the batch adds no balance-history points')
         const known = new Set((await query('SELECT id FROM address WHERE id = ANY($1)', [addresses])).map((r) => r.id))
         const unknown = addresses.filter((a) => !known.has(a) && !batch.addresses.get(a)!.isContract)
         const codes = await readHasCode(rpc, unknown, batch.lastBlock)
         return {
             balances: new Map(addresses.map((a, i) => [a, balances[i]])),
+            balancesAtBlock,
             hasCode: new Map(unknown.map((a, i) => [a, codes[i]])),
         }
     }

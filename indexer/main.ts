@@ -8,6 +8,7 @@ import { indexBlocks, IndexerContext } from './handlers'
 import { createProcessor } from './processor'
 import { createRpcClient } from './rpc'
 import { ChainState } from './state'
+import { detectTracing } from './traces'
 import { ContractVerifier } from './verification'
 
 async function main(): Promise<void> {
@@ -26,7 +27,9 @@ async function main(): Promise<void> {
     const url = rpcUrl(env)
     const rpc = createRpcClient(url)
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 4 })
-    const context: IndexerContext = { state, rpc, verifier: new ContractVerifier() }
+    const tracing = env.INDEXER_TRACING === 'auto' ? await detectTracing(rpc, log) : env.INDEXER_TRACING
+    if (tracing === 'none') log.warn('the node offers neither trace_block nor debug_traceBlockByHash: internal transactions are not indexed, and balance history sees only transactions and fees')
+    const context: IndexerContext = { state, rpc, verifier: new ContractVerifier(), tracing, log }
     const database = new BatchingDatabase({
         maxBlocks: env.INDEXER_BATCH_BLOCKS,
         // Two batches are in memory while one commits and the next is derived.
@@ -50,7 +53,7 @@ async function main(): Promise<void> {
         fromBlock: env.INDEXER_START_BLOCK,
         toBlock: env.INDEXER_END_BLOCK,
     })
-    log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION }, 'indexer starting')
+    log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing }, 'indexer starting')
     processor.run(database, (ctx) => indexBlocks(context, ctx.store.batch, ctx.blocks))
 }
 

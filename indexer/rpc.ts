@@ -127,12 +127,13 @@ function decodeDecimals(data: string | undefined): number | null {
     return value !== null && value <= 255n ? Number(value) : null
 }
 
-export async function readBalances(client: RpcClient, addresses: string[], block: number): Promise<bigint[]> {
-    if (addresses.length === 0) return []
-    const [answers] = await atBlockOrLatest(block, (tag): Promise<string[]> =>
+/** Native balances at `block`, or the latest ones (second result false) when the node lacks that state. */
+export async function readBalances(client: RpcClient, addresses: string[], block: number): Promise<[bigint[], boolean]> {
+    if (addresses.length === 0) return [[], true]
+    const [answers, atBlock] = await atBlockOrLatest(block, (tag): Promise<string[]> =>
         client.batchCall(addresses.map((a) => ({ method: 'eth_getBalance', params: [a, tag] })))
     )
-    return answers.map((a) => BigInt(a))
+    return [answers.map((a) => BigInt(a)), atBlock]
 }
 
 export async function readHasCode(client: RpcClient, addresses: string[], block: number): Promise<boolean[]> {

@@ -1,10 +1,11 @@
 import { PoolClient } from 'pg'
 import { EntityManager, EntityTarget } from 'typeorm'
 import {
-    Address, Block, ChainCounters, DailyChainActivity, DailyVolume, Log, Pair, PairHour, Swap, Token,
-    TokenBalance, TokenTransfer, Transaction, VerifiedContract,
+    Address, Block, ChainCounters, CoinBalance, DailyChainActivity, DailyVolume, InternalTransaction, Log, Pair,
+    PairHour, Swap, Token, TokenBalance, TokenTransfer, Transaction, VerifiedContract,
 } from '../model'
 import { Batch } from './batch'
+import { coinBalanceRows } from './coin-balances'
 import { connectionOf, copyRows, tableShape, upsertRows } from './copy'
 import { PairState } from './state'
 
@@ -17,6 +18,8 @@ export interface ChangeTracker {
 /** Native balance and code of every address the batch touched, read from the node at the batch's last block. */
 export interface AddressReadings {
     balances: Map<string, bigint>
+    /** false when the node no longer holds that block's state and the balances are the latest ones */
+    balancesAtBlock: boolean
     /** Addresses new to the database, with whether they hold code. */
     hasCode: Map<string, boolean>
 }
@@ -54,6 +57,10 @@ export async function writeBatch(
     await append(TokenTransfer, batch.tokenTransfers)
     await append(Swap, batch.swaps)
     await append(VerifiedContract, batch.verifiedContracts)
+    await append(InternalTransaction, batch.internalTransactions)
+    // History points are anchored on the balances at the batch's last block; balances of a later
+    // block would shift every point, so a node without that state yields no points for the batch.
+    if (readings.balancesAtBlock) await append(CoinBalance, coinBalanceRows(batch, readings.balances))
 
     const holderChanges = await writeBalances(batch, upsert)
     await writeTokens(batch, holderChanges, upsert)
@@ -201,6 +208,7 @@ async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert,
         addresses: newAddresses,
         tokenTransfers: batch.tokenTransfers.length,
         lastBlock: batch.lastBlock,
+        tracing: batch.tracing,
     }
     await upsert(ChainCounters, [counters], {
         blocks: add('blocks'),
@@ -210,6 +218,7 @@ async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert,
         last_block: 'GREATEST(t.last_block, excluded.last_block)',
         last_block_timestamp: 'excluded.last_block_timestamp',
         average_block_time: 'excluded.average_block_time',
+        tracing: 'COALESCE(excluded.tracing, t.tracing)',
     })
 }
 

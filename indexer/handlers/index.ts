@@ -1,10 +1,14 @@
 import { RpcClient } from '@subsquid/rpc-client'
+import { Logger } from '../../common/logger'
 import { Batch } from '../batch'
+import { addCoinMovements } from '../coin-balances'
 import { BlockData } from '../processor'
 import { readTokenMetadata } from '../rpc'
 import { ChainState } from '../state'
+import { fetchTraces, TracingMethod } from '../traces'
 import { ContractVerifier } from '../verification'
 import { indexAmmLog } from './amm'
+import { indexCallFrames } from './calls'
 import { indexChainBlock } from './chain'
 import { indexTokenLog, TokenSightings } from './tokens'
 
@@ -12,13 +16,21 @@ export interface IndexerContext {
     state: ChainState
     verifier: ContractVerifier
     rpc: RpcClient
+    tracing: TracingMethod
+    log: Logger
 }
 
 /** Derives everything from a run of consecutive blocks into the batch, in chain order. */
 export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: BlockData[]): Promise<void> {
     const sightings: TokenSightings = new Map()
+    blocks.forEach(normaliseAddresses)
+    const traces = await fetchTraces(ctx.rpc, ctx.tracing, blocks.map((b) => ({
+        height: b.header.height,
+        hash: b.header.hash,
+        transactions: b.transactions.map((t) => ({ hash: t.hash, transactionIndex: t.transactionIndex })),
+    })), ctx.log)
+    batch.tracing = ctx.tracing
     for (const block of blocks) {
-        normaliseAddresses(block)
         const transfersPerTx = new Map<string, number>()
         for (const log of block.logs) {
             if (indexTokenLog(batch, ctx.state, block, log, sightings)) {
@@ -27,6 +39,9 @@ export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: Blo
             indexAmmLog(batch, ctx.state, ctx.verifier, block, log)
         }
         indexChainBlock(batch, ctx.verifier, block, transfersPerTx)
+        const frames = traces.get(block.header.height)
+        if (frames) indexCallFrames(batch, block, frames)
+        addCoinMovements(batch, block, frames)
     }
     await detectTokens(ctx, batch, sightings)
 }

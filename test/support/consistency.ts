@@ -92,6 +92,9 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
             ) s ON s.day = d.id`)
         for (const d of days) expect([d.volume, d.swaps], `daily volume ${d.id}`).to.deep.equal([d.actual_volume, d.actual_swaps])
 
+        await expectCallTreesMatchNode(db, rpcUrl, txHashes)
+        await expectCoinHistoryMatchesNode(db, chain)
+
         const [counters] = await rows(db, 'SELECT * FROM chain_counters')
         const [actual] = await rows(db, `SELECT
             (SELECT count(*)::int FROM block) AS blocks, (SELECT count(*)::int FROM transaction) AS transactions,
@@ -104,4 +107,92 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
     } finally {
         await db.end()
     }
+}
+
+async function rpc<T = any>(rpcUrl: string, calls: { method: string; params: unknown[] }[]): Promise<T[]> {
+    const results: T[] = []
+    for (let i = 0; i < calls.length; i += 100) {
+        const body = calls.slice(i, i + 100).map((c, n) => ({ jsonrpc: '2.0', id: n, ...c }))
+        const answers = await (await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as any[]
+        answers.sort((a, b) => a.id - b.id)
+        for (const a of answers) {
+            if (a.error) throw new Error(`${body[a.id].method}: ${a.error.message}`)
+            results.push(a.result)
+        }
+    }
+    return results
+}
+
+/** A stored frame as the node's trace_transaction shows it (Parity format), for comparison. */
+function frameOfNode(f: any) {
+    const a = f.action
+    const r = f.result ?? {}
+    switch (f.type) {
+        case 'call':
+            return { type: a.callType, from: a.from, to: a.to, created: null, value: BigInt(a.value ?? 0).toString(), gas: BigInt(a.gas).toString(), gasUsed: r.gasUsed === undefined ? null : BigInt(r.gasUsed).toString(), input: a.input, output: r.output ?? null, error: f.error ?? null, traceAddress: f.traceAddress }
+        case 'create':
+            return { type: a.creationMethod === 'create2' ? 'create2' : 'create', from: a.from, to: null, created: r.address ?? null, value: BigInt(a.value ?? 0).toString(), gas: BigInt(a.gas).toString(), gasUsed: r.gasUsed === undefined ? null : BigInt(r.gasUsed).toString(), input: a.init, output: r.code ?? null, error: f.error ?? null, traceAddress: f.traceAddress }
+        default:
+            return { type: 'selfdestruct', from: a.address, to: a.refundAddress, created: null, value: BigInt(a.balance).toString(), gas: null, gasUsed: null, input: null, output: null, error: f.error ?? null, traceAddress: f.traceAddress }
+    }
+}
+
+/**
+ * Every transaction's stored call tree equals the node's own trace of it (trace_transaction),
+ * frame by frame and in order, and nothing else is stored.
+ */
+export async function expectCallTreesMatchNode(db: Client, rpcUrl: string, txHashes: string[]): Promise<void> {
+    const traces = await rpc<any[]>(rpcUrl, txHashes.map((h) => ({ method: 'trace_transaction', params: [h] })))
+    const stored = await rows(db, `
+        SELECT transaction_hash, type, "from", "to", created_contract AS created, value::text, gas::text, gas_used::text AS "gasUsed",
+               '0x' || encode(input, 'hex') AS input, '0x' || encode(output, 'hex') AS output, error, trace_address AS "traceAddress"
+          FROM internal_transaction ORDER BY id`)
+    const byTx = new Map<string, any[]>()
+    for (const row of stored) {
+        const { transaction_hash: hash, ...frame } = row
+        if (frame.input === '0x' && frame.type === 'selfdestruct') frame.input = null
+        if (!byTx.has(hash)) byTx.set(hash, [])
+        byTx.get(hash)!.push(frame)
+    }
+    const normalise = (f: any) => ({ ...f, input: f.input ?? null, output: f.output === '0x' && f.error ? null : f.output })
+    const mismatches: string[] = []
+    txHashes.forEach((hash, i) => {
+        const expected = traces[i].map(frameOfNode).map(normalise)
+        const actual = (byTx.get(hash) ?? []).map(normalise)
+        try {
+            expect(actual).to.deep.equal(expected)
+        } catch {
+            mismatches.push(`${hash}: stored ${JSON.stringify(actual).slice(0, 400)} node ${JSON.stringify(expected).slice(0, 400)}`)
+        }
+        byTx.delete(hash)
+    })
+    expect(mismatches, 'call trees that differ from the node\'s trace').to.deep.equal([])
+    expect([...byTx.keys()], 'call trees of transactions that are not on the chain').to.deep.equal([])
+}
+
+/**
+ * Every point of the native balance history equals the node's balance at its block, the one before
+ * it (value − delta) equals the balance at the block before, and consecutive points chain (nothing
+ * changed between them that the history missed). Every address whose balance differs from its
+ * genesis balance has a history.
+ */
+export async function expectCoinHistoryMatchesNode(db: Client, chain: PublicClient): Promise<void> {
+    const points = await rows<{ address: string; block_number: number; value: string; delta: string }>(db,
+        'SELECT address, block_number, value::text, delta::text FROM coin_balance ORDER BY id')
+    const at = await Promise.all(points.map((p) => chain.getBalance({ address: p.address as `0x${string}`, blockNumber: BigInt(p.block_number) })))
+    const before = await Promise.all(points.map((p) => chain.getBalance({ address: p.address as `0x${string}`, blockNumber: BigInt(p.block_number - 1) })))
+    const wrong = points.filter((p, i) => BigInt(p.value) !== at[i] || BigInt(p.value) - BigInt(p.delta) !== before[i])
+        .map((p) => ({ ...p, node: at[points.indexOf(p)].toString(), nodeBefore: before[points.indexOf(p)].toString() }))
+    expect(wrong.slice(0, 5), `${wrong.length} of ${points.length} balance-history points differ from the node`).to.deep.equal([])
+    const broken = points.filter((p, i) => i > 0 && points[i - 1].address === p.address && BigInt(p.value) - BigInt(p.delta) !== BigInt(points[i - 1].value))
+    expect(broken.slice(0, 5), 'balance-history points that do not follow from the one before').to.deep.equal([])
+
+    const addresses = await rows<{ id: string; last: string | null }>(db, `
+        SELECT a.id, (SELECT value::text FROM coin_balance c WHERE c.address = a.id ORDER BY c.id DESC LIMIT 1) AS last FROM address a`)
+    const [now, genesis] = await Promise.all([
+        Promise.all(addresses.map((a) => chain.getBalance({ address: a.id as `0x${string}` }))),
+        Promise.all(addresses.map((a) => chain.getBalance({ address: a.id as `0x${string}`, blockNumber: 0n }))),
+    ])
+    const missing = addresses.filter((a, i) => (a.last === null ? genesis[i] : BigInt(a.last)) !== now[i]).map((a) => a.id)
+    expect(missing, 'addresses whose latest balance-history point is not their balance').to.deep.equal([])
 }
