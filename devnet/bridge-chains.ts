@@ -7,6 +7,7 @@ import { BridgeChainRecord, bridgeChainsFile, dataDir, Env, NativeContracts, rea
 import { Logger } from '../common/logger'
 import { waitFor } from '../common/processes'
 import { Anvil, DEV_MNEMONIC, startAnvil } from './anvil'
+import { followWallClock } from './clock'
 import { createPair, deployContract, deployPlatformToken, devnetChain, ZERO_FEES } from './deploy'
 
 /**
@@ -186,6 +187,9 @@ export async function startBridgeChains(env: Env, log: Logger): Promise<BridgeCh
             anvils.push(anvil)
             // Provisioned with a block per transaction, then mining every 2 seconds like a live network.
             records[spec.name] = await provisionBridgeChain(spec, anvil.url, previous[spec.name], log)
+            // A restart from the state file would otherwise date new blocks before a head saved
+            // ahead of the wall clock.
+            await followWallClock(anvil.url, log.child({ chain: spec.name }))
             await setIntervalMining(anvil.url, 2)
         }
     } catch (err) {

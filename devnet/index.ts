@@ -4,6 +4,7 @@ import { createPublicClient, http } from 'viem'
 import { dataDir, Deployment, deploymentFile, Env, readDeployment } from '../common/config'
 import { Logger } from '../common/logger'
 import { startAnvil } from './anvil'
+import { followWallClock } from './clock'
 import { deployNativeContracts } from './deploy'
 import { seedDemoActivity } from './seed'
 
@@ -19,7 +20,8 @@ export interface Devnet {
  * The native chain for development: anvil with chain id 3009 and a zero minimum gas price, kept
  * in DATA_DIR/devnet across restarts. A fresh chain starts 30 days in the past, gets our contracts
  * and a deterministic month of demo activity, then mines in real time. A restart finds the
- * contracts and the history already there and does neither again.
+ * contracts and the history already there and does neither again. Either way new blocks are dated
+ * by the wall clock (never before the head), see followWallClock.
  */
 export async function startDevnet(env: Env, log: Logger): Promise<Devnet> {
     const stateFile = path.join(dataDir(env), 'devnet', 'state.json')
@@ -35,6 +37,10 @@ export async function startDevnet(env: Env, log: Logger): Promise<Devnet> {
     })
     try {
         const deployment = await prepareChain(env, anvil.url, log)
+        // The seeding's explicit timestamps leave anvil's clock behind the wall clock (the last
+        // seeded block is up to an hour old), and a restart from the state file does not keep new
+        // blocks after the saved head: both are put right before any block is mined in real time.
+        await followWallClock(anvil.url, log)
         if (env.DEVNET_BLOCK_TIME > 0) {
             const client = createPublicClient({ transport: http(anvil.url) })
             await client.request({ method: 'evm_setIntervalMining' as any, params: [env.DEVNET_BLOCK_TIME] as any })

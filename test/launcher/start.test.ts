@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
-import { createPublicClient, http, parseAbi } from 'viem'
+import { createPublicClient, http, parseAbi, PublicClient } from 'viem'
 import { spawnManaged, Spawned, waitFor } from '../../common/processes'
 import { freePort } from '../support/ports'
 
@@ -26,6 +26,19 @@ function descendants(pid: number): number[] {
     const walk = (p: number) => (children.get(p) ?? []).forEach((c) => (result.push(c), walk(c)))
     walk(pid)
     return result
+}
+
+const DEVNET_BLOCK_TIME = 2
+
+/**
+ * A devnet mining every DEVNET_BLOCK_TIME seconds in real time has a newest block at most one block
+ * time old; a second block time allows for a late tick on a busy machine, and 1 s for timestamps
+ * being whole seconds (the miner's clock rounded down).
+ */
+async function expectHeadOnTheWallClock(client: PublicClient): Promise<void> {
+    const head = await client.getBlock({ blockTag: 'latest' })
+    const age = Date.now() / 1000 - Number(head.timestamp)
+    expect(age, `age in seconds of the devnet's newest block ${head.number}`).to.be.at.most(2 * DEVNET_BLOCK_TIME + 1)
 }
 
 const alive = (pid: number) => {
@@ -72,6 +85,7 @@ describe('npm start (the launcher)', function () {
             ...process.env,
             DATA_DIR: dataDir,
             DEVNET_PORT: String(await freePort()),
+            DEVNET_BLOCK_TIME: String(DEVNET_BLOCK_TIME),
             EMBEDDED_PG_PORT: String(await freePort()),
             GRAPHQL_PORT: String(await freePort()),
             EXPLORER_PORT: String(await freePort()),
@@ -90,7 +104,7 @@ describe('npm start (the launcher)', function () {
         fs.rmSync(dataDir, { recursive: true, force: true })
     })
 
-    it('starts the devnet with its seeded pools, prints the URLs, and Ctrl-C leaves no process behind', async () => {
+    it('starts the devnet with its seeded pools and its clock on the wall clock, prints the URLs, and Ctrl-C leaves no process behind', async () => {
         await start()
         expect(output).to.include(`http://127.0.0.1:${env.DEVNET_PORT}`)
         expect(output).to.include(`http://localhost:${env.GRAPHQL_PORT}/graphql`)
@@ -103,12 +117,14 @@ describe('npm start (the launcher)', function () {
             const [reserve0, reserve1] = await client.readContract({ address: pair, abi: PAIR, functionName: 'getReserves' })
             expect(reserve0 > 0n && reserve1 > 0n, `reserves of ${pair}`).to.equal(true)
         }
+        // The seeded history ends up to an hour back; the blocks after it follow the wall clock.
+        await expectHeadOnTheWallClock(client as PublicClient)
 
         const stopped = await stop()
         expect(stopped.length, 'processes the launcher started').to.be.greaterThanOrEqual(3)
     })
 
-    it('reuses the chain and the database on a second start, without deploying or seeding again', async () => {
+    it('reuses the chain and the database on a second start, without deploying or seeding again, and dates new blocks by the wall clock', async () => {
         const before = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
         env.LOG_LEVEL = 'info'
         await start()
@@ -116,6 +132,7 @@ describe('npm start (the launcher)', function () {
         expect(output).not.to.include('seeding the devnet')
         const after = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
         expect(after).to.deep.equal(before)
+        await expectHeadOnTheWallClock(createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) }) as PublicClient)
         await stop()
     })
 })
