@@ -243,17 +243,3 @@ async function isCanonical(rpc: RpcClient, block: TracedBlock): Promise<boolean>
     return !(second === first)
 }
 
-/**
- * Whether each frame's effects stand: a frame is undone when it or any frame above it failed, even
- * if it succeeded itself. Frames come depth first, so a parent is always seen before its children.
- */
-export function effectiveSuccess(frames: Frame[]): boolean[] {
-    const failed = new Set<string>()
-    return frames.map((frame) => {
-        const key = `${frame.transactionHash}:${frame.traceAddress.join('.')}`
-        const parentKey = `${frame.transactionHash}:${frame.traceAddress.slice(0, -1).join('.')}`
-        const undone = frame.error !== null || (frame.traceAddress.length > 0 && failed.has(parentKey))
-        if (undone) failed.add(key)
-        return !undone
-    })
-}

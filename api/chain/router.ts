@@ -6,10 +6,13 @@ import { chainErrorHandler, unknownAction } from './errors'
 import { jsonResponses } from './json-response'
 import { addressesRoutes } from './routes/addresses'
 import { blocksRoutes } from './routes/blocks'
+import { coinBalanceHistoryRoutes } from './routes/coin-balance-history'
 import { configRoutes } from './routes/config'
+import { internalTransactionsRoutes } from './routes/internal-transactions'
 import { mainPageRoutes } from './routes/main-page'
 import { searchRoutes } from './routes/search'
 import { smartContractsRoutes } from './routes/smart-contracts'
+import { stateChangesRoutes } from './routes/state-changes'
 import { statsRoutes } from './routes/stats'
 import { tokensRoutes } from './routes/tokens'
 import { transactionsRoutes } from './routes/transactions'
@@ -28,6 +31,9 @@ export function createChainApi(api: ApiContext) {
     const router: Router = express.Router()
     router.use(readCors)
     router.use(jsonResponses)
+    internalTransactionsRoutes(router, ctx)
+    coinBalanceHistoryRoutes(router, ctx)
+    stateChangesRoutes(router, ctx)
     blocksRoutes(router, ctx)
     transactionsRoutes(router, ctx)
     addressesRoutes(router, ctx)

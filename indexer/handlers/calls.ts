@@ -1,7 +1,8 @@
 import { internalTransactionId } from '../../db/row-ids'
 import { Batch } from '../batch'
 import { BlockData } from '../processor'
-import { effectiveSuccess, Frame } from '../traces'
+import { effectiveSuccess } from '../../common/coin-movements'
+import { Frame } from '../traces'
 
 /**
  * Every call frame of the block's transactions as an internal_transaction row, and what the frames

@@ -177,22 +177,37 @@ export async function expectCallTreesMatchNode(db: Client, rpcUrl: string, txHas
  * genesis balance has a history.
  */
 export async function expectCoinHistoryMatchesNode(db: Client, chain: PublicClient): Promise<void> {
+    // anvil keeps the state of recent blocks only (and none of those before a restart from its
+    // state file): a point whose block state is gone is checked through its neighbours instead.
+    const balanceAt = (address: string, block: number) => chain.getBalance({ address: address as `0x${string}`, blockNumber: BigInt(block) })
+        .catch((err) => {
+            if (/BlockOutOfRange|not found|state/i.test(String(err?.message))) return undefined
+            throw err
+        })
     const points = await rows<{ address: string; block_number: number; value: string; delta: string }>(db,
         'SELECT address, block_number, value::text, delta::text FROM coin_balance ORDER BY id')
-    const at = await Promise.all(points.map((p) => chain.getBalance({ address: p.address as `0x${string}`, blockNumber: BigInt(p.block_number) })))
-    const before = await Promise.all(points.map((p) => chain.getBalance({ address: p.address as `0x${string}`, blockNumber: BigInt(p.block_number - 1) })))
-    const wrong = points.filter((p, i) => BigInt(p.value) !== at[i] || BigInt(p.value) - BigInt(p.delta) !== before[i])
-        .map((p) => ({ ...p, node: at[points.indexOf(p)].toString(), nodeBefore: before[points.indexOf(p)].toString() }))
+    const at = await Promise.all(points.map((p) => balanceAt(p.address, p.block_number)))
+    const before = await Promise.all(points.map((p) => balanceAt(p.address, p.block_number - 1)))
+    const checked = points.filter((_, i) => at[i] !== undefined).length
+    expect(checked === 0 && points.length > 0, 'the node holds the state of no balance-history point').to.equal(false)
+    const wrong = points
+        .map((p, i) => ({ ...p, node: at[i]?.toString(), nodeBefore: before[i]?.toString() }))
+        .filter((p) => (p.node !== undefined && p.node !== p.value) ||
+            (p.nodeBefore !== undefined && BigInt(p.nodeBefore) !== BigInt(p.value) - BigInt(p.delta)))
     expect(wrong.slice(0, 5), `${wrong.length} of ${points.length} balance-history points differ from the node`).to.deep.equal([])
     const broken = points.filter((p, i) => i > 0 && points[i - 1].address === p.address && BigInt(p.value) - BigInt(p.delta) !== BigInt(points[i - 1].value))
     expect(broken.slice(0, 5), 'balance-history points that do not follow from the one before').to.deep.equal([])
 
+    // The newest point of every address is its balance now; an address without points has the
+    // balance it was born with (genesis), when the node still holds that state.
     const addresses = await rows<{ id: string; last: string | null }>(db, `
         SELECT a.id, (SELECT value::text FROM coin_balance c WHERE c.address = a.id ORDER BY c.id DESC LIMIT 1) AS last FROM address a`)
     const [now, genesis] = await Promise.all([
         Promise.all(addresses.map((a) => chain.getBalance({ address: a.id as `0x${string}` }))),
-        Promise.all(addresses.map((a) => chain.getBalance({ address: a.id as `0x${string}`, blockNumber: 0n }))),
+        Promise.all(addresses.map((a) => balanceAt(a.id, 0))),
     ])
-    const missing = addresses.filter((a, i) => (a.last === null ? genesis[i] : BigInt(a.last)) !== now[i]).map((a) => a.id)
+    const missing = addresses
+        .filter((a, i) => (a.last === null ? genesis[i] !== undefined && genesis[i] !== now[i] : BigInt(a.last) !== now[i]))
+        .map((a) => a.id)
     expect(missing, 'addresses whose latest balance-history point is not their balance').to.deep.equal([])
 }

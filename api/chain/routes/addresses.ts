@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
 import { FETCH_SIZE, paginate } from '../pagination'
 import { addressParam as parseAddress, parseQuery, q } from '../params'
+import { countAddressInternalTransactions } from './internal-transactions'
 import { addressParam } from '../render/address'
 import { BLOCK_KEY_COLUMNS, BlockKey } from '../render/block'
 import { LOG_COLUMNS, LOG_JOIN, LogRow, renderLogs } from '../render/log'
@@ -234,13 +235,14 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
     router.get('/addresses/:hash/tabs-counters', async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const cap = (n: number) => Math.min(n, 51)
-        const [row, counts] = await Promise.all([
+        const [row, counts, internal] = await Promise.all([
             findAddress(ctx, hash),
             ctx.db.query<{ balances: number; validations: number }>(
                 `SELECT (SELECT count(*) FROM (SELECT 1 FROM token_balance WHERE holder = $1 AND value > 0 LIMIT 51) x)::int AS balances,
                         (SELECT count(*) FROM (SELECT 1 FROM block WHERE miner = $1 LIMIT 51) y)::int AS validations`,
                 [hash]
             ),
+            countAddressInternalTransactions(ctx, hash, 51),
         ])
         setLiveCaching(res)
         res.json({
@@ -249,7 +251,7 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
             token_balances_count: counts.rows[0].balances,
             logs_count: cap(row?.log_count ?? 0),
             withdrawals_count: 0,
-            internal_transactions_count: 0,
+            internal_transactions_count: internal,
             validations_count: counts.rows[0].validations,
         })
     })
@@ -317,7 +319,7 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
     })
 
     // Tabs a Blockscout frontend may open that this indexer does not keep: answered empty, never 404.
-    for (const tab of ['internal-transactions', 'coin-balance-history', 'coin-balance-history-by-day', 'nft', 'withdrawals']) {
+    for (const tab of ['nft', 'withdrawals']) {
         router.get(`/addresses/:hash/${tab}`, (req, res) => {
             parseAddress(req.params.hash)
             res.json({ items: [], next_page_params: null })

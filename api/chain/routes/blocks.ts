@@ -7,6 +7,7 @@ import { blockParam, BlockRef, parseQuery, q } from '../params'
 import { BLOCK_COLUMNS, BLOCK_KEY_COLUMNS, BlockKey, blockMiners, BlockRow, renderBlock } from '../render/block'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { sendJson } from '../json-response'
+import { countBlockInternalTransactions } from './internal-transactions'
 import { listTransactions, TransactionFilter, TRANSACTION_TYPES } from './transactions'
 
 const BlocksQuery = z.object({
@@ -49,7 +50,7 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         const [row, head] = await Promise.all([findBlock(ctx, ref), ctx.head.get()])
         if (!row) throw notFound()
         setBlockCaching(res, ctx, row.number, head.number)
-        res.json(renderBlock(row, blockMiners([row])(row.miner), 'single'))
+        res.json({ ...renderBlock(row, blockMiners([row])(row.miner), 'single'), internal_transactions_count: await countBlockInternalTransactions(ctx, row.number) })
     })
 
     router.get('/blocks/:block/transactions', async (req, res) => {
@@ -64,14 +65,12 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         sendJson(res, page)
     })
 
-    // Tabs a Blockscout frontend may open; this chain has neither internal transactions indexed nor withdrawals.
-    for (const tab of ['internal-transactions', 'withdrawals']) {
-        router.get(`/blocks/:block/${tab}`, async (req, res) => {
-            const block = await findBlock(ctx, blockParam(req.params.block))
-            if (!block) throw notFound()
-            res.json({ items: [], next_page_params: null })
-        })
-    }
+    // A tab a Blockscout frontend may open; this chain has no withdrawals.
+    router.get('/blocks/:block/withdrawals', async (req, res) => {
+        const block = await findBlock(ctx, blockParam(req.params.block))
+        if (!block) throw notFound()
+        res.json({ items: [], next_page_params: null })
+    })
 }
 
 /** A list answer of the blocks of a keyset query's rows (FETCH_SIZE of them: the last tells whether a next page exists). */

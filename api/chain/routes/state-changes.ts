@@ -1,0 +1,212 @@
+import { Router } from 'express'
+import { parseAbi } from 'viem'
+import { z } from 'zod'
+import { CoinFrame, coinMovements } from '../../../common/coin-movements'
+import { blockLogIds, internalTransactionId } from '../../../db/row-ids'
+import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
+import { notFound } from '../errors'
+import { PAGE_SIZE } from '../pagination'
+import { parseQuery, q, transactionHashParam } from '../params'
+import { loadAddresses } from '../render/address'
+import { loadTokens, renderToken } from '../render/token'
+import { findTransaction } from './transactions'
+
+/**
+ * A transaction's state changes, Blockscout's tab: every address's coin balance before and after
+ * the transaction (fees included), and every token balance its transfers changed. Nothing here is
+ * stored; it is derived per request from what is, and bounded by the block:
+ * - coin: the balance at the end of the previous block comes from the balance history
+ *   (coin_balance); the movements of the block's earlier transactions and of this one come from the
+ *   stored transactions and call frames, by the same rule the indexer builds the history with
+ *   (common/coin-movements.ts);
+ * - tokens: the indexer keeps current token balances, not their history, so the balance at the end
+ *   of the previous block is read from the node (`balanceOf` at that block), and the block's earlier
+ *   transfers are applied to it. A node that cannot answer (no such state any more, or down) gives
+ *   null balances with the change still shown, as Blockscout shows a balance it does not know.
+ */
+
+const Query = z.object({ items_count: z.string().regex(/^\d{1,4}$/, 'Invalid integer').transform(Number).optional() })
+
+const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)'])
+const ZERO = '0x0000000000000000000000000000000000000000'
+/** The most token balances read from the node for one transaction. */
+const MAX_TOKEN_READS = 200
+
+interface BlockTx {
+    id: string
+    index: number
+    from: string
+    to: string | null
+    created_contract: string | null
+    value: string
+    status: number
+    gas_used: string
+    effective_gas_price: string
+}
+
+interface Transfer {
+    transaction_hash: string
+    token: string
+    token_type: string
+    from: string
+    to: string
+    value: string | null
+    token_id: string | null
+}
+
+export function stateChangesRoutes(router: Router, ctx: ChainContext): void {
+    router.get('/transactions/:hash/state-changes', async (req, res) => {
+        const hash = transactionHashParam(req.params.hash)
+        const query = parseQuery(Query, req.query)
+        const [tx, head] = await Promise.all([findTransaction(ctx, hash), ctx.head.get()])
+        if (!tx) throw notFound()
+        const { items, complete } = await stateChanges(ctx, tx.block_number, tx.index, hash)
+        const offset = query.items_count ?? 0
+        const page = items.slice(offset, offset + PAGE_SIZE)
+        const next = offset + PAGE_SIZE < items.length ? { items_count: offset + PAGE_SIZE, state_changes: null } : null
+        if (complete) setBlockCaching(res, ctx, tx.block_number, head.number)
+        else setLiveCaching(res)
+        res.json({ items: page, next_page_params: next })
+    })
+}
+
+async function stateChanges(ctx: ChainContext, blockNumber: number, position: number, hash: string) {
+    const [{ rows: [block] }, { rows: txs }, { rows: frameRows }, { rows: transfers }, { rows: [counters] }] = await Promise.all([
+        ctx.db.query<{ miner: string; base_fee_per_gas: string | null }>('SELECT miner, base_fee_per_gas FROM block WHERE number = $1', [blockNumber]),
+        ctx.db.query<BlockTx>(
+            `SELECT id, index, "from", "to", created_contract, value, status, gas_used, effective_gas_price
+               FROM transaction WHERE block_number = $1 AND index <= $2 ORDER BY index`,
+            [blockNumber, position]
+        ),
+        ctx.db.query<{ transaction_hash: string; trace_address: number[]; type: string; from: string; to: string | null; created_contract: string | null; value: string; error: string | null }>(
+            `SELECT transaction_hash, trace_address, type, "from", "to", created_contract, value, error FROM internal_transaction
+              WHERE id >= $1 AND id <= $2 ORDER BY id`,
+            [internalTransactionId(blockNumber, 0, 0), internalTransactionId(blockNumber, position, 999_999)]
+        ),
+        ctx.db.query<Transfer>(
+            `SELECT transaction_hash, token, token_type, "from", "to", value, token_id FROM token_transfer
+              WHERE id >= $1 AND id <= $2 ORDER BY id`,
+            [blockLogIds(blockNumber).first, blockLogIds(blockNumber).last]
+        ),
+        ctx.db.query<{ tracing: string | null }>(`SELECT tracing FROM chain_counters WHERE id = 'chain'`),
+    ])
+    const traced = counters?.tracing !== 'none' && counters?.tracing != null
+    const frames: CoinFrame[] = frameRows.map((f) => ({
+        transactionHash: f.transaction_hash, traceAddress: f.trace_address, type: f.type, from: f.from, to: f.to,
+        createdContract: f.created_contract, value: BigInt(f.value), error: f.error,
+    }))
+    const movements = coinMovements(
+        { miner: block.miner, baseFeePerGas: block.base_fee_per_gas === null ? null : BigInt(block.base_fee_per_gas) },
+        txs.map((t) => ({
+            hash: t.id, from: t.from, to: t.to, createdContract: t.created_contract, value: BigInt(t.value), status: t.status,
+            gasUsed: BigInt(t.gas_used), effectiveGasPrice: BigInt(t.effective_gas_price),
+        })),
+        traced ? frames : undefined
+    )
+    const earlier = new Map<string, bigint>()
+    const change = new Map<string, bigint>()
+    for (const m of movements) {
+        const into = m.transaction === hash ? change : earlier
+        into.set(m.address, (into.get(m.address) ?? 0n) + m.amount)
+    }
+    const self = txs[txs.length - 1]
+    // The sender and the miner are always shown (Blockscout's tab always has them); others when changed.
+    const coinAddresses = [...new Set([self.from, block.miner, ...[...change].filter(([, v]) => v !== 0n).map(([a]) => a)])]
+    const before = await coinBalancesBefore(ctx, coinAddresses, blockNumber)
+
+    const indexOf = new Map(txs.map((t) => [t.id, t.index]))
+    const ownTransfers = transfers.filter((t) => t.transaction_hash === hash)
+    const tokenChanges = await tokenStateChanges(ctx, blockNumber, ownTransfers, transfers.filter((t) => (indexOf.get(t.transaction_hash) ?? position) < position))
+
+    const address = await loadAddresses(ctx.db, [...coinAddresses, ...tokenChanges.items.map((i) => i.holder)])
+    const tokens = await loadTokens(ctx.db, tokenChanges.items.map((i) => i.token))
+    const coin = coinAddresses.map((a) => {
+        const start = before.get(a)! + (earlier.get(a) ?? 0n)
+        const diff = change.get(a) ?? 0n
+        return {
+            address: address(a), is_miner: a === block.miner, type: 'coin', token: null, token_id: null,
+            balance_before: String(start), balance_after: String(start + diff), change: String(diff),
+        }
+    })
+    const token = tokenChanges.items.map((i) => {
+        const row = tokens.get(i.token)
+        return {
+            address: address(i.holder), is_miner: i.holder === block.miner, type: 'token', token: row ? renderToken(row) : null, token_id: null,
+            balance_before: i.before === null ? null : String(i.before),
+            balance_after: i.before === null ? null : String(i.before + i.diff),
+            change: i.nft ?? String(i.diff),
+        }
+    })
+    return { items: [...coin, ...token], complete: tokenChanges.complete }
+}
+
+/**
+ * Each address's coin balance at the end of block − 1 (history ids are `<address>-<10-digit block>`,
+ * and '.' sorts right after '-'): its last history point before the block;
+ * without one, its first point's balance before that point's change; without any point, its
+ * balance never changed and is the indexed one.
+ */
+async function coinBalancesBefore(ctx: ChainContext, addresses: string[], blockNumber: number): Promise<Map<string, bigint>> {
+    const { rows } = await ctx.db.query<{ address: string; value: string }>(
+        `SELECT a.address, COALESCE(
+                (SELECT c.value FROM coin_balance c WHERE c.id >= a.address || '-' AND c.id < a.address || '-' || lpad($2::text, 10, '0')
+                  ORDER BY c.id DESC LIMIT 1),
+                (SELECT c.value - c.delta FROM coin_balance c WHERE c.id >= a.address || '-' AND c.id < a.address || '.'
+                  ORDER BY c.id LIMIT 1),
+                (SELECT x.balance FROM address x WHERE x.id = a.address), 0)::text AS value
+           FROM unnest($1::text[]) AS a(address)`,
+        [addresses, blockNumber]
+    )
+    return new Map(rows.map((r) => [r.address, BigInt(r.value)]))
+}
+
+interface TokenChange {
+    token: string
+    holder: string
+    /** balance at the end of the previous block plus the block's earlier transfers; null when unknown */
+    before: bigint | null
+    diff: bigint
+    /** for ERC-721: the tokens that came and went, as Blockscout lists them */
+    nft?: { total: { token_id: string | null }; direction: 'from' | 'to' }[]
+}
+
+async function tokenStateChanges(ctx: ChainContext, blockNumber: number, own: Transfer[], earlier: Transfer[]) {
+    const changes = new Map<string, TokenChange>()
+    const entry = (token: string, holder: string) => {
+        const key = `${token}-${holder}`
+        let c = changes.get(key)
+        if (!c) changes.set(key, (c = { token, holder, before: 0n, diff: 0n }))
+        return c
+    }
+    const amount = (t: Transfer) => (t.token_type === 'ERC-721' ? 1n : BigInt(t.value ?? 0))
+    for (const t of own) {
+        for (const [holder, sign, direction] of [[t.from, -1n, 'from'], [t.to, 1n, 'to']] as const) {
+            if (holder === ZERO) continue
+            const c = entry(t.token, holder)
+            c.diff += sign * amount(t)
+            if (t.token_type === 'ERC-721') (c.nft ??= []).push({ total: { token_id: t.token_id }, direction })
+        }
+    }
+    const items = [...changes.values()].slice(0, MAX_TOKEN_READS)
+    let complete = true
+    const balances = await Promise.all(items.map((c) => ctx.node.readContract({
+        address: c.token as `0x${string}`, abi: ERC20, functionName: 'balanceOf', args: [c.holder as `0x${string}`],
+        blockNumber: BigInt(blockNumber - 1),
+    }).catch((err) => {
+        complete = false
+        ctx.log.warn({ err: String(err?.shortMessage ?? err?.message ?? err), token: c.token, block: blockNumber - 1 }, 'state changes: token balance not readable from the node')
+        return null
+    })))
+    items.forEach((c, i) => {
+        const start = balances[i]
+        if (start === null) return void (c.before = null)
+        let before = start
+        for (const t of earlier) {
+            if (t.token !== c.token) continue
+            if (t.from === c.holder) before -= amount(t)
+            if (t.to === c.holder) before += amount(t)
+        }
+        c.before = before
+    })
+    return { items, complete: complete && changes.size <= MAX_TOKEN_READS }
+}

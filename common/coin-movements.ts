@@ -1,0 +1,116 @@
+/**
+ * How the native coin moves within a block, as one rule for the indexer (which derives the balance
+ * history from it) and the chain data API (which derives a transaction's state changes from the
+ * stored frames). The movements are:
+ * - each transaction's fee: the sender pays gas used × effective gas price, the block's miner gets
+ *   the part above the base fee (the base fee is burnt);
+ * - every value-moving frame whose effects stand (see effectiveSuccess): a call moves its value from
+ *   caller to callee, a creation to the new contract, a selfdestruct the balance to its beneficiary,
+ *   a reward frame credits the miner. Delegate, static and callcode frames move nothing;
+ * - without call trees (a node with no tracing) only each transaction's own value, when it succeeded.
+ */
+
+export interface CoinTransaction {
+    hash: string
+    from: string
+    to: string | null
+    createdContract: string | null
+    value: bigint
+    /** 1 success, 0 reverted */
+    status: number
+    gasUsed: bigint
+    effectiveGasPrice: bigint
+}
+
+export interface CoinFrame {
+    /** null for frames outside any transaction (block rewards) */
+    transactionHash: string | null
+    traceAddress: number[]
+    type: string
+    from: string
+    to: string | null
+    createdContract: string | null
+    value: bigint
+    error: string | null
+}
+
+export interface CoinMovement {
+    address: string
+    /** positive: received */
+    amount: bigint
+    transaction: string | null
+}
+
+/**
+ * Whether each frame's effects stand: a frame is undone when it or any frame above it failed, even
+ * if it succeeded itself. Frames come depth first, so a parent is always seen before its children.
+ */
+export function effectiveSuccess(frames: readonly CoinFrame[]): boolean[] {
+    const failed = new Set<string>()
+    return frames.map((frame) => {
+        const key = `${frame.transactionHash}:${frame.traceAddress.join('.')}`
+        const parentKey = `${frame.transactionHash}:${frame.traceAddress.slice(0, -1).join('.')}`
+        const undone = frame.error !== null || (frame.traceAddress.length > 0 && failed.has(parentKey))
+        if (undone) failed.add(key)
+        return !undone
+    })
+}
+
+/** The block's movements in chain order: per transaction its fee, then its frames. Zero amounts are left out. */
+export function coinMovements(
+    block: { miner: string; baseFeePerGas: bigint | null },
+    transactions: readonly CoinTransaction[],
+    frames: readonly CoinFrame[] | undefined
+): CoinMovement[] {
+    const movements: CoinMovement[] = []
+    const move = (address: string, amount: bigint, transaction: string | null) => {
+        if (amount !== 0n) movements.push({ address, amount, transaction })
+    }
+    const baseFee = block.baseFeePerGas ?? 0n
+    const byTransaction = new Map<string | null, { frame: CoinFrame; stands: boolean }[]>()
+    if (frames) {
+        const stands = effectiveSuccess(frames)
+        frames.forEach((frame, i) => {
+            const list = byTransaction.get(frame.transactionHash) ?? []
+            list.push({ frame, stands: stands[i] })
+            byTransaction.set(frame.transactionHash, list)
+        })
+    }
+    for (const tx of transactions) {
+        move(tx.from, -(tx.gasUsed * tx.effectiveGasPrice), tx.hash)
+        move(block.miner, tx.gasUsed * (tx.effectiveGasPrice - baseFee), tx.hash)
+        if (!frames) {
+            if (tx.status === 1 && tx.value > 0n) {
+                move(tx.from, -tx.value, tx.hash)
+                move((tx.to ?? tx.createdContract)!, tx.value, tx.hash)
+            }
+            continue
+        }
+        for (const { frame, stands } of byTransaction.get(tx.hash) ?? []) {
+            if (stands) frameMovements(frame, move)
+        }
+    }
+    for (const { frame, stands } of byTransaction.get(null) ?? []) {
+        if (stands) frameMovements(frame, move)
+    }
+    return movements
+}
+
+function frameMovements(frame: CoinFrame, move: (address: string, amount: bigint, transaction: string | null) => void): void {
+    if (frame.value === 0n) return
+    switch (frame.type) {
+        case 'call':
+        case 'selfdestruct':
+            move(frame.from, -frame.value, frame.transactionHash)
+            move(frame.to!, frame.value, frame.transactionHash)
+            break
+        case 'create':
+        case 'create2':
+            move(frame.from, -frame.value, frame.transactionHash)
+            if (frame.createdContract) move(frame.createdContract, frame.value, frame.transactionHash)
+            break
+        case 'reward':
+            move(frame.to!, frame.value, null)
+            break
+    }
+}
