@@ -41,11 +41,12 @@ export function blockNumber(name: string) {
     return text(required(name), invalidParam(name)).regex(/^\d{1,20}$/, invalidParam(name)).transform((s) => Math.min(Number(s), MAX_BLOCK))
 }
 
-function positive(name: string, max: number) {
+/** A count from 1; its upper bound is the results window, checked with the other parameters in windowOf. */
+function positive(name: string) {
     return text(required(name), invalidParam(name))
         .regex(/^\d{1,9}$/, invalidParam(name))
         .transform(Number)
-        .refine((n) => n >= 1 && n <= max, invalidParam(name))
+        .refine((n) => n >= 1, invalidParam(name))
 }
 
 export const sort = z.enum(['asc', 'desc'], { error: invalidParam('sort') })
@@ -55,8 +56,8 @@ export const sort = z.enum(['asc', 'desc'], { error: invalidParam('sort') })
  * maxOffset rows (10,000 as Blockscout and Etherscan, 1,000 for logs).
  */
 export const paging = {
-    page: positive('page', RESULTS_WINDOW).optional(),
-    offset: positive('offset', RESULTS_WINDOW).optional(),
+    page: positive('page').optional(),
+    offset: positive('offset').optional(),
     sort: sort.optional(),
     startblock: blockNumber('startblock').optional(),
     endblock: blockNumber('endblock').optional(),
@@ -84,10 +85,10 @@ export function windowOf(p: Paging, options: { maxOffset?: number; defaultSort?:
     const maxOffset = options.maxOffset ?? RESULTS_WINDOW
     const page = p.page ?? 1
     const size = p.offset ?? maxOffset
-    if (size > maxOffset) throw new EtherscanError(`Offset must be at most ${maxOffset}`)
     if (page * size > RESULTS_WINDOW) {
         throw new EtherscanError(`Result window is too large, PageNo x Offset size must be less than or equal to ${RESULTS_WINDOW}`)
     }
+    if (size > maxOffset) throw new EtherscanError(`Offset must be at most ${maxOffset}`)
     return {
         offset: (page - 1) * size,
         limit: size,
