@@ -286,6 +286,14 @@ describe('chain API: Etherscan-style /api', function () {
                     expect(dflt.map((g: any) => g.index)).to.deep.equal(valued.map((f) => String(f.index)))
                 }
 
+                // Neither address nor txhash: every frame of the block range.
+                const ofBlock = (await s.db.query(
+                    `SELECT id FROM internal_transaction WHERE block_number = $1 AND index > 0 ORDER BY id`, [Number(tx.blockNumber)]
+                )).rows
+                const byBlock = await result({ module: 'account', action: 'txlistinternal', startblock: Number(tx.blockNumber), endblock: Number(tx.blockNumber), include_zero_value: 'true', sort: 'asc' })
+                expect(byBlock.map((g: any) => `${g.transactionHash}/${g.index}`)).to.have.length(ofBlock.length)
+                expect(byBlock.every((g: any) => g.blockNumber === String(tx.blockNumber))).to.equal(true)
+
                 const { rows: [busy] } = await s.db.query(
                     `SELECT "from" AS a FROM internal_transaction WHERE index > 0 GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`
                 )
