@@ -33,9 +33,9 @@ async function main(): Promise<void> {
     // A hop count, never `true`: `true` would believe the left-most X-Forwarded-For entry, which the client writes.
     explorer.set('trust proxy', env.TRUST_PROXY)
     const chain = createChainApi(ctx)
-    // /api/v2 and the v1 countdown (GET /api?module=...) first: the explorer services own the rest of /api.
+    // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
     explorer.use('/api/v2', chain.router)
-    explorer.get('/api', chain.countdown)
+    explorer.get('/api', chain.etherscan)
     explorer.use('/api', explorerRouter(ctx))
     const explorerServer = await listen(explorer, env.EXPLORER_PORT)
     const socket = chain.socket
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
         if (stopping) return
         stopping = true
         await Promise.allSettled([socket.close(), explorerServer.close(), platformServer.close()])
-        await pool.end()
+        await Promise.allSettled([pool.end(), chain.close()])
         process.exit(0)
     }
     process.on('SIGTERM', stop)

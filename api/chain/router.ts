@@ -3,6 +3,7 @@ import express, { Router } from 'express'
 import { ApiContext } from '../context'
 import { createChainContext } from './context'
 import { chainErrorHandler, unknownAction } from './errors'
+import { etherscanApi } from './etherscan'
 import { jsonResponses } from './json-response'
 import { addressesRoutes } from './routes/addresses'
 import { blocksRoutes } from './routes/blocks'
@@ -17,14 +18,13 @@ import { statsRoutes } from './routes/stats'
 import { tokensRoutes } from './routes/tokens'
 import { transactionsRoutes } from './routes/transactions'
 import { ChainSocket } from './socket'
-import { blockCountdown } from './v1-countdown'
 
 /** Read-only and public: any origin may call it from a browser (a Blockscout frontend on its own host). */
 export const readCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'OPTIONS'], maxAge: 86_400 })
 
 /**
- * The chain data API: Blockscout REST API v2 under /api/v2, its Etherscan-style block countdown
- * under /api, and the Phoenix socket for live updates.
+ * The chain data API: Blockscout REST API v2 under /api/v2, its Etherscan-style RPC API
+ * (`GET /api?module=...&action=...`) and the Phoenix socket for live updates.
  */
 export function createChainApi(api: ApiContext) {
     const ctx = createChainContext(api)
@@ -45,5 +45,11 @@ export function createChainApi(api: ApiContext) {
     configRoutes(router)
     router.use(unknownAction)
     router.use(chainErrorHandler(ctx.log))
-    return { router, countdown: [readCors, blockCountdown(ctx)], socket: new ChainSocket(ctx) }
+    const etherscan = etherscanApi(ctx)
+    return {
+        router,
+        etherscan: [readCors, jsonResponses, etherscan.handler],
+        socket: new ChainSocket(ctx),
+        close: etherscan.close,
+    }
 }

@@ -1,0 +1,7 @@
+import { EtherscanContext } from './context'
+
+/** An action answers the `result` of a success or throws an EtherscanError. */
+export type Action = (ctx: EtherscanContext, query: Record<string, unknown>) => Promise<unknown>
+
+/** Actions by lowercase name: Blockscout matches `module` and `action` case-insensitively (getLogs = getlogs). */
+export type Module = Record<string, Action>

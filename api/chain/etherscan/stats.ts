@@ -1,0 +1,36 @@
+import { z } from 'zod'
+import { EtherscanContext } from './context'
+import { EtherscanError, parseParams } from './envelope'
+import { Module } from './module'
+import { addressParam } from './params'
+
+const TokenSupplyQuery = z.object({
+    contractaddress: addressParam('Query parameter contract address is required', 'Invalid contract address format'),
+})
+
+/** The total supply the indexer read from the token (null when totalSupply() did not answer). */
+async function tokensupply(ctx: EtherscanContext, query: unknown) {
+    const { contractaddress } = parseParams(TokenSupplyQuery, query)
+    const { rows } = await ctx.edb.query<{ total_supply: string | null }>(
+        'SELECT total_supply::text FROM token WHERE id = $1',
+        [contractaddress]
+    )
+    if (!rows[0]) throw new EtherscanError('Contract address not found')
+    return rows[0].total_supply
+}
+
+/**
+ * The coin supply as Blockscout computes it: the sum of the balances of every address the indexer
+ * has seen (its AddressesCoinBalanceSum). The chain keeps no supply counter to read, and summing
+ * means reading the whole address table, so the sum is kept for a minute (context.ts) and
+ * concurrent requests share one read. Addresses no transaction has touched (genesis allocations
+ * never used) are not in the table and not in the sum.
+ */
+async function ethsupply(ctx: EtherscanContext) {
+    return ctx.supply.get(async () => {
+        const { rows } = await ctx.edb.query<{ total: string }>('SELECT COALESCE(sum(balance), 0)::text AS total FROM address')
+        return rows[0].total
+    })
+}
+
+export const stats: Module = { tokensupply, ethsupply }
