@@ -207,15 +207,21 @@ export async function fetchTraces(rpc: RpcClient, method: TracingMethod, blocks:
     if (method === 'none' || blocks.length === 0) return result
     let pending = blocks
     for (let attempt = 1; pending.length > 0; attempt++) {
-        const answers: any[] = await rpc.batchCall(pending.map((b) => method === 'trace_block'
+        // A JSON-RPC error on one block (a backend without the block yet, an internal error) is
+        // kept as that block's answer and asked again, like an answer about another block.
+        const answers: unknown[] = await rpc.batchCall(pending.map((b) => method === 'trace_block'
             ? { method: 'trace_block', params: ['0x' + b.height.toString(16)] }
-            : { method: 'debug_traceBlockByHash', params: [b.hash, { tracer: 'callTracer' }] }))
+            : { method: 'debug_traceBlockByHash', params: [b.hash, { tracer: 'callTracer' }] }), {
+            validateError: (info) => new InconsistentTraceError(`${method}: ${info.message}`),
+        })
         const retry: TracedBlock[] = []
         for (let i = 0; i < pending.length; i++) {
             const block = pending[i]
             try {
-                if (!Array.isArray(answers[i])) throw new InconsistentTraceError(`${method} answered ${JSON.stringify(answers[i])?.slice(0, 100)} for block ${block.height}`)
-                result.set(block.height, method === 'trace_block' ? parseParityFrames(block, answers[i]) : parseCallTracerFrames(block, answers[i]))
+                const answer = answers[i]
+                if (answer instanceof InconsistentTraceError) throw answer
+                if (!Array.isArray(answer)) throw new InconsistentTraceError(`${method} answered ${JSON.stringify(answer)?.slice(0, 100)} for block ${block.height}`)
+                result.set(block.height, method === 'trace_block' ? parseParityFrames(block, answer) : parseCallTracerFrames(block, answer))
             } catch (err) {
                 if (!(err instanceof InconsistentTraceError)) throw err
                 if (attempt >= 3 && !(await isCanonical(rpc, block))) {
@@ -223,7 +229,7 @@ export async function fetchTraces(rpc: RpcClient, method: TracingMethod, blocks:
                     result.set(block.height, [])
                     continue
                 }
-                log.warn({ block: block.height, attempt, err: err.message }, 'inconsistent trace; asking again')
+                log.warn({ block: block.height, attempt, err: err.message }, 'no usable trace; asking again')
                 retry.push(block)
             }
         }

@@ -17,8 +17,9 @@ export const MAX_LOG_RANGE = 10_000
  * - receipt-lag: receipts of the newest `lag` blocks are not there yet, everything else is fresh
  *   (the account nonce already counts the transaction).
  * - logs-twice: eth_getLogs answers every log twice (a range served twice).
+ * - no-tracing: trace_* and debug_trace* do not exist (JSON-RPC -32601), as on most public nodes.
  */
-export type FaultKind = 'rpc-error' | 'rate-limited' | 'bad-gateway' | 'stall' | 'lagging' | 'head-back' | 'receipt-lag' | 'logs-twice'
+export type FaultKind = 'rpc-error' | 'rate-limited' | 'bad-gateway' | 'stall' | 'lagging' | 'head-back' | 'receipt-lag' | 'logs-twice' | 'no-tracing'
 
 export interface Fault {
     kind: FaultKind
@@ -173,6 +174,8 @@ export class RpcProxy {
             }
             case 'lagging':
                 return this.lagging(call, (await this.head()) - BigInt(fault.lag ?? 1), reply, error)
+            case 'no-tracing':
+                return /^(trace_|debug_trace)/.test(call.method) ? error(`the method ${call.method} does not exist/is not available`, -32601) : undefined
             default:
                 return undefined
         }
