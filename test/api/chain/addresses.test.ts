@@ -115,7 +115,9 @@ describe('chain API: /addresses', function () {
             expect(tabs.token_balances_count, 'token balances').to.equal(cap(await countOf('token_balance WHERE holder = $1 AND value > 0', [lower])))
             expect(tabs.logs_count, 'logs').to.equal(cap(await countOf('log WHERE address = $1', [lower])))
             expect(tabs.validations_count, 'validations').to.equal(cap(await countOf('block WHERE miner = $1', [lower])))
-            expect(tabs.internal_transactions_count).to.equal(0)
+            expect(tabs.internal_transactions_count, 'internal transactions').to.equal(cap(await countOf(
+                `internal_transaction WHERE ("from" = $1 OR "to" = $1 OR created_contract = $1)
+                   AND NOT (index = 0 AND type IN ('call', 'delegatecall', 'staticcall', 'callcode'))`, [lower])))
             expect(tabs.withdrawals_count).to.equal(0)
         }
         const deployerTabs = await getOk(`/addresses/${s.account(0).address}/tabs-counters`, S.TabsCounters)
