@@ -11,6 +11,7 @@ import { mainPageRoutes } from './routes/main-page'
 import { searchRoutes } from './routes/search'
 import { smartContractsRoutes } from './routes/smart-contracts'
 import { statsRoutes } from './routes/stats'
+import { tokenTransfersRoutes } from './routes/token-transfers'
 import { tokensRoutes } from './routes/tokens'
 import { transactionsRoutes } from './routes/transactions'
 import { ChainSocket } from './socket'
@@ -32,6 +33,7 @@ export function createChainApi(api: ApiContext) {
     transactionsRoutes(router, ctx)
     addressesRoutes(router, ctx)
     tokensRoutes(router, ctx)
+    tokenTransfersRoutes(router, ctx)
     smartContractsRoutes(router, ctx)
     searchRoutes(router, ctx)
     statsRoutes(router, ctx)

@@ -1,10 +1,14 @@
 import { Router } from 'express'
 import { AbiParameter, decodeAbiParameters, Hex } from 'viem'
+import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { hex, isoTimestamp } from '../format'
-import { addressParam as parseAddress } from '../params'
+import { carried, FETCH_SIZE, paginate } from '../pagination'
+import { addressParam as parseAddress, parseQuery, q } from '../params'
+import { Recent } from '../recent'
 import { displayValue } from '../render/decode'
+import { CONTRACT_LIST_COLUMNS, ContractListRow, renderContractListItem, sourceLicense } from '../render/smart-contract'
 
 interface ContractRow {
     is_contract: boolean
@@ -22,11 +26,52 @@ interface ContractRow {
     verified_at: Date | null
 }
 
-function license(source: string): string | null {
-    const spdx = /SPDX-License-Identifier:\s*([^\s*]+)/.exec(source)?.[1]
-    if (!spdx) return null
-    // Blockscout's license_type enum names: lowercase, dashes and dots as underscores (e.g. mit, gnu_gpl_v3).
-    return spdx.toLowerCase().replace(/[-.]/g, '_')
+/** Blockscout's language enum; the filter takes any of them. */
+const LANGUAGES = ['solidity', 'vyper', 'yul', 'geas'] as const
+
+const ContractsQuery = z.object({
+    q: q.text.optional(),
+    filter: z.enum(LANGUAGES).optional(),
+    // Blockscout's cursor is its smart_contract row id; here it is the last contract's address.
+    smart_contract_id: q.address.optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+/** Escapes LIKE wildcards so a user's `%` or `_` matches itself; matches anywhere, as Blockscout's search does. */
+function likeAnywhere(text: string): string {
+    return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+interface Counters {
+    smart_contracts: string
+    new_smart_contracts_24h: string
+    verified_smart_contracts: string
+    new_verified_smart_contracts_24h: string
+}
+
+/**
+ * Counting contracts reads every address row (most are not contracts, and nothing keeps a running
+ * count of them), so the counters are computed at most every five minutes and shared by every
+ * request in between; Blockscout serves these from periodically refreshed caches too.
+ */
+const countersCache = new Recent<Counters>(5 * 60_000)
+
+function contractCounters(ctx: ChainContext): Promise<Counters> {
+    return countersCache.get(async () => {
+        const { rows: [r] } = await ctx.db.query(
+            `SELECT (SELECT count(*) FROM address WHERE is_contract)::text AS contracts,
+                    (SELECT count(*) FROM address a JOIN transaction t ON t.id = a.creation_transaction
+                      WHERE a.is_contract AND t.timestamp > now() - interval '24 hours')::text AS new_contracts,
+                    (SELECT count(*) FROM verified_contract)::text AS verified,
+                    (SELECT count(*) FROM verified_contract WHERE verified_at > now() - interval '24 hours')::text AS new_verified`
+        )
+        return {
+            smart_contracts: r.contracts,
+            new_smart_contracts_24h: r.new_contracts,
+            verified_smart_contracts: r.verified,
+            new_verified_smart_contracts_24h: r.new_verified,
+        }
+    })
 }
 
 function decodeConstructorArgs(abi: ContractRow['abi'], args: string | null): [unknown, AbiParameter][] | null {
@@ -41,6 +86,36 @@ function decodeConstructorArgs(abi: ContractRow['abi'], args: string | null): [u
 }
 
 export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
+    /**
+     * Verified contracts, the most recently verified first (Blockscout: its row id descending,
+     * i.e. verification order), ties by address. `q` matches anywhere in the name or the address.
+     * Every contract the indexer verifies is compiled Solidity, so another language's filter is
+     * an empty list. Verified contracts are those deployed from this project's artifacts (at most
+     * some thousands), so the keyset order needs no index of its own.
+     */
+    router.get('/smart-contracts', async (req, res) => {
+        const query = parseQuery(ContractsQuery, req.query)
+        setLiveCaching(res)
+        if (query.filter && query.filter !== 'solidity') return void res.json({ items: [], next_page_params: null })
+        const text = query.q?.trim()
+        const { rows } = await ctx.db.query<ContractListRow>(
+            `SELECT ${CONTRACT_LIST_COLUMNS}
+               FROM verified_contract v JOIN address a ON a.id = v.id
+              WHERE ($1::text IS NULL OR v.name ILIKE $1 OR v.id ILIKE $1)
+                AND ($2::text IS NULL OR (v.verified_at, v.id) < (SELECT c.verified_at, c.id FROM verified_contract c WHERE c.id = $2))
+              ORDER BY v.verified_at DESC, v.id DESC LIMIT ${FETCH_SIZE}`,
+            [text ? likeAnywhere(text) : null, query.smart_contract_id ?? null]
+        )
+        const { rows: shown, next } = paginate(rows, (c) => ({ smart_contract_id: c.id }), undefined, carried(req.query, ['q', 'filter']))
+        res.json({ items: shown.map(renderContractListItem), next_page_params: next })
+    })
+
+    // Before /smart-contracts/:hash, which would take "counters" for a malformed address.
+    router.get('/smart-contracts/counters', async (_req, res) => {
+        setLiveCaching(res)
+        res.json(await contractCounters(ctx))
+    })
+
     router.get('/smart-contracts/:hash', async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const { rows } = await ctx.db.query<ContractRow>(
@@ -106,7 +181,7 @@ export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
             constructor_args: row.constructor_arguments,
             decoded_constructor_args: decodeConstructorArgs(row.abi, row.constructor_arguments),
             language: 'solidity',
-            license_type: license(main),
+            license_type: sourceLicense(main),
         })
     })
 }

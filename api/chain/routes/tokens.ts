@@ -2,7 +2,7 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
-import { FETCH_SIZE, paginate } from '../pagination'
+import { carried, FETCH_SIZE, paginate } from '../pagination'
 import { addressParam as parseAddress, parseQuery, q } from '../params'
 import { loadAddresses } from '../render/address'
 import { sendJson } from '../json-response'
@@ -117,7 +117,7 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
             name: k.name,
             is_name_null: k.name === null,
             fiat_value: null,
-        }), pageSize)
+        }), pageSize, carried(req.query, ['q', 'type', 'sort', 'order', 'limit']))
         setLiveCaching(res)
         res.json({ items: shown.map(renderToken), next_page_params: next })
     })
