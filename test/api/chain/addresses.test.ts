@@ -238,8 +238,8 @@ describe('chain API: /addresses', function () {
         })
 
         async function holderRows() {
-            return (await s.db.query(`SELECT id, balance::text AS balance, transaction_count FROM address WHERE balance > 0
-                ORDER BY balance DESC, id ASC`)).rows
+            return (await s.db.query(`SELECT a.id, a.balance::text AS balance, a.transaction_count FROM address a WHERE a.balance > 0
+                ORDER BY a.balance DESC, a.id ASC`)).rows
         }
 
         it('exchange_rate is null (no price feed) and total_supply the coin held by every indexed address', async () => {

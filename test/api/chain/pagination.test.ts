@@ -275,13 +275,13 @@ describe('chain API: pagination walks', function () {
      * cursor alone after the first: the same items, and every cursor holds the filters.
      */
     it('next_page_params carries the request\'s filters: a walk by the cursor alone is the filtered walk', async () => {
-        const trader = s.account(10).address
+        const payer = s.account(1).address
         const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
         const lists: [string, any, Record<string, string>, (item: any) => string][] = [
             ['/blocks', S.BlockListItem, { type: 'block' }, (b) => b.hash],
             ['/transactions', S.TransactionListItem, { filter: 'validated' }, (t) => t.hash],
             [`/blocks/${s.extras.bigBlock.number}/transactions`, S.TransactionListItem, { type: 'coin_transfer,token_transfer,contract_call,contract_creation' }, (t) => t.hash],
-            [`/addresses/${trader}/transactions`, S.TransactionListItem, { filter: 'from', sort: 'block_number', order: 'desc' }, (t) => t.hash],
+            [`/addresses/${payer}/transactions`, S.TransactionListItem, { filter: 'from', sort: 'block_number', order: 'desc' }, (t) => t.hash],
             [`/addresses/${s.account(0).address}/token-transfers`, S.TokenTransfer, { type: 'ERC-20', filter: 'from' }, (t) => `${t.block_number}:${t.log_index}`],
             [`/addresses/${s.tokens.STABLE}/logs`, S.Log, { topic: TRANSFER_TOPIC }, (l) => `${l.block_number}:${l.index}`],
             ['/tokens', S.Token, { type: 'ERC-20', sort: 'holders_count', order: 'desc' }, (t) => t.address_hash],

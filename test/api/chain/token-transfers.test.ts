@@ -42,7 +42,7 @@ describe('chain API: /token-transfers', function () {
         items.forEach((item, i) => expectTokenTransfer(item, rows[i], txs.get(rows[i].transaction_hash)!, truth, `/token-transfers[${i}]`))
         // As the other token-transfer lists: no items_count.
         expect(cursors[0]).to.deep.equal({ block_number: items[49].block_number, index: items[49].log_index })
-        expect(new Set(items.map((t) => t.token_type))).to.include.members(['ERC-20', 'ERC-721'])
+        expect([...new Set(items.map((t) => t.token_type))]).to.include.members(['ERC-20', 'ERC-721'])
     })
 
     it('type=ERC-721: only the NFT transfers (the DemoNft mint)', async () => {
