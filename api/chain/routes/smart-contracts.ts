@@ -32,10 +32,50 @@ const LANGUAGES = ['solidity', 'vyper', 'yul', 'geas'] as const
 const ContractsQuery = z.object({
     q: q.text.optional(),
     filter: z.enum(LANGUAGES).optional(),
-    // Blockscout's cursor is its smart_contract row id; here it is the last contract's address.
+    sort: z.enum(['balance', 'transactions_count']).optional(),
+    order: z.enum(['asc', 'desc']).optional(),
+    // Blockscout's cursor of the default order is its smart_contract row id; here it is the last
+    // contract's address.
     smart_contract_id: q.address.optional(),
+    // The cursor of a sorted list, as Blockscout's.
+    hash: q.address.optional(),
+    coin_balance: q.uint.optional(),
+    transactions_count: q.int.optional(),
     items_count: q.itemsCount.optional(),
 })
+type ContractsQuery = z.infer<typeof ContractsQuery>
+
+const SORT_COLUMNS = { balance: 'a.balance', transactions_count: 'a.transaction_count' } as const
+
+/**
+ * ORDER BY, keyset condition (pushing its parameters) and cursor of the requested order. Sorted as
+ * Blockscout sorts (both `sort` and `order` given): by the column, then address ascending; else
+ * the most recently verified first, ties by address.
+ */
+function contractOrder(query: ContractsQuery, params: unknown[]) {
+    if (query.sort && query.order) {
+        const column = SORT_COLUMNS[query.sort]
+        const dir = query.order === 'asc' ? 'ASC' : 'DESC'
+        const value = query.sort === 'balance' ? query.coin_balance : query.transactions_count
+        let after = 'TRUE'
+        if (query.hash && value !== undefined) {
+            params.push(String(value), query.hash)
+            const [v, h] = [`$${params.length - 1}`, `$${params.length}`]
+            after = `(${column} ${dir === 'ASC' ? '>' : '<'} ${v}::numeric OR (${column} = ${v}::numeric AND v.id > ${h}))`
+        }
+        return {
+            orderBy: `${column} ${dir}, v.id ASC`,
+            after,
+            cursor: (c: ContractListRow) => ({ hash: c.id, transactions_count: c.transaction_count, coin_balance: c.balance }),
+        }
+    }
+    let after = 'TRUE'
+    if (query.smart_contract_id) {
+        params.push(query.smart_contract_id)
+        after = `(v.verified_at, v.id) < (SELECT c.verified_at, c.id FROM verified_contract c WHERE c.id = $${params.length})`
+    }
+    return { orderBy: 'v.verified_at DESC, v.id DESC', after, cursor: (c: ContractListRow) => ({ smart_contract_id: c.id }) }
+}
 
 /** Escapes LIKE wildcards so a user's `%` or `_` matches itself; matches anywhere, as Blockscout's search does. */
 function likeAnywhere(text: string): string {
@@ -88,25 +128,31 @@ function decodeConstructorArgs(abi: ContractRow['abi'], args: string | null): [u
 export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
     /**
      * Verified contracts, the most recently verified first (Blockscout: its row id descending,
-     * i.e. verification order), ties by address. `q` matches anywhere in the name or the address.
-     * Every contract the indexer verifies is compiled Solidity, so another language's filter is
-     * an empty list. Verified contracts are those deployed from this project's artifacts (at most
-     * some thousands), so the keyset order needs no index of its own.
+     * i.e. verification order), or by balance or transaction count. `q` matches anywhere in the
+     * name or the address. Every contract the indexer verifies is compiled Solidity, so another
+     * language's filter is an empty list. Verified contracts are those deployed from this
+     * project's artifacts (at most some thousands), so the orders need no index of their own.
      */
     router.get('/smart-contracts', async (req, res) => {
         const query = parseQuery(ContractsQuery, req.query)
         setLiveCaching(res)
         if (query.filter && query.filter !== 'solidity') return void res.json({ items: [], next_page_params: null })
         const text = query.q?.trim()
+        const params: unknown[] = []
+        let search = 'TRUE'
+        if (text) {
+            params.push(likeAnywhere(text))
+            search = `(v.name ILIKE $${params.length} OR v.id ILIKE $${params.length})`
+        }
+        const order = contractOrder(query, params)
         const { rows } = await ctx.db.query<ContractListRow>(
             `SELECT ${CONTRACT_LIST_COLUMNS}
                FROM verified_contract v JOIN address a ON a.id = v.id
-              WHERE ($1::text IS NULL OR v.name ILIKE $1 OR v.id ILIKE $1)
-                AND ($2::text IS NULL OR (v.verified_at, v.id) < (SELECT c.verified_at, c.id FROM verified_contract c WHERE c.id = $2))
-              ORDER BY v.verified_at DESC, v.id DESC LIMIT ${FETCH_SIZE}`,
-            [text ? likeAnywhere(text) : null, query.smart_contract_id ?? null]
+              WHERE ${search} AND ${order.after}
+              ORDER BY ${order.orderBy} LIMIT ${FETCH_SIZE}`,
+            params
         )
-        const { rows: shown, next } = paginate(rows, (c) => ({ smart_contract_id: c.id }), undefined, carried(req.query, ['q', 'filter']))
+        const { rows: shown, next } = paginate(rows, order.cursor, undefined, carried(req.query, ['q', 'filter', 'sort', 'order']))
         res.json({ items: shown.map(renderContractListItem), next_page_params: next })
     })
 

@@ -201,6 +201,33 @@ describe('chain API: /smart-contracts', function () {
             for (const filter of ['vyper', 'yul', 'geas']) await expectEmptyPage('/smart-contracts', { filter })
         })
 
+        it('/smart-contracts?sort=balance|transactions_count&order=asc|desc: by the column, then address ascending; Blockscout\'s sorted cursor', async () => {
+            const rows = (await s.db.query(`SELECT v.id, a.balance, a.transaction_count FROM verified_contract v JOIN address a ON a.id = v.id`)).rows
+            const byColumn = (column: 'balance' | 'transaction_count', asc: boolean) => [...rows].sort((x, y) => {
+                const a = BigInt(x[column])
+                const b = BigInt(y[column])
+                if (a !== b) return (a < b) === asc ? -1 : 1
+                return x.id < y.id ? -1 : x.id > y.id ? 1 : 0
+            })
+            expect(rows.some((r) => BigInt(r.balance) > 0n), 'a verified contract holding coin (WNATIVE)').to.equal(true)
+            expect(new Set(rows.map((r) => r.transaction_count)).size, 'different transaction counts').to.be.greaterThan(2)
+            const cases: [string, 'balance' | 'transaction_count', string][] = [
+                ['balance', 'balance', 'desc'], ['balance', 'balance', 'asc'],
+                ['transactions_count', 'transaction_count', 'desc'], ['transactions_count', 'transaction_count', 'asc'],
+            ]
+            for (const [sort, column, order] of cases) {
+                const expected = byColumn(column, order === 'asc')
+                const what = `/smart-contracts?sort=${sort}&order=${order}`
+                const { items, cursors } = await walk('/smart-contracts', S.SmartContractListItem, {
+                    query: { sort, order }, keys: ['hash', 'transactions_count', 'coin_balance', 'sort', 'order', 'items_count'], itemsCount: true, cursorOnly: true,
+                })
+                expectSameSequence(items.map((c) => c.address.hash), expected.map((r) => checksum(r.id)), what)
+                expect(cursors[0], what).to.deep.equal({
+                    sort, order, hash: expected[49].id, transactions_count: expected[49].transaction_count, coin_balance: String(expected[49].balance), items_count: 50,
+                })
+            }
+        })
+
         it('/smart-contracts: malformed parameters are 422', async () => {
             await expect422('/smart-contracts', { filter: 'cobol' })
             await expect422('/smart-contracts', { filter: 'Solidity' })
@@ -208,6 +235,10 @@ describe('chain API: /smart-contracts', function () {
             await expect422('/smart-contracts', { smart_contract_id: s.contracts.router, items_count: '0' })
             await expect422('/smart-contracts', { q: 'a\u0000b' })
             await expect422('/smart-contracts', { q: 'x'.repeat(300) })
+            await expect422('/smart-contracts', { sort: 'name', order: 'asc' })
+            await expect422('/smart-contracts', { sort: 'balance', order: 'up' })
+            await expect422('/smart-contracts', { sort: 'balance', order: 'asc', hash: s.contracts.router, coin_balance: 'rich' })
+            await expect422('/smart-contracts', { sort: 'transactions_count', order: 'asc', hash: '0x1', transactions_count: '3' })
         })
 
         it('/smart-contracts?smart_contract_id= of an address that is no verified contract: an empty page', async () => {
