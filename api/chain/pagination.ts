@@ -37,3 +37,17 @@ export function paginate<R, T>(
     const shown = rows.slice(0, pageSize)
     return { rows: shown, next: { ...filters, ...cursor(shown[shown.length - 1]), items_count: pageSize } }
 }
+
+/**
+ * A page of token transfers: the cursor is the last transfer's (block_number, index) and, as
+ * Blockscout's token-transfer lists build it (token_transfers_next_page_params), has no items_count.
+ */
+export function paginateTransfers<R extends { block_number: number; log_index: number }>(
+    rows: R[],
+    filters: Record<string, unknown> = {},
+    pageSize = PAGE_SIZE,
+): { rows: R[]; next: Record<string, unknown> | null } {
+    const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }), pageSize, filters)
+    if (next) delete next.items_count
+    return { rows: shown, next }
+}

@@ -1,7 +1,7 @@
 import { Router } from 'express'
 import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
-import { carried, FETCH_SIZE, paginate } from '../pagination'
+import { carried, FETCH_SIZE, paginate, paginateTransfers } from '../pagination'
 import { addressParam as parseAddress, parseQuery, q } from '../params'
 import { addressParam } from '../render/address'
 import { BLOCK_KEY_COLUMNS, BlockKey } from '../render/block'
@@ -186,7 +186,7 @@ async function addressTokenTransfers(ctx: ChainContext, hash: string, query: z.i
           ORDER BY tt.block_number DESC, tt.log_index DESC`,
         params
     )
-    const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }), undefined, filters)
+    const { rows: shown, next } = paginateTransfers(rows, filters)
     return { items: await renderTokenTransfers(ctx.db, shown), next_page_params: next }
 }
 

@@ -2,7 +2,7 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { logId } from '../../../db/row-ids'
 import { ChainContext, setLiveCaching } from '../context'
-import { carried, paginate } from '../pagination'
+import { carried, paginateTransfers } from '../pagination'
 import { parseQuery, q } from '../params'
 import { renderTokenTransfers, TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow } from '../render/token-transfer'
 import { TOKEN_TYPES } from './transactions'
@@ -49,9 +49,7 @@ export function tokenTransfersRoutes(router: Router, ctx: ChainContext): void {
               ORDER BY tt.id DESC LIMIT ${pageSize + 1}`,
             [before, types]
         )
-        const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }), pageSize, carried(req.query, ['type', 'limit']))
-        // Blockscout's cursor for token transfers carries no items_count.
-        if (next) delete next.items_count
+        const { rows: shown, next } = paginateTransfers(rows, carried(req.query, ['type', 'limit']), pageSize)
         setLiveCaching(res)
         res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
     })

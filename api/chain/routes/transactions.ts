@@ -2,7 +2,7 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
-import { carried, FETCH_SIZE, PAGE_SIZE, paginate } from '../pagination'
+import { carried, FETCH_SIZE, PAGE_SIZE, paginate, paginateTransfers } from '../pagination'
 import { parseQuery, q, transactionHashParam } from '../params'
 import { blockLogIds } from '../../../db/row-ids'
 import { Recent } from '../recent'
@@ -189,9 +189,7 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         if (!tx) throw notFound()
         const types = query.type && query.type.length > 0 ? query.type : null
         const rows = await transactionTransfers(ctx, tx, { after: query.index ?? -1, types, limit: FETCH_SIZE })
-        const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }), undefined, carried(req.query, ['type']))
-        // Blockscout's cursor for this list carries no items_count.
-        if (next) delete next.items_count
+        const { rows: shown, next } = paginateTransfers(rows, carried(req.query, ['type']))
         const head = await ctx.head.get()
         setBlockCaching(res, ctx, tx.block_number, head.number)
         res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })

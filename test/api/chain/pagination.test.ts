@@ -126,8 +126,10 @@ describe('chain API: pagination walks', function () {
         const rows = await transferRows(`t."from" = $1 OR t."to" = $1`, [deployer], 't.block_number DESC, t.log_index DESC')
         expect(rows.length).to.be.greaterThan(100)
         const txs = await txById([...new Set(rows.map((r) => r.transaction_hash))])
-        const { items } = await walk(`/addresses/${checksum(deployer)}/token-transfers`, S.TokenTransfer, { keys: ['block_number', 'index'] })
+        const { items, cursors } = await walk(`/addresses/${checksum(deployer)}/token-transfers`, S.TokenTransfer, { keys: ['block_number', 'index'] })
         expectSameSequence(items.map((t) => `${t.block_number}:${t.log_index}`), rows.map((r) => `${r.block_number}:${r.log_index}`), '/addresses/deployer/token-transfers')
+        // Blockscout's token-transfer cursor (token_transfers_next_page_params): no items_count.
+        for (const cursor of cursors) expect(Object.keys(cursor).sort()).to.deep.equal(['block_number', 'index'])
         items.forEach((item, i) => expectTokenTransfer(item, rows[i], txs.get(rows[i].transaction_hash)!, truth, `/addresses/deployer/token-transfers[${i}]`))
     })
 
@@ -168,7 +170,7 @@ describe('chain API: pagination walks', function () {
         const { items, cursors } = await walk(`/tokens/${s.tokens.STABLE}/transfers`, S.TokenTransfer, { keys: ['block_number', 'index'] })
         expectSameSequence(items.map((t) => `${t.block_number}:${t.log_index}`), rows.map((r) => `${r.block_number}:${r.log_index}`), '/tokens/STABLE/transfers')
         items.forEach((item, i) => expectTokenTransfer(item, rows[i], txs.get(rows[i].transaction_hash)!, truth, `/tokens/STABLE/transfers[${i}]`))
-        expect(cursors[0]).to.include({ block_number: items[49].block_number, index: items[49].log_index })
+        expect(cursors[0]).to.deep.equal({ block_number: items[49].block_number, index: items[49].log_index })
     })
 
     it('/transactions/{h}/logs and /token-transfers: a transaction with 60 of each, index ascending', async () => {
