@@ -12,8 +12,42 @@ export interface Page<T> {
     next_page_params: Record<string, unknown> | null
 }
 
-export function paginate<R, T>(rows: R[], cursor: (last: R) => Record<string, unknown>, pageSize = PAGE_SIZE): { rows: R[]; next: Record<string, unknown> | null } {
+/**
+ * The request's own filters (`type`, `filter`, `q`, `sort`, ...) exactly as the client sent them,
+ * for next_page_params. The Blockscout frontend merges its filters into the next request itself,
+ * but a client that follows next_page_params alone would otherwise page on through the unfiltered
+ * list from the filtered list's cursor.
+ */
+export function carried(query: Record<string, unknown>, keys: readonly string[]): Record<string, string> {
+    const out: Record<string, string> = {}
+    for (const key of keys) {
+        const value = query[key]
+        if (typeof value === 'string' && value !== '') out[key] = value
+    }
+    return out
+}
+
+export function paginate<R, T>(
+    rows: R[],
+    cursor: (last: R) => Record<string, unknown>,
+    pageSize = PAGE_SIZE,
+    filters: Record<string, unknown> = {},
+): { rows: R[]; next: Record<string, unknown> | null } {
     if (rows.length <= pageSize) return { rows, next: null }
     const shown = rows.slice(0, pageSize)
-    return { rows: shown, next: { ...cursor(shown[shown.length - 1]), items_count: pageSize } }
+    return { rows: shown, next: { ...filters, ...cursor(shown[shown.length - 1]), items_count: pageSize } }
+}
+
+/**
+ * A page of token transfers: the cursor is the last transfer's (block_number, index) and, as
+ * Blockscout's token-transfer lists build it (token_transfers_next_page_params), has no items_count.
+ */
+export function paginateTransfers<R extends { block_number: number; log_index: number }>(
+    rows: R[],
+    filters: Record<string, unknown> = {},
+    pageSize = PAGE_SIZE,
+): { rows: R[]; next: Record<string, unknown> | null } {
+    const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }), pageSize, filters)
+    if (next) delete next.items_count
+    return { rows: shown, next }
 }

@@ -15,6 +15,7 @@ import { searchRoutes } from './routes/search'
 import { smartContractsRoutes } from './routes/smart-contracts'
 import { stateChangesRoutes } from './routes/state-changes'
 import { statsRoutes } from './routes/stats'
+import { tokenTransfersRoutes } from './routes/token-transfers'
 import { tokensRoutes } from './routes/tokens'
 import { transactionsRoutes } from './routes/transactions'
 import { ChainSocket } from './socket'
@@ -38,6 +39,7 @@ export function createChainApi(api: ApiContext) {
     transactionsRoutes(router, ctx)
     addressesRoutes(router, ctx)
     tokensRoutes(router, ctx)
+    tokenTransfersRoutes(router, ctx)
     smartContractsRoutes(router, ctx)
     searchRoutes(router, ctx)
     statsRoutes(router, ctx)

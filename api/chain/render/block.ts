@@ -19,6 +19,10 @@ export interface BlockRow {
     burnt_fees: string
     miner_contract: boolean | null
     miner_name: string | null
+    /** Read for the single view only (BLOCK_SINGLE_COLUMNS). */
+    extra_data?: string
+    /** null for blocks indexed before the indexer kept it. */
+    state_root?: string | null
 }
 
 /** What a list's keyset query returns of each block: its rendered item's identity and its position. */
@@ -32,6 +36,9 @@ export const BLOCK_KEY_COLUMNS = 'b.id, b.number'
 export const BLOCK_COLUMNS = `b.id, b.number, b.parent_hash, b.timestamp, b.miner, b.gas_used, b.gas_limit, b.base_fee_per_gas,
     b.size, b.difficulty, b.total_difficulty, b.nonce, b.transaction_count, b.transaction_fees, b.burnt_fees,
     ${addressInfo('b.miner', 'miner')}`
+
+/** The single view also shows the header fields no list needs. */
+export const BLOCK_SINGLE_COLUMNS = `${BLOCK_COLUMNS}, b.extra_data, b.state_root`
 
 /** The renderer of the miners of block rows, from their addressInfo columns. */
 export function blockMiners(rows: readonly BlockRow[]): RenderAddress {
@@ -74,5 +81,8 @@ export function renderBlock(row: BlockRow, miner: AddressParam, view: 'list' | '
         type: 'block',
         withdrawals_count: view === 'single' ? 0 : null,
         is_pending_update: false,
+        // Blockscout's view leaves these out (its frontend type declares them); the frontend's
+        // block page shows them when present.
+        ...(view === 'single' ? { extra_data: row.extra_data ?? null, state_root: row.state_root ?? null } : {}),
     }
 }

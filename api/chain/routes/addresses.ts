@@ -1,7 +1,7 @@
 import { Router } from 'express'
 import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
-import { FETCH_SIZE, paginate } from '../pagination'
+import { carried, FETCH_SIZE, paginate, paginateTransfers } from '../pagination'
 import { addressParam as parseAddress, parseQuery, q } from '../params'
 import { countAddressInternalTransactions } from './internal-transactions'
 import { addressParam } from '../render/address'
@@ -11,6 +11,7 @@ import { loadTokens, renderToken, TOKEN_COLUMNS, TokenRow } from '../render/toke
 import { TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers } from '../render/token-transfer'
 import { TRANSACTION_KEY_COLUMNS, TransactionKey } from '../render/transaction'
 import { sendJson } from '../json-response'
+import { Recent } from '../recent'
 import { blockPage } from './blocks'
 import { TOKEN_TYPES, transactionPage } from './transactions'
 
@@ -55,6 +56,38 @@ const TokensQuery = z.object({
 
 const CursorQuery = z.object({ block_number: q.int.optional(), items_count: q.itemsCount.optional() })
 
+const TopAccountsQuery = z.object({
+    fetched_coin_balance: q.uint.optional(),
+    hash: q.address.optional(),
+    // Part of Blockscout's cursor, which it needs for its transactions_count sort; the balance
+    // order resumes from (balance, hash) alone. The frontend echoes a null as "null".
+    transactions_count: z.union([q.int, z.literal('null')]).optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+interface TopAccountRow {
+    id: string
+    balance: string
+    transaction_count: number
+    is_contract: boolean
+    verified_name: string | null
+}
+
+/**
+ * The coin held by every address the indexer has seen, as the top-accounts page's total supply
+ * (Blockscout takes it from its market data, which this chain has none of; the frontend divides
+ * each balance by it for the percentage column). A sum over every holder, so it is computed once
+ * per indexed head and a minute at most, not per request.
+ */
+const supplyCache = new Recent<string>(60_000)
+async function coinSupply(ctx: ChainContext): Promise<string> {
+    const head = await ctx.head.get()
+    return supplyCache.get(async () => {
+        const { rows } = await ctx.db.query<{ total: string }>('SELECT COALESCE(SUM(balance), 0)::text AS total FROM address WHERE balance > 0')
+        return rows[0].total
+    }, head.number)
+}
+
 interface AddressRow {
     id: string
     balance: string
@@ -88,7 +121,7 @@ async function findAddress(ctx: ChainContext, hash: string): Promise<AddressRow 
  * direction is an index range scan that stops after one page, merged, so a page costs the same
  * at any depth and for any number of transactions.
  */
-async function addressTransactions(ctx: ChainContext, hash: string, query: z.infer<typeof TransactionsQuery>) {
+async function addressTransactions(ctx: ChainContext, hash: string, query: z.infer<typeof TransactionsQuery>, filters: Record<string, string>) {
     const desc = (query.order ?? 'desc') === 'desc'
     const dir = desc ? 'DESC' : 'ASC'
     const cmp = desc ? '<' : '>'
@@ -126,10 +159,10 @@ async function addressTransactions(ctx: ChainContext, hash: string, query: z.inf
         hash: t.hash,
         value: t.value,
         fee: t.fee.value,
-    }))
+    }), filters)
 }
 
-async function addressTokenTransfers(ctx: ChainContext, hash: string, query: z.infer<typeof TokenTransfersQuery>) {
+async function addressTokenTransfers(ctx: ChainContext, hash: string, query: z.infer<typeof TokenTransfersQuery>, filters: Record<string, string>) {
     const params: unknown[] = [hash, query.block_number ?? MAX_INT, query.block_number === undefined ? MAX_INT : query.index ?? MAX_INT]
     let extra = ''
     if (query.type && query.type.length > 0) {
@@ -154,7 +187,7 @@ async function addressTokenTransfers(ctx: ChainContext, hash: string, query: z.i
           ORDER BY tt.block_number DESC, tt.log_index DESC`,
         params
     )
-    const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }))
+    const { rows: shown, next } = paginateTransfers(rows, filters)
     return { items: await renderTokenTransfers(ctx.db, shown), next_page_params: next }
 }
 
@@ -185,6 +218,48 @@ function renderBalance(row: BalanceRow) {
 }
 
 export function addressesRoutes(router: Router, ctx: ChainContext): void {
+    /**
+     * Top accounts: every address holding coin, by balance descending, then address ascending
+     * (Blockscout's order). `balance <= $1` bounds the scan of the (balance DESC, id) index at the
+     * cursor; the rest of the condition only drops the cursor's ties already shown.
+     */
+    router.get('/addresses', async (req, res) => {
+        const query = parseQuery(TopAccountsQuery, req.query)
+        const params: unknown[] = []
+        let cursor = ''
+        if (query.fetched_coin_balance !== undefined && query.hash) {
+            params.push(String(query.fetched_coin_balance), query.hash)
+            cursor = 'AND a.balance <= $1::numeric AND (a.balance < $1::numeric OR a.id > $2)'
+        }
+        const [{ rows }, supply] = await Promise.all([
+            ctx.db.query<TopAccountRow>(
+                `SELECT a.id, a.balance::text AS balance, a.transaction_count, a.is_contract, v.name AS verified_name
+                   FROM address a LEFT JOIN verified_contract v ON v.id = a.id
+                  WHERE a.balance > 0 ${cursor}
+                  ORDER BY a.balance DESC, a.id ASC LIMIT ${FETCH_SIZE}`,
+                params
+            ),
+            coinSupply(ctx),
+        ])
+        const { rows: shown, next } = paginate(rows, (a) => ({
+            fetched_coin_balance: a.balance,
+            hash: a.id,
+            transactions_count: a.transaction_count,
+        }))
+        setLiveCaching(res)
+        res.json({
+            items: shown.map((a) => ({
+                ...addressParam(a.id, { isContract: a.is_contract, name: a.verified_name, isVerified: a.verified_name !== null }),
+                coin_balance: a.balance,
+                transactions_count: String(a.transaction_count),
+            })),
+            next_page_params: next,
+            // No price feed.
+            exchange_rate: null,
+            total_supply: supply,
+        })
+    })
+
     router.get('/addresses/:hash', async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const [row, tokens, flags] = await Promise.all([
@@ -260,14 +335,14 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TransactionsQuery, req.query)
         setLiveCaching(res)
-        sendJson(res, await addressTransactions(ctx, hash, query))
+        sendJson(res, await addressTransactions(ctx, hash, query, carried(req.query, ['filter', 'sort', 'order'])))
     })
 
     router.get('/addresses/:hash/token-transfers', async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TokenTransfersQuery, req.query)
         setLiveCaching(res)
-        res.json(await addressTokenTransfers(ctx, hash, query))
+        res.json(await addressTokenTransfers(ctx, hash, query, carried(req.query, ['type', 'filter', 'token'])))
     })
 
     router.get('/addresses/:hash/token-balances', async (req, res) => {
@@ -282,7 +357,7 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         const after = query.value !== undefined && query.id ? { value: query.value, id: query.id } : undefined
         const types = query.type && query.type.length > 0 ? query.type : null
         const rows = await tokenBalances(ctx, hash, types, after, FETCH_SIZE)
-        const { rows: shown, next } = paginate(rows, (r) => ({ fiat_value: null, value: r.value, id: r.id }))
+        const { rows: shown, next } = paginate(rows, (r) => ({ fiat_value: null, value: r.value, id: r.id }), undefined, carried(req.query, ['type']))
         setLiveCaching(res)
         res.json({ items: shown.map((r) => renderBalance(r)), next_page_params: next })
     })
@@ -302,7 +377,9 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
               ORDER BY l.block_number DESC, l.index DESC LIMIT ${FETCH_SIZE}`,
             params
         )
-        const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }))
+        // Blockscout's log cursor is (block_number, index): a log's index is unique within its
+        // block, so no transaction_index is needed to resume.
+        const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }), undefined, carried(req.query, ['topic']))
         setLiveCaching(res)
         res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
     })

@@ -2,9 +2,9 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
-import { paginate, FETCH_SIZE } from '../pagination'
+import { carried, paginate, FETCH_SIZE } from '../pagination'
 import { blockParam, BlockRef, parseQuery, q } from '../params'
-import { BLOCK_COLUMNS, BLOCK_KEY_COLUMNS, BlockKey, blockMiners, BlockRow, renderBlock } from '../render/block'
+import { BLOCK_COLUMNS, BLOCK_KEY_COLUMNS, BLOCK_SINGLE_COLUMNS, BlockKey, blockMiners, BlockRow, renderBlock } from '../render/block'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { sendJson } from '../json-response'
 import { countBlockInternalTransactions } from './internal-transactions'
@@ -26,7 +26,7 @@ const BlockTransactionsQuery = z.object({
 /** The consensus block by number or hash; reorged-away blocks are deleted by the indexer, so never found. */
 export async function findBlock(ctx: ChainContext, ref: BlockRef): Promise<BlockRow | undefined> {
     const where = 'number' in ref ? 'b.number = $1' : 'b.id = $1'
-    const { rows } = await ctx.db.query<BlockRow>(`SELECT ${BLOCK_COLUMNS} FROM block b WHERE ${where}`, [
+    const { rows } = await ctx.db.query<BlockRow>(`SELECT ${BLOCK_SINGLE_COLUMNS} FROM block b WHERE ${where}`, [
         'number' in ref ? ref.number : ref.hash,
     ])
     return rows[0]
@@ -42,7 +42,7 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
             `SELECT ${BLOCK_KEY_COLUMNS} FROM block b WHERE b.number < $1 ORDER BY b.number DESC LIMIT ${FETCH_SIZE}`,
             [query.block_number ?? 2_147_483_647]
         )
-        sendJson(res, await blockPage(ctx, rows))
+        sendJson(res, await blockPage(ctx, rows, carried(req.query, ['type'])))
     })
 
     router.get('/blocks/:block', async (req, res) => {
@@ -59,7 +59,7 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         const block = await findBlock(ctx, ref)
         if (!block) throw notFound()
         const filter: TransactionFilter = { block: block.number, types: query.type, after: query.index ?? -1 }
-        const page = await listTransactions(ctx, filter)
+        const page = await listTransactions(ctx, filter, carried(req.query, ['type']))
         const head = await ctx.head.get()
         setBlockCaching(res, ctx, block.number, head.number)
         sendJson(res, page)
@@ -74,8 +74,8 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
 }
 
 /** A list answer of the blocks of a keyset query's rows (FETCH_SIZE of them: the last tells whether a next page exists). */
-export async function blockPage(ctx: ChainContext, rows: BlockKey[]): Promise<Buffer> {
-    const { rows: shown, next } = paginate(rows, (b) => ({ block_number: b.number }))
+export async function blockPage(ctx: ChainContext, rows: BlockKey[], filters: Record<string, string> = {}): Promise<Buffer> {
+    const { rows: shown, next } = paginate(rows, (b) => ({ block_number: b.number }), undefined, filters)
     return listBody(await blockItems(ctx, shown), next)
 }
 

@@ -26,17 +26,28 @@ export function mainPageRoutes(router: Router, ctx: ChainContext): void {
     /**
      * Blocks indexed out of the blocks from the configured start block to the indexed head. The
      * indexer commits contiguously, so this is 1 once it has caught up; a backfill shows below 1.
+     *
+     * Internal transactions: the indexer traces every block in the batch that writes the block, so
+     * with a tracing node (chain_counters.tracing trace_block or debug_traceBlockByHash) they are
+     * exactly as far as the blocks; with a node that offers neither (none, or not reported yet)
+     * none are indexed, "0", and nothing more will be, so indexing is finished with the blocks.
      */
     router.get('/main-page/indexing-status', async (_req, res) => {
-        const head = await ctx.head.get()
+        const [head, counters] = await Promise.all([
+            ctx.head.get(),
+            ctx.db.query<{ tracing: string | null }>('SELECT tracing FROM chain_counters WHERE id = $1', ['chain']),
+        ])
         const expected = head.number - ctx.env.INDEXER_START_BLOCK + 1
         const ratio = expected <= 0 ? 1 : Math.min(head.blocks / expected, 1)
+        const blocksRatio = ratio >= 1 ? '1' : ratio.toFixed(4)
+        const tracing = counters.rows[0]?.tracing ?? null
+        const traced = tracing === 'trace_block' || tracing === 'debug_traceBlockByHash'
         setLiveCaching(res)
         res.json({
             finished_indexing_blocks: ratio >= 1,
             finished_indexing: ratio >= 1,
-            indexed_blocks_ratio: ratio >= 1 ? '1' : ratio.toFixed(4),
-            indexed_internal_transactions_ratio: null,
+            indexed_blocks_ratio: blocksRatio,
+            indexed_internal_transactions_ratio: traced ? blocksRatio : '0',
         })
     })
 }

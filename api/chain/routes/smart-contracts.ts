@@ -1,10 +1,14 @@
 import { Router } from 'express'
 import { AbiParameter, decodeAbiParameters, Hex } from 'viem'
+import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { hex, isoTimestamp } from '../format'
-import { addressParam as parseAddress } from '../params'
+import { carried, FETCH_SIZE, paginate } from '../pagination'
+import { addressParam as parseAddress, parseQuery, q } from '../params'
+import { Recent } from '../recent'
 import { displayValue } from '../render/decode'
+import { CONTRACT_LIST_COLUMNS, ContractListRow, renderContractListItem, sourceLicense } from '../render/smart-contract'
 
 interface ContractRow {
     is_contract: boolean
@@ -22,11 +26,92 @@ interface ContractRow {
     verified_at: Date | null
 }
 
-function license(source: string): string | null {
-    const spdx = /SPDX-License-Identifier:\s*([^\s*]+)/.exec(source)?.[1]
-    if (!spdx) return null
-    // Blockscout's license_type enum names: lowercase, dashes and dots as underscores (e.g. mit, gnu_gpl_v3).
-    return spdx.toLowerCase().replace(/[-.]/g, '_')
+/** Blockscout's language enum; the filter takes any of them. */
+const LANGUAGES = ['solidity', 'vyper', 'yul', 'geas'] as const
+
+const ContractsQuery = z.object({
+    q: q.text.optional(),
+    filter: z.enum(LANGUAGES).optional(),
+    sort: z.enum(['balance', 'transactions_count']).optional(),
+    order: z.enum(['asc', 'desc']).optional(),
+    // Blockscout's cursor of the default order is its smart_contract row id; here it is the last
+    // contract's address.
+    smart_contract_id: q.address.optional(),
+    // The cursor of a sorted list, as Blockscout's.
+    hash: q.address.optional(),
+    coin_balance: q.uint.optional(),
+    transactions_count: q.int.optional(),
+    items_count: q.itemsCount.optional(),
+})
+type ContractsQuery = z.infer<typeof ContractsQuery>
+
+const SORT_COLUMNS = { balance: 'a.balance', transactions_count: 'a.transaction_count' } as const
+
+/**
+ * ORDER BY, keyset condition (pushing its parameters) and cursor of the requested order. Sorted as
+ * Blockscout sorts (both `sort` and `order` given): by the column, then address ascending; else
+ * the most recently verified first, ties by address.
+ */
+function contractOrder(query: ContractsQuery, params: unknown[]) {
+    if (query.sort && query.order) {
+        const column = SORT_COLUMNS[query.sort]
+        const dir = query.order === 'asc' ? 'ASC' : 'DESC'
+        const value = query.sort === 'balance' ? query.coin_balance : query.transactions_count
+        let after = 'TRUE'
+        if (query.hash && value !== undefined) {
+            params.push(String(value), query.hash)
+            const [v, h] = [`$${params.length - 1}`, `$${params.length}`]
+            after = `(${column} ${dir === 'ASC' ? '>' : '<'} ${v}::numeric OR (${column} = ${v}::numeric AND v.id > ${h}))`
+        }
+        return {
+            orderBy: `${column} ${dir}, v.id ASC`,
+            after,
+            cursor: (c: ContractListRow) => ({ hash: c.id, transactions_count: c.transaction_count, coin_balance: c.balance }),
+        }
+    }
+    let after = 'TRUE'
+    if (query.smart_contract_id) {
+        params.push(query.smart_contract_id)
+        after = `(v.verified_at, v.id) < (SELECT c.verified_at, c.id FROM verified_contract c WHERE c.id = $${params.length})`
+    }
+    return { orderBy: 'v.verified_at DESC, v.id DESC', after, cursor: (c: ContractListRow) => ({ smart_contract_id: c.id }) }
+}
+
+/** Escapes LIKE wildcards so a user's `%` or `_` matches itself; matches anywhere, as Blockscout's search does. */
+function likeAnywhere(text: string): string {
+    return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+interface Counters {
+    smart_contracts: string
+    new_smart_contracts_24h: string
+    verified_smart_contracts: string
+    new_verified_smart_contracts_24h: string
+}
+
+/**
+ * Counting contracts reads every address row (most are not contracts, and nothing keeps a running
+ * count of them), so the counters are computed at most every five minutes and shared by every
+ * request in between; Blockscout serves these from periodically refreshed caches too.
+ */
+const countersCache = new Recent<Counters>(5 * 60_000)
+
+function contractCounters(ctx: ChainContext): Promise<Counters> {
+    return countersCache.get(async () => {
+        const { rows: [r] } = await ctx.db.query(
+            `SELECT (SELECT count(*) FROM address WHERE is_contract)::text AS contracts,
+                    (SELECT count(*) FROM address a JOIN transaction t ON t.id = a.creation_transaction
+                      WHERE a.is_contract AND t.timestamp > now() - interval '24 hours')::text AS new_contracts,
+                    (SELECT count(*) FROM verified_contract)::text AS verified,
+                    (SELECT count(*) FROM verified_contract WHERE verified_at > now() - interval '24 hours')::text AS new_verified`
+        )
+        return {
+            smart_contracts: r.contracts,
+            new_smart_contracts_24h: r.new_contracts,
+            verified_smart_contracts: r.verified,
+            new_verified_smart_contracts_24h: r.new_verified,
+        }
+    })
 }
 
 function decodeConstructorArgs(abi: ContractRow['abi'], args: string | null): [unknown, AbiParameter][] | null {
@@ -41,6 +126,42 @@ function decodeConstructorArgs(abi: ContractRow['abi'], args: string | null): [u
 }
 
 export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
+    /**
+     * Verified contracts, the most recently verified first (Blockscout: its row id descending,
+     * i.e. verification order), or by balance or transaction count. `q` matches anywhere in the
+     * name or the address. Every contract the indexer verifies is compiled Solidity, so another
+     * language's filter is an empty list. Verified contracts are those deployed from this
+     * project's artifacts (at most some thousands), so the orders need no index of their own.
+     */
+    router.get('/smart-contracts', async (req, res) => {
+        const query = parseQuery(ContractsQuery, req.query)
+        setLiveCaching(res)
+        if (query.filter && query.filter !== 'solidity') return void res.json({ items: [], next_page_params: null })
+        const text = query.q?.trim()
+        const params: unknown[] = []
+        let search = 'TRUE'
+        if (text) {
+            params.push(likeAnywhere(text))
+            search = `(v.name ILIKE $${params.length} OR v.id ILIKE $${params.length})`
+        }
+        const order = contractOrder(query, params)
+        const { rows } = await ctx.db.query<ContractListRow>(
+            `SELECT ${CONTRACT_LIST_COLUMNS}
+               FROM verified_contract v JOIN address a ON a.id = v.id
+              WHERE ${search} AND ${order.after}
+              ORDER BY ${order.orderBy} LIMIT ${FETCH_SIZE}`,
+            params
+        )
+        const { rows: shown, next } = paginate(rows, order.cursor, undefined, carried(req.query, ['q', 'filter', 'sort', 'order']))
+        res.json({ items: shown.map(renderContractListItem), next_page_params: next })
+    })
+
+    // Before /smart-contracts/:hash, which would take "counters" for a malformed address.
+    router.get('/smart-contracts/counters', async (_req, res) => {
+        setLiveCaching(res)
+        res.json(await contractCounters(ctx))
+    })
+
     router.get('/smart-contracts/:hash', async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const { rows } = await ctx.db.query<ContractRow>(
@@ -106,7 +227,7 @@ export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
             constructor_args: row.constructor_arguments,
             decoded_constructor_args: decodeConstructorArgs(row.abi, row.constructor_arguments),
             language: 'solidity',
-            license_type: license(main),
+            license_type: sourceLicense(main),
         })
     })
 }

@@ -3,7 +3,7 @@ import { ChainContext, setLiveCaching } from '../context'
 import { isoTimestamp, percentage } from '../format'
 import { Recent } from '../recent'
 
-const GWEI = 1_000_000_000
+const CENTI_GWEI = 10_000_000n
 const ORACLE_BLOCKS = 200
 const CHART_DAYS = 30
 
@@ -50,10 +50,17 @@ function gasOracle(ctx: ChainContext): Promise<Oracle> {
     })
 }
 
-const gwei = (wei: bigint) => Number(wei) / GWEI
+/** Blockscout's gwei figures: rounded up to 2 decimals (Float.ceil(2)). */
+const gwei = (wei: bigint) => Number((wei + CENTI_GWEI - 1n) / CENTI_GWEI) / 100
 
 export function statsRoutes(router: Router, ctx: ChainContext): void {
-    router.get('/stats', async (req, res) => {
+    /**
+     * Gas price tiers are always Blockscout's tier objects. Blockscout still flattens them to bare
+     * gwei numbers for a client that does not send `updated-gas-oracle: true`, but the frontend
+     * only reads `gas_prices.*.price`: a request that lost the header on the way (a proxy, a
+     * server-side prefetch) would show no gas price at all.
+     */
+    router.get('/stats', async (_req, res) => {
         const [head, oracle, totals] = await Promise.all([
             ctx.head.get(),
             gasOracle(ctx),
@@ -64,19 +71,18 @@ export function statsRoutes(router: Router, ctx: ChainContext): void {
                    FROM daily_chain_activity`
             ),
         ])
-        // The Blockscout frontend sends `updated-gas-oracle: true` and then expects tier objects.
-        const detailed = req.get('updated-gas-oracle') === 'true'
-        const tier = (wei: bigint) => detailed
-            ? {
+        const tier = (wei: bigint) => {
+            const priority = wei > oracle.baseFee ? wei - oracle.baseFee : 0n
+            return {
                 price: gwei(wei),
                 time: head.averageBlockTimeMs || null,
                 fiat_price: null,
                 base_fee: gwei(oracle.baseFee),
-                priority_fee: gwei(wei > oracle.baseFee ? wei - oracle.baseFee : 0n),
-                priority_fee_wei: String(wei > oracle.baseFee ? wei - oracle.baseFee : 0n),
+                priority_fee: gwei(priority),
+                priority_fee_wei: String(priority),
                 wei: String(wei),
             }
-            : gwei(wei)
+        }
         const t = totals.rows[0]
         setLiveCaching(res)
         res.json({

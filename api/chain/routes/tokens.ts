@@ -2,7 +2,7 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
-import { FETCH_SIZE, paginate } from '../pagination'
+import { carried, FETCH_SIZE, paginate, paginateTransfers } from '../pagination'
 import { addressParam as parseAddress, parseQuery, q } from '../params'
 import { loadAddresses } from '../render/address'
 import { sendJson } from '../json-response'
@@ -117,7 +117,7 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
             name: k.name,
             is_name_null: k.name === null,
             fiat_value: null,
-        }), pageSize)
+        }), pageSize, carried(req.query, ['q', 'type', 'sort', 'order', 'limit']))
         setLiveCaching(res)
         res.json({ items: shown.map(renderToken), next_page_params: next })
     })
@@ -169,7 +169,7 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
               ORDER BY tt.block_number DESC, tt.log_index DESC LIMIT ${FETCH_SIZE}`,
             [hash, query.block_number ?? MAX_INT, query.block_number === undefined ? MAX_INT : query.index ?? MAX_INT]
         )
-        const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }))
+        const { rows: shown, next } = paginateTransfers(rows)
         setLiveCaching(res)
         res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
     })

@@ -2,7 +2,7 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
-import { FETCH_SIZE, PAGE_SIZE, paginate } from '../pagination'
+import { carried, FETCH_SIZE, PAGE_SIZE, paginate, paginateTransfers } from '../pagination'
 import { parseQuery, q, transactionHashParam } from '../params'
 import { blockLogIds } from '../../../db/row-ids'
 import { Recent } from '../recent'
@@ -42,14 +42,14 @@ export interface TransactionFilter {
 }
 
 /** A block's transactions in position order. */
-export async function listTransactions(ctx: ChainContext, filter: TransactionFilter): Promise<Buffer> {
+export async function listTransactions(ctx: ChainContext, filter: TransactionFilter, filters: Record<string, string> = {}): Promise<Buffer> {
     const { rows } = await ctx.db.query<TransactionKey>(
         `SELECT ${TRANSACTION_KEY_COLUMNS} FROM transaction t
           WHERE t.block_number = $1 AND t.index > $2 AND ${transactionTypeCondition(filter.types)}
           ORDER BY t.index LIMIT ${FETCH_SIZE}`,
         [filter.block, filter.after]
     )
-    return transactionPage(ctx, rows)
+    return transactionPage(ctx, rows, byPosition, filters)
 }
 
 /** A transaction as a list shows it (parsed back from its rendered item). */
@@ -66,10 +66,11 @@ export async function transactionPage(
     ctx: ChainContext,
     rows: readonly TransactionKey[],
     cursor: (last: ShownTransaction) => Record<string, unknown> = byPosition,
+    filters: Record<string, string> = {},
 ): Promise<Buffer> {
     const items = await transactionItems(ctx, rows.slice(0, PAGE_SIZE))
     const last = rows.length > PAGE_SIZE ? items.at(-1) : undefined
-    return listBody(items, last ? { ...cursor(JSON.parse(last.toString())), items_count: PAGE_SIZE } : null)
+    return listBody(items, last ? { ...filters, ...cursor(JSON.parse(last.toString())), items_count: PAGE_SIZE } : null)
 }
 
 /** The rendered list items of transactions, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
@@ -142,7 +143,7 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
               ORDER BY t.block_number DESC, t.index DESC LIMIT ${FETCH_SIZE}`,
             [query.block_number ?? 2_147_483_647, query.block_number === undefined ? 0 : query.index ?? 0]
         )
-        sendJson(res, await transactionPage(ctx, rows))
+        sendJson(res, await transactionPage(ctx, rows, byPosition, carried(req.query, ['filter', 'type', 'method'])))
     })
 
     router.get('/transactions/stats', async (_req, res) => {
@@ -193,9 +194,7 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         if (!tx) throw notFound()
         const types = query.type && query.type.length > 0 ? query.type : null
         const rows = await transactionTransfers(ctx, tx, { after: query.index ?? -1, types, limit: FETCH_SIZE })
-        const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }))
-        // Blockscout's cursor for this list carries no items_count.
-        if (next) delete next.items_count
+        const { rows: shown, next } = paginateTransfers(rows, carried(req.query, ['type']))
         const head = await ctx.head.get()
         setBlockCaching(res, ctx, tx.block_number, head.number)
         res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })

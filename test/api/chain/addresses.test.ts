@@ -2,7 +2,8 @@ import { expect } from 'chai'
 import { getAddress } from 'viem'
 import { Stack } from '../../support/stack'
 import {
-    checksum, expect422, expectEmptyPage, expectToken, getOk, loadTruth, stack, TokenRow, TX_COLUMNS, unknownAddress, v2, walk,
+    checksum, expect422, expectAddressParam, expectEmptyPage, expectSameSequence, expectToken, getOk, loadTruth, stack, TokenRow, TX_COLUMNS,
+    unknownAddress, v2, walk,
 } from './helpers'
 import * as S from './shapes'
 
@@ -223,5 +224,84 @@ describe('chain API: /addresses', function () {
         await expectEmptyPage(`/addresses/${address}/transactions`, { filter: 'from' })
         const rows = (await s.db.query(`SELECT ${TX_COLUMNS} FROM transaction WHERE created_contract = $1`, [address.toLowerCase()])).rows
         expect(rows).to.have.length(1)
+    })
+
+    describe('/addresses: top accounts', () => {
+        // 60 holders of the same small balance, more than a page of ties, on top of the real
+        // holders: addresses the chain never touches, removed afterwards.
+        const extra = Array.from({ length: 60 }, () => unknownAddress().toLowerCase())
+        before(async () => {
+            await s.db.query(`INSERT INTO address (id, balance, balance_block, is_contract, transaction_count, token_transfer_count, gas_used,
+                    log_count, first_block, last_block)
+                SELECT unnest($1::text[]), 7, 0, false, 0, 0, 0, 0, 0, 0`, [extra])
+        })
+        after(async () => {
+            await s.db.query('DELETE FROM address WHERE id = ANY($1::text[])', [extra])
+        })
+
+        async function holderRows() {
+            return (await s.db.query(`SELECT a.id, a.balance::text AS balance, a.transaction_count FROM address a WHERE a.balance > 0
+                ORDER BY a.balance DESC, a.id ASC`)).rows
+        }
+
+        it('exchange_rate is null (no price feed) and total_supply the coin held by every indexed address', async () => {
+            const page = await getOk('/addresses', S.TopAddressesPage)
+            const { rows: [db] } = await s.db.query('SELECT sum(balance)::text AS total FROM address')
+            expect(page.exchange_rate).to.equal(null)
+            expect(page.total_supply).to.equal(db.total)
+            expect(BigInt(page.total_supply!) > 0n, 'some coin is held').to.equal(true)
+        })
+
+        it('every coin holder, balance descending then address ascending, walked to the end across 60 equal balances', async () => {
+            const truth = await loadTruth(s.db)
+            const rows = await holderRows()
+            expect(rows.length).to.be.greaterThan(100)
+            const { items, cursors } = await walk('/addresses', S.TopAddress, {
+                page: S.TopAddressesPage, keys: ['fetched_coin_balance', 'hash', 'transactions_count', 'items_count'], itemsCount: true,
+            })
+            expectSameSequence(items.map((a) => a.hash), rows.map((r) => checksum(r.id)), '/addresses')
+            items.forEach((item, i) => {
+                const what = `/addresses[${i}]`
+                expectAddressParam(item, rows[i].id, truth, what)
+                expect(item.coin_balance, `${what}.coin_balance`).to.equal(rows[i].balance)
+                expect(item.transactions_count, `${what}.transactions_count`).to.equal(String(rows[i].transaction_count))
+            })
+            // Blockscout's cursor: the balance as a string, the address, the transaction count as a number.
+            expect(cursors[0]).to.deep.equal({
+                fetched_coin_balance: rows[49].balance, hash: rows[49].id, transactions_count: rows[49].transaction_count, items_count: 50,
+            })
+            expect(items.some((a) => a.is_contract), 'contracts hold coin too (WNATIVE)').to.equal(true)
+        })
+
+        it('the richest account\'s balance is the one the chain reports', async () => {
+            const page = await getOk('/addresses', S.TopAddressesPage)
+            const richest = page.items[0]
+            expect(richest.coin_balance).to.equal((await s.client.getBalance({ address: richest.hash as `0x${string}` })).toString())
+        })
+
+        it('a cursor past every holder (balance 0) is an empty page', async () => {
+            const res = await v2('/addresses', { fetched_coin_balance: '0', hash: unknownAddress(), transactions_count: '0', items_count: '50' })
+            expect(res.status, res.text).to.equal(200)
+            expect(res.body.items).to.deep.equal([])
+            expect(res.body.next_page_params).to.equal(null)
+        })
+
+        it('malformed cursors are 422', async () => {
+            const hash = unknownAddress()
+            await expect422('/addresses', { fetched_coin_balance: 'lots', hash, items_count: '50' })
+            await expect422('/addresses', { fetched_coin_balance: '-5', hash, items_count: '50' })
+            await expect422('/addresses', { fetched_coin_balance: '5', hash: '0x12', items_count: '50' })
+            await expect422('/addresses', { fetched_coin_balance: '5', hash, transactions_count: 'many', items_count: '50' })
+            await expect422('/addresses', { fetched_coin_balance: '5', hash, items_count: '500' })
+        })
+
+        it('the frontend echoes a null transactions_count as "null": accepted, the same next page', async () => {
+            const first = await getOk('/addresses', S.TopAddressesPage)
+            expect(first.next_page_params, 'more than one page of holders').to.not.equal(null)
+            const next = await getOk('/addresses', S.TopAddressesPage, { ...first.next_page_params, transactions_count: null })
+            const again = await getOk('/addresses', S.TopAddressesPage, first.next_page_params!)
+            expect(next.items.map((a) => a.hash)).to.deep.equal(again.items.map((a) => a.hash))
+            expect(again.items[0].hash).to.not.equal(first.items[0].hash)
+        })
     })
 })

@@ -42,6 +42,29 @@ describe('chain API: /blocks', function () {
         }
     })
 
+    it('/blocks/{x}: extra_data is the header\'s, state_root the stored one (null for a block indexed before it was kept)', async () => {
+        const number = s.extras.bigBlock.number
+        const chain = await s.client.getBlock({ blockNumber: BigInt(number) })
+        const { rows: [saved] } = await s.db.query('SELECT extra_data, state_root FROM block WHERE number = $1', [number])
+        try {
+            await s.db.query('UPDATE block SET state_root = NULL WHERE number = $1', [number])
+            const old = await getOk(`/blocks/${number}`, S.BlockSingle)
+            expect(old.extra_data).to.equal(chain.extraData)
+            expect(old.extra_data).to.equal(saved.extra_data)
+            expect(old.state_root).to.equal(null)
+            await s.db.query('UPDATE block SET state_root = $2 WHERE number = $1', [number, chain.stateRoot])
+            const kept = await getOk(`/blocks/${s.extras.bigBlock.hash}`, S.BlockSingle)
+            expect(kept.state_root).to.equal(chain.stateRoot)
+            expect(kept.extra_data).to.equal(chain.extraData)
+        } finally {
+            await s.db.query('UPDATE block SET state_root = $2 WHERE number = $1', [number, saved.state_root])
+        }
+        // Lists do not carry them, as Blockscout's list items do not.
+        const list = await v2('/blocks')
+        expect(list.body.items[0]).to.not.have.property('extra_data')
+        expect(list.body.items[0]).to.not.have.property('state_root')
+    })
+
     it('/blocks/{hash} answers the same block as /blocks/{number}, in either hash case', async () => {
         const number = s.extras.bigBlock.number
         const byNumber = await getOk(`/blocks/${number}`, S.BlockSingle)

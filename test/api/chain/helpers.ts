@@ -124,15 +124,19 @@ export async function walk<T extends z.ZodTypeAny>(path: string, item: T, option
     /** called after each page, e.g. to make a block arrive mid-walk */
     afterPage?: (page: number) => Promise<void>
     maxPages?: number
+    /** the page's schema, when the list has top-level fields besides items and next_page_params */
+    page?: ReturnType<typeof S.page>
+    /** after the first page, send next_page_params alone (without options.query): the cursor must carry the filters */
+    cursorOnly?: boolean
 }): Promise<WalkResult<z.infer<T>>> {
     const items: z.infer<T>[] = []
     const cursors: Record<string, unknown>[] = []
     const itemsCountMismatches: string[] = []
     let cursor: Record<string, unknown> = {}
-    const schema = S.page(item)
+    const schema = options.page ?? S.page(item)
     for (let pageNo = 1; ; pageNo++) {
         if (pageNo > (options.maxPages ?? 400)) expect.fail(`${path}: more than ${options.maxPages ?? 400} pages, the walk does not end`)
-        const query = { ...options.query, ...cursor }
+        const query = options.cursorOnly && pageNo > 1 ? cursor : { ...options.query, ...cursor }
         const res = await v2(path, query)
         const what = `GET /api/v2${path}${frontendQuery(query)} (page ${pageNo})`
         expectStatus(res, 200, what)

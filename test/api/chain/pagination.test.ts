@@ -126,8 +126,10 @@ describe('chain API: pagination walks', function () {
         const rows = await transferRows(`t."from" = $1 OR t."to" = $1`, [deployer], 't.block_number DESC, t.log_index DESC')
         expect(rows.length).to.be.greaterThan(100)
         const txs = await txById([...new Set(rows.map((r) => r.transaction_hash))])
-        const { items } = await walk(`/addresses/${checksum(deployer)}/token-transfers`, S.TokenTransfer, { keys: ['block_number', 'index'] })
+        const { items, cursors } = await walk(`/addresses/${checksum(deployer)}/token-transfers`, S.TokenTransfer, { keys: ['block_number', 'index'] })
         expectSameSequence(items.map((t) => `${t.block_number}:${t.log_index}`), rows.map((r) => `${r.block_number}:${r.log_index}`), '/addresses/deployer/token-transfers')
+        // Blockscout's token-transfer cursor (token_transfers_next_page_params): no items_count.
+        for (const cursor of cursors) expect(Object.keys(cursor).sort()).to.deep.equal(['block_number', 'index'])
         items.forEach((item, i) => expectTokenTransfer(item, rows[i], txs.get(rows[i].transaction_hash)!, truth, `/addresses/deployer/token-transfers[${i}]`))
     })
 
@@ -168,7 +170,7 @@ describe('chain API: pagination walks', function () {
         const { items, cursors } = await walk(`/tokens/${s.tokens.STABLE}/transfers`, S.TokenTransfer, { keys: ['block_number', 'index'] })
         expectSameSequence(items.map((t) => `${t.block_number}:${t.log_index}`), rows.map((r) => `${r.block_number}:${r.log_index}`), '/tokens/STABLE/transfers')
         items.forEach((item, i) => expectTokenTransfer(item, rows[i], txs.get(rows[i].transaction_hash)!, truth, `/tokens/STABLE/transfers[${i}]`))
-        expect(cursors[0]).to.include({ block_number: items[49].block_number, index: items[49].log_index })
+        expect(cursors[0]).to.deep.equal({ block_number: items[49].block_number, index: items[49].log_index })
     })
 
     it('/transactions/{h}/logs and /token-transfers: a transaction with 60 of each, index ascending', async () => {
@@ -266,6 +268,49 @@ describe('chain API: pagination walks', function () {
         const tokens = items.filter((i): i is Extract<S.SearchItem, { type: 'token' }> => i.type === 'token')
         expect(tokens.length, 'only the filler tokens match').to.equal(items.length)
         expectSameSequence(tokens.map((t) => t.address_hash), rows.map((r) => checksum(r.id)), '/search?q=filler')
+    })
+
+    /**
+     * [choice] next_page_params carries the request's own filters as sent (Blockscout drops some of
+     * them, the frontend re-adds its own), so a client that follows next_page_params alone stays in
+     * the filtered list. Each list is walked twice, with its filters on every page and with the
+     * cursor alone after the first: the same items, and every cursor holds the filters.
+     */
+    it('next_page_params carries the request\'s filters: a walk by the cursor alone is the filtered walk', async () => {
+        const payer = s.account(1).address
+        const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
+        const lists: [string, any, Record<string, string>, (item: any) => string][] = [
+            ['/blocks', S.BlockListItem, { type: 'block' }, (b) => b.hash],
+            ['/transactions', S.TransactionListItem, { filter: 'validated' }, (t) => t.hash],
+            [`/blocks/${s.extras.bigBlock.number}/transactions`, S.TransactionListItem, { type: 'coin_transfer,token_transfer,contract_call,contract_creation' }, (t) => t.hash],
+            [`/addresses/${payer}/transactions`, S.TransactionListItem, { filter: 'from', sort: 'block_number', order: 'desc' }, (t) => t.hash],
+            [`/addresses/${s.account(0).address}/token-transfers`, S.TokenTransfer, { type: 'ERC-20', filter: 'from' }, (t) => `${t.block_number}:${t.log_index}`],
+            [`/addresses/${s.tokens.STABLE}/logs`, S.Log, { topic: TRANSFER_TOPIC }, (l) => `${l.block_number}:${l.index}`],
+            ['/tokens', S.Token, { type: 'ERC-20', sort: 'holders_count', order: 'desc' }, (t) => t.address_hash],
+            ['/tokens', S.Token, { q: 'filler' }, (t) => t.address_hash],
+            [`/transactions/${s.extras.disperse.transactionHash}/token-transfers`, S.TokenTransfer, { type: 'ERC-20' }, (t) => String(t.log_index)],
+        ]
+        for (const [path, item, query, id] of lists) {
+            const what = `${path}?${new URLSearchParams(query)}`
+            const filtered = await walk(path, item, { query, keys: Object.keys(query) })
+            expect(filtered.pages, `${what} has several pages`).to.be.greaterThan(1)
+            for (const cursor of filtered.cursors) {
+                for (const [key, value] of Object.entries(query)) expect(cursor[key], `${what}: next_page_params.${key}`).to.equal(value)
+            }
+            const byCursor = await walk(path, item, { query, keys: Object.keys(query), cursorOnly: true })
+            expectSameSequence(byCursor.items.map(id), filtered.items.map(id), `${what} followed by the cursor alone`)
+        }
+    })
+
+    it('/addresses/{h}/logs: the cursor is Blockscout\'s log cursor, {block_number, index, items_count}, and resumes inside a block', async () => {
+        const stable = s.tokens.STABLE.toLowerCase()
+        const rows = (await s.db.query(`SELECT block_number, index FROM log WHERE address = $1 ORDER BY block_number DESC, index DESC`, [stable])).rows
+        // The disperse transaction's 60 STABLE logs share one block: some page boundary falls inside it.
+        const { items, cursors } = await walk(`/addresses/${s.tokens.STABLE}/logs`, S.Log, { keys: ['block_number', 'index', 'items_count'], itemsCount: true })
+        for (const cursor of cursors) expect(Object.keys(cursor).sort()).to.deep.equal(['block_number', 'index', 'items_count'])
+        const inside = cursors.filter((c) => rows.some((r) => r.block_number === c.block_number && r.index < (c.index as number)))
+        expect(inside.length, 'a cursor inside a block with more logs after it').to.be.greaterThan(0)
+        expectSameSequence(items.map((l) => `${l.block_number}:${l.index}`), rows.map((r) => `${r.block_number}:${r.index}`), '/addresses/STABLE/logs')
     })
 
     describe('malformed pagination parameters answer 422', () => {

@@ -174,11 +174,18 @@ export const BlockListItem = z.object({
     withdrawals_count: z.null(),
     rewards: z.array(z.object({ reward: IntString, type: z.enum(['emission_funds', 'uncle', 'validator']) })),
 })
+/**
+ * [choice] extra_data and state_root: the frontend's Block type declares them and its block page
+ * shows them; Blockscout's view leaves them out (commented TODOs). Sent here, in the single view
+ * only; state_root is null for blocks indexed before the indexer kept it.
+ */
 export const BlockSingle = z.object({
     ...blockFields,
     internal_transactions_count: NonNegInt.nullable(),
     withdrawals_count: NonNegInt.nullable(),
     rewards: z.array(z.object({ reward: IntString, type: z.string() })),
+    extra_data: HexBytes,
+    state_root: Hash32.nullable(),
 })
 export type BlockListItem = z.infer<typeof BlockListItem>
 export type BlockSingle = z.infer<typeof BlockSingle>
@@ -299,15 +306,13 @@ const statsFields = {
     static_gas_price: z.string().nullable(),
     network_utilization_percentage: z.number(),
 }
-/** With the `updated-gas-oracle: true` header (the frontend always sends it): tiers are objects. */
+/**
+ * Tiers are objects, with or without the `updated-gas-oracle: true` header. [choice] Blockscout
+ * flattens them to numbers for a client without the header; the frontend reads only the objects.
+ */
 export const StatsWithOracle = z.object({
     ...statsFields,
     gas_prices: z.object({ slow: GasTier.nullable(), average: GasTier.nullable(), fast: GasTier.nullable() }).nullable(),
-})
-/** Without the header: each tier is a number (gwei). */
-export const StatsPlain = z.object({
-    ...statsFields,
-    gas_prices: z.object({ slow: z.number().nullable(), average: z.number().nullable(), fast: z.number().nullable() }).nullable(),
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -420,6 +425,17 @@ export const AddressTokenItem = z.object({
     value: IntString,
     token_instance: TokenInstance.nullable(),
 })
+/** GET /addresses (top accounts) items: an AddressParam with its balance and transaction count (a string). */
+export const TopAddress = AddressParam.extend({
+    coin_balance: IntString.nullable(),
+    transactions_count: IntString,
+})
+export type TopAddress = z.infer<typeof TopAddress>
+/** The top-accounts page: a list page plus Blockscout's top-level fiat rate and coin supply. */
+export const TopAddressesPage = page(TopAddress).extend({
+    exchange_rate: DecString.nullable(),
+    total_supply: IntString.nullable(),
+})
 export const Holder = z.object({ address: AddressParam, value: IntString, token_id: IntString.nullable() })
 export const TokenCounters = z.object({ token_holders_count: IntString, transfers_count: IntString })
 
@@ -436,7 +452,8 @@ export const IndexingStatus = z.object({
     finished_indexing_blocks: z.boolean(),
     finished_indexing: z.boolean(),
     indexed_blocks_ratio: DecString,
-    indexed_internal_transactions_ratio: DecString.nullable(),
+    /** Always a decimal string: the blocks' ratio with a tracing node, "0" without one. */
+    indexed_internal_transactions_ratio: DecString,
 })
 export const BackendVersion = z.object({ backend_version: z.string().nullable() })
 export const TransactionsChart = z.object({
@@ -499,6 +516,33 @@ export const SmartContractVerified = SmartContractUnverified.extend({
     language: z.string(),
     license_type: z.string().nullable(),
 })
+
+/**
+ * GET /smart-contracts items: Blockscout's SmartContractListItem (its OpenApiSpex schema, closed
+ * object). license_type is one of its enum names, `none` when the source declares none it knows.
+ */
+export const SmartContractListItem = z.object({
+    address: AddressParam,
+    compiler_version: z.string().nullable(),
+    optimization_enabled: z.boolean().nullable(),
+    transactions_count: NonNegInt.nullable(),
+    language: z.enum(['solidity', 'vyper', 'yul', 'geas']).nullable(),
+    verified_at: IsoTimestamp.nullable(),
+    market_cap: DecString.nullable(),
+    has_constructor_args: z.boolean().nullable(),
+    coin_balance: IntString.nullable(),
+    license_type: z.enum(['none', 'unlicense', 'mit', 'gnu_gpl_v2', 'gnu_gpl_v3', 'gnu_lgpl_v2_1', 'gnu_lgpl_v3', 'bsd_2_clause',
+        'bsd_3_clause', 'mpl_2_0', 'osl_3_0', 'apache_2_0', 'gnu_agpl_v3', 'bsl_1_1']).nullable(),
+    certified: z.boolean(),
+    reputation: z.string().nullable(),
+}).strict()
+export type SmartContractListItem = z.infer<typeof SmartContractListItem>
+export const SmartContractCounters = z.object({
+    smart_contracts: IntString,
+    new_smart_contracts_24h: IntString,
+    verified_smart_contracts: IntString,
+    new_verified_smart_contracts_24h: IntString,
+}).strict()
 
 // ---------------------------------------------------------------------------------------------
 // §1.3 errors

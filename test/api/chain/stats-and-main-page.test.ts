@@ -24,14 +24,60 @@ describe('chain API: /stats, /main-page, /config, charts', function () {
         expect(stats.network_utilization_percentage).to.be.within(0, 100)
     })
 
-    it('/stats without the header: gas price tiers are plain numbers (or null)', async () => {
-        await getOk('/stats', S.StatsPlain)
+    /** The oracle's tiers as computed from the database: effective gas price percentiles over the last 200 blocks. */
+    async function expectedTiers() {
+        const { rows: [r] } = await s.db.query(`SELECT percentile_disc(ARRAY[0.35, 0.6, 0.9]) WITHIN GROUP (ORDER BY effective_gas_price)::text[] AS p,
+                (SELECT base_fee_per_gas::text FROM block ORDER BY number DESC LIMIT 1) AS base_fee
+            FROM transaction WHERE block_number > (SELECT max(number) FROM block) - 200`)
+        const [slow, average, fast] = (r.p as string[]).map(BigInt)
+        return { tiers: { slow, average, fast }, baseFee: BigInt(r.base_fee ?? 0) }
+    }
+    const ceilGwei = (wei: bigint) => Number((wei + 9_999_999n) / 10_000_000n) / 100
+
+    it('/stats gas_prices: tier objects with or without the updated-gas-oracle header, values from the oracle', async () => {
+        const { tiers, baseFee } = await expectedTiers()
+        for (const headers of [{ 'updated-gas-oracle': 'true' }, undefined]) {
+            const what = headers ? 'with the header' : 'without the header'
+            let stats = await getOk('/stats', S.StatsWithOracle, undefined, headers)
+            // The oracle is reused for 5 s: a block an earlier suite sent may not be in it yet.
+            if (stats.gas_prices?.fast?.wei !== String(tiers.fast)) {
+                await new Promise((resolve) => setTimeout(resolve, 5_500))
+                stats = await getOk('/stats', S.StatsWithOracle, undefined, headers)
+            }
+            for (const name of ['slow', 'average', 'fast'] as const) {
+                const tier = stats.gas_prices![name]!
+                const wei = tiers[name]
+                const priority = wei > baseFee ? wei - baseFee : 0n
+                expect(tier.wei, `${what}: ${name}.wei`).to.equal(String(wei))
+                expect(tier.price, `${what}: ${name}.price (gwei, rounded up to 2 decimals)`).to.equal(ceilGwei(wei))
+                expect(tier.base_fee, `${what}: ${name}.base_fee`).to.equal(ceilGwei(baseFee))
+                expect(tier.priority_fee_wei, `${what}: ${name}.priority_fee_wei`).to.equal(String(priority))
+                expect(tier.priority_fee, `${what}: ${name}.priority_fee`).to.equal(ceilGwei(priority))
+                expect(tier.fiat_price, `${what}: ${name}.fiat_price (no price feed)`).to.equal(null)
+            }
+        }
     })
 
     it('/main-page/indexing-status: synced, ratio "1" as a decimal string', async () => {
         const status = await getOk('/main-page/indexing-status', S.IndexingStatus)
         expect(status.finished_indexing_blocks).to.equal(true)
         expect(Number(status.indexed_blocks_ratio)).to.equal(1)
+    })
+
+    it('/main-page/indexing-status: internal transactions as far as the blocks with a tracing node, "0" without one; finished with the blocks', async () => {
+        const { rows: [saved] } = await s.db.query(`SELECT tracing FROM chain_counters WHERE id = 'chain'`)
+        try {
+            const cases: [string | null, boolean][] = [['trace_block', true], ['debug_traceBlockByHash', true], ['none', false], [null, false]]
+            for (const [tracing, traced] of cases) {
+                await s.db.query(`UPDATE chain_counters SET tracing = $1 WHERE id = 'chain'`, [tracing])
+                const status = await getOk('/main-page/indexing-status', S.IndexingStatus)
+                const what = `tracing ${tracing}`
+                expect(status.indexed_internal_transactions_ratio, what).to.equal(traced ? status.indexed_blocks_ratio : '0')
+                expect(status.finished_indexing, what).to.equal(status.finished_indexing_blocks)
+            }
+        } finally {
+            await s.db.query(`UPDATE chain_counters SET tracing = $1 WHERE id = 'chain'`, [saved.tracing])
+        }
     })
 
     it('/config/backend-version: {backend_version: string|null}', async () => {

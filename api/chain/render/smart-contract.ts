@@ -1,0 +1,75 @@
+import { addressParam } from './address'
+import { isoTimestamp } from '../format'
+
+/**
+ * SPDX identifiers → Blockscout's license_type enum (the licenses its verification form offers).
+ * `-only`/`-or-later` variants are the same license there.
+ */
+const LICENSES: Record<string, string> = {
+    'unlicense': 'unlicense',
+    'mit': 'mit',
+    'gpl-2.0': 'gnu_gpl_v2',
+    'gpl-3.0': 'gnu_gpl_v3',
+    'lgpl-2.1': 'gnu_lgpl_v2_1',
+    'lgpl-3.0': 'gnu_lgpl_v3',
+    'bsd-2-clause': 'bsd_2_clause',
+    'bsd-3-clause': 'bsd_3_clause',
+    'mpl-2.0': 'mpl_2_0',
+    'osl-3.0': 'osl_3_0',
+    'apache-2.0': 'apache_2_0',
+    'agpl-3.0': 'gnu_agpl_v3',
+    'busl-1.1': 'bsl_1_1',
+}
+
+/** The SPDX identifier a source file declares, as SQL can extract it without reading the sources out. */
+export const SPDX_PATTERN = 'SPDX-License-Identifier:\\s*([^\\s*]+)'
+
+/**
+ * Blockscout's license_type of a declared SPDX identifier: `none` (its default) for no declaration,
+ * UNLICENSED (not open source) or a license outside its enum.
+ */
+export function licenseType(spdx: string | null | undefined): string {
+    if (!spdx) return 'none'
+    const id = spdx.toLowerCase().replace(/-(only|or-later)$/, '')
+    return LICENSES[id] ?? 'none'
+}
+
+export function sourceLicense(source: string): string {
+    return licenseType(new RegExp(SPDX_PATTERN).exec(source)?.[1])
+}
+
+export interface ContractListRow {
+    id: string
+    name: string
+    compiler_version: string
+    optimization_enabled: boolean
+    has_constructor_args: boolean
+    verified_at: Date
+    spdx: string | null
+    balance: string
+    transaction_count: number
+}
+
+/** Columns of `verified_contract v` joined with its `address a`, for renderContractListItem. */
+export const CONTRACT_LIST_COLUMNS = `v.id, v.name, v.compiler_version, v.optimization_enabled,
+    v.constructor_arguments IS NOT NULL AS has_constructor_args, v.verified_at,
+    substring(v.sources ->> v.source_name from '${SPDX_PATTERN}') AS spdx, a.balance::text AS balance, a.transaction_count`
+
+/** An item of Blockscout's verified-contracts list. Every verified contract here is compiled Solidity. */
+export function renderContractListItem(row: ContractListRow) {
+    return {
+        address: addressParam(row.id, { isContract: true, name: row.name, isVerified: true }),
+        compiler_version: row.compiler_version,
+        optimization_enabled: row.optimization_enabled,
+        transactions_count: row.transaction_count,
+        language: 'solidity',
+        verified_at: isoTimestamp(row.verified_at),
+        // No price feed.
+        market_cap: null,
+        has_constructor_args: row.has_constructor_args,
+        coin_balance: row.balance,
+        license_type: licenseType(row.spdx),
+        certified: false,
+        reputation: 'ok',
+    }
+}
