@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { internalTransactionId } from '../../../db/row-ids'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
-import { FETCH_SIZE, paginate } from '../pagination'
+import { carried, FETCH_SIZE, paginate } from '../pagination'
 import { addressParam, blockParam, parseQuery, q, transactionHashParam } from '../params'
 import {
     cursorId, INTERNAL_TRANSACTION_COLUMNS, internalTransactionCursor, InternalTransactionRow, LISTED,
@@ -91,7 +91,7 @@ export function internalTransactionsRoutes(router: Router, ctx: ChainContext): v
             [address, cursorId(query)]
         )
         setLiveCaching(res)
-        await sendPage(ctx, res, rows, query.filter ? { filter: query.filter } : {})
+        await sendPage(ctx, res, rows, carried(req.query, ['filter']))
     })
 
     router.get('/transactions/:hash/raw-trace', async (req, res) => {

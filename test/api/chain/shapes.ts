@@ -558,3 +558,51 @@ export const Unprocessable = z.union([
     z.object({ errors: z.array(z.object({ title: z.string().min(1), source: z.object({ pointer: z.string().min(1) }), detail: z.string().min(1) })).min(1) }),
     z.object({ message: z.string().min(1) }),
 ])
+
+// ---------------------------------------------------------------------------------------------
+// Internal transactions, balance history, state changes (Blockscout's current views; the reference
+// lists the routes, not their items)
+
+export const InternalTransaction = z.object({
+    error: z.string().nullable(),
+    success: z.boolean(),
+    type: z.enum(['call', 'delegatecall', 'staticcall', 'callcode', 'create', 'create2', 'selfdestruct', 'reward']),
+    transaction_hash: Hash32,
+    transaction_index: NonNegInt,
+    from: AddressParam,
+    to: AddressParam.nullable(),
+    created_contract: AddressParam.nullable(),
+    value: IntString,
+    index: NonNegInt,
+    block_number: NonNegInt,
+    block: NonNegInt,
+    block_index: NonNegInt,
+    timestamp: IsoTimestamp,
+    gas_limit: IntString.nullable(),
+})
+export type InternalTransaction = z.infer<typeof InternalTransaction>
+
+export const CoinBalancePoint = z.object({
+    transaction_hash: Hash32.nullable(),
+    block_number: NonNegInt,
+    block_timestamp: IsoTimestamp,
+    delta: z.string().regex(/^-?\d+$/, 'a signed integer as a decimal string'),
+    value: IntString,
+})
+export const CoinBalanceByDay = z.object({
+    items: z.array(z.object({ date: IsoDate, value: IntString })),
+    days: NonNegInt,
+})
+
+const NftChange = z.object({ total: z.object({ token_id: IntString.nullable() }), direction: z.enum(['from', 'to']) })
+export const StateChange = z.object({
+    address: AddressParam,
+    is_miner: z.boolean(),
+    type: z.enum(['coin', 'token']),
+    token: Token.nullable(),
+    token_id: IntString.nullable(),
+    balance_before: IntString.nullable(),
+    balance_after: IntString.nullable(),
+    change: z.union([z.string().regex(/^-?\d+$/), z.array(NftChange)]),
+})
+export type StateChange = z.infer<typeof StateChange>
