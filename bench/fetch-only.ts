@@ -1,9 +1,13 @@
 import type { HotDatabase, HotDatabaseState } from '@subsquid/util-internal-processor-tools'
+import { createLogger } from '../common/logger'
 import { createProcessor } from '../indexer/processor'
+import { createRpcClient } from '../indexer/rpc'
+import { fetchTraces } from '../indexer/traces'
 
 /**
  * The processor's fetch path alone: the indexer's exact processor configuration (fields, ranges,
- * RPC settings) over a database that stores nothing, counting what arrives. Prints one JSON line.
+ * RPC settings) over a database that stores nothing, counting what arrives. With BENCH_TRACES=1 it
+ * also reads every block's call trees as the indexer does (trace_block). Prints one JSON line.
  */
 class NullDatabase implements HotDatabase<object> {
     readonly supportsHotBlocks = true as const
@@ -22,7 +26,10 @@ class NullDatabase implements HotDatabase<object> {
 }
 
 const started = Date.now()
-const counts = { blocks: 0, transactions: 0, logs: 0 }
+const counts = { blocks: 0, transactions: 0, logs: 0, frames: 0 }
+const traces = process.env.BENCH_TRACES === '1'
+const rpc = createRpcClient(process.env.RPC_URL!)
+const log = createLogger('fetch-only')
 process.on('exit', () => {
     process.stdout.write(JSON.stringify({ ...counts, ms: Date.now() - started }) + '\n')
 })
@@ -35,5 +42,13 @@ createProcessor({
         counts.blocks += 1
         counts.transactions += block.transactions.length
         counts.logs += block.logs.length
+    }
+    if (traces) {
+        const frames = await fetchTraces(rpc, 'trace_block', ctx.blocks.map((b) => ({
+            height: b.header.height,
+            hash: b.header.hash,
+            transactions: b.transactions.map((t) => ({ hash: t.hash, transactionIndex: t.transactionIndex })),
+        })), log)
+        for (const list of frames.values()) counts.frames += list.length
     }
 })

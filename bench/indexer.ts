@@ -13,8 +13,9 @@ import { CACHE_DIR, ensureSyntheticChain } from './synthetic-chain'
 /**
  * npm run bench:indexer — (a) fetch-only: the processor pulling every block, transaction, receipt
  * and log exactly as the indexer does, storing nothing; (b) a full backfill of the same chain
- * into an empty database by the real indexer process. Prints blocks/s, logs/s, rows/s, the ratio
- * (b)/(a), peak RSS, and where the backfill's time went; appends the figures to docs/BENCHMARKS.md.
+ * into an empty database by the real indexer process; both without call trees and then with them.
+ * Prints blocks/s, logs/s, rows/s, the ratio (b)/(a), peak RSS, and where the backfill's time went;
+ * appends the figures to docs/BENCHMARKS.md.
  */
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000)
@@ -67,6 +68,20 @@ async function countRows(databaseUrl: string): Promise<number> {
     }
 }
 
+/** A new empty database on the same server, for one backfill. */
+async function createDatabase(serverUrl: string, name: string): Promise<string> {
+    const db = new Client({ connectionString: serverUrl })
+    await db.connect()
+    try {
+        await db.query(`CREATE DATABASE ${name}`)
+    } finally {
+        await db.end()
+    }
+    const url = new URL(serverUrl)
+    url.pathname = `/${name}`
+    return url.toString()
+}
+
 async function main(): Promise<void> {
     const log = (m: string) => process.stdout.write(`${m}\n`)
     const chain = await ensureSyntheticChain(BLOCKS, await freePort(), log)
@@ -92,62 +107,78 @@ async function main(): Promise<void> {
             load.push(`${when} ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')}`)
             log(`load average (1/5/15 min) ${load[load.length - 1]}`)
         }
-        noteLoad('before (a):')
-        const fetch = await runMeasured(path.join(LIB, 'bench/fetch-only.js'), { ...common, LOG_LEVEL: 'warn' })
-        const fetched = JSON.parse(fetch.output.trim().split('\n').filter((l) => l.startsWith('{"blocks"')).pop()!)
-        log(`(a) fetch-only: ${fetched.blocks} blocks, ${fetched.logs} logs in ${(fetch.ms / 1000).toFixed(1)} s`)
-        noteLoad('after (a):')
+        // Each pair is measured without and then with call trees (INDEXER_TRACING=none vs trace_block),
+        // into a database of its own, so both ratios come from the same run on the same machine.
+        const results: Record<string, Record<string, number>> = {}
+        const verdicts: string[] = []
+        for (const traces of [false, true]) {
+            const name = traces ? 'with traces' : 'without traces'
+            const databaseUrl = await createDatabase(pg.url, traces ? 'bench_traces' : 'bench_plain')
+            noteLoad(`before (a) ${name}:`)
+            const fetch = await runMeasured(path.join(LIB, 'bench/fetch-only.js'), { ...common, LOG_LEVEL: 'warn', BENCH_TRACES: traces ? '1' : '0' })
+            const fetched = JSON.parse(fetch.output.trim().split('\n').filter((l) => l.startsWith('{"blocks"')).pop()!)
+            log(`(a) fetch-only ${name}: ${fetched.blocks} blocks, ${fetched.logs} logs, ${fetched.frames} frames in ${(fetch.ms / 1000).toFixed(1)} s`)
+            noteLoad(`after (a) ${name}:`)
+            const backfill = await runMeasured(path.join(LIB, 'indexer/main.js'), {
+                ...common,
+                LOG_LEVEL: 'debug',
+                DATABASE_URL: databaseUrl,
+                INDEXER_TRACING: traces ? 'trace_block' : 'none',
+                WNATIVE_ADDRESS: chain.contracts.wnative,
+                STABLE_ADDRESS: chain.contracts.stable,
+                AMM_FACTORY_ADDRESS: chain.contracts.factory,
+                AMM_ROUTER_ADDRESS: chain.contracts.router,
+            })
+            noteLoad(`after (b) ${name}:`)
+            // Start-up: process start, migrations and the status read, up to the indexer's "indexer starting".
+            const startLine = backfill.output.split('\n').find((l) => l.includes('"indexer starting"'))
+            const startupMs = startLine ? Date.parse(JSON.parse(startLine).time) - backfill.started : 0
+            const commits = backfill.output.split('\n').filter((l) => l.includes('"committed batch"')).map((l) => JSON.parse(l))
+            const stages = commits[commits.length - 1]?.stages ?? { derive: 0, readAddresses: 0, write: 0 }
+            const rows = await countRows(databaseUrl)
+            log(`(b) backfill ${name}: ${(backfill.ms / 1000).toFixed(1)} s, ${rows} rows, ${commits.length} commits`)
 
-        const backfill = await runMeasured(path.join(LIB, 'indexer/main.js'), {
-            ...common,
-            LOG_LEVEL: 'debug',
-            DATABASE_URL: pg.url,
-            WNATIVE_ADDRESS: chain.contracts.wnative,
-            STABLE_ADDRESS: chain.contracts.stable,
-            AMM_FACTORY_ADDRESS: chain.contracts.factory,
-            AMM_ROUTER_ADDRESS: chain.contracts.router,
-        })
-        noteLoad('after (b):')
-        // Start-up: process start, migrations and the status read, up to the indexer's "indexer starting".
-        const startLine = backfill.output.split('\n').find((l) => l.includes('"indexer starting"'))
-        const startupMs = startLine ? Date.parse(JSON.parse(startLine).time) - backfill.started : 0
-        const commits = backfill.output.split('\n').filter((l) => l.includes('"committed batch"')).map((l) => JSON.parse(l))
-        const stages = commits[commits.length - 1]?.stages ?? { derive: 0, readAddresses: 0, write: 0 }
-        const rows = await countRows(pg.url)
-        log(`(b) backfill: ${(backfill.ms / 1000).toFixed(1)} s, ${rows} rows, ${commits.length} commits`)
-
-        const seconds = (ms: number) => ms / 1000
-        const fetchBps = fetched.blocks / seconds(fetch.ms)
-        const backfillBps = fetched.blocks / seconds(backfill.ms)
-        // What the stages leave: fetching, and the handler waiting for blocks (the processor
-        // prefetches only a few ten-block splits, so fetching pauses during each commit).
-        const stageOther = backfill.ms - startupMs - stages.derive - stages.readAddresses - stages.write
-        const figures = {
-            blocks: fetched.blocks,
-            logs: fetched.logs,
-            transactions: fetched.transactions,
-            'fetch-only blocks/s': Math.round(fetchBps),
-            'fetch-only logs/s': Math.round(fetched.logs / seconds(fetch.ms)),
-            'backfill blocks/s': Math.round(backfillBps),
-            'backfill logs/s': Math.round(fetched.logs / seconds(backfill.ms)),
-            'backfill rows written/s': Math.round(rows / seconds(backfill.ms)),
-            'rows written': rows,
-            'ratio (b)/(a)': Number((backfillBps / fetchBps).toFixed(2)),
-            'peak RSS, indexer (MiB)': backfill.peakRssMb,
-            'peak RSS, fetch-only (MiB)': fetch.peakRssMb,
-            'backfill time: start-up and migrations (s)': Number(seconds(startupMs).toFixed(1)),
-            'backfill time: fetch and wait (s)': Number(seconds(stageOther).toFixed(1)),
-            'backfill time: derive rows (s)': Number(seconds(stages.derive).toFixed(1)),
-            'backfill time: read balances (s)': Number(seconds(stages.readAddresses).toFixed(1)),
-            'backfill time: write (s)': Number(seconds(stages.write).toFixed(1)),
+            const seconds = (ms: number) => ms / 1000
+            const fetchBps = fetched.blocks / seconds(fetch.ms)
+            const backfillBps = fetched.blocks / seconds(backfill.ms)
+            // What the stages leave: fetching, and the handler waiting for blocks (the processor
+            // prefetches only a few ten-block splits, so fetching pauses during each commit).
+            const stageOther = backfill.ms - startupMs - stages.derive - stages.readAddresses - stages.write
+            results[name] = {
+                blocks: fetched.blocks,
+                logs: fetched.logs,
+                'call frames': fetched.frames,
+                transactions: fetched.transactions,
+                'fetch-only blocks/s': Math.round(fetchBps),
+                'fetch-only logs/s': Math.round(fetched.logs / seconds(fetch.ms)),
+                'backfill blocks/s': Math.round(backfillBps),
+                'backfill logs/s': Math.round(fetched.logs / seconds(backfill.ms)),
+                'backfill rows written/s': Math.round(rows / seconds(backfill.ms)),
+                'rows written': rows,
+                'ratio (b)/(a)': Number((backfillBps / fetchBps).toFixed(2)),
+                'peak RSS, indexer (MiB)': backfill.peakRssMb,
+                'peak RSS, fetch-only (MiB)': fetch.peakRssMb,
+                'backfill time: start-up and migrations (s)': Number(seconds(startupMs).toFixed(1)),
+                'backfill time: fetch and wait (s)': Number(seconds(stageOther).toFixed(1)),
+                'backfill time: derive rows (s)': Number(seconds(stages.derive).toFixed(1)),
+                'backfill time: read balances (s)': Number(seconds(stages.readAddresses).toFixed(1)),
+                'backfill time: write (s)': Number(seconds(stages.write).toFixed(1)),
+            }
+            const met = results[name]['ratio (b)/(a)'] >= 0.5 && backfill.peakRssMb < 1024
+            verdicts.push(`${name}: ${met ? 'targets met' : 'TARGET MISSED'}`)
+        }
+        const figures: Record<string, string> = {}
+        for (const key of Object.keys(results['with traces'])) {
+            figures[key] = `${results['without traces'][key]} | ${results['with traces'][key]}`
         }
         log('')
+        log(`${''.padEnd(44)} without traces | with traces`)
         for (const [k, v] of Object.entries(figures)) log(`${k.padEnd(44)} ${v}`)
-        const verdict = figures['ratio (b)/(a)'] >= 0.5 && backfill.peakRssMb < 1024 ? 'targets met' : 'TARGET MISSED'
-        log(`\ntargets: ratio >= 0.5, peak RSS < 1 GiB: ${verdict}`)
+        log(`\ntargets: ratio >= 0.5, peak RSS < 1 GiB: ${verdicts.join('; ')}`)
         appendBenchmark('Indexer backfill (npm run bench:indexer)', figures, [
-            `Synthetic chain of ${fetched.blocks} blocks: per block one disperse transaction (6 STABLE transfers) and one two-hop swap (7 logs); cached in ${path.relative(process.cwd(), CACHE_DIR)}.`,
-            `Targets: ratio (b)/(a) >= 0.5 and peak RSS < 1 GiB: ${verdict}.`,
+            `Each figure is "without traces | with traces": the same chain fetched and indexed with INDEXER_TRACING=none, then with trace_block (every transaction's call tree, stored in internal_transaction, and the balance history built from it). Fetch-only (a) reads the call trees too when traces are on.`,
+            `Synthetic chain of ${results['with traces'].blocks} blocks: per block one disperse transaction (6 STABLE transfers) and one two-hop swap (7 logs); cached in ${path.relative(process.cwd(), CACHE_DIR)}.`,
+            `Targets: ratio (b)/(a) >= 0.5 and peak RSS < 1 GiB: ${verdicts.join('; ')}.`,
             `Load average (1/5/15 min; other processes share the machine): ${load.join('; ')}.`,
         ])
         log(`machine: ${machine()}`)
