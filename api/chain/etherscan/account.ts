@@ -5,6 +5,7 @@ import { EtherscanError, nothingFound, parseParams } from './envelope'
 import { Module } from './module'
 import { addressParam, hashParam, isAddress, paging, required, text, windowOf, Window } from './params'
 import { method, TX_FIELDS, TxFields, unix } from './rows'
+import { INTERNAL_TRANSACTION_COLUMNS, InternalTransactionRow } from '../render/internal-transaction'
 
 const INVALID_ADDRESS = 'Invalid address format'
 const MAX_MULTI = 20
@@ -125,27 +126,6 @@ const InternalQuery = z.object({
     ...paging,
 })
 
-interface InternalRow {
-    id: string
-    block_number: number
-    timestamp: Date
-    transaction_hash: string
-    index: number
-    trace_address: number[]
-    type: string
-    from: string
-    to: string | null
-    created_contract: string | null
-    value: string
-    gas: string | null
-    gas_used: string | null
-    input: Buffer | null
-    error: string | null
-}
-
-const INTERNAL_COLUMNS = `i.id, i.block_number, i.timestamp, i.transaction_hash, i.index, i.trace_address, i.type, i."from", i."to",
-    i.created_contract, i.value::text, i.gas::text, i.gas_used::text, i.input, i.error`
-
 /**
  * Row ids start with the 10-digit zero-padded block number (as every log-derived id does), so the
  * frames of a block range are a primary-key range: the bound keeps an index scan from walking
@@ -174,8 +154,8 @@ async function internalByTransaction(ctx: EtherscanContext, hash: string, w: Win
     if (!tx) return []
     const [lo, hi] = blockIdRange(tx.block_number, tx.block_number)
     const dir = w.desc ? 'DESC' : 'ASC'
-    const { rows } = await ctx.edb.query<InternalRow>(
-        `SELECT ${INTERNAL_COLUMNS} FROM internal_transaction i
+    const { rows } = await ctx.edb.query<InternalTransactionRow>(
+        `SELECT ${INTERNAL_TRANSACTION_COLUMNS} FROM internal_transaction i
           WHERE i.id >= $1 AND i.id < $2 AND i.block_number = $3 AND i.transaction_index = $4 AND ${frameFilter(includeZero)}
           ORDER BY i.id ${dir} OFFSET $5 LIMIT $6`,
         [lo, hi, tx.block_number, tx.index, w.offset, w.limit]
@@ -192,8 +172,8 @@ async function internalByAddress(ctx: EtherscanContext, address: string | undefi
               (c) => `(SELECT i.id FROM internal_transaction i WHERE i.${c} = $1 AND ${where} ORDER BY i.id ${dir} LIMIT $6)`
           )
         : [`(SELECT i.id FROM internal_transaction i WHERE $1::text IS NULL AND ${where} ORDER BY i.id ${dir} LIMIT $6)`]
-    const { rows } = await ctx.edb.query<InternalRow>(
-        `SELECT ${INTERNAL_COLUMNS}
+    const { rows } = await ctx.edb.query<InternalTransactionRow>(
+        `SELECT ${INTERNAL_TRANSACTION_COLUMNS}
            FROM (SELECT id FROM (${branches.join(' UNION ')}) u ORDER BY id ${dir} OFFSET $7 LIMIT $8) page
            JOIN internal_transaction i ON i.id = page.id
           ORDER BY i.id ${dir}`,
@@ -202,7 +182,7 @@ async function internalByAddress(ctx: EtherscanContext, address: string | undefi
     return rows
 }
 
-function renderInternal(r: InternalRow) {
+function renderInternal(r: InternalTransactionRow) {
     const isCall = CALL_TYPES.includes(r.type)
     return {
         blockNumber: String(r.block_number),

@@ -9,6 +9,7 @@ import { PAGE_SIZE } from '../pagination'
 import { parseQuery, q, transactionHashParam } from '../params'
 import { loadAddresses } from '../render/address'
 import { loadTokens, renderToken } from '../render/token'
+import { TokenTransferRow } from '../render/token-transfer'
 import { findTransaction } from './transactions'
 
 /**
@@ -44,15 +45,7 @@ interface BlockTx {
     effective_gas_price: string
 }
 
-interface Transfer {
-    transaction_hash: string
-    token: string
-    token_type: string
-    from: string
-    to: string
-    value: string | null
-    token_id: string | null
-}
+type Transfer = Pick<TokenTransferRow, 'transaction_hash' | 'token' | 'token_type' | 'from' | 'to' | 'value' | 'token_id'>
 
 export function stateChangesRoutes(router: Router, ctx: ChainContext): void {
     router.get('/transactions/:hash/state-changes', async (req, res) => {
