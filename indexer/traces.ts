@@ -51,23 +51,25 @@ const lower = (value: string | undefined | null): string | null => (value == nul
 
 /** Frames of one block from `trace_block`, checked to be of this block and complete. */
 export function parseParityFrames(block: TracedBlock, raw: any[]): Frame[] {
-    const indexByHash = new Map(block.transactions.map((t) => [t.hash, t.transactionIndex]))
+    const byHash = new Map(block.transactions.map((t) => [t.hash, t]))
     const topLevel = new Set<string>()
     const frames: Frame[] = []
     for (const f of raw) {
         if (String(f.blockHash).toLowerCase() !== block.hash) {
             throw new InconsistentTraceError(`trace_block ${block.height} answered frames of block ${f.blockHash}, not ${block.hash}`)
         }
-        const txHash = lower(f.transactionHash)
-        if (txHash !== null && !indexByHash.has(txHash)) {
-            throw new InconsistentTraceError(`trace_block ${block.height} answered a frame of transaction ${txHash}, which is not in block ${block.hash}`)
+        // The block's own hash strings, not one copy per frame: a backfill holds millions of frames.
+        const tx = f.transactionHash == null ? undefined : byHash.get(f.transactionHash.toLowerCase())
+        const txHash = tx?.hash ?? null
+        if (f.transactionHash != null && !tx) {
+            throw new InconsistentTraceError(`trace_block ${block.height} answered a frame of transaction ${f.transactionHash}, which is not in block ${block.hash}`)
         }
         if (txHash !== null && f.traceAddress.length === 0) topLevel.add(txHash)
         const a = f.action ?? {}
         const r = f.result ?? null
         const base = {
             transactionHash: txHash,
-            transactionIndex: txHash === null ? -1 : indexByHash.get(txHash)!,
+            transactionIndex: tx?.transactionIndex ?? -1,
             traceAddress: f.traceAddress as number[],
             error: f.error ?? null,
         }

@@ -20,16 +20,29 @@ export interface IndexerContext {
     log: Logger
 }
 
+/**
+ * Blocks whose call trees are read and held at once. The processor hands over thousands of blocks
+ * per call during a backfill; their raw traces together would be hundreds of megabytes.
+ */
+const TRACE_SLICE = 100
+
 /** Derives everything from a run of consecutive blocks into the batch, in chain order. */
 export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: BlockData[]): Promise<void> {
     const sightings: TokenSightings = new Map()
+    batch.tracing = ctx.tracing
+    for (let from = 0; from < blocks.length; from += TRACE_SLICE) {
+        await indexSlice(ctx, batch, blocks.slice(from, from + TRACE_SLICE), sightings)
+    }
+    await detectTokens(ctx, batch, sightings)
+}
+
+async function indexSlice(ctx: IndexerContext, batch: Batch, blocks: BlockData[], sightings: TokenSightings): Promise<void> {
     blocks.forEach(normaliseAddresses)
     const traces = await fetchTraces(ctx.rpc, ctx.tracing, blocks.map((b) => ({
         height: b.header.height,
         hash: b.header.hash,
         transactions: b.transactions.map((t) => ({ hash: t.hash, transactionIndex: t.transactionIndex })),
     })), ctx.log)
-    batch.tracing = ctx.tracing
     for (const block of blocks) {
         const transfersPerTx = new Map<string, number>()
         for (const log of block.logs) {
@@ -43,7 +56,6 @@ export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: Blo
         if (frames) indexCallFrames(batch, block, frames)
         addCoinMovements(batch, block, frames)
     }
-    await detectTokens(ctx, batch, sightings)
 }
 
 /**
