@@ -53,11 +53,17 @@ export async function writeBatch(
 
     await append(Block, batch.blocks)
     await append(Transaction, batch.transactions)
+    // The two largest tables' rows are let go as soon as COPY has them: during a backfill this
+    // commit overlaps the derivation of the next batch, and both batches held in full set the
+    // indexer's peak memory. Nothing after this point reads them (the batch is never written twice:
+    // a failed commit stops the processor, which restarts from the last commit).
     await append(Log, batch.logs)
+    batch.logs.length = 0
     await append(TokenTransfer, batch.tokenTransfers)
     await append(Swap, batch.swaps)
     await append(VerifiedContract, batch.verifiedContracts)
     await append(InternalTransaction, batch.internalTransactions)
+    batch.internalTransactions.length = 0
     // History points are anchored on the balances at the batch's last block; balances of a later
     // block would shift every point, so a node without that state yields no points for the batch.
     if (readings.balancesAtBlock) await append(CoinBalance, coinBalanceRows(batch, readings.balances))
