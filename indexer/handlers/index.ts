@@ -5,7 +5,7 @@ import { addCoinMovements } from '../coin-balances'
 import { BlockData } from '../processor'
 import { readTokenMetadata } from '../rpc'
 import { ChainState } from '../state'
-import { fetchTraces, TracingMethod } from '../traces'
+import { fetchTraces, Frame, TracingMethod } from '../traces'
 import { ContractVerifier } from '../verification'
 import { indexAmmLog } from './amm'
 import { indexCallFrames } from './calls'
@@ -26,23 +26,37 @@ export interface IndexerContext {
  */
 const TRACE_SLICE = 100
 
-/** Derives everything from a run of consecutive blocks into the batch, in chain order. */
+/**
+ * Derives everything from a run of consecutive blocks into the batch, in chain order. The call
+ * trees of the next slice are read from the node while this slice is derived: reading is the
+ * node's work and waiting, deriving is this thread's, so the two overlap.
+ */
 export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: BlockData[]): Promise<void> {
     const sightings: TokenSightings = new Map()
     batch.tracing = ctx.tracing
-    for (let from = 0; from < blocks.length; from += TRACE_SLICE) {
-        await indexSlice(ctx, batch, blocks.slice(from, from + TRACE_SLICE), sightings)
+    const traceSlice = (from: number) => {
+        const slice = blocks.slice(from, from + TRACE_SLICE)
+        slice.forEach(normaliseAddresses)
+        const traces = fetchTraces(ctx.rpc, ctx.tracing, slice.map((b) => ({
+            height: b.header.height,
+            hash: b.header.hash,
+            transactions: b.transactions.map((t) => ({ hash: t.hash, transactionIndex: t.transactionIndex })),
+        })), ctx.log)
+        // Awaited below; observed here so a failure while the previous slice is derived is not unhandled.
+        traces.catch(() => undefined)
+        return { slice, traces }
+    }
+    let next = blocks.length > 0 ? traceSlice(0) : undefined
+    for (let from = 0; next; from += TRACE_SLICE) {
+        const { slice, traces } = next
+        const frames = await traces
+        next = from + TRACE_SLICE < blocks.length ? traceSlice(from + TRACE_SLICE) : undefined
+        indexSlice(ctx, batch, slice, frames, sightings)
     }
     await detectTokens(ctx, batch, sightings)
 }
 
-async function indexSlice(ctx: IndexerContext, batch: Batch, blocks: BlockData[], sightings: TokenSightings): Promise<void> {
-    blocks.forEach(normaliseAddresses)
-    const traces = await fetchTraces(ctx.rpc, ctx.tracing, blocks.map((b) => ({
-        height: b.header.height,
-        hash: b.header.hash,
-        transactions: b.transactions.map((t) => ({ hash: t.hash, transactionIndex: t.transactionIndex })),
-    })), ctx.log)
+function indexSlice(ctx: IndexerContext, batch: Batch, blocks: BlockData[], traces: Map<number, Frame[]>, sightings: TokenSightings): void {
     for (const block of blocks) {
         const transfersPerTx = new Map<string, number>()
         for (const log of block.logs) {
