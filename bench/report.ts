@@ -9,8 +9,16 @@ export function machine(): string {
     return `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`
 }
 
-/** Appends one run's figures to docs/BENCHMARKS.md, with the date and machine. */
-export function appendBenchmark(title: string, figures: Record<string, string | number>, notes: string[]): void {
+/**
+ * Appends one run's figures to docs/BENCHMARKS.md, with the date and machine. A figure measured in
+ * several variants is an array, one value per name in `columns`.
+ */
+export function appendBenchmark(
+    title: string,
+    figures: Record<string, string | number | (string | number)[]>,
+    notes: string[],
+    columns: string[] = ['value']
+): void {
     if (!fs.existsSync(FILE)) {
         fs.mkdirSync(path.dirname(FILE), { recursive: true })
         fs.writeFileSync(FILE, '# Benchmarks\n\nFigures appended by `npm run bench:*`, newest last. Speed is measured here, never asserted in tests.\n')
@@ -21,9 +29,9 @@ export function appendBenchmark(title: string, figures: Record<string, string | 
         '',
         `Machine: ${machine()}.`,
         '',
-        '| figure | value |',
-        '|---|---|',
-        ...Object.entries(figures).map(([k, v]) => `| ${k} | ${v} |`),
+        `| figure | ${columns.join(' | ')} |`,
+        `|---|${columns.map(() => '---|').join('')}`,
+        ...Object.entries(figures).map(([k, v]) => `| ${k} | ${[v].flat().join(' | ')} |`),
         '',
         ...notes.map((n) => `- ${n}`),
         '',

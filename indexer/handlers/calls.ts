@@ -9,9 +9,10 @@ import { Frame } from '../traces'
  * say about addresses: each caller, callee and created contract is touched (so its balance is read
  * and its row exists), and a contract created by a contract gets its creator and creation
  * transaction like a top-level deployment. Block rewards are not rows here: they only move coin
- * (see coin-balances.ts).
+ * (see coin-balances.ts). Returns the transactions in which a frame below the top-level call failed.
  */
-export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[]): void {
+export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[]): Set<string> {
+    const withErrors = new Set<string>()
     const height = block.header.height
     const timestamp = new Date(block.header.timestamp)
     const positionInTransaction = new Map<string, number>()
@@ -41,6 +42,7 @@ export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[])
             error: frame.error,
         })
         if (index === 0) return // the transaction itself: chain.ts already counted its parties
+        if (frame.error !== null) withErrors.add(frame.transactionHash)
         batch.touchAddress(frame.from, height)
         if (frame.to) batch.touchAddress(frame.to, height)
         if (frame.createdContract && stands[i]) {
@@ -50,4 +52,5 @@ export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[])
             contract.creationTransaction ??= frame.transactionHash
         }
     })
+    return withErrors
 }

@@ -6,13 +6,14 @@ import { ContractVerifier } from '../verification'
 /**
  * Blocks, transactions with their receipts, raw logs, and the per-address activity they imply.
  * Runs after the token and AMM handlers of the same block, whose per-transaction transfer counts
- * it records.
+ * it records, and after the call frames, whose failures it records (undefined: no call trees).
  */
 export function indexChainBlock(
     batch: Batch,
     verifier: ContractVerifier,
     block: BlockData,
-    transfersPerTx: Map<string, number>
+    transfersPerTx: Map<string, number>,
+    internalErrors: Set<string> | undefined
 ): void {
     const header = block.header
     const height = header.height
@@ -69,6 +70,7 @@ export function indexChainBlock(
             methodId: tx.input.length >= 10 ? tx.input.slice(0, 10) : null,
             logCount: logsPerTx.get(tx.hash) ?? 0,
             tokenTransferCount: transfersPerTx.get(tx.hash) ?? 0,
+            hasErrorInInternalTransactions: internalErrors ? internalErrors.has(tx.hash) : null,
         })
         const sender = batch.touchAddress(tx.from, height)
         sender.transactions += 1

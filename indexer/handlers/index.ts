@@ -65,9 +65,9 @@ function indexSlice(ctx: IndexerContext, batch: Batch, blocks: BlockData[], trac
             }
             indexAmmLog(batch, ctx.state, ctx.verifier, block, log)
         }
-        indexChainBlock(batch, ctx.verifier, block, transfersPerTx)
         const frames = traces.get(block.header.height)
-        if (frames) indexCallFrames(batch, block, frames)
+        const internalErrors = frames ? indexCallFrames(batch, block, frames) : undefined
+        indexChainBlock(batch, ctx.verifier, block, transfersPerTx, internalErrors)
         addCoinMovements(batch, block, frames)
     }
 }

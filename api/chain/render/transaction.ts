@@ -26,6 +26,8 @@ export interface TransactionRow {
     input: Buffer
     method_id: string | null
     token_transfer_count: number
+    /** null when the indexer had no call trees for it */
+    has_error_in_internal_transactions: boolean | null
     base_fee_per_gas: string | null
     creates_token: boolean
     from_contract: boolean | null
@@ -39,7 +41,8 @@ export interface TransactionRow {
 /** Columns of `transaction t` joined with its block `b`, as renderTransaction reads them. */
 export const TRANSACTION_COLUMNS = `t.id, t.block_number, t.block_hash, t.timestamp, t.index, t."from", t."to", t.created_contract,
     t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas, t.gas_used,
-    t.effective_gas_price, t.fee, t.status, t.input, t.method_id, t.token_transfer_count, b.base_fee_per_gas,
+    t.effective_gas_price, t.fee, t.status, t.input, t.method_id, t.token_transfer_count, t.has_error_in_internal_transactions,
+    b.base_fee_per_gas,
     (t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM token k WHERE k.id = t.created_contract)) AS creates_token,
     ${addressInfo('t."from"', 'from')}, ${addressInfo('t."to"', 'to')}, ${addressInfo('t.created_contract', 'created_contract')}`
 
@@ -121,7 +124,7 @@ export function renderTransaction(
         method,
         transaction_types: types,
         transaction_tag: null,
-        has_error_in_internal_transactions: false,
+        has_error_in_internal_transactions: row.has_error_in_internal_transactions,
         authorization_list: [],
         is_pending_update: false,
         fhe_operations_count: 0,

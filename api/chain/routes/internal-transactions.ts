@@ -118,15 +118,6 @@ export async function countBlockInternalTransactions(ctx: ChainContext, blockNum
     return rows[0].count
 }
 
-/** Whether a frame below the transaction's own call failed (Blockscout's `has_error_in_internal_transactions`). */
-export async function hasInternalErrors(ctx: ChainContext, blockNumber: number, transactionIndex: number): Promise<boolean> {
-    const { rows } = await ctx.db.query(
-        `SELECT 1 FROM internal_transaction i WHERE i.id > $1 AND i.id <= $2 AND i.error IS NOT NULL LIMIT 1`,
-        [internalTransactionId(blockNumber, transactionIndex, 0), internalTransactionId(blockNumber, transactionIndex, 999_999)]
-    )
-    return rows.length > 0
-}
-
 /** An address's listed frames, counted up to `cap` (the tabs show "50+"). */
 export async function countAddressInternalTransactions(ctx: ChainContext, address: string, cap: number): Promise<number> {
     const { rows } = await ctx.db.query<{ count: number }>(

@@ -16,7 +16,6 @@ import {
 } from '../render/transaction'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { sendJson } from '../json-response'
-import { hasInternalErrors } from './internal-transactions'
 
 export const TRANSACTION_TYPES = ['token_transfer', 'contract_creation', 'contract_call', 'coin_transfer', 'token_creation'] as const
 export const TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] as const
@@ -155,18 +154,14 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         const row = await findTransaction(ctx, hash)
         if (!row) throw notFound()
         const address = transactionAddresses([row])
-        const [transfers, head, internalErrors] = await Promise.all([
+        const [transfers, head] = await Promise.all([
             transactionTransfers(ctx, row, { after: -1, types: null, limit: 11 }),
             ctx.head.get(),
-            hasInternalErrors(ctx, row.block_number, row.index),
         ])
         const tokenTransfers = await renderTokenTransfers(ctx.db, transfers.slice(0, 10))
         // confirmations grow with every block, so the single view is never cached for long.
         res.set('Cache-Control', 'public, max-age=1')
-        res.json({
-            ...renderTransaction(row, address, head.number, { tokenTransfers, overflow: transfers.length > 10 }),
-            has_error_in_internal_transactions: internalErrors,
-        })
+        res.json(renderTransaction(row, address, head.number, { tokenTransfers, overflow: transfers.length > 10 }))
     })
 
     router.get('/transactions/:hash/logs', async (req, res) => {

@@ -1,4 +1,4 @@
-import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, IntColumn as IntColumn_, StringColumn as StringColumn_, DateTimeColumn as DateTimeColumn_, BigIntColumn as BigIntColumn_, BytesColumn as BytesColumn_} from "@subsquid/typeorm-store"
+import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, IntColumn as IntColumn_, StringColumn as StringColumn_, DateTimeColumn as DateTimeColumn_, BigIntColumn as BigIntColumn_, BytesColumn as BytesColumn_, BooleanColumn as BooleanColumn_} from "@subsquid/typeorm-store"
 
 @Index_(["blockNumber", "index"], {unique: true})
 @Index_(["from", "blockNumber", "index"], {unique: false})
@@ -93,4 +93,10 @@ export class Transaction {
 
     @IntColumn_({nullable: false})
     tokenTransferCount!: number
+
+    /**
+     * whether a call frame below the transaction's own call failed; null when the node gave no call trees
+     */
+    @BooleanColumn_({nullable: true})
+    hasErrorInInternalTransactions!: boolean | undefined | null
 }

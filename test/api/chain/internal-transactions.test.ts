@@ -117,6 +117,13 @@ describe('chain API: internal transactions and raw traces', function () {
         for (const { id } of failing) expect((await getOk(`/transactions/${id}`, S.TransactionSingle) as any).has_error_in_internal_transactions, id).to.equal(true)
         for (const { id } of clean) expect((await getOk(`/transactions/${id}`, S.TransactionSingle) as any).has_error_in_internal_transactions, id).to.equal(false)
         expect(clean.length).to.be.greaterThan(0)
+        // Lists carry the same flag (stored with the transaction by the indexer).
+        for (const { id } of [...failing, ...clean]) {
+            const { rows: [{ block_number: block }] } = await s.db.query('SELECT block_number FROM transaction WHERE id = $1', [id])
+            const { items } = await walk(`/blocks/${block}/transactions`, S.TransactionListItem, { keys: ['block_number'] })
+            const item = items.find((i) => i.hash === id) as any
+            expect(item.has_error_in_internal_transactions, `${id} in its block's list`).to.equal(failing.some((f) => f.id === id))
+        }
     })
 
     it('answers garbage with 422 and unknown objects with 404', async () => {
