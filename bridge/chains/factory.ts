@@ -4,7 +4,7 @@ import { NetworkConfig } from '../config'
 import { KeyManager } from '../keys'
 import { ChainAdapter } from './adapter'
 import { BitcoinAdapter } from './bitcoin/adapter'
-import { EvmAdapter } from './evm'
+import { EvmAdapter } from './evm/adapter'
 import { SolanaAdapter } from './solana/adapter'
 import { TronAdapter } from './tron/adapter'
 

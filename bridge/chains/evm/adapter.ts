@@ -1,0 +1,106 @@
+import { Address, PublicClient } from 'viem'
+import { Logger } from '../../../common/logger'
+import { Asset, EvmNetworkConfig, Finality } from '../../config'
+import { KeyManager, KeyRole } from '../../keys'
+import {
+    BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, PairReserves, PoolSwapRequest, SignedTransfer, TransferRequest, TxState,
+} from '../adapter'
+import { normalizeAddress } from './address'
+import { allowance, pairReserves, poolSwapOutput, signApprove, signPoolSwap } from './amm'
+import { balanceOf, balancesOf } from './balances'
+import { checkDeposit, scanDeposits } from './deposits'
+import { broadcast, EvmSigner, signTransfer, transferFee } from './sending'
+import { inspectTransaction } from './transactions'
+import { evmClients } from './transport'
+
+/**
+ * NATIVECHAIN, BSC, ETHEREUM and POLYGON behind the engine's ChainAdapter interface: the coin and
+ * ERC-20 tokens, through viem over JSON-RPC.
+ */
+export class EvmAdapter implements ChainAdapter {
+    readonly family = 'evm' as const
+    readonly maxScanBlocks = 500n
+    readonly chain: EvmNetworkConfig['chain']
+    readonly client: PublicClient
+    /** The same node through a transport that sends concurrent reads as JSON-RPC batches (the monitor's many balances). */
+    private readonly batchClient: PublicClient
+    private readonly signer: EvmSigner
+    private readonly pairs = new Map<string, Address>()
+
+    constructor(readonly network: EvmNetworkConfig, private readonly keys: KeyManager, private readonly log: Logger) {
+        this.chain = network.chain
+        const { client, batchClient } = evmClients(network)
+        this.client = client
+        this.batchClient = batchClient
+        this.signer = { client, keys, chainId: network.chainId, zeroFees: network.chain === 'NATIVECHAIN' }
+    }
+
+    normalizeAddress(address: string): string | undefined {
+        return normalizeAddress(address)
+    }
+
+    deriveAddress(role: KeyRole): Promise<Address> {
+        return this.keys.evmAddress(role)
+    }
+
+    async head(): Promise<ChainHead> {
+        const block = await this.client.getBlock({ blockTag: 'latest' })
+        return { number: block.number, time: new Date(Number(block.timestamp) * 1000) }
+    }
+
+    scanDeposits(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]> {
+        return scanDeposits(this.client, this.batchClient, watches, from, to)
+    }
+
+    checkDeposit(deposit: { txHash: string | null; blockNumber: bigint; blockHash: string }, finality: Finality): Promise<DepositCheck> {
+        return checkDeposit(this.client, this.chain, deposit, finality)
+    }
+
+    balances(requests: { address: string; asset: Asset }[], blockNumber?: bigint): Promise<PromiseSettledResult<bigint>[]> {
+        return balancesOf(this.batchClient, requests, blockNumber)
+    }
+
+    balance(address: string, asset: Asset): Promise<bigint> {
+        return balanceOf(this.client, address, asset)
+    }
+
+    async blockHash(blockNumber: bigint): Promise<string> {
+        return (await this.client.getBlock({ blockNumber })).hash!
+    }
+
+    transferFee(asset: Asset, from: string, to: string): Promise<bigint> {
+        return transferFee(this.signer, asset, from, to)
+    }
+
+    signTransfer(request: TransferRequest, reservedSequences: number[]): Promise<SignedTransfer> {
+        return signTransfer(this.signer, request, reservedSequences)
+    }
+
+    broadcast(raw: string): Promise<BroadcastResult> {
+        return broadcast(this.client, raw)
+    }
+
+    inspect(tx: { hash: string; from: string; nonce: number | null }, finality: Finality): Promise<TxState> {
+        return inspectTransaction(this.client, this.network.finality, tx, finality)
+    }
+
+    allowance(token: string, owner: string, spender: string): Promise<bigint> {
+        return allowance(this.client, token, owner, spender)
+    }
+
+    signApprove(request: { from: KeyRole; token: string; spender: string }, reservedSequences: number[]): Promise<SignedTransfer> {
+        return signApprove(this.signer, request, reservedSequences)
+    }
+
+    signPoolSwap(request: PoolSwapRequest, reservedSequences: number[]): Promise<SignedTransfer> {
+        return signPoolSwap(this.signer, request, reservedSequences)
+    }
+
+    poolSwapOutput(hash: string, request: PoolSwapRequest): Promise<bigint> {
+        return poolSwapOutput(this.client, hash, request)
+    }
+
+    pairReserves(factory: string, tokenA: string, tokenB: string): Promise<PairReserves | undefined> {
+        return pairReserves(this.client, this.pairs, factory, tokenA, tokenB)
+    }
+}

@@ -1,0 +1,200 @@
+import { Address, BlockNotFoundError, parseAbiItem, PublicClient } from 'viem'
+import { Finality } from '../../config'
+import { DepositCheck, DepositSeen, DepositWatch, PartialScanError } from '../adapter'
+import { scanWatches } from '../scan'
+import { coinBalancesAt } from './balances'
+import { coinTransferTx } from './coin-transfer'
+import { isNoStateError } from './errors'
+import { agreedBlockHash, finalHeight, settled } from './finality'
+import { receiptOrNull } from './transactions'
+
+/**
+ * Deposits of a token are found by Transfer logs filtered on the watched addresses. Deposits of a
+ * coin are found by the address's balance: a coin moved by a contract (a router unwrapping to the
+ * address, a multisig, a forwarder) is an internal transfer that neither a log nor the block's
+ * transaction list shows, but the balance does.
+ */
+
+const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
+
+/** Addresses in one eth_getLogs topic list: common providers refuse more than 1,000. */
+const TOPIC_ADDRESSES = 1000
+
+interface PartialScan {
+    seen: DepositSeen[]
+    unread: Set<string>
+    causes: unknown[]
+}
+
+export async function scanDeposits(client: PublicClient, batchClient: PublicClient, watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]> {
+    if (watches.length === 0 || from > to) return []
+    const coinWatches = watches.filter((w) => w.asset.kind === 'coin')
+    const tokenWatches = watches.filter((w) => w.asset.kind === 'token')
+    const [coins, tokens] = await Promise.all([scanCoin(client, batchClient, coinWatches, to), scanTokens(client, tokenWatches, from, to)])
+    const seen = [...coins.seen, ...tokens.seen].sort((a, b) => Number(a.blockNumber - b.blockNumber))
+    if (coins.unread.size === 0 && tokens.unread.size === 0) return seen
+    throw new PartialScanError(seen, new Set([...coins.unread, ...tokens.unread]), tokens.unread.size > 0, [...coins.causes, ...tokens.causes])
+}
+
+/**
+ * Transfer logs into the watched addresses, TOPIC_ADDRESSES addresses per query (what nodes
+ * accept in one topic list). A query that fails leaves its addresses unread for the range; the
+ * other chunks still count.
+ */
+async function scanTokens(client: PublicClient, watches: DepositWatch[], from: bigint, to: bigint): Promise<PartialScan> {
+    const result: PartialScan = { seen: [], unread: new Set(), causes: [] }
+    if (watches.length === 0) return result
+    const byKey = new Map(watches.map((w) => [`${w.asset.address!.toLowerCase()}:${w.address.toLowerCase()}`, w]))
+    const times = new Map<bigint, Date>()
+    for (let i = 0; i < watches.length; i += TOPIC_ADDRESSES) {
+        const chunk = watches.slice(i, i + TOPIC_ADDRESSES)
+        try {
+            const logs = await client.getLogs({
+                address: [...new Set(chunk.map((w) => w.asset.address as Address))],
+                event: TRANSFER_EVENT,
+                args: { to: [...new Set(chunk.map((w) => w.address as Address))] },
+                fromBlock: from,
+                toBlock: to,
+            })
+            const seen: DepositSeen[] = []
+            for (const log of logs) {
+                if (log.removed || !log.args.to || !log.args.value) continue
+                const watch = byKey.get(`${log.address.toLowerCase()}:${log.args.to.toLowerCase()}`)
+                if (!watch) continue
+                if (!times.has(log.blockNumber)) {
+                    const block = await client.getBlock({ blockNumber: log.blockNumber })
+                    times.set(log.blockNumber, new Date(Number(block.timestamp) * 1000))
+                }
+                seen.push({
+                    swapId: watch.swapId,
+                    txHash: log.transactionHash,
+                    amount: log.args.value,
+                    blockNumber: log.blockNumber,
+                    blockHash: log.blockHash,
+                    blockTime: times.get(log.blockNumber)!,
+                })
+            }
+            result.seen.push(...seen)
+        } catch (err) {
+            for (const w of chunk) result.unread.add(w.swapId)
+            result.causes.push(err)
+        }
+    }
+    return result
+}
+
+/**
+ * Every watched balance at `to` in batched requests; only addresses holding coin are looked at
+ * further. An address whose read fails is skipped this scan: a balance is cumulative, so the
+ * next scan finds the same coin. `to` older than the node's state window answers nothing for
+ * anyone, and the scan whose range ends at the head will.
+ */
+async function scanCoin(client: PublicClient, batchClient: PublicClient, watches: DepositWatch[], to: bigint): Promise<PartialScan> {
+    const result: PartialScan = { seen: [], unread: new Set(), causes: [] }
+    if (watches.length === 0) return result
+    const funded: DepositWatch[] = []
+    const balances = await coinBalancesAt(batchClient, watches.map((w) => w.address as Address), to)
+    balances.forEach((b, i) => {
+        if (b.status === 'fulfilled') {
+            if (b.value > 0n) funded.push(watches[i])
+        } else if (!isNoStateError(b.reason)) {
+            result.unread.add(watches[i].swapId)
+            result.causes.push(b.reason)
+        }
+    })
+    await scanWatches(funded, 16, async (w) => {
+        try {
+            const deposit = await coinArrival(client, w, to)
+            if (deposit) result.seen.push(deposit)
+        } catch (err) {
+            result.unread.add(w.swapId)
+            result.causes.push(err)
+        }
+        return []
+    })
+    return result
+}
+
+/**
+ * The first block in which coin arrived at a watched address that holds some at `to`: nothing
+ * is credited to a waiting swap yet, so any balance is a deposit, and a binary search over
+ * historical balances from the swap's first block finds the block it came in. A block the node
+ * holds no state for (pruned, or before a restart from a state file) counts as before the
+ * arrival, so the deposit is dated at the first block the node can answer for where the coin is
+ * there. Any other error is thrown: the caller skips the address this scan rather than
+ * misdate it. The amount is what that block added (later arrivals are swept with it, not credited).
+ */
+async function coinArrival(client: PublicClient, watch: DepositWatch, to: bigint): Promise<DepositSeen | undefined> {
+    const address = watch.address as Address
+    const balanceAt = (blockNumber: bigint) => client.getBalance({ address, blockNumber })
+    /** undefined: the node has no state for that block. */
+    const knownBalanceAt = (blockNumber: bigint) => balanceAt(blockNumber).catch((err) => {
+        if (isNoStateError(err)) return undefined
+        throw err
+    })
+    const after = await balanceAt(to)
+    if (after === 0n) return undefined
+    let lo = watch.fromBlock < to ? watch.fromBlock : to
+    let hi = to
+    while (lo < hi) {
+        const mid = (lo + hi) / 2n
+        const balance = await knownBalanceAt(mid)
+        if (balance !== undefined && balance > 0n) hi = mid
+        else lo = mid + 1n
+    }
+    const block = hi
+    const arrived = await balanceAt(block)
+    const before = block > 0n ? (await knownBalanceAt(block - 1n)) ?? 0n : 0n
+    const found = await client.getBlock({ blockNumber: block, includeTransactions: true })
+    return {
+        swapId: watch.swapId,
+        txHash: await coinTransferTx(client, found, address),
+        amount: arrived > before ? arrived - before : arrived,
+        blockNumber: found.number!,
+        blockHash: found.hash!,
+        blockTime: new Date(Number(found.timestamp) * 1000),
+    }
+}
+
+/**
+ * Where a credited deposit stands. "Gone" (orphaned) is said only on final evidence: its height
+ * is final by the rule, the canonical block there is another one in two reads that agree, and
+ * (with a hash) the transaction has no receipt on a second look either. Anything short of that
+ * (a node behind another, a read error, a block the node cannot serve yet) is 'pending' or an
+ * error: the caller looks again later.
+ */
+export async function checkDeposit(
+    client: PublicClient,
+    chain: string,
+    deposit: { txHash: string | null; blockNumber: bigint; blockHash: string },
+    finality: Finality
+): Promise<DepositCheck> {
+    if (deposit.txHash !== null) {
+        const receipt = await receiptOrNull(client, deposit.txHash)
+        if (receipt?.status === 'success') {
+            if (receipt.blockHash !== deposit.blockHash) return { state: 'moved', blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }
+            const { final, confirmations } = await settled(client, receipt.blockNumber, receipt.blockHash, finality)
+            return { state: final ? 'final' : 'pending', confirmations }
+        }
+    } else {
+        const block = await client.getBlock({ blockNumber: deposit.blockNumber }).catch((err) => {
+            if (err instanceof BlockNotFoundError) return undefined
+            throw err
+        })
+        if (block?.hash === deposit.blockHash) {
+            const { final, confirmations } = await settled(client, deposit.blockNumber, deposit.blockHash, finality)
+            return { state: final ? 'final' : 'pending', confirmations }
+        }
+    }
+    if (deposit.blockNumber > (await finalHeight(client, finality))) return { state: 'pending', confirmations: 0 }
+    const canonical = await agreedBlockHash(client, chain, deposit.blockNumber)
+    if (canonical === deposit.blockHash) {
+        // Its block is final and canonical, yet the node has no (successful) receipt: it contradicts itself.
+        throw new Error(`${chain}: deposit ${deposit.txHash} is in final block ${deposit.blockNumber} but has no receipt; checking again later`)
+    }
+    if (deposit.txHash !== null) {
+        const again = await receiptOrNull(client, deposit.txHash)
+        if (again?.status === 'success') return { state: 'moved', blockNumber: again.blockNumber, blockHash: again.blockHash }
+    }
+    return { state: 'orphaned' }
+}
