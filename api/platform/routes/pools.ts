@@ -1,4 +1,4 @@
-import { Router } from 'express'
+import { Request, Response, Router } from 'express'
 import { Address, encodeFunctionData, getAddress, Log, parseEventLogs, zeroAddress } from 'viem'
 import { z } from 'zod'
 import { ammPairAbi, ammRouterAbi } from '../../../abi'
@@ -6,207 +6,208 @@ import { amountFields, fraction, parseAmount, parsePositiveAmount } from '../amo
 import { approvalStep, requireBalance, requireNativeBalance, same, transferred } from '../amm'
 import { TokenMeta } from '../chain'
 import { badRequest, notFound, parseInput, sendData } from '../http'
+import { ExecutedPlan } from '../sender'
 import { PlatformServices } from '../services'
 import { address, amount, deadline, NATIVE, optionalUserId, TokenRef, tokenRef, userId } from '../validation'
 import { walletsOf } from '../wallets'
 
 /**
- * /api/pools: liquidity in our AMM's pairs (spec 4.2 Pools). Writes approve the router for the
- * caller when needed, pass a deadline and the caller's _min floors to the router, and report
- * the amounts the pair's Mint/Burn events recorded. Reads answer { result: [pair, token1, token2] }
- * (lists: an array of such triples), with live reserves and LP balances from the chain; which
- * pools a wallet is in comes from the indexer's LP token balances.
+ * /api/pools: liquidity in our AMM's pairs. Writes approve the router for the caller when needed,
+ * pass a deadline and the caller's _min floors to the router, and report the amounts the pair's
+ * Mint/Burn events recorded. Reads answer { result: [pair, token1, token2] } (lists: an array of
+ * such triples) with live reserves and LP balances; which pools a wallet is in comes from the
+ * indexer's LP token balances.
  */
-export function poolRoutes(s: PlatformServices): Router {
+export function poolRoutes(services: PlatformServices): Router {
     const router = Router()
+    const serve = (handler: PoolHandler) => (req: Request, res: Response) => handler(services, req, res)
 
-    router.post('/api/pools/add_liquidity', async (req, res) => {
-        const b = parseInput(z.object({
-            token1: tokenRef, token2: tokenRef, amount1_desired: amount, amount2_desired: amount,
-            amount1_min: amount, amount2_min: amount, address, deadline, user_id: optionalUserId,
-        }), req.body)
-        notNative(b.token1, 'token1', 'use /api/pools/add_liquidity_native')
-        notNative(b.token2, 'token2', 'use /api/pools/add_liquidity_native')
-        const auth = await s.auth.wallet(req, b.address, b.user_id)
-        const { router: routerAddress } = await s.chain.ready()
-        const [t1, t2] = await distinctTokens(s, b.token1, b.token2)
-        const desired1 = parsePositiveAmount(b.amount1_desired, t1.decimals, 'amount1_desired')
-        const desired2 = parsePositiveAmount(b.amount2_desired, t2.decimals, 'amount2_desired')
-        const min1 = floor(b.amount1_min, desired1, t1, 'amount1')
-        const min2 = floor(b.amount2_min, desired2, t2, 'amount2')
-        await requireBalance(s.chain, t1, b.address, desired1, 'amount1_desired')
-        await requireBalance(s.chain, t2, b.address, desired2, 'amount2_desired')
-        const dl = await s.chain.deadline(s.env.PLATFORM_DEADLINE_SECONDS, b.deadline)
-        const steps = [
-            ...(await approvalStep(s.chain, t1.address, b.address, desired1)),
-            ...(await approvalStep(s.chain, t2.address, b.address, desired2)),
-            { to: routerAddress, data: encodeFunctionData({ abi: ammRouterAbi, functionName: 'addLiquidity', args: [t1.address, t2.address, desired1, desired2, min1, min2, b.address, dl] }) },
-        ]
-        const { hashes, receipt } = await s.sender.execute(s.auth.account(auth), steps)
-        const pair = (await s.chain.pairOf(t1.address, t2.address))!
-        const [a1, a2] = pairAmounts(receipt.logs, pair, 'Mint', t1.address, t2.address)
-        sendData(res, {
-            hash: receipt.transactionHash,
-            approval_hashes: hashes.slice(0, -1),
-            pair,
-            token1: t1.address,
-            token2: t2.address,
-            ...amountFields('amount1', a1, t1.decimals),
-            ...amountFields('amount2', a2, t2.decimals),
-            ...amountFields('liquidity', transferred(receipt.logs, pair, { from: zeroAddress, to: b.address }), 18),
-        })
-    })
+    router.post('/api/pools/add_liquidity', serve(addLiquidity))
+    router.post('/api/pools/add_liquidity_native', serve(addLiquidityNative))
+    router.post('/api/pools/remove_liquidity', serve(removeLiquidity))
+    router.post('/api/pools/remove_liquidity_native', serve(removeLiquidityNative))
 
-    router.post('/api/pools/add_liquidity_native', async (req, res) => {
-        const b = parseInput(z.object({
-            token: tokenRef, amount_token_desired: amount, amount_native_desired: amount,
-            amount_token_min: amount, amount_native_min: amount, address, deadline, user_id: optionalUserId,
-        }), req.body)
-        notNative(b.token, 'token', "give the pool's other token (the native side is amount_native_*)")
-        const auth = await s.auth.wallet(req, b.address, b.user_id)
-        const { router: routerAddress, wnative } = await s.chain.ready()
-        const [token] = await distinctTokens(s, b.token, wnative)
-        const desiredToken = parsePositiveAmount(b.amount_token_desired, token.decimals, 'amount_token_desired')
-        const desiredNative = parsePositiveAmount(b.amount_native_desired, 18, 'amount_native_desired')
-        const minToken = floor(b.amount_token_min, desiredToken, token, 'amount_token')
-        const minNative = floor(b.amount_native_min, desiredNative, NATIVE_META, 'amount_native')
-        await requireBalance(s.chain, token, b.address, desiredToken, 'amount_token_desired')
-        await requireNativeBalance(s.chain, b.address, desiredNative, 'amount_native_desired')
-        const dl = await s.chain.deadline(s.env.PLATFORM_DEADLINE_SECONDS, b.deadline)
-        const steps = [
-            ...(await approvalStep(s.chain, token.address, b.address, desiredToken)),
-            {
-                to: routerAddress,
-                value: desiredNative,
-                data: encodeFunctionData({ abi: ammRouterAbi, functionName: 'addLiquidityETH', args: [token.address, desiredToken, minToken, minNative, b.address, dl] }),
-            },
-        ]
-        const { hashes, receipt } = await s.sender.execute(s.auth.account(auth), steps)
-        const pair = (await s.chain.pairOf(token.address, wnative))!
-        const [aToken, aNative] = pairAmounts(receipt.logs, pair, 'Mint', token.address, wnative)
-        sendData(res, {
-            hash: receipt.transactionHash,
-            approval_hashes: hashes.slice(0, -1),
-            pair,
-            token: token.address,
-            ...amountFields('amount_token', aToken, token.decimals),
-            ...amountFields('amount_native', aNative, 18),
-            ...amountFields('liquidity', transferred(receipt.logs, pair, { from: zeroAddress, to: b.address }), 18),
-        })
-    })
-
-    router.post('/api/pools/remove_liquidity', async (req, res) => {
-        const b = parseInput(z.object({
-            token1: tokenRef, token2: tokenRef, liquidity: amount, amount1_min: amount, amount2_min: amount,
-            address_to: address, deadline, user_id: optionalUserId,
-        }), req.body)
-        notNative(b.token1, 'token1', 'use /api/pools/remove_liquidity_native')
-        notNative(b.token2, 'token2', 'use /api/pools/remove_liquidity_native')
-        const auth = await s.auth.wallet(req, b.address_to, b.user_id)
-        const { router: routerAddress } = await s.chain.ready()
-        const [t1, t2] = await distinctTokens(s, b.token1, b.token2)
-        const pair = await existingPair(s, t1, t2)
-        const liquidity = parsePositiveAmount(b.liquidity, 18, 'liquidity')
-        const min1 = parseAmount(b.amount1_min, t1.decimals, 'amount1_min')
-        const min2 = parseAmount(b.amount2_min, t2.decimals, 'amount2_min')
-        await requireBalance(s.chain, lpMeta(pair), b.address_to, liquidity, 'liquidity')
-        const dl = await s.chain.deadline(s.env.PLATFORM_DEADLINE_SECONDS, b.deadline)
-        const steps = [
-            ...(await approvalStep(s.chain, pair, b.address_to, liquidity)),
-            { to: routerAddress, data: encodeFunctionData({ abi: ammRouterAbi, functionName: 'removeLiquidity', args: [t1.address, t2.address, liquidity, min1, min2, b.address_to, dl] }) },
-        ]
-        const { hashes, receipt } = await s.sender.execute(s.auth.account(auth), steps)
-        const [a1, a2] = pairAmounts(receipt.logs, pair, 'Burn', t1.address, t2.address)
-        sendData(res, {
-            hash: receipt.transactionHash,
-            approval_hashes: hashes.slice(0, -1),
-            pair,
-            token1: t1.address,
-            token2: t2.address,
-            ...amountFields('liquidity', liquidity, 18),
-            ...amountFields('amount1', a1, t1.decimals),
-            ...amountFields('amount2', a2, t2.decimals),
-        })
-    })
-
-    // Field names mirror add_liquidity_native: token, liquidity, amount_token_min, amount_native_min, address_to.
-    router.post('/api/pools/remove_liquidity_native', async (req, res) => {
-        const b = parseInput(z.object({
-            token: tokenRef, liquidity: amount, amount_token_min: amount, amount_native_min: amount,
-            address_to: address, deadline, user_id: optionalUserId,
-        }), req.body)
-        notNative(b.token, 'token', "give the pool's other token")
-        const auth = await s.auth.wallet(req, b.address_to, b.user_id)
-        const { router: routerAddress, wnative } = await s.chain.ready()
-        const [token] = await distinctTokens(s, b.token, wnative)
-        const pair = await existingPair(s, token, { ...NATIVE_META, address: wnative })
-        const liquidity = parsePositiveAmount(b.liquidity, 18, 'liquidity')
-        const minToken = parseAmount(b.amount_token_min, token.decimals, 'amount_token_min')
-        const minNative = parseAmount(b.amount_native_min, 18, 'amount_native_min')
-        await requireBalance(s.chain, lpMeta(pair), b.address_to, liquidity, 'liquidity')
-        const fees = await s.chain.tokenFees(token.address)
-        // A fee-charging token arrives at the router short of what the pair sent: only the supporting method can pass it on.
-        const method = fees.buying > 0 || fees.selling > 0 ? 'removeLiquidityETHSupportingFeeOnTransferTokens' : 'removeLiquidityETH'
-        const dl = await s.chain.deadline(s.env.PLATFORM_DEADLINE_SECONDS, b.deadline)
-        const steps = [
-            ...(await approvalStep(s.chain, pair, b.address_to, liquidity)),
-            { to: routerAddress, data: encodeFunctionData({ abi: ammRouterAbi, functionName: method as 'removeLiquidityETH', args: [token.address, liquidity, minToken, minNative, b.address_to, dl] }) },
-        ]
-        const { hashes, receipt } = await s.sender.execute(s.auth.account(auth), steps)
-        const [aToken, aNative] = pairAmounts(receipt.logs, pair, 'Burn', token.address, wnative)
-        sendData(res, {
-            hash: receipt.transactionHash,
-            approval_hashes: hashes.slice(0, -1),
-            pair,
-            token: token.address,
-            method,
-            ...amountFields('liquidity', liquidity, 18),
-            ...amountFields('amount_token', aToken, token.decimals),
-            ...amountFields('amount_native', aNative, 18),
-        })
-    })
-
-    // ---- reads ----
-
-    router.get('/api/pools/list', async (req, res) => {
-        const q = parseInput(z.object({ address, user_id: optionalUserId }), req.query)
-        await s.auth.wallet(req, q.address, q.user_id)
-        sendData(res, { result: await positions(s, [q.address]) })
-    })
-
-    router.get('/api/pools/list_by_user', async (req, res) => {
-        const q = parseInput(z.object({ user_id: userId }), req.query)
-        await s.auth.user(req, q.user_id)
-        sendData(res, { result: await positions(s, await walletsOf(s.pool, q.user_id)) })
-    })
-
-    router.get('/api/pools/list_by_user_and_address', async (req, res) => {
-        const q = parseInput(z.object({ user_id: userId, user_addr: address }), req.query)
-        await s.auth.wallet(req, q.user_addr, q.user_id)
-        sendData(res, { result: await positions(s, [q.user_addr]) })
-    })
-
-    router.get('/api/pools/info_by_address', async (req, res) => {
-        const q = parseInput(z.object({ user_id: userId, address }), req.query)
-        await s.auth.user(req, q.user_id)
-        await s.chain.ready()
-        sendData(res, { result: await poolView(s, q.address, await walletsOf(s.pool, q.user_id)) })
-    })
-
-    router.get('/api/pools/info_by_tokens', async (req, res) => {
-        const q = parseInput(z.object({ user_id: userId, token1: tokenRef, token2: tokenRef }), req.query)
-        await s.auth.user(req, q.user_id)
-        const { wnative } = await s.chain.ready()
-        // Pools hold WNATIVE, so NATIVE here means the native coin's pool side.
-        const a = q.token1 === NATIVE ? wnative : q.token1
-        const b = q.token2 === NATIVE ? wnative : q.token2
-        const [t1, t2] = await distinctTokens(s, a, b)
-        const pair = await s.chain.pairOf(t1.address, t2.address)
-        if (!pair) throw notFound(`The pair of ${t1.symbol || t1.address} and ${t2.symbol || t2.address} does not exist (getPair returns the zero address); add liquidity to create it`)
-        sendData(res, { result: await poolView(s, pair, await walletsOf(s.pool, q.user_id), [t1.address, t2.address]) })
-    })
+    router.get('/api/pools/list', serve(listWalletPools))
+    router.get('/api/pools/list_by_user', serve(listUserPools))
+    router.get('/api/pools/list_by_user_and_address', serve(listUserWalletPools))
+    router.get('/api/pools/info_by_address', serve(poolByAddress))
+    router.get('/api/pools/info_by_tokens', serve(poolByTokens))
 
     return router
+}
+
+type PoolHandler = (services: PlatformServices, req: Request, res: Response) => Promise<void>
+
+async function addLiquidity(services: PlatformServices, req: Request, res: Response): Promise<void> {
+    const input = parseInput(z.object({
+        token1: tokenRef, token2: tokenRef, amount1_desired: amount, amount2_desired: amount,
+        amount1_min: amount, amount2_min: amount, address, deadline, user_id: optionalUserId,
+    }), req.body)
+    const { auth, routerAddress, token1, token2 } = await tokenPair(services, req, input, input.address, '/api/pools/add_liquidity_native')
+    const desired1 = parsePositiveAmount(input.amount1_desired, token1.decimals, 'amount1_desired')
+    const desired2 = parsePositiveAmount(input.amount2_desired, token2.decimals, 'amount2_desired')
+    const min1 = floor(input.amount1_min, desired1, token1, 'amount1')
+    const min2 = floor(input.amount2_min, desired2, token2, 'amount2')
+    await requireBalance(services.chain, token1, input.address, desired1, 'amount1_desired')
+    await requireBalance(services.chain, token2, input.address, desired2, 'amount2_desired')
+    const expiry = await routerDeadline(services, input.deadline)
+    const steps = [
+        ...(await approvalStep(services.chain, token1.address, input.address, desired1)),
+        ...(await approvalStep(services.chain, token2.address, input.address, desired2)),
+        { to: routerAddress, data: encodeFunctionData({ abi: ammRouterAbi, functionName: 'addLiquidity', args: [token1.address, token2.address, desired1, desired2, min1, min2, input.address, expiry] }) },
+    ]
+    const executed = await services.sender.execute(services.auth.account(auth), steps)
+    const pair = (await services.chain.pairOf(token1.address, token2.address))!
+    const [added1, added2] = pairAmounts(executed.receipt.logs, pair, 'Mint', token1.address, token2.address)
+    sendData(res, {
+        ...sentHashes(executed),
+        pair,
+        token1: token1.address,
+        token2: token2.address,
+        ...amountFields('amount1', added1, token1.decimals),
+        ...amountFields('amount2', added2, token2.decimals),
+        ...amountFields('liquidity', transferred(executed.receipt.logs, pair, { from: zeroAddress, to: input.address }), 18),
+    })
+}
+
+async function addLiquidityNative(services: PlatformServices, req: Request, res: Response): Promise<void> {
+    const input = parseInput(z.object({
+        token: tokenRef, amount_token_desired: amount, amount_native_desired: amount,
+        amount_token_min: amount, amount_native_min: amount, address, deadline, user_id: optionalUserId,
+    }), req.body)
+    notNative(input.token, 'token', "give the pool's other token (the native side is amount_native_*)")
+    const auth = await services.auth.wallet(req, input.address, input.user_id)
+    const { router: routerAddress, wnative } = await services.chain.ready()
+    const [token] = await distinctTokens(services, input.token, wnative)
+    const desiredToken = parsePositiveAmount(input.amount_token_desired, token.decimals, 'amount_token_desired')
+    const desiredNative = parsePositiveAmount(input.amount_native_desired, 18, 'amount_native_desired')
+    const minToken = floor(input.amount_token_min, desiredToken, token, 'amount_token')
+    const minNative = floor(input.amount_native_min, desiredNative, NATIVE_META, 'amount_native')
+    await requireBalance(services.chain, token, input.address, desiredToken, 'amount_token_desired')
+    await requireNativeBalance(services.chain, input.address, desiredNative, 'amount_native_desired')
+    const expiry = await routerDeadline(services, input.deadline)
+    const steps = [
+        ...(await approvalStep(services.chain, token.address, input.address, desiredToken)),
+        {
+            to: routerAddress,
+            value: desiredNative,
+            data: encodeFunctionData({ abi: ammRouterAbi, functionName: 'addLiquidityETH', args: [token.address, desiredToken, minToken, minNative, input.address, expiry] }),
+        },
+    ]
+    const executed = await services.sender.execute(services.auth.account(auth), steps)
+    const pair = (await services.chain.pairOf(token.address, wnative))!
+    const [addedToken, addedNative] = pairAmounts(executed.receipt.logs, pair, 'Mint', token.address, wnative)
+    sendData(res, {
+        ...sentHashes(executed),
+        pair,
+        token: token.address,
+        ...amountFields('amount_token', addedToken, token.decimals),
+        ...amountFields('amount_native', addedNative, 18),
+        ...amountFields('liquidity', transferred(executed.receipt.logs, pair, { from: zeroAddress, to: input.address }), 18),
+    })
+}
+
+async function removeLiquidity(services: PlatformServices, req: Request, res: Response): Promise<void> {
+    const input = parseInput(z.object({
+        token1: tokenRef, token2: tokenRef, liquidity: amount, amount1_min: amount, amount2_min: amount,
+        address_to: address, deadline, user_id: optionalUserId,
+    }), req.body)
+    const { auth, routerAddress, token1, token2 } = await tokenPair(services, req, input, input.address_to, '/api/pools/remove_liquidity_native')
+    const pair = await existingPair(services, token1, token2)
+    const liquidity = parsePositiveAmount(input.liquidity, 18, 'liquidity')
+    const min1 = parseAmount(input.amount1_min, token1.decimals, 'amount1_min')
+    const min2 = parseAmount(input.amount2_min, token2.decimals, 'amount2_min')
+    await requireBalance(services.chain, lpMeta(pair), input.address_to, liquidity, 'liquidity')
+    const expiry = await routerDeadline(services, input.deadline)
+    const steps = [
+        ...(await approvalStep(services.chain, pair, input.address_to, liquidity)),
+        { to: routerAddress, data: encodeFunctionData({ abi: ammRouterAbi, functionName: 'removeLiquidity', args: [token1.address, token2.address, liquidity, min1, min2, input.address_to, expiry] }) },
+    ]
+    const executed = await services.sender.execute(services.auth.account(auth), steps)
+    const [removed1, removed2] = pairAmounts(executed.receipt.logs, pair, 'Burn', token1.address, token2.address)
+    sendData(res, {
+        ...sentHashes(executed),
+        pair,
+        token1: token1.address,
+        token2: token2.address,
+        ...amountFields('liquidity', liquidity, 18),
+        ...amountFields('amount1', removed1, token1.decimals),
+        ...amountFields('amount2', removed2, token2.decimals),
+    })
+}
+
+/** Its field names mirror add_liquidity_native: token, liquidity, amount_token_min, amount_native_min, address_to. */
+async function removeLiquidityNative(services: PlatformServices, req: Request, res: Response): Promise<void> {
+    const input = parseInput(z.object({
+        token: tokenRef, liquidity: amount, amount_token_min: amount, amount_native_min: amount,
+        address_to: address, deadline, user_id: optionalUserId,
+    }), req.body)
+    notNative(input.token, 'token', "give the pool's other token")
+    const auth = await services.auth.wallet(req, input.address_to, input.user_id)
+    const { router: routerAddress, wnative } = await services.chain.ready()
+    const [token] = await distinctTokens(services, input.token, wnative)
+    const pair = await existingPair(services, token, { ...NATIVE_META, address: wnative })
+    const liquidity = parsePositiveAmount(input.liquidity, 18, 'liquidity')
+    const minToken = parseAmount(input.amount_token_min, token.decimals, 'amount_token_min')
+    const minNative = parseAmount(input.amount_native_min, 18, 'amount_native_min')
+    await requireBalance(services.chain, lpMeta(pair), input.address_to, liquidity, 'liquidity')
+    const fees = await services.chain.tokenFees(token.address)
+    // A fee-charging token arrives at the router short of what the pair sent: only the supporting method can pass it on.
+    const method = fees.buying > 0 || fees.selling > 0 ? 'removeLiquidityETHSupportingFeeOnTransferTokens' : 'removeLiquidityETH'
+    const expiry = await routerDeadline(services, input.deadline)
+    const steps = [
+        ...(await approvalStep(services.chain, pair, input.address_to, liquidity)),
+        { to: routerAddress, data: encodeFunctionData({ abi: ammRouterAbi, functionName: method as 'removeLiquidityETH', args: [token.address, liquidity, minToken, minNative, input.address_to, expiry] }) },
+    ]
+    const executed = await services.sender.execute(services.auth.account(auth), steps)
+    const [removedToken, removedNative] = pairAmounts(executed.receipt.logs, pair, 'Burn', token.address, wnative)
+    sendData(res, {
+        ...sentHashes(executed),
+        pair,
+        token: token.address,
+        method,
+        ...amountFields('liquidity', liquidity, 18),
+        ...amountFields('amount_token', removedToken, token.decimals),
+        ...amountFields('amount_native', removedNative, 18),
+    })
+}
+
+async function listWalletPools(services: PlatformServices, req: Request, res: Response): Promise<void> {
+    const query = parseInput(z.object({ address, user_id: optionalUserId }), req.query)
+    await services.auth.wallet(req, query.address, query.user_id)
+    sendData(res, { result: await positions(services, [query.address]) })
+}
+
+async function listUserPools(services: PlatformServices, req: Request, res: Response): Promise<void> {
+    const query = parseInput(z.object({ user_id: userId }), req.query)
+    await services.auth.user(req, query.user_id)
+    sendData(res, { result: await positions(services, await walletsOf(services.pool, query.user_id)) })
+}
+
+async function listUserWalletPools(services: PlatformServices, req: Request, res: Response): Promise<void> {
+    const query = parseInput(z.object({ user_id: userId, user_addr: address }), req.query)
+    await services.auth.wallet(req, query.user_addr, query.user_id)
+    sendData(res, { result: await positions(services, [query.user_addr]) })
+}
+
+async function poolByAddress(services: PlatformServices, req: Request, res: Response): Promise<void> {
+    const query = parseInput(z.object({ user_id: userId, address }), req.query)
+    await services.auth.user(req, query.user_id)
+    await services.chain.ready()
+    sendData(res, { result: await poolView(services, query.address, await walletsOf(services.pool, query.user_id)) })
+}
+
+async function poolByTokens(services: PlatformServices, req: Request, res: Response): Promise<void> {
+    const query = parseInput(z.object({ user_id: userId, token1: tokenRef, token2: tokenRef }), req.query)
+    await services.auth.user(req, query.user_id)
+    const { wnative } = await services.chain.ready()
+    // Pools hold WNATIVE, so NATIVE here means the native coin's pool side.
+    const address1 = query.token1 === NATIVE ? wnative : query.token1
+    const address2 = query.token2 === NATIVE ? wnative : query.token2
+    const [token1, token2] = await distinctTokens(services, address1, address2)
+    const pair = await services.chain.pairOf(token1.address, token2.address)
+    if (!pair) throw notFound(`The pair of ${token1.symbol || token1.address} and ${token2.symbol || token2.address} does not exist (getPair returns the zero address); add liquidity to create it`)
+    sendData(res, { result: await poolView(services, pair, await walletsOf(services.pool, query.user_id), [token1.address, token2.address]) })
 }
 
 const NATIVE_META: TokenMeta = { address: zeroAddress, name: NATIVE, symbol: NATIVE, decimals: 18 }
@@ -216,14 +217,34 @@ function notNative(token: TokenRef, field: string, hint: string): asserts token 
     if (token === NATIVE) throw badRequest(`${field} is the native coin, which this route does not take; ${hint}`)
 }
 
-async function distinctTokens(s: PlatformServices, a: Address, b: Address): Promise<[TokenMeta, TokenMeta]> {
-    if (same(a, b)) throw badRequest('The two tokens are the same; a pool needs two different tokens')
-    return Promise.all([s.chain.tokenMeta(a), s.chain.tokenMeta(b)])
+/**
+ * The two tokens of a route that takes no native coin (`nativeRoute` does), once the caller may
+ * act for `wallet`: what add_liquidity and remove_liquidity start from.
+ */
+async function tokenPair(
+    services: PlatformServices,
+    req: Request,
+    input: { token1: TokenRef; token2: TokenRef; user_id?: string },
+    wallet: Address,
+    nativeRoute: string
+) {
+    const { token1, token2 } = input
+    notNative(token1, 'token1', `use ${nativeRoute}`)
+    notNative(token2, 'token2', `use ${nativeRoute}`)
+    const auth = await services.auth.wallet(req, wallet, input.user_id)
+    const { router: routerAddress } = await services.chain.ready()
+    const [meta1, meta2] = await distinctTokens(services, token1, token2)
+    return { auth, routerAddress, token1: meta1, token2: meta2 }
 }
 
-async function existingPair(s: PlatformServices, a: TokenMeta, b: TokenMeta): Promise<Address> {
-    const pair = await s.chain.pairOf(a.address, b.address)
-    if (!pair) throw badRequest(`The pair of ${a.symbol || a.address} and ${b.symbol || b.address} does not exist (getPair returns the zero address); there is no liquidity to remove`)
+async function distinctTokens(services: PlatformServices, first: Address, second: Address): Promise<[TokenMeta, TokenMeta]> {
+    if (same(first, second)) throw badRequest('The two tokens are the same; a pool needs two different tokens')
+    return Promise.all([services.chain.tokenMeta(first), services.chain.tokenMeta(second)])
+}
+
+async function existingPair(services: PlatformServices, first: TokenMeta, second: TokenMeta): Promise<Address> {
+    const pair = await services.chain.pairOf(first.address, second.address)
+    if (!pair) throw badRequest(`The pair of ${first.symbol || first.address} and ${second.symbol || second.address} does not exist (getPair returns the zero address); there is no liquidity to remove`)
     return pair
 }
 
@@ -234,9 +255,18 @@ function floor(value: string | number, desired: bigint, token: TokenMeta, name: 
     return min
 }
 
+function routerDeadline(services: PlatformServices, override: number | undefined): Promise<bigint> {
+    return services.chain.deadline(services.env.PLATFORM_DEADLINE_SECONDS, override)
+}
+
+/** The main transaction's hash and those of the approvals sent before it. */
+function sentHashes({ hashes, receipt }: ExecutedPlan) {
+    return { hash: receipt.transactionHash, approval_hashes: hashes.slice(0, -1) }
+}
+
 /** The pair's Mint or Burn amounts, in the order (tokenA, tokenB). */
 function pairAmounts(logs: Log[], pair: Address, event: 'Mint' | 'Burn', tokenA: Address, tokenB: Address): [bigint, bigint] {
-    const found = parseEventLogs({ abi: ammPairAbi, logs, eventName: event }).find((l) => same(l.address, pair))
+    const found = parseEventLogs({ abi: ammPairAbi, logs, eventName: event }).find((log) => same(log.address, pair))
     if (!found) return [0n, 0n]
     const { amount0, amount1 } = found.args as { amount0: bigint; amount1: bigint }
     // Pairs order their tokens by address.
@@ -244,15 +274,15 @@ function pairAmounts(logs: Log[], pair: Address, event: 'Mint' | 'Burn', tokenA:
 }
 
 /** Pools in which any of the holders has LP tokens (per the indexer), each as a [pair, token0, token1] view. */
-async function positions(s: PlatformServices, holders: Address[]) {
+async function positions(services: PlatformServices, holders: Address[]) {
     if (holders.length === 0) return []
-    await s.chain.ready()
-    const { rows } = await s.pool.query(
+    await services.chain.ready()
+    const { rows } = await services.pool.query(
         `SELECT DISTINCT p.id FROM pair p JOIN token_balance b ON b.token = p.id
          WHERE b.holder = ANY($1) AND b.value > 0 ORDER BY p.id`,
-        [holders.map((h) => h.toLowerCase())]
+        [holders.map((holder) => holder.toLowerCase())]
     )
-    const views = await Promise.all(rows.map((r) => poolView(s, getAddress(r.id), holders)))
+    const views = await Promise.all(rows.map((row) => poolView(services, getAddress(row.id), holders)))
     // The indexer can trail the chain by a block: keep what the chain says is still held.
     return views.filter(([pair]) => BigInt(pair.lp_balance_raw) > 0n)
 }
@@ -263,26 +293,27 @@ async function positions(s: PlatformServices, holders: Address[]) {
  * wallet balances. Token elements: address, name, symbol, decimals, the pool's reserve of it and
  * the holders' claim on that reserve. Tokens come in `order` when given, else the pair's order.
  */
-async function poolView(s: PlatformServices, pair: Address, holders: Address[], order?: [Address, Address]) {
-    const read = <T>(fn: () => Promise<T>) => s.chain.read(fn)
-    const code = await read(() => s.chain.client.getCode({ address: pair }))
+async function poolView(services: PlatformServices, pair: Address, holders: Address[], order?: [Address, Address]) {
+    const { chain } = services
+    const read = <T>(fn: () => Promise<T>) => chain.read(fn)
+    const code = await read(() => chain.client.getCode({ address: pair }))
     if (!code || code === '0x') throw notFound(`There is no pool at ${pair}`)
     const [token0, token1] = await Promise.all([
-        read(() => s.chain.client.readContract({ address: pair, abi: ammPairAbi, functionName: 'token0' })),
-        read(() => s.chain.client.readContract({ address: pair, abi: ammPairAbi, functionName: 'token1' })),
+        read(() => chain.client.readContract({ address: pair, abi: ammPairAbi, functionName: 'token0' })),
+        read(() => chain.client.readContract({ address: pair, abi: ammPairAbi, functionName: 'token1' })),
     ]).catch(() => {
         throw notFound(`${pair} is not a pool of this AMM`)
     })
-    const listed = await s.chain.pairOf(token0, token1)
+    const listed = await chain.pairOf(token0, token1)
     if (!listed || !same(listed, pair)) throw notFound(`${pair} is not a pool of this AMM`)
-    const [[reserve0, reserve1], totalSupply, meta0, meta1, balances] = await Promise.all([
-        s.chain.reserves(pair, token0),
-        read(() => s.chain.client.readContract({ address: pair, abi: ammPairAbi, functionName: 'totalSupply' })),
-        s.chain.tokenMeta(token0),
-        s.chain.tokenMeta(token1),
-        Promise.all(holders.map((h) => s.chain.balanceOf(pair, h))),
+    const [[reserve0, reserve1], totalSupply, meta0, meta1, lpBalances] = await Promise.all([
+        chain.reserves(pair, token0),
+        read(() => chain.client.readContract({ address: pair, abi: ammPairAbi, functionName: 'totalSupply' })),
+        chain.tokenMeta(token0),
+        chain.tokenMeta(token1),
+        Promise.all(holders.map((holder) => chain.balanceOf(pair, holder))),
     ])
-    const held = balances.reduce((a, b) => a + b, 0n)
+    const held = lpBalances.reduce((sum, balance) => sum + balance, 0n)
     const claim = (reserve: bigint) => (totalSupply === 0n ? 0n : (reserve * held) / totalSupply)
     const tokenView = (meta: TokenMeta, reserve: bigint) => ({
         address: meta.address,
@@ -302,8 +333,8 @@ async function poolView(s: PlatformServices, pair: Address, holders: Address[], 
         ...amountFields('lp_balance', held, 18),
         share: fraction(held, totalSupply),
         wallets: holders
-            .map((h, i) => ({ address: h, ...amountFields('lp_balance', balances[i], 18) }))
-            .filter((w) => BigInt(w.lp_balance_raw) > 0n),
+            .map((holder, i) => ({ address: holder, ...amountFields('lp_balance', lpBalances[i], 18) }))
+            .filter((wallet) => BigInt(wallet.lp_balance_raw) > 0n),
     }
     const views = [tokenView(meta0, reserve0), tokenView(meta1, reserve1)] as const
     const swapped = order !== undefined && !same(order[0], token0)
