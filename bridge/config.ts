@@ -94,7 +94,7 @@ export interface BridgeConfig {
     webhooks: WebhookConfig
 }
 
-/** Webhook delivery settings (README, Bridge webhooks). */
+/** Webhook delivery settings (docs/bridge/webhooks.md). */
 export interface WebhookConfig {
     allowPrivateTargets: boolean
     /** Multiplies every webhook delay; 1 in production. */

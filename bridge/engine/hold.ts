@@ -9,7 +9,7 @@ import { mapSwap, Swap, writeEvent } from './lifecycle'
  * closing the swap) could lose money either way, so the swap is held: its status stays as it was,
  * the worker no longer visits it, the event `swap_held` (with operator_action_required) tells the
  * webhooks, and GET /api/swap/:id shows the hold. An operator releases it after looking, by
- * clearing hold_reason (docs: README, Operator holds).
+ * clearing hold_reason (docs/bridge/lifecycle.md, Operator holds).
  */
 
 /** Thrown from anywhere in a step when the swap must be held; the worker holds it. */

@@ -3,7 +3,7 @@ import { ProviderAsset } from './provider'
 
 /**
  * Which assets the bridge serves through the external swap provider rather than from a vault of
- * its own, and which of our assets the provider converts them into (README, Bridge networks):
+ * its own, and which of our assets the provider converts them into (docs/bridge/routes-and-prices.md, The provider leg):
  *
  *   BRIDGE_PROVIDER_ASSETS  chain:symbol list (default BITCOIN:BTC): a route from such an asset
  *                           sends it to the provider, which pays `via` into our vault; a route to

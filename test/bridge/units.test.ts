@@ -86,7 +86,7 @@ describe('bridge: amounts, pricing and routes', function () {
         })
     })
 
-    it('every env variable the bridge reads is in docker-compose.yml\'s bridge service, in README\'s tables and in the env schema', function () {
+    it('every env variable the bridge reads is in docker-compose.yml\'s bridge service, in docs/configuration.md\'s tables and in the env schema', function () {
         const root = path.resolve(__dirname, '../../..')
         const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8')
         // The bridge's modules that the running process loads (imports reachable from bridge/main.ts):
@@ -121,8 +121,8 @@ describe('bridge: amounts, pricing and routes', function () {
         const inCompose = new Set([...shared, ...keys(bridgeService)])
         expect([...used].filter((name) => !inCompose.has(name)), 'read by the bridge, missing from its docker-compose service').to.deep.equal([])
 
-        const readmeRows = read('README.md').split('\n').filter((l) => l.startsWith('|')).join('\n')
-        expect([...used].filter((name) => !readmeRows.includes(`\`${name}\``)), 'read by the bridge, missing from README\'s tables').to.deep.equal([])
+        const documentedRows = read(path.join('docs', 'configuration.md')).split('\n').filter((l) => l.startsWith('|')).join('\n')
+        expect([...used].filter((name) => !documentedRows.includes(`\`${name}\``)), 'read by the bridge, missing from docs/configuration.md\'s tables').to.deep.equal([])
 
         // A misspelt name in docker-compose.yml would be silently ignored: each must be one the schema validates.
         const schema = read('common/config.ts')

@@ -3,7 +3,7 @@ import { NativeContracts } from '../../../common/config'
 
 /**
  * The test's own account of the DeFi figures: it reads the raw PairCreated, Sync and Swap logs of
- * the chain over JSON-RPC, replays them in order and applies the README's volume rule, without any
+ * the chain over JSON-RPC, replays them in order and applies the volume rule of docs/indexer.md, without any
  * of the indexer's or the API's code.
  */
 

@@ -6,7 +6,7 @@ import { deployToken, giveStable, nativeBalance, newWallet, PlatformFixture, set
 
 const PWD = 'swap-trader-password'
 
-/** The contracts' pricing, written out independently of the platform's code (README: 0.2% fee). */
+/** The contracts' pricing, written out independently of the platform's code (docs/contracts.md: 0.2% fee). */
 const amountOut = (amountIn: bigint, rIn: bigint, rOut: bigint) => (amountIn * 998n * rOut) / (rIn * 1000n + amountIn * 998n)
 const amountIn = (out: bigint, rIn: bigint, rOut: bigint) => (rIn * out * 1000n) / ((rOut - out) * 998n) + 1n
 
