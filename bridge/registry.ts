@@ -1,6 +1,7 @@
 /**
- * The networks and tokens the bridge knows (spec 2.9), as data. Names are matched exactly, case
- * included: a request names a chain and a token as GET /api/tokens lists them.
+ * The networks and tokens the bridge knows (README, Bridge › Networks and tokens), as data. Names
+ * are matched exactly, case included: a request names a chain and a token as GET /api/tokens lists
+ * them.
  *
  * Whether a network is *enabled* is decided at start-up by the configuration (bridge/config.ts):
  * an EVM network with an RPC URL, a token with a contract address. BITCOIN, TRON and SOLANA are
@@ -89,7 +90,7 @@ export const CHAINS: ChainSpec[] = [
         name: 'POLYGON', family: 'evm', chainId: 137,
         tokens: [
             { symbol: 'POL', name: 'POL', decimals: 18, kind: 'coin', priceClass: 'POL', minAmount: '5', maxAmount: '400000' },
-            // Not in spec 2.9's table; issue 8 gives the local Polygon a 6-decimal USDT, so it is listed.
+            // Listed because the local Polygon runs a 6-decimal USDT (devnet/bridge-chains.ts).
             usd('USDT', 'Tether USD (Polygon PoS)', 6),
         ],
     },

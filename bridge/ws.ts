@@ -6,7 +6,7 @@ import { EngineContext } from './engine/context'
 import { loadSwap } from './engine/lifecycle'
 
 /**
- * The bridge WebSocket at /ws (spec 4.5, 6.2). Protocol, all JSON text frames:
+ * The bridge WebSocket at /ws. Protocol, all JSON text frames:
  *
  *   → {"type":"subscribe","swap_id":"<uuid>"}        ← {"type":"subscribed","swap_id","status"}
  *   → {"type":"subscribe","address":"0x…"}           ← {"type":"subscribed","address":"0x…(lowercase)"}

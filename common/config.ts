@@ -80,7 +80,7 @@ const EnvSchema = z.object({
 
     /** Bridge: fee in percent of the deposited amount, charged once per swap (at most two decimals). */
     BRIDGE_FEE_PERCENT: z.string().regex(/^\d{1,2}(\.\d{1,2})?$/, 'must be a percent below 100 with at most two decimals, e.g. 2.50').default('2.50'),
-    /** Bridge: how often the monitor polls every watched deposit address (spec 8: 20 s). */
+    /** Bridge: how often the monitor polls every watched deposit address. */
     BRIDGE_MONITOR_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
     /** Bridge: how often the engine looks for swaps to move on (it also wakes on every event). */
     BRIDGE_WORKER_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),

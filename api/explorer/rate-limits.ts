@@ -19,14 +19,14 @@ export interface LimitRule {
 }
 
 export const LIMIT_RULES = {
-    /** Spec 8: sign-in attempts, per IP. Every attempt counts, successful or not. */
+    /** Sign-in attempts, per IP. Every attempt counts, successful or not. */
     signin: { name: 'signin', points: 10, windowSeconds: 15 * 60 },
-    /** Spec 8: sign-ups, per IP. */
+    /** Sign-ups, per IP. */
     signup: { name: 'signup', points: 5, windowSeconds: 60 * 60 },
-    /** Spec 8: the two public forms together, per IP. */
+    /** The two public forms together, per IP. */
     forms: { name: 'forms', points: 10, windowSeconds: 60 * 60 },
     /**
-     * Ours: mail that an anonymous caller can trigger (resend-code, forgot-password), per target
+     * Our addition: mail that an anonymous caller can trigger (resend-code, forgot-password), per target
      * address, so nobody can flood a mailbox. Applies whether or not the address has an account.
      */
     mail: { name: 'mail', points: 5, windowSeconds: 60 * 60 },

@@ -17,7 +17,7 @@ import { watchlistRouter } from './watchlist'
 /** Largest JSON body accepted: the biggest legitimate one (a support message of 5,000 characters) fits several times. */
 const BODY_LIMIT = '64kb'
 
-/** The explorer services API under /api (issue 6; spec 4.1, 5.1, 7, 8). */
+/** The explorer services API under /api (README, Explorer services API). */
 export function explorerRouter(ctx: ApiContext): Router {
     const s: ExplorerServices = {
         ctx,
@@ -36,7 +36,7 @@ export function explorerRouter(ctx: ApiContext): Router {
         res.set('X-Content-Type-Options', 'nosniff')
         next()
     })
-    // Per-IP limits (spec 8) before the body is read, so that malformed requests use up the budget too.
+    // Per-IP limits before the body is read, so that malformed requests use up the budget too.
     router.post('/auth/signin', s.limits.signin.perIp())
     router.post('/auth/signup', s.limits.signup.perIp())
     router.post(['/support/requests', '/newsletter/subscribe'], s.limits.forms.perIp())

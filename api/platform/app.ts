@@ -9,8 +9,8 @@ import { walletRoutes } from './routes/wallet'
 import { createServices } from './services'
 
 /**
- * The wallet platform API (spec 4.2): managed wallets the server signs for. Served on
- * PLATFORM_PORT by the api process. Chain routes answer 503 while no chain contracts are
+ * The wallet platform API (README, Wallet platform API): managed wallets the server signs for.
+ * Served on PLATFORM_PORT by the api process. Chain routes answer 503 while no chain contracts are
  * configured, so the process (and the explorer beside it) starts without a chain.
  */
 export function createPlatformApp(ctx: ApiContext): Express {

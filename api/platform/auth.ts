@@ -27,7 +27,7 @@ export const MIN_NEW_PASSWORD = 8
 const CACHE_LIMIT = 10_000
 
 /**
- * Spec 5.2. User-level auth proves a user_id with its password; wallet-level auth proves the
+ * User-level auth proves a user_id with its password; wallet-level auth proves the
  * password of the user owning a wallet address (and, when a user_id is given too, that the wallet
  * is that user's). Every failure is the same 401, after the same argon2id work: an unknown user or
  * wallet is checked against a dummy credential. Failures count per user_id (or per wallet address

@@ -52,7 +52,7 @@ export class ChainService {
         }
     }
 
-    /** Contract addresses; 503 when the deployment has none (spec 7: feature not configured). */
+    /** Contract addresses; 503 when the deployment has none: a feature not configured, not the caller's error. */
     contracts(): NativeContracts {
         if (this.contractsCache) return this.contractsCache
         try {

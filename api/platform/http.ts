@@ -33,7 +33,7 @@ export const notFound = (message: string) => new HttpError(404, message)
 export const conflict = (message: string) => new HttpError(409, message)
 export const unavailable = (message: string) => new HttpError(503, message)
 
-/** The one body every authentication failure gets (spec 5.2): it tells nothing about why. */
+/** The one body every authentication failure gets: it tells nothing about why. */
 export const AUTH_FAILED_MESSAGE = 'Authentication failed'
 export const unauthorized = () => new HttpError(401, AUTH_FAILED_MESSAGE)
 
@@ -55,7 +55,7 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
     return current
 }
 
-/** Success bodies: `{ success: true, data }` unless the spec gives a route another shape. */
+/** Success bodies: `{ success: true, data }`, unless a route has a shape of its own (README, Wallet platform API). */
 export function sendData(res: Response, data: unknown, status = 200): void {
     res.status(status).json({ success: true, data })
 }

@@ -75,7 +75,7 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
     const route = ctx.routes.find(sourceChain, input.source_token, targetChain, input.target_token)
     if (!route) throw new RequestError(400, 'no_route', 'no route for the pair')
     if (route.disabled) {
-        // Spec 7: a feature this deployment has not configured (the external provider) is a 503, not the caller's error.
+        // A feature this deployment has not configured (the external provider) is a 503, not the caller's error.
         if (route.disabled.startsWith(PROVIDER_NOT_CONFIGURED)) throw new RequestError(503, 'not_configured', route.disabled)
         const code = route.disabled.startsWith('network not enabled') ? 'network_not_enabled' : route.disabled.startsWith('token not enabled') ? 'token_not_enabled' : 'no_route'
         throw new RequestError(400, code, route.disabled)

@@ -5,11 +5,11 @@ import { OUR_PROVIDER_STATUSES } from '../providers/status'
 import { ChainName } from '../registry'
 
 /**
- * The swap state machine (spec 3.1) and the only code that changes a swap's status. Every
- * transition is one database transaction that (1) moves the status, guarded by the status it
- * expects, so two workers can never both make the same move, (2) writes the event row, and
- * (3) NOTIFYs it. The event table is therefore the complete, ordered history, and the outbox any
- * consumer (the WebSocket now, the webhook dispatcher later) reads from: a NOTIFY is delivered
+ * The swap state machine (README, Bridge › Lifecycle) and the only code that changes a swap's
+ * status. Every transition is one database transaction that (1) moves the status, guarded by the
+ * status it expects, so two workers can never both make the same move, (2) writes the event row,
+ * and (3) NOTIFYs it. The event table is therefore the complete, ordered history, and the outbox
+ * any consumer (the WebSocket now, the webhook dispatcher later) reads from: a NOTIFY is delivered
  * only if its transaction commits, and a consumer that missed one catches up by event id.
  */
 
@@ -32,7 +32,7 @@ export function isProviderStatus(status: string): status is ProviderLegStatus {
 
 export const FINAL_STATUSES: SwapStatus[] = ['completed', 'failed', 'expired']
 
-/** The event written when a swap enters a status. Names of spec 6.1 where it has one. */
+/** The event written when a swap enters a status, under the webhook catalogue's name where it has one (bridge/webhooks/catalogue.ts). */
 export const EVENT_OF_STATUS: Record<SwapStatus, string> = {
     pending_deposit: 'deposit_wallet_created',
     deposit_detected: 'source_token_deposited',

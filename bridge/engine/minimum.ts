@@ -5,7 +5,7 @@ import { EngineContext } from './context'
 import { Route } from './routing'
 
 /**
- * The least deposit a route takes right now (issue 10 item 7): the registry's minimum, raised to
+ * The least deposit a route takes right now: the registry's minimum, raised to
  * FEE_MULTIPLE times the network fees the swap itself costs (gathering the deposit on the source
  * chain, paying out on the target chain), so that fees never eat more than a quarter of a swap,
  * and never below what the source chain lets an address hold (Solana's rent-exempt minimum).

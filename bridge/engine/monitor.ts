@@ -7,9 +7,9 @@ import { watchLateDeposits } from './late'
 import { transition } from './lifecycle'
 
 /**
- * The blockchain monitor: every cycle (20 s by default, spec 8) it reads each enabled source
- * chain's new blocks for transfers into the deposit addresses of swaps waiting for one, and
- * closes the window of swaps whose time is up.
+ * The blockchain monitor: every cycle (BRIDGE_MONITOR_INTERVAL_MS, 20 s by default) it reads each
+ * enabled source chain's new blocks for transfers into the deposit addresses of swaps waiting for
+ * one, and closes the window of swaps whose time is up.
  *
  * Nothing is missed between cycles: the head is read *before* the list of waiting swaps, so a
  * swap created after the list was read can only receive its deposit in a later block, which the

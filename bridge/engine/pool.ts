@@ -23,12 +23,12 @@ import { checkReserves, LACKED_GAS } from './vault'
  * BSC WNATIVE for the USDT paid out); a pool on neither (ETHEREUM USDT → NATIVE through the BSC
  * pool) trades the BSC vault's stock of the same classes.
  *
- * When: in vault_locking, after gathering and before the payout is reserved (spec 3.1: "vault
- * handling"), so that a trade the pool can no longer fill fails the swap while nothing has been
- * paid and the deposit can still be refunded. No event is added (spec 6.1's catalogue has none for
- * it); the trade is recorded in bridge_tx (purpose pool_swap, with its approval pool_approve),
- * in the swap's pool_trade, and in the vault_locked event's data. The swap moves on only when the
- * trade is final on its chain, by the rule deposits follow there.
+ * When: in vault_locking, after gathering and before the payout is reserved, so that a trade the
+ * pool can no longer fill fails the swap while nothing has been paid and the deposit can still be
+ * refunded. No event is added (the webhook catalogue clients know has none for it); the trade is
+ * recorded in bridge_tx (purpose pool_swap, with its approval pool_approve), in the swap's
+ * pool_trade, and in the vault_locked event's data. The swap moves on only when the trade is final
+ * on its chain, by the rule deposits follow there.
  *
  * The pool moved since the rate was locked: the payout stays exactly the locked amount.
  *  - If the trade still delivers at least the locked output less BRIDGE_POOL_TOLERANCE_PERCENT

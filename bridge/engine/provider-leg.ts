@@ -12,7 +12,7 @@ import { LegQuote } from './rates'
 import { MINED } from './sender'
 
 /**
- * The external provider's leg of a route (issue 10 item 4), run between gathered and
+ * The external provider's leg of a route, run between gathered and
  * vault_locking. The asset the provider sells for us leaves one of our vaults (the source vault
  * for BTC → X, the BSC vault's USDT for X → BTC) to the exchange's deposit address, and the
  * provider pays what it buys into our vault on the other chain; the swap then goes on as a vault

@@ -5,7 +5,7 @@ import { advanceGather } from './gather'
 import { Swap, update } from './lifecycle'
 
 /**
- * The refund of a failed swap whose deposit arrived (spec 3.1): when a refund_address was given,
+ * The refund of a failed swap whose deposit arrived: when a refund_address was given,
  * the deposit goes back there, on the source chain, in the source token. The funds are first
  * gathered into the vault if they were not yet (one path for every failure point), then the
  * gathered amount is sent from the vault, which pays the network fee. The swap stays failed;

@@ -21,7 +21,7 @@ import { assetKey, PriceClass } from '../registry'
  *              on BSC paid into our BSC vault, then our route USDT → X; X → BTC is our route X → USDT
  *              on BSC, then the provider's USDT → BTC paid into our BITCOIN vault, which pays out.
  *              Without a provider configured these routes are disabled with "feature not
- *              configured" (503 at creation, spec 7).
+ *              configured" (503 not_configured at creation).
  */
 
 /** The start of a route's disabled reason when the provider it needs is not configured (503, not 400). */

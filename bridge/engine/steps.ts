@@ -32,7 +32,7 @@ export const LATE_DEPOSIT = 'deposit arrived after the window closed'
 export const DEPOSIT_GONE = 'the deposit is no longer in the source chain (a reorganisation deeper than its finality rule)'
 /** The start of the reason when the rate at the lock pays less than the swap's min_target_amount. */
 export const SLIPPAGE = 'rate moved beyond the allowed slippage'
-/** Spec 7's wording of the cause. */
+/** The cause in the words clients are told (README, Bridge › Routes and prices). */
 export { NO_ROUTE }
 
 export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> {
@@ -55,7 +55,7 @@ export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> 
             return result.kind === 'locked' ? 'continue' : 'wait'
         }
         case 'vault_locked': {
-            // The deposit once more, right before anything is paid (issue 10 item 6): a reorg deeper than the finality rule must not be paid for.
+            // The deposit once more, right before anything is paid: a reorg deeper than the finality rule must not be paid for.
             if (!(await ctx.sender.live(swap.id, 'payout'))) {
                 const check = await checkSourceDeposit(ctx, swap)
                 if (check.state === 'orphaned') throw new OperatorHoldError(DEPOSIT_GONE, { deposit_block: swap.depositBlock!.toString(), deposit_block_hash: swap.depositBlockHash })
@@ -137,7 +137,7 @@ async function confirmDeposit(ctx: EngineContext, swap: Swap): Promise<StepResul
         return 'wait'
     }
     if (check.state === 'pending') return 'wait'
-    // Final. A deposit mined after the window closed is not swapped (spec 7), only refunded.
+    // Final. A deposit mined after the window closed is not swapped, only refunded.
     if (swap.depositBlockTime! > swap.expiresAt) return fail(ctx, swap, LATE_DEPOSIT)
     return moved(await transition(ctx.pool, swap.id, 'deposit_detected', 'deposit_confirmed', {
         txHash: swap.depositTxHash, data: { confirmations: check.confirmations },

@@ -4,7 +4,7 @@ import { Logger } from '../../common/logger'
 import { RequestError } from '../engine/create'
 
 /**
- * The bridge's error body (the spec leaves it open; it is the explorer API's shape):
+ * The bridge's error body, the explorer API's shape so that one client parses both:
  * {"error": {"code": "...", "message": "...", "field": "..."}}, `field` on 400s about one field.
  */
 export function sendError(res: Response, status: number, code: string, message: string, field?: string, headers?: Record<string, string>): void {

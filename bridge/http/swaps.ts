@@ -31,7 +31,7 @@ const CreateBody = z.strictObject({
     source_token: text(32),
     target_chain: text(32),
     target_token: text(32),
-    // A JSON number as spec 4.4 says; a decimal string is accepted too (exact for 18-decimal tokens).
+    // A JSON number, as clients send it; a decimal string is accepted too (exact for 18-decimal tokens).
     source_token_amount: amount(),
     target_wallet: text(128),
     refund_address: z.union([z.literal('').transform(() => null), text(128), z.null()]).optional(),

@@ -2,7 +2,7 @@ import { ChainName } from '../registry'
 import { MappedStatus } from './status'
 
 /**
- * What the engine calls for an external provider leg (issue 10 item 4): the provider converts an
+ * What the engine calls for an external provider leg: the provider converts an
  * asset our vaults cannot serve (BTC) into one they can (USDT on BSC), paying into our vault.
  * Amounts cross this interface as bigint base units with the decimals of our token registry; the
  * implementation does the conversion to the provider's decimal strings, exactly.

@@ -5,7 +5,7 @@ import { HttpError } from '../http/errors'
 import { failureLimit } from '../http/rate-limit'
 
 /**
- * The admin bearer token of the webhook management routes (spec 5.4). No token configured: 503,
+ * The admin bearer token of the webhook management routes. No token configured: 503,
  * never an open door. A wrong or missing token: 401, compared in constant time (both sides are
  * hashed first, so neither the content nor the length of the real token leaks through timing).
  * Twenty wrong tokens from one IP within 15 minutes lock that IP out (429) until the window ends.

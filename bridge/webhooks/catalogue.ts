@@ -1,6 +1,6 @@
 /**
- * The webhook event catalogue (spec 6.1) and subscription filters. Spec 6.1 names the events a
- * receiver can rely on; the engine writes a few more (statuses without a spec event, refunds,
+ * The webhook event catalogue and subscription filters. `spec: true` marks the published events a
+ * receiver can rely on; the engine writes a few more (statuses without a published event, refunds,
  * reorgs), which are delivered too, marked `spec: false`, so "every event" means every lifecycle
  * event the swap history (GET /api/swap/:id/events) shows.
  */
@@ -8,11 +8,11 @@
 export interface EventType {
     name: string
     meaning: string
-    /** Named by spec 6.1 (otherwise an addition of this implementation). */
+    /** A published event receivers rely on (otherwise an addition of this implementation). */
     spec: boolean
 }
 
-/** External swap provider's legs: `simpleswap_<state>` (issue 10 writes them). */
+/** External swap provider's legs: `simpleswap_<state>` (bridge/engine/provider-leg.ts writes them). */
 export const PROVIDER_PREFIX = 'simpleswap_'
 export const TEST_PING = 'test_ping'
 

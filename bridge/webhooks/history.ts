@@ -1,7 +1,7 @@
 import { Pool } from 'pg'
 
 /**
- * The delivery history of a subscription (spec 2.12): one entry per delivery (stable id across
+ * The delivery history of a subscription: one entry per delivery (stable id across
  * retries), newest first, each with every attempt. "Failed" means not delivered and at least one
  * attempt failed: undelivered, or pending a retry.
  */

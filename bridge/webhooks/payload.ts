@@ -1,10 +1,10 @@
 import { TEST_PING } from './catalogue'
 
 /**
- * The delivery body (spec 2.13), built once when the event is recorded and stored as the exact
- * bytes sent, so every retry and every replica sends (and signs) the same body. Besides the six
- * fields of 2.13: `error_message` (swap_failed, refund_failed), `event_id` (equal to the
- * webhook-id header, the receiver's deduplication key) and `data`, the event's detail as
+ * The delivery body (README, Webhooks › Delivery), built once when the event is recorded and stored
+ * as the exact bytes sent, so every retry and every replica sends (and signs) the same body.
+ * Besides the six published fields: `error_message` (swap_failed, refund_failed), `event_id` (equal
+ * to the webhook-id header, the receiver's deduplication key) and `data`, the event's detail as
  * GET /api/swap/:id/events shows it.
  */
 

@@ -9,7 +9,7 @@ import { Subscription } from './store'
 import { parseTargetUrl, resolveTarget, TargetRefused } from './url-safety'
 
 /**
- * Webhook management under /api/webhook (spec 4.6). GET /event-types is public; every other route
+ * Webhook management under /api/webhook. GET /event-types is public; every other route
  * needs the admin bearer token (auth.ts). Bodies are validated with zod: unknown fields, bad types,
  * unsafe URLs and unknown event types are 400s naming the field.
  */

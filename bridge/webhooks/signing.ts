@@ -3,14 +3,15 @@ import { createHmac, randomBytes } from 'crypto'
 /**
  * Signing secrets and the headers of a delivery. Two signatures over the same raw body bytes:
  *
- * - the spec's X-Bridge-Signature (5.5): hex HMAC-SHA256 of the body, keyed with the secret as
+ * - X-Bridge-Signature: hex HMAC-SHA256 of the body, keyed with the secret as
  *   returned (the whole `whsec_…` string, UTF-8);
  * - Standard Webhooks' webhook-signature: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed
  *   with the base64-decoded part after `whsec_`, as that spec and its verifier libraries expect.
  *
  * During a rotation's grace window every secret still valid signs: webhook-signature carries one
  * space-separated `v1,` entry per secret, and X-Bridge-Signature-Previous the hex signatures of the
- * older ones (X-Bridge-Signature itself keeps the spec's single value, from the newest secret).
+ * older ones (X-Bridge-Signature itself stays one value, from the newest secret, for receivers that
+ * compare only it).
  */
 
 const PREFIX = 'whsec_'

@@ -5,7 +5,7 @@ import { MAX_OLD_SECRETS } from './policy'
 import { generateSecret } from './signing'
 
 /**
- * Subscriptions and their signing secrets (spec 2.11). A secret is generated here, handed back
+ * Subscriptions and their signing secrets. A secret is generated here, handed back
  * once (creation, rotation) and otherwise exists only sealed in bridge_webhook_secret, opened for
  * the moment of signing.
  */

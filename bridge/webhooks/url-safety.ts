@@ -2,11 +2,12 @@ import { promises as dns } from 'dns'
 import { isIP } from 'net'
 
 /**
- * Where a webhook may go (spec 4.6, URL rule). Only http and https; the host must resolve to
- * public addresses only. The check runs at registration and again before every attempt (DNS can
- * change), and the attempt then connects to the very address that was checked, never resolving
- * the name a second time, so a rebinding DNS server cannot swap in 127.0.0.1 between the check
- * and the connection. BRIDGE_WEBHOOK_ALLOW_PRIVATE turns the address check off (tests, local use).
+ * Where a webhook may go (README, Webhooks › URL safety). Only http and https; the host must
+ * resolve to public addresses only. The check runs at registration and again before every attempt
+ * (DNS can change), and the attempt then connects to the very address that was checked, never
+ * resolving the name a second time, so a rebinding DNS server cannot swap in 127.0.0.1 between the
+ * check and the connection. BRIDGE_WEBHOOK_ALLOW_PRIVATE turns the address check off (tests, local
+ * use).
  */
 
 export type RefusalKind = 'invalid_url' | 'blocked_address' | 'dns'

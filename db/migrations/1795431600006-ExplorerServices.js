@@ -1,4 +1,4 @@
-// Tables of the explorer services API (issue 6): accounts, sessions, mailed codes and reset tokens,
+// Tables of the explorer services API: accounts, sessions, mailed codes and reset tokens,
 // watchlists, the two public forms, and the shared rate-limit counters. Hand-written: none of these
 // are indexer entities, so they are not in schema.graphql.
 module.exports = class ExplorerServices1795431600006 {

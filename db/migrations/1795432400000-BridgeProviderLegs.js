@@ -1,4 +1,4 @@
-// Bridge, fourth step (hand-written): the external swap provider's leg of a swap (issue 10).
+// Bridge, fourth step (hand-written): the external swap provider's leg of a swap.
 module.exports = class BridgeProviderLegs1795432400000 {
     name = 'BridgeProviderLegs1795432400000'
 

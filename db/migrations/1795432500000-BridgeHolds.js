@@ -1,4 +1,4 @@
-// Bridge, fifth step (hand-written, issue 17): operator holds and the evidence rules of the sender.
+// Bridge, fifth step (hand-written): operator holds and the evidence rules of the sender.
 module.exports = class BridgeHolds1795432500000 {
     name = 'BridgeHolds1795432500000'
 

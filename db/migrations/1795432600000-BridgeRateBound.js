@@ -1,4 +1,4 @@
-// Bridge (hand-written): the least payout a swap accepts at the rate lock (issue 17 item 5).
+// Bridge (hand-written): the least payout a swap accepts at the rate lock.
 module.exports = class BridgeRateBound1795432600000 {
     name = 'BridgeRateBound1795432600000'
 

@@ -1,4 +1,4 @@
-// Bridge (hand-written, issue 17 item 4): deposits that arrive at the address of a swap that has
+// Bridge (hand-written): deposits that arrive at the address of a swap that has
 // already ended (completed, failed, expired). Each is confirmed, gathered into the vault and refunded
 // on its own, keyed by its id here: the sender's purposes late_gather:<id> / late_refund:<id> allow
 // one live transaction per late deposit, so a swap may receive several over time and none is paid twice.

@@ -1,4 +1,4 @@
-// Bridge (hand-written, issue 17): the deposit monitor's cursor survives a restart, and a client's
+// Bridge (hand-written): the deposit monitor's cursor survives a restart, and a client's
 // waiting swaps can be counted.
 module.exports = class BridgeMonitorScale1795432700001 {
     name = 'BridgeMonitorScale1795432700001'

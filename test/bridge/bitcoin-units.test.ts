@@ -10,12 +10,12 @@ import { BitcoinNetworkName, NETWORKS } from '../../bridge/chains/bitcoin/networ
 import { DustOutputError, InsufficientFundsError, planPayment, planSweep } from '../../bridge/chains/bitcoin/selection'
 import { InsufficientForFeeError } from '../../bridge/chains/adapter'
 
-/** The "abandon … about" mnemonic of BIP-84's test vectors (and of the reference, section 3). */
+/** The "abandon … about" mnemonic of BIP-84's test vectors. */
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 
 /**
  * BIP-84's published vectors (github.com/bitcoin/bips, bip-0084.mediawiki) for that mnemonic:
- * path, public key, address. The first is the one the reference verified.
+ * path, public key, address.
  */
 const BIP84_VECTORS = [
     { index: 0, pubkey: '0330d54fd0dd420a6e5f8d3624f5f3482cae350f79d5f0753bf5beef9c2d91af3c', address: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu' },
@@ -93,7 +93,7 @@ describe('bitcoin: keys, addresses, fees and confirmations', function () {
     })
 
     it('sizes P2WPKH spends and reads fee rates without floats', function () {
-        // The reference: one input, one output = 110 vB; the usual payment with change = 141 vB.
+        // Standard P2WPKH sizes: one input, one output = 110 vB; the usual payment with change = 141 vB.
         expect(p2wpkhSpendVsize(1, ['p2wpkh'])).to.equal(110)
         expect(p2wpkhSpendVsize(1, ['p2wpkh', 'p2wpkh'])).to.equal(141)
         expect(p2wpkhSpendVsize(2, ['p2wpkh'])).to.equal(178)

@@ -21,7 +21,7 @@ import {
 /** A stored transaction the bridge has not seen land (sender.ts: 'broadcast' once a broadcast may have reached a node). */
 const UNFINISHED = ['signed', 'broadcast']
 /**
- * Issue 17: the bridge is SIGKILLed inside each sending step, right after it stored the signed
+ * The bridge is SIGKILLed inside each sending step, right after it stored the signed
  * transaction of that step and before the transaction landed (its broadcast held back by the
  * node, or, for the "answer lost" variants, let through to the node without the bridge ever
  * hearing back), then restarted on the same database and data directory. Each swap must still

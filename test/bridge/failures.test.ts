@@ -80,7 +80,7 @@ describe('bridge: expiry, failures, refunds and crash safety', function () {
         await send(eth, 3, swap.deposit_address, parseUnits('20', 6), eth.tokens.USDT)
         const expired = await waitForStatus(a, swap.id, ['expired'])
         expect(expired.deposit_tx_hash).to.equal(null)
-        // The right deposit, after the window: not the swap's deposit, but a late one (issue 17 item 4),
+        // The right deposit, after the window: not the swap's deposit, but a late one,
         // refunded once although two bridge processes watch; the wrong assets are still not seen.
         const late = await send(bsc, 3, swap.deposit_address, parseUnits('20', 18), bsc.tokens.USDT)
         const refunded = await waitFor('the late deposit refunded', async () => {

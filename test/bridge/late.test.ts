@@ -10,7 +10,7 @@ import {
 } from './support'
 
 /**
- * Issue 17 item 4: deposits that arrive after a swap ended. Swaps here expire 3 seconds after
+ * Deposits that arrive after a swap ended. Swaps here expire 3 seconds after
  * creation; the deposit is sent once the swap is expired, and must be refunded in full (less what
  * the gather costs on a chain with fees) exactly once, or held for an operator when the swap has
  * no refund_address.

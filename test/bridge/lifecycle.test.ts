@@ -7,12 +7,12 @@ import {
     send, startBridge, startBridgeChains, tempDir, waitForStatus, WsClient,
 } from './support'
 
-/** Every status of a completed swap, in order, with the event each writes (spec 3.1, 6.1). */
+/** Every status of a completed swap, in order, with the event each writes (README, Bridge › Lifecycle). */
 const COMPLETED_EVENTS = [
     'deposit_wallet_created', 'source_token_deposited', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered',
     'vault_locking', 'vault_locked', 'payout_processing', 'target_token_sent',
 ]
-/** The order spec 6.1 observed (the webhook catalogue's swap events). */
+/** The published swap events (`spec: true` in bridge/webhooks/catalogue.ts), in the order a completed swap writes them. */
 const SPEC_ORDER = ['deposit_wallet_created', 'source_token_deposited', 'rate_locked', 'vault_locking', 'vault_locked', 'payout_processing', 'target_token_sent']
 
 interface RouteCase {

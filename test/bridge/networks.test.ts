@@ -17,14 +17,14 @@ import {
 } from './support'
 
 /**
- * Issue 10 end to end, through the bridge's HTTP API: the BITCOIN adapter against an Esplora
- * double, the SOLANA adapter against LiteSVM behind a JSON-RPC front end, the TRON adapter against
- * a TronGrid / full-node double, and the SimpleSwap
- * double as the external provider, next to the four anvils of the EVM networks. The doubles'
- * chains move on their own (a Bitcoin block every 400 ms, a Solana slot every 100 ms, a TRON block
- * every second, its clock an hour behind so that its 3-second blocks never run past a deposit window), as the
- * anvils do; the test plays the provider's side of an exchange: it watches our vault's deposit
- * arrive at the exchange's address and pays the exchange's output into our vault on BSC.
+ * The non-EVM networks and the provider leg end to end, through the bridge's HTTP API: the BITCOIN
+ * adapter against an Esplora double, the SOLANA adapter against LiteSVM behind a JSON-RPC front
+ * end, the TRON adapter against a TronGrid / full-node double, and the SimpleSwap double as the
+ * external provider, next to the four anvils of the EVM networks. The doubles' chains move on their
+ * own (a Bitcoin block every 400 ms, a Solana slot every 100 ms, a TRON block every second, its
+ * clock an hour behind so that its 3-second blocks never run past a deposit window), as the anvils
+ * do; the test plays the provider's side of an exchange: it watches our vault's deposit arrive at
+ * the exchange's address and pays the exchange's output into our vault on BSC.
  */
 describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to end', function () {
     let w: BridgeChains

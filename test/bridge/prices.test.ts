@@ -12,7 +12,7 @@ import {
 } from './support'
 
 /**
- * Rate protection and price sources (issue 17 items 5 and 6), against the real bridge: the rate
+ * Rate protection and price sources, against the real bridge: the rate
  * bound a swap carries (min_target_amount, or the quote less BRIDGE_MAX_SLIPPAGE_PERCENT) failing
  * and refunding a swap whose locked rate pays less; reference prices from a loopback
  * CoinGecko-style feed that goes stale (503 price_unavailable at creation, a rate lock that waits

@@ -9,7 +9,7 @@ import {
 } from './support'
 
 /**
- * Issue 17 item 0: deposit detection on a node without historical state. The native chain's
+ * Deposit detection on a node without historical state. The native chain's
  * anvil is restarted from its state file (it then answers no balance for blocks before the
  * restart, as a pruned node would not) and the bridge is restarted too, with swaps still waiting
  * from before. Deposits into the old and into new swaps, coin and token, must all be detected and

@@ -18,7 +18,7 @@ describe('solana: derivation, addresses, stored transfers', function () {
         const child = slip10Ed25519(seed, `m/0'`)
         expect(child.chainCode.toString('hex')).to.equal('8b59aa11380b624e81507a27fedda59fea6d0b779a778918a2fd3590e16e9c69')
         expect(child.key.toString('hex')).to.equal('68e0fe46dfb67e368c75379acec591dad19df3cde26e63b93a8e704f1dade7a3')
-        // The reference's vector: what Phantom shows for this mnemonic's first account.
+        // A known vector: what Phantom shows for this mnemonic's first account.
         const wallet = Buffer.from(mnemonicToSeedSync(MNEMONIC))
         expect(solanaPath({ kind: 'deposit', index: 0 })).to.equal(`m/44'/501'/0'/0'`)
         expect(deriveKeypair(wallet, { kind: 'deposit', index: 0 }).publicKey.toBase58()).to.equal('HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk')

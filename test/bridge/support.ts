@@ -246,7 +246,7 @@ export { parseUnits }
 
 // ---- Many waiting swaps ------------------------------------------------------------------------
 
-/** How many waiting swaps one chain carries here (issue 17 item 7: the monitor scales to 10,000). */
+/** How many waiting swaps one chain carries here: the scale the monitor must handle per chain. */
 export const WATCHED = 10_000
 
 /**

@@ -73,7 +73,7 @@ describe('tron: keys, addresses, fees, stored transfers and settings', function 
             ['TLrpNTBuCpGMrB9TyVwgEhNVRhtWEQPHh4', true],
             // Last character changed: the checksum fails.
             [VECTOR.slice(0, -1) + (VECTOR.endsWith('H') ? 'J' : 'H'), false],
-            // The address the brief gave as mainnet USDT: its checksum does not hold.
+            // A look-alike of mainnet USDT's address: its checksum does not hold.
             ['TR7NHqjeKQxGTCi8q8ZEAxsrtrdXFtZPro', false],
             [hexAddress(VECTOR), false],
             ['0x' + hexAddress(VECTOR).slice(2), false],

@@ -132,7 +132,7 @@ describe('bridge: amounts, pricing and routes', function () {
     it('names an event for every status', function () {
         expect(STATUSES.map((s) => EVENT_OF_STATUS[s])).to.deep.equal([
             'deposit_wallet_created', 'source_token_deposited', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered',
-            // The provider leg's statuses are their own events, one to one (spec 6.1: simpleswap_*).
+            // The provider leg's statuses are their own events, one to one (simpleswap_*).
             'simpleswap_waiting', 'simpleswap_confirming', 'simpleswap_exchanging', 'simpleswap_sending', 'simpleswap_finished',
             'simpleswap_failed', 'simpleswap_refunded', 'simpleswap_verifying', 'simpleswap_expired',
             'vault_locking', 'vault_locked', 'payout_processing', 'target_token_sent', 'swap_failed', 'swap_expired',

@@ -25,7 +25,7 @@ import { bridgeSignatureValid, Received, Receiver } from './webhook-receiver'
 const ADMIN_TOKEN = 'test-bridge-admin-token-0123456789'
 const AUTH = { authorization: `Bearer ${ADMIN_TOKEN}` }
 const SCALE = 0.0005
-/** The order spec 6.1 observed for a completed swap. */
+/** The published swap events (`spec: true` in bridge/webhooks/catalogue.ts), in the order a completed swap writes them. */
 const SPEC_ORDER = ['deposit_wallet_created', 'source_token_deposited', 'rate_locked', 'vault_locking', 'vault_locked', 'payout_processing', 'target_token_sent']
 
 const admin = (bridge: BridgeProcess, method: string, route: string, body?: unknown, headers: Record<string, string> = AUTH) =>

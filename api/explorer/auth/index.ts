@@ -6,7 +6,7 @@ import { signin } from './signin'
 import { signup } from './signup'
 import { resendCode, verifyCode, verifyLink } from './verification'
 
-/** The /auth routes (spec 4.1, 5.1). Their per-IP rate limits are applied by explorerRouter, before the body is read. */
+/** The /auth routes. Their per-IP rate limits are applied by explorerRouter, before the body is read. */
 export function authRouter(s: ExplorerServices): Router {
     const router = express.Router()
     router.post('/signup', signup(s))

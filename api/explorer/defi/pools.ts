@@ -5,7 +5,7 @@ import { ResponseCache } from './cache'
 import { QuoteToken, quoteToken, toNumber } from './quote'
 
 /**
- * GET /defi/pools: every pair with the fields of spec 2.3, busiest first (by volume_24h, then
+ * GET /defi/pools: every pair, busiest first (by volume_24h, then
  * swaps_24h, volume_total, address). Volumes are the indexer's figures in STABLE (docs/indexer.md, DeFi
  * volume rule), shown in whole STABLE units; volume_24h sums the pair's hourly buckets of the 24
  * hours up to now: the current hour and the 23 before it.

@@ -25,12 +25,12 @@ export async function quoteToken(s: ExplorerServices): Promise<QuoteToken> {
         'SELECT symbol, decimals FROM token WHERE id = $1',
         [address]
     )
-    // Until the indexer has seen STABLE, its deployment facts stand in (spec: 6 decimals).
+    // Until the indexer has seen STABLE, its deployment facts stand in (contracts/Stable.sol: 6 decimals).
     return { address, wnative: contracts.wnative.toLowerCase(), symbol: rows[0]?.symbol ?? 'STABLE', decimals: rows[0]?.decimals ?? 6 }
 }
 
 /**
- * Amounts are exact bigints up to here; the spec's JSON numbers are made at the edge, from the
+ * Amounts are exact bigints up to here; the answers' JSON numbers are made at the edge, from the
  * exact decimal string, so the number is the closest double to the true figure.
  */
 export function toNumber(baseUnits: bigint, decimals: number): number {

@@ -118,7 +118,7 @@ export function tokenRoutes(s: PlatformServices): Router {
         sendData(res, await tokenInfo(s, input.address))
     }
     router.get('/api/token/info/:address', (req, res) => info(req, res, req.params.address, req.query.user_id))
-    // The spec leaves the body field open: address, or contractAddress as deploy returns it.
+    // Clients may name the token address, or contractAddress as deploy returns it.
     router.post('/api/token/info_by_address', (req, res) => info(req, res, req.body?.address ?? req.body?.contractAddress, req.body?.user_id))
 
     const list = async (req: Request, res: Response) => {

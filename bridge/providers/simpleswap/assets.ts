@@ -2,8 +2,8 @@ import { assetKey } from '../../registry'
 import { ProviderAsset } from '../provider'
 
 /**
- * Our registry's assets as SimpleSwap v3 names them (ticker + network, lowercase). The reference
- * lists no network codes; these are the ones public v3 clients send (btc/btc, usdt/bsc, usdt/trx,
+ * Our registry's assets as SimpleSwap v3 names them (ticker + network, lowercase). No table of
+ * network codes was at hand; these are the ones public v3 clients send (btc/btc, usdt/bsc, usdt/trx,
  * sol/sol, pol/polygon …) and must be checked against GET /v3/currencies when a key is available,
  * which is why the provider takes the table as an option. NATIVECHAIN and BSC:WNATIVE exist only
  * in our vaults, so they have no entry: no provider leg can start or end there.

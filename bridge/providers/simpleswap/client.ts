@@ -10,7 +10,7 @@ import { DEFAULT_SIMPLESWAP_ASSETS, fromCurrency, SimpleSwapAssetMap, SimpleSwap
 import { EstimateResponse, ExchangeObject, ExchangeResponse, RangesResponse } from './schema'
 import { Transport, TransportOptions } from './transport'
 
-/** SimpleSwap v3 (reference section 2.1) behind the SwapProvider interface. */
+/** SimpleSwap v3, as public v3 clients use it, behind the SwapProvider interface. */
 
 export const SIMPLESWAP_DEFAULT_URL = 'https://api.simpleswap.io/v3'
 
@@ -131,7 +131,7 @@ export class SimpleSwapProvider implements SwapProvider {
     }
 
     /**
-     * A 4xx on an estimate or a create says little in words (the reference documents no error
+     * A 4xx on an estimate or a create says little in words (we know of no documented error
      * codes), so an amount refusal is recognised by asking for the range, a read, and comparing.
      */
     private async explainRefusal(err: unknown, pair: ProviderPair, amountIn: bigint): Promise<unknown> {

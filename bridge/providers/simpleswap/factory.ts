@@ -2,7 +2,7 @@ import { SimpleSwapOptions, SimpleSwapProvider, SIMPLESWAP_DEFAULT_URL } from '.
 
 /**
  * The provider from the environment: SIMPLESWAP_API_KEY (required; unset or blank means the
- * provider is not configured, and the routes that need it answer 503 per spec 7) and
+ * provider is not configured, and the routes that need it answer 503 not_configured) and
  * SIMPLESWAP_API_URL (default the public v3 base). A malformed URL is a configuration error.
  */
 export function simpleSwapFromEnv(

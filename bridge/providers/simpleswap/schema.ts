@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 /**
- * SimpleSwap v3 response shapes (reference section 2.1: camelCase, wrapped in { result }). Only
+ * SimpleSwap v3 response shapes (camelCase, wrapped in { result }). Only
  * the fields we use are required; the rest is stripped. Amounts are left as the provider sent
  * them and converted by decimal.ts, so a float can never sneak in through a schema coercion.
  */
@@ -23,7 +23,7 @@ export const EstimateResponse = z.object({
 })
 
 export const ExchangeObject = z.object({
-    // Some clients read publicId; the reference says id. Either identifies the exchange.
+    // Some public clients read publicId, others id. Either identifies the exchange.
     id: z.union([z.string(), z.number()]).optional(),
     publicId: optionalText,
     status: z.string(),

@@ -85,7 +85,7 @@ describe('chain API: /addresses', function () {
             block_number_balance_updated_at: null,
         })
         expect(a.implementations).to.deep.equal([])
-        // §2.1: is_verified is null for an address the database does not hold.
+        // is_verified is null for an address the database does not hold.
         expect(a.is_verified).to.equal(null)
         // [choice] "nulls and false": coin_balance null; "0" is accepted too (an unseen address holds nothing).
         expect(a.coin_balance).to.be.oneOf([null, '0'])

@@ -4,7 +4,7 @@ import { call, stack, unknownAddress, unknownHash, v2 } from './helpers'
 import * as S from './shapes'
 
 /**
- * §1.3 errors over every route: unknown /api/v2 paths are 400 "Unknown API v2 action", and nothing
+ * Errors over every route: unknown /api/v2 paths are 400 "Unknown API v2 action", and nothing
  * a client sends is ever answered with a 5xx. Route-specific 404/422 cases live in each route's file.
  */
 describe('chain API: errors', function () {
@@ -23,7 +23,7 @@ describe('chain API: errors', function () {
         }
     })
 
-    /** Every route of items 1 and 2 of the issue, with a valid id. */
+    /** The routes these checks cover, each with a valid id. */
     function routes(): string[] {
         const a = s.account(10).address
         const t = s.tokens.GOLD

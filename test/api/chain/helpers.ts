@@ -419,7 +419,7 @@ export function expectLog(item: S.Log, row: any, truth: Truth, what: string): vo
     expect(item.topics, `${what}.topics`).to.deep.equal([row.topic0, row.topic1, row.topic2, row.topic3])
     expect(item.data, `${what}.data`).to.equal(hex(row.data))
     expectAddressParam(item.address, row.address, truth, `${what}.address`)
-    // smart_contract is the parent transaction's `to` (§2.9).
+    // smart_contract is the parent transaction's `to`, as Blockscout renders it.
     expectAddressParam(item.smart_contract, row.tx_to, truth, `${what}.smart_contract`)
 }
 

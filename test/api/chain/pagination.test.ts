@@ -142,7 +142,7 @@ describe('chain API: pagination walks', function () {
         })
         expectSameSequence(items.map((t) => t.address_hash), rows.map((r) => checksum(r.id)), '/tokens')
         items.forEach((item, i) => expectToken(item, rows[i], `/tokens[${i}]`))
-        // §4.14: holders_count is a number (or null) in the cursor, names strings, is_name_null a bool.
+        // holders_count is a number (or null) in the cursor, names strings, is_name_null a bool.
         expect(cursors[0].holders_count).to.equal(rows[49].holder_count)
         expect(cursors[0].is_name_null).to.equal(rows[49].name === null)
         expect(cursors[0].contract_address_hash).to.be.oneOf([rows[49].id, checksum(rows[49].id)])
@@ -194,7 +194,7 @@ describe('chain API: pagination walks', function () {
     })
 
     /**
-     * [choice] §1.2 says items_count is "the number of items returned so far", and also that the
+     * [choice] The reference says items_count is "the number of items returned so far", and also that the
      * accepted range is 1..50: a running total would fail that validation from page 3 on. Current
      * Blockscout (BlockScoutWeb.Chain.next_page_params/5, increment_items_count? = false by
      * default) puts the page's own item count there, so that is what is checked: an integer, 50 on
@@ -262,7 +262,7 @@ describe('chain API: pagination walks', function () {
     it('/search?q= over more than one page: every matching token once, by name (equal holders)', async () => {
         const rows = (await s.db.query(`SELECT id, name FROM token WHERE name LIKE 'Filler Token %' ORDER BY name`)).rows
         expect(rows).to.have.length(55)
-        // §4.2: the cursor is a flat map whose keys are sent back verbatim; its keys are not checked.
+        // The cursor is a flat map whose keys are sent back verbatim; its keys are not checked.
         const { items, pages } = await walk('/search', S.SearchItem, { query: { q: 'filler' }, keys: [] })
         expect(pages).to.equal(2)
         const tokens = items.filter((i): i is Extract<S.SearchItem, { type: 'token' }> => i.type === 'token')

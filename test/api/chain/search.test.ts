@@ -5,7 +5,7 @@ import { getOk, iso, stack, unknownAddress, unknownHash, v2 } from './helpers'
 import * as S from './shapes'
 
 /**
- * §4.2. Item urls are compared case-insensitively on the hash ([choice]: Blockscout builds them
+ * Item urls are compared case-insensitively on the hash ([choice]: Blockscout builds them
  * from the hash it holds; the reference shows "/block/0x<hash>", "/tx/0x…", "/address/0x…",
  * "/token/0x…").
  */

@@ -2,8 +2,8 @@ import { getAddress, isAddress } from 'viem'
 import { z } from 'zod'
 
 /**
- * Zod schemas of the Blockscout REST API v2 objects, written from
- * ../shared/reference/chain-data-api-v2.md (§1 encoding, §2 shared objects, §4 endpoints, §5 extras).
+ * Zod schemas of the Blockscout REST API v2 objects, as Blockscout's backend renders them (its
+ * api/v2 views and OpenApiSpex schemas: "the reference" below).
  *
  * Strict about presence and JSON type of every field the reference lists: a `string|null` field
  * must be present (null is fine, a missing key is not). Fields the reference does not list are
@@ -13,7 +13,7 @@ import { z } from 'zod'
  */
 
 // ---------------------------------------------------------------------------------------------
-// Scalars (§1.1)
+// Scalars
 
 /** 32-byte hash: 0x + 64 lowercase hex. */
 export const Hash32 = z.string().regex(/^0x[0-9a-f]{64}$/, 'a 0x-hash of 64 lowercase hex digits')
@@ -34,12 +34,12 @@ export const TokenType = z.enum(['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ER
 export const Reputation = z.enum(['ok', 'scam'])
 
 type AbiValue = string | AbiValue[]
-/** Decoded ABI values: scalars are strings, arrays and tuples nested arrays (§2.5). */
+/** Decoded ABI values: scalars are strings, arrays and tuples nested arrays. */
 export const AbiValue: z.ZodType<AbiValue> = z.lazy(() => z.union([z.string(), z.array(AbiValue)]))
 const JsonObject = z.record(z.string(), z.unknown())
 
 // ---------------------------------------------------------------------------------------------
-// §2.1 AddressParam
+// AddressParam
 
 const Tag = z.object({ address_hash: z.string(), display_name: z.string(), label: z.string() })
 export const AddressParam = z.object({
@@ -60,7 +60,7 @@ export const AddressParam = z.object({
 export type AddressParam = z.infer<typeof AddressParam>
 
 // ---------------------------------------------------------------------------------------------
-// §2.2 Token, §2.3 TokenInstance
+// Token, TokenInstance
 
 export const Token = z.object({
     address_hash: Checksummed,
@@ -94,7 +94,7 @@ export const TokenInstance = z.object({
 })
 
 // ---------------------------------------------------------------------------------------------
-// §2.4 TokenTransfer, with the `total` variant chosen by token_type
+// TokenTransfer, with the `total` variant chosen by token_type
 
 export const Erc20Total = z.object({ value: IntString, decimals: IntString.nullable() })
 export const Erc721Total = z.object({ token_id: IntString.nullable(), token_instance: TokenInstance.nullable() })
@@ -125,7 +125,7 @@ export const TokenTransfer = z.object({
 export type TokenTransfer = z.infer<typeof TokenTransfer>
 
 // ---------------------------------------------------------------------------------------------
-// §2.5 DecodedInput and decoded logs, §2.6 Fee
+// DecodedInput and decoded logs, Fee
 
 export const DecodedInput = z.object({
     method_id: z.string().regex(/^[0-9a-f]{8}$/, '8 lowercase hex digits without 0x'),
@@ -142,7 +142,7 @@ export const DecodedLog = z.object({
 export const Fee = z.object({ type: z.enum(['actual', 'maximum']), value: IntString.nullable() })
 
 // ---------------------------------------------------------------------------------------------
-// §2.7 Block: list variant (lists, /main-page/blocks) and single variant (/blocks/{x})
+// Block: list variant (lists, /main-page/blocks) and single variant (/blocks/{x})
 
 const blockFields = {
     height: NonNegInt,
@@ -191,7 +191,7 @@ export type BlockListItem = z.infer<typeof BlockListItem>
 export type BlockSingle = z.infer<typeof BlockSingle>
 
 // ---------------------------------------------------------------------------------------------
-// §2.8 Transaction: list variant and single variant
+// Transaction: list variant and single variant
 
 const transactionFields = {
     hash: Hash32,
@@ -250,7 +250,7 @@ export type TransactionListItem = z.infer<typeof TransactionListItem>
 export type TransactionSingle = z.infer<typeof TransactionSingle>
 
 // ---------------------------------------------------------------------------------------------
-// §2.9 Log
+// Log
 
 export const Log = z.object({
     transaction_hash: Hash32,
@@ -267,7 +267,7 @@ export const Log = z.object({
 export type Log = z.infer<typeof Log>
 
 // ---------------------------------------------------------------------------------------------
-// Pages (§1.2)
+// Pages
 
 export function page<T extends z.ZodTypeAny>(item: T) {
     return z.object({ items: z.array(item), next_page_params: z.record(z.string(), z.unknown()).nullable() })
@@ -275,7 +275,7 @@ export function page<T extends z.ZodTypeAny>(item: T) {
 export const EmptyPage = z.object({ items: z.array(z.unknown()).length(0), next_page_params: z.null() })
 
 // ---------------------------------------------------------------------------------------------
-// §4.1 /stats
+// /stats
 
 const GasTier = z.object({
     price: z.number(),
@@ -316,7 +316,7 @@ export const StatsWithOracle = z.object({
 })
 
 // ---------------------------------------------------------------------------------------------
-// §4.2 search
+// search
 
 const searchAddressFields = {
     name: z.string().nullable(),
@@ -377,7 +377,7 @@ export const CheckRedirect = z.object({
 })
 
 // ---------------------------------------------------------------------------------------------
-// §4.10 address, counters, tabs counters; §4.12 balances; §4.16 holders
+// address, counters, tabs counters; balances; holders
 
 export const Address = AddressParam.extend({
     creator_address_hash: Checksummed.nullable(),
@@ -418,7 +418,7 @@ export const TokenBalance = z.object({
     value: IntString,
     token_instance: z.null(),
 })
-/** /addresses/{h}/tokens?type=… items (§4.12, paginated alternative). */
+/** /addresses/{h}/tokens?type=… items (paginated alternative). */
 export const AddressTokenItem = z.object({
     token: Token,
     token_id: IntString.nullable(),
@@ -440,7 +440,7 @@ export const Holder = z.object({ address: AddressParam, value: IntString, token_
 export const TokenCounters = z.object({ token_holders_count: IntString, transfers_count: IntString })
 
 // ---------------------------------------------------------------------------------------------
-// §4.6 / §5 small objects
+// small objects
 
 export const TransactionStats = z.object({
     transactions_count_24h: IntString,
@@ -475,7 +475,7 @@ export const Countdown = z.object({
 })
 
 // ---------------------------------------------------------------------------------------------
-// §4.17 smart contracts
+// smart contracts
 
 export const SmartContractUnverified = z.object({
     proxy_type: z.string().nullable(),
@@ -545,13 +545,13 @@ export const SmartContractCounters = z.object({
 }).strict()
 
 // ---------------------------------------------------------------------------------------------
-// §1.3 errors
+// errors
 
 export const NotFound = z.object({ message: z.literal('Not found') })
 export const UnknownAction = z.object({ message: z.literal('Unknown API v2 action') })
 /**
- * 422: the reference gives the OpenApiSpex body `{errors:[{title, source:{pointer}, detail}]}` for
- * parameters failing the spec, and `{message}` for the legacy controller checks. Either is
+ * 422: Blockscout gives the OpenApiSpex body `{errors:[{title, source:{pointer}, detail}]}` for
+ * parameters failing its OpenAPI spec, and `{message}` for the legacy controller checks. Either is
  * accepted; whichever it is must say something.
  */
 export const Unprocessable = z.union([

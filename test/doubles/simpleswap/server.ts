@@ -3,14 +3,14 @@ import * as http from 'http'
 import { AddressInfo } from 'net'
 
 /**
- * TEST DOUBLE, not part of the product: SimpleSwap's v3 API as the reference (section 2.1)
- * documents it, on 127.0.0.1. Routes under /v3, key in `x-api-key` (401 without one; 403 for a
- * wrong one — the reference only says 401 without a key, the 403 is this double's choice),
+ * TEST DOUBLE, not part of the product: SimpleSwap's v3 API as public v3 clients use it, on
+ * 127.0.0.1. Routes under /v3, key in `x-api-key` (401 without one; 403 for a
+ * wrong one — clients show only the 401 without a key, the 403 is this double's choice),
  * camelCase fields, responses wrapped in { result }, assets as ticker + network. Amounts are
  * exact decimal strings computed with bigints: estimatedAmount = amount × rate, rounded down to the
  * target currency's precision, the provider's fee being part of the configured rate.
  *
- * Where the reference is silent the double picks: 400 for a malformed or unsupported request,
+ * Where those clients show nothing the double picks: 400 for a malformed or unsupported request,
  * 422 for an amount outside the range, 404 for an unknown exchange, error bodies
  * { error, description }.
  *
