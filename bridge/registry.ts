@@ -1,5 +1,5 @@
 /**
- * The networks and tokens the bridge knows (README, Bridge › Networks and tokens), as data. Names
+ * The networks and tokens the bridge knows (docs/bridge/networks.md), as data. Names
  * are matched exactly, case included: a request names a chain and a token as GET /api/tokens lists
  * them.
  *

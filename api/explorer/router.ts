@@ -17,7 +17,7 @@ import { watchlistRouter } from './watchlist'
 /** Largest JSON body accepted: the biggest legitimate one (a support message of 5,000 characters) fits several times. */
 const BODY_LIMIT = '64kb'
 
-/** The explorer services API under /api (README, Explorer services API). */
+/** The explorer services API under /api (docs/explorer-api.md). */
 export function explorerRouter(ctx: ApiContext): Router {
     const s: ExplorerServices = {
         ctx,

@@ -9,7 +9,7 @@ import { walletRoutes } from './routes/wallet'
 import { createServices } from './services'
 
 /**
- * The wallet platform API (README, Wallet platform API): managed wallets the server signs for.
+ * The wallet platform API (docs/platform-api.md): managed wallets the server signs for.
  * Served on PLATFORM_PORT by the api process. Chain routes answer 503 while no chain contracts are
  * configured, so the process (and the explorer beside it) starts without a chain.
  */

@@ -55,7 +55,7 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
     return current
 }
 
-/** Success bodies: `{ success: true, data }`, unless a route has a shape of its own (README, Wallet platform API). */
+/** Success bodies: `{ success: true, data }`, unless a route has a shape of its own (docs/platform-api.md). */
 export function sendData(res: Response, data: unknown, status = 200): void {
     res.status(status).json({ success: true, data })
 }

@@ -5,7 +5,7 @@ import { OUR_PROVIDER_STATUSES } from '../providers/status'
 import { ChainName } from '../registry'
 
 /**
- * The swap state machine (README, Bridge › Lifecycle) and the only code that changes a swap's
+ * The swap state machine (docs/bridge/lifecycle.md) and the only code that changes a swap's
  * status. Every transition is one database transaction that (1) moves the status, guarded by the
  * status it expects, so two workers can never both make the same move, (2) writes the event row,
  * and (3) NOTIFYs it. The event table is therefore the complete, ordered history, and the outbox

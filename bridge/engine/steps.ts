@@ -32,7 +32,7 @@ export const LATE_DEPOSIT = 'deposit arrived after the window closed'
 export const DEPOSIT_GONE = 'the deposit is no longer in the source chain (a reorganisation deeper than its finality rule)'
 /** The start of the reason when the rate at the lock pays less than the swap's min_target_amount. */
 export const SLIPPAGE = 'rate moved beyond the allowed slippage'
-/** The cause in the words clients are told (README, Bridge › Routes and prices). */
+/** The cause in the words clients are told (docs/bridge/routes-and-prices.md). */
 export { NO_ROUTE }
 
 export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> {

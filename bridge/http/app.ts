@@ -7,7 +7,7 @@ import { errorHandler, sendError } from './errors'
 import { infoRoutes } from './info'
 import { swapRoutes } from './swaps'
 
-/** The bridge's HTTP API under /api (README, Bridge). The WebSocket shares the server at /ws. */
+/** The bridge's HTTP API under /api (docs/bridge/README.md). The WebSocket shares the server at /ws. */
 export function createApp(env: Env, ctx: EngineContext, vaults: Map<string, string>, webhooks: Webhooks): Express {
     const app = express()
     app.disable('x-powered-by')

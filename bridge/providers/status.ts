@@ -2,7 +2,7 @@ import { PROVIDER_PREFIX } from '../webhooks/catalogue'
 
 /**
  * The external provider's exchange statuses, mapped one to one onto our swap statuses and webhook
- * events `simpleswap_<status>` (README, Bridge › Lifecycle). The vocabulary is SimpleSwap's (API
+ * events `simpleswap_<status>` (docs/bridge/lifecycle.md). The vocabulary is SimpleSwap's (API
  * v3), which ChangeNOW and Changelly share, so the table also documents what the engine does on
  * each. The mapping is a table, not logic: the raw status is stored next to ours, and a status the
  * provider adds later is reported as unknown (keep waiting and alert), never as a failure, because

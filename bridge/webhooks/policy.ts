@@ -1,5 +1,5 @@
 /**
- * The delivery rules as pure functions (README, Webhooks): when to retry, when to give up, when a
+ * The delivery rules as pure functions (docs/bridge/webhooks.md): when to retry, when to give up, when a
  * subscription is disabled. Times are in milliseconds; `scale` is BRIDGE_WEBHOOK_TIME_SCALE (1 in
  * production), which shrinks every delay for tests without changing the rules' shape.
  */

@@ -2,7 +2,7 @@ import { promises as dns } from 'dns'
 import { isIP } from 'net'
 
 /**
- * Where a webhook may go (README, Webhooks › URL safety). Only http and https; the host must
+ * Where a webhook may go (docs/bridge/webhooks.md, URL safety). Only http and https; the host must
  * resolve to public addresses only. The check runs at registration and again before every attempt
  * (DNS can change), and the attempt then connects to the very address that was checked, never
  * resolving the name a second time, so a rebinding DNS server cannot swap in 127.0.0.1 between the

@@ -7,7 +7,7 @@ import {
     send, startBridge, startBridgeChains, tempDir, waitForStatus, WsClient,
 } from './support'
 
-/** Every status of a completed swap, in order, with the event each writes (README, Bridge › Lifecycle). */
+/** Every status of a completed swap, in order, with the event each writes (docs/bridge/lifecycle.md). */
 const COMPLETED_EVENTS = [
     'deposit_wallet_created', 'source_token_deposited', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered',
     'vault_locking', 'vault_locked', 'payout_processing', 'target_token_sent',

@@ -3,7 +3,7 @@ import { Address, parseEther, parseUnits, zeroAddress } from 'viem'
 import { abis } from '../../abi'
 import { expectRevert, FAR_DEADLINE, TestChain, TX } from './support'
 
-/** Each revert reason of our AMM (Uniswap V2's; README, Contracts), from its cause. */
+/** Each revert reason of our AMM (Uniswap V2's; docs/contracts.md), from its cause. */
 describe('AMM revert reasons', () => {
     let chain: TestChain
     let stable: Address, gold: Address

@@ -136,7 +136,7 @@ export class TestChain {
     }
 }
 
-/** The 0.2% fee formulas (README, Contracts), in exact integer arithmetic. */
+/** The 0.2% fee formulas (docs/contracts.md), in exact integer arithmetic. */
 export function expectedAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
     const amountInWithFee = amountIn * 998n
     return (amountInWithFee * reserveOut) / (reserveIn * 1000n + amountInWithFee)

@@ -79,7 +79,7 @@ export function swapRoutes(s: PlatformServices): Router {
     handle('execute_native_for_exact_tokens', (req) => {
         const b = parseInput(z.object({ ...common, token: tokenRef }), req.body)
         noNative(b.token, 'token', 'a token address as the output')
-        // Clients name the exact output amount_out_min on this route (README, Swaps); amount_out is accepted too.
+        // Clients name the exact output amount_out_min on this route (docs/platform-api.md, swaps); amount_out is accepted too.
         const out = aliased(req.body, ['amount_out_min', 'amount_out'])
         const max = aliased(req.body, ['amount_native', 'amount_in_max'])
         return { intent: 'exact_out', tokenIn: NATIVE, tokenOut: b.token, exact: out.value, exactField: out.field, bound: max.value, boundField: max.field, from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
@@ -89,7 +89,7 @@ export function swapRoutes(s: PlatformServices): Router {
         const b = parseInput(z.object({ ...common, token1: tokenRef, token2: tokenRef.optional() }), req.body)
         noNative(b.token1, 'token1', 'a token address as the input')
         nativeOutput(s, b.token2)
-        // Clients send amount_in_max (the exact spend) and amount_out (the floor) here (README, Swaps); amount_in and amount_out_min are accepted too.
+        // Clients send amount_in_max (the exact spend) and amount_out (the floor) here (docs/platform-api.md, swaps); amount_in and amount_out_min are accepted too.
         const spend = aliased(req.body, ['amount_in_max', 'amount_in'])
         const floor = aliased(req.body, ['amount_out', 'amount_out_min'])
         return { intent: 'exact_in', tokenIn: b.token1, tokenOut: NATIVE, exact: spend.value, exactField: spend.field, bound: floor.value, boundField: floor.field, from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
@@ -119,7 +119,7 @@ function nativeOutput(s: PlatformServices, token: TokenRef | undefined): void {
     }
 }
 
-/** An amount whose published name is missing or odd, under its accepted names (README, Swaps); exactly one value must be given. */
+/** An amount whose published name is missing or odd, under its accepted names (docs/platform-api.md, swaps); exactly one value must be given. */
 function aliased(body: unknown, names: string[]): { value: AmountInput; field: string } {
     const record = (body ?? {}) as Record<string, unknown>
     const given = names.filter((n) => record[n] !== undefined && record[n] !== null)
