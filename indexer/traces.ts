@@ -180,7 +180,8 @@ export async function detectTracing(rpc: RpcClient, log: Logger, attempts = 10):
         for (let attempt = 1; ; attempt++) {
             try {
                 const head = await rpc.call<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false])
-                const answer = await rpc.call(probe.call(head.number, head.hash).method, probe.call(head.number, head.hash).params)
+                const request = probe.call(head.number, head.hash)
+                const answer = await rpc.call(request.method, request.params)
                 if (Array.isArray(answer)) return probe.method
                 log.warn({ method: probe.method }, 'the node answered a tracing probe with something other than a list; trying the next method')
                 break

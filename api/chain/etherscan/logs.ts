@@ -6,6 +6,7 @@ import { EtherscanError, nothingFound, parseParams } from './envelope'
 import { Module } from './module'
 import { addressParam, hashParam, MAX_BLOCK, paging, text, windowOf } from './params'
 import { hexNumber } from './rows'
+import type { LogRow as ChainLogRow } from '../render/log'
 
 /** Etherscan's cap on getLogs: 1,000 records per request, the rest reached with page/offset. */
 export const MAX_LOGS = 1_000
@@ -60,22 +61,8 @@ function topicCondition(p: LogsParams, values: unknown[]): string {
         .join(' AND ')
 }
 
-interface LogRow {
-    block_number: number
-    block_hash: string
-    index: number
-    transaction_hash: string
-    transaction_index: number
-    address: string
-    topic0: string | null
-    topic1: string | null
-    topic2: string | null
-    topic3: string | null
-    data: Buffer
-    timestamp: Date
-    gas_price: string
-    gas_used: string
-}
+/** The chain API's log row, with what Etherscan's log record adds (position and gas of its transaction). */
+type LogRow = Omit<ChainLogRow, 'tx_to'> & { transaction_index: number; gas_price: string; gas_used: string }
 
 /**
  * Logs in chain order. With an address the scan is its (address, block, index) index; without one

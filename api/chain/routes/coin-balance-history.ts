@@ -1,5 +1,6 @@
 import { Router } from 'express'
 import { z } from 'zod'
+import { coinBalanceId } from '../../../db/row-ids'
 import { ChainContext, setLiveCaching } from '../context'
 import { decimal, isoTimestamp } from '../format'
 import { FETCH_SIZE, paginate } from '../pagination'
@@ -16,8 +17,6 @@ const Cursor = z.object({ block_number: q.int.optional(), items_count: q.itemsCo
 /** The days the by-day chart covers, as Blockscout's default (COIN_BALANCE_HISTORY_DAYS). */
 export const BALANCE_HISTORY_DAYS = 10
 
-const pointId = (address: string, block: number) => `${address}-${String(block).padStart(10, '0')}`
-
 export function coinBalanceHistoryRoutes(router: Router, ctx: ChainContext): void {
     router.get('/addresses/:hash/coin-balance-history', async (req, res) => {
         const address = addressParam(req.params.hash)
@@ -25,7 +24,7 @@ export function coinBalanceHistoryRoutes(router: Router, ctx: ChainContext): voi
         const { rows } = await ctx.db.query<{ block_number: number; timestamp: Date; value: string; delta: string; transaction_hash: string | null }>(
             `SELECT block_number, timestamp, value, delta, transaction_hash FROM coin_balance
               WHERE id > $1 AND id < $2 ORDER BY id DESC LIMIT ${FETCH_SIZE}`,
-            [`${address}-`, query.block_number === undefined ? `${address}.` : pointId(address, query.block_number)]
+            [`${address}-`, query.block_number === undefined ? `${address}.` : coinBalanceId(address, query.block_number)]
         )
         const { rows: shown, next } = paginate(rows, (r) => ({ block_number: r.block_number }))
         setLiveCaching(res)

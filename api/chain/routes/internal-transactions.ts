@@ -1,4 +1,4 @@
-import { Router } from 'express'
+import { Response, Router } from 'express'
 import { z } from 'zod'
 import { internalTransactionId } from '../../../db/row-ids'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
@@ -28,7 +28,7 @@ const Cursor = z.object({
 const AddressQuery = Cursor.extend({ filter: z.enum(['to', 'from']).optional() })
 
 /** Sends a page, carrying the request's own filter into the cursor so the next page keeps it. */
-async function sendPage(ctx: ChainContext, res: any, rows: InternalTransactionRow[], keep: Record<string, unknown> = {}) {
+async function sendPage(ctx: ChainContext, res: Response, rows: InternalTransactionRow[], keep: Record<string, unknown> = {}) {
     const { rows: shown, next } = paginate(rows, internalTransactionCursor)
     res.json({ items: await renderInternalTransactions(ctx.db, shown), next_page_params: next && { ...next, ...keep } })
 }
