@@ -50,7 +50,7 @@ describe('production build (tsconfig.build.json)', function () {
         expect(files.filter((file) => /^(test|bench)\//.test(file))).to.deep.equal([])
         expect(files).not.to.include('devnet/build-contracts.js')
         const tops = new Set(files.map((file) => file.split('/')[0]))
-        expect([...tops].sort()).to.deep.equal(['abi', 'api', 'bridge', 'common', 'db', 'devnet', 'indexer', 'launcher', 'model', 'package.json', 'src'])
+        expect([...tops].sort()).to.deep.equal(['abi', 'api', 'bridge', 'common', 'db', 'devnet', 'indexer', 'launcher', 'model', 'package.json'])
     })
 
     it('has every entry point that docker-compose.yml and the launcher start, and the entities where typeorm-config loads them', () => {
