@@ -45,7 +45,7 @@ describe('bridge: HTTP API and WebSocket protocol', function () {
         return res.body.error
     }
 
-    it('GET /api/tokens lists every chain and token of spec 2.9 with decimals; only the EVM networks are enabled', async function () {
+    it('GET /api/tokens lists every chain and token of the registry with decimals; only the EVM networks are enabled', async function () {
         const { status, body } = await api(bridge, 'GET', '/api/tokens')
         expect(status).to.equal(200)
         const tokens = Object.fromEntries(body.chains.map((c: any) => [c.name, c.tokens.map((t: any) => `${t.symbol}:${t.decimals}`)]))

@@ -169,7 +169,7 @@ describe('bridge webhooks: delivery through the real bridge process', function (
             expect((await admin(bridge, 'GET', '/subscriptions', undefined, { authorization: `bearer ${ADMIN_TOKEN}` })).status).to.equal(200)
         })
 
-        it('lists every event type of spec 6.1 with its meaning, without a token', async function () {
+        it('lists every published event type with its meaning, without a token', async function () {
             const res = await api(bridge, 'GET', '/api/webhook/event-types')
             expect(res.status).to.equal(200)
             const names = res.body.event_types.map((e: any) => e.name)
@@ -276,7 +276,7 @@ describe('bridge webhooks: delivery through the real bridge process', function (
     })
 
     describe('delivery', function () {
-        it('signs the exact raw body: X-Bridge-Signature (hex HMAC) and the Standard Webhooks headers; the body is spec 2.13', async function () {
+        it('signs the exact raw body: X-Bridge-Signature (hex HMAC) and the Standard Webhooks headers; the body is the documented one', async function () {
             const p = nextPath()
             const sub = await subscribe(bridge, { url: receiver.url(p) })
             const swapId = await newSwap(bridge)
