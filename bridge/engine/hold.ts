@@ -2,15 +2,7 @@ import { inTransaction } from '../db'
 import { EngineContext } from './context'
 import { mapSwap, Swap, writeEvent } from './lifecycle'
 
-/**
- * Operator holds. Some evidence means money may be where the engine cannot account for it: a
- * vault nonce consumed at a final block by no transaction of ours, a gathered deposit that a
- * reorganisation deeper than the finality rule removed. Acting on it automatically (paying again,
- * closing the swap) could lose money either way, so the swap is held: its status stays as it was,
- * the worker no longer visits it, the event `swap_held` (with operator_action_required) tells the
- * webhooks, and GET /api/swap/:id shows the hold. An operator releases it after looking, by
- * clearing hold_reason (docs/bridge/lifecycle.md, Operator holds).
- */
+/** Operator holds, for a swap whose money may be where the engine cannot account for it: docs/bridge/lifecycle.md#operator-holds */
 
 /** Thrown from anywhere in a step when the swap must be held; the worker holds it. */
 export class OperatorHoldError extends Error {

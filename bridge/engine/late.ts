@@ -9,29 +9,7 @@ import { OperatorHoldError } from './hold'
 import { loadSwap, Swap, writeEvent } from './lifecycle'
 import { MINED, Purpose } from './sender'
 
-/**
- * Late deposits: funds that reach the deposit address of a swap that has already ended
- * (completed, failed or expired), for BRIDGE_LATE_DEPOSIT_WATCH_DAYS after it ended.
- *
- * Found by balance, once per monitor cycle: the address holds the swap's source asset at or above
- * the swap route's minimum (what it was when the swap was made) and, for a coin, more than four
- * times one transfer's network fee now (it is gathered and refunded: two transfers, with room to
- * spare). Below that stays what a gather leaves behind (the unspent part of a coin sweep's gas
- * budget on fee chains) and amounts not worth their fees; they are not touched. Each late deposit
- * is a bridge_late_deposit row that goes
- *
- *   detected → confirmed (final by the chain's rule, as deposits are) → gathered (into the vault) → refunded
- *
- * refunded in full of what the gather moved (a coin arrives less the gather's network fee; the
- * vault pays the gas of a token's transfers) to the swap's refund_address. A swap without one has
- * its late deposit `held` once final: left at the address, for an operator (the event says
- * operator_action_required), and the address is no longer watched until the operator closes it.
- *
- * Every transaction goes through the idempotent sender under a purpose keyed by the row's id, so
- * a crash at any point resumes with the same stored transaction and nothing is paid twice.
- * Not watched: a failed swap whose own deposit was never gathered (no refund was owed or it is
- * still being refunded): its address holds that deposit, which the swap's own path answers for.
- */
+/** Late deposits, reaching the address of a swap that has ended, found, confirmed, gathered and refunded or held: docs/bridge/lifecycle.md#late-deposits */
 
 export type LateState = 'detected' | 'confirmed' | 'gathered' | 'refunded' | 'held' | 'dropped'
 

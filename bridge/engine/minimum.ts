@@ -4,16 +4,7 @@ import { PriceUnavailableError } from '../prices'
 import { EngineContext } from './context'
 import { Route } from './routing'
 
-/**
- * The least deposit a route takes right now: the registry's minimum, raised to
- * FEE_MULTIPLE times the network fees the swap itself costs (gathering the deposit on the source
- * chain, paying out on the target chain), so that fees never eat more than a quarter of a swap,
- * and never below what the source chain lets an address hold (Solana's rent-exempt minimum).
- * Fees are in each chain's coin; they are converted into the source token at the operator's
- * reference prices (bridge/prices.ts, dollars at 1). A fee in a coin the deployment does not price
- * at all (BNB, NATIVE) is left out: the native chain's fees are zero, and BSC's are cents. A priced
- * coin whose price is stale is not left out: PriceUnavailableError goes to the caller.
- */
+/** The least deposit a route takes now, the fee floor above its lower bound: docs/bridge/routes-and-prices.md#fee-and-bounds */
 
 export const FEE_MULTIPLE = 4n
 /** Lamports a Solana system account must hold to exist (0 data bytes), verified on LiteSVM. */

@@ -6,24 +6,7 @@ import { EngineContext } from './context'
 import { watchLateDeposits } from './late'
 import { transition } from './lifecycle'
 
-/**
- * The blockchain monitor: every cycle (BRIDGE_MONITOR_INTERVAL_MS, 20 s by default) it reads each
- * enabled source chain's new blocks for transfers into the deposit addresses of swaps waiting for
- * one, and closes the window of swaps whose time is up.
- *
- * Nothing is missed between cycles: the head is read *before* the list of waiting swaps, so a
- * swap created after the list was read can only receive its deposit in a later block, which the
- * next cycle scans (the cursor never passes a block it has not scanned with the swaps known then).
- * The cursor is kept per chain in bridge_monitor_cursor, so a restarted process resumes where it
- * was instead of rescanning from the oldest waiting swap (blocks a pruned node, or one restarted
- * from a state file, may no longer hold state for). Seeing a deposit twice is harmless (the move
- * out of pending_deposit happens once).
- *
- * A part of a scan that fails costs time, never a deposit: an address whose balance cannot be
- * read is skipped this cycle (its swap is not expired on it), and a block range whose logs could
- * not all be read holds the cursor there, so the next cycle reads it again while this one goes on
- * with the rest.
- */
+/** The deposit monitor: each cycle scans every enabled chain's new blocks for the waiting swaps' deposits and closes expired windows: docs/bridge/lifecycle.md#deposits */
 /** Blocks behind the cursor scanned again every cycle. */
 const REORG_OVERLAP = 5n
 /**
@@ -108,6 +91,7 @@ export class Monitor {
 
     private async scan(adapter: ChainAdapter): Promise<void> {
         const startedAt = new Date()
+        // The head before the list: a swap created after the list is read can only be paid in a later block, which the next cycle scans.
         const head = await adapter.head()
         const swaps = await this.waiting(adapter.chain)
         if (swaps.length === 0) {

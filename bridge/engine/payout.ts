@@ -4,18 +4,7 @@ import { Swap } from './lifecycle'
 import { TxRecord } from './sender'
 import { LACKED_GAS } from './vault'
 
-/**
- * The payout: one transfer of the locked amount from the target vault to target_wallet. At most
- * one payout transaction per swap can be live (sender.ts); after a crash the stored transaction is
- * found and rebroadcast, never signed again. A replacement is signed only when the first can
- * provably never land (refused by the node, or its nonce taken by another transaction).
- *
- * The payout is done only when it is final on the target chain, by the rule deposits follow there
- * (the finalized/safe tag or the configured confirmations): a payout mined in a block that a reorg
- * then removes is followed again and its stored bytes rebroadcast, and the swap stays
- * payout_processing until it lands for good. Likewise a revert fails the swap (and refunds it)
- * only once the revert is final: a reverted payout could still land in another block.
- */
+/** The payout, one transfer of the locked amount from the target vault, done once final there: docs/bridge/lifecycle.md#payout */
 
 export type PayoutProgress =
     | { state: 'sent'; tx: TxRecord }

@@ -8,43 +8,7 @@ import { getAmountOut, LegQuote } from './rates'
 import { MINED } from './sender'
 import { checkReserves, LACKED_GAS } from './vault'
 
-/**
- * The pool leg of a route, traded for real. A route priced through one of our AMM pools (a pool
- * route, or the pool leg of a multi-hop route) trades that leg on that pool, from the vault of
- * the pool's chain, through the pool's router: the leg's input amount as locked (in the pool
- * chain's token of the input's price class), for at least the locked output less the tolerance.
- * Without the trade the vaults would drift: every such swap would leave the bridge long in the
- * source's price class and short in the target's. With it, each vault's holdings change only by
- * assets of one class (dollars for dollars, NATIVE for WNATIVE), whatever chains they sit on.
- *
- * Where: on the pool's chain, whichever that is. A pool on the source chain trades what was just
- * gathered (BSC USDT → NATIVE sells the deposit's USDT on the BSC pool); a pool on the target
- * chain trades vault stock for the payout asset just before the payout (NATIVE → BSC USDT sells
- * BSC WNATIVE for the USDT paid out); a pool on neither (ETHEREUM USDT → NATIVE through the BSC
- * pool) trades the BSC vault's stock of the same classes.
- *
- * When: in vault_locking, after gathering and before the payout is reserved, so that a trade the
- * pool can no longer fill fails the swap while nothing has been paid and the deposit can still be
- * refunded. No event is added (the webhook catalogue clients know has none for it); the trade is
- * recorded in bridge_tx (purpose pool_swap, with its approval pool_approve), in the swap's
- * pool_trade, and in the vault_locked event's data. The swap moves on only when the trade is final
- * on its chain, by the rule deposits follow there.
- *
- * The pool moved since the rate was locked: the payout stays exactly the locked amount.
- *  - If the trade still delivers at least the locked output less BRIDGE_POOL_TOLERANCE_PERCENT
- *    (1% by default; the router's amountOutMin), it goes through and the vault covers the
- *    shortfall from its own stock (a better fill is the vault's gain).
- *  - Below that, the trade is not signed (the current reserves already say it would pay too
- *    little), or, when the pool moved after signing, the router reverts it
- *    (INSUFFICIENT_OUTPUT_AMOUNT). Either way the swap fails with "no liquidity or route for the
- *    pair at that moment" and the deposit is refunded; a reverted trade moved nothing.
- * A trade after which the swap still fails (the payout cannot be sent) is not undone: the vault
- * keeps what it bought, at the pool's price.
- *
- * Idempotency is the payout's: the trade is signed and stored before it is broadcast, at most one
- * per swap can be live, and another is signed only when the first provably cannot land. Its
- * router deadline (20 minutes) bounds how late stored bytes can still execute.
- */
+/** The pool leg of a route, traded on our AMM from the pool chain's vault: docs/bridge/routes-and-prices.md#pool-legs */
 
 export const NO_ROUTE = 'no liquidity or route for the pair at that moment'
 

@@ -11,34 +11,7 @@ import { isProviderStatus, Swap, SwapStatus, transition, writeEvent } from './li
 import { LegQuote } from './rates'
 import { MINED } from './sender'
 
-/**
- * The external provider's leg of a route, run between gathered and
- * vault_locking. The asset the provider sells for us leaves one of our vaults (the source vault
- * for BTC → X, the BSC vault's USDT for X → BTC) to the exchange's deposit address, and the
- * provider pays what it buys into our vault on the other chain; the swap then goes on as a vault
- * route (pool trade, reservation, payout).
- *
- * 1. The leg row is written ('creating') before the exchange is created, and the create is sent
- *    once. An answer we could not read (a timeout after sending, a crash in between) leaves the row
- *    'uncertain' and the swap held for an operator (event provider_leg_held): a second exchange
- *    for the same funds is never created blindly (bridge/providers/provider.ts).
- * 2. The vault's send to the exchange goes through the idempotent sender (purpose
- *    provider_deposit): stored before broadcast, the same bytes on every retry.
- * 3. The exchange is polled; each provider status moves the swap to simpleswap_<status> (one event
- *    each). finished is trusted only once the provider's payout transaction (tx_out) is seen paying
- *    our vault on the buy chain and is final there by that chain's rule.
- * 4. failed / expired / refunded end the swap failed with the provider's reason. Refunds:
- *    refunded returns the deposit to our vault, so the user is refunded from it as usual; failed,
- *    and expired after our send went out, leave the funds at the provider: the refund is marked
- *    failed (operator action) rather than paid from the vault's own stock; expired before anything
- *    was sent refunds as usual.
- *
- * The rate: the provider's estimate at the rate lock is part of the locked rate. Providers pay at a
- * floating rate, so what arrives may differ: within BRIDGE_POOL_TOLERANCE_PERCENT below the
- * estimate the vault covers the difference and the payout stays as locked; further below, the
- * locked rate is applied to what arrived (the payout shrinks in proportion); more than estimated is
- * the vault's.
- */
+/** The external provider's leg of a route, run between gathered and vault_locking: docs/bridge/routes-and-prices.md#the-provider-leg */
 
 export const PROVIDER_UNCERTAIN = 'the external swap provider did not confirm the exchange; an operator must check it before anything is sent'
 export const PROVIDER_FUNDS_HELD = 'the external swap provider holds the deposit; an operator must claim its refund'

@@ -4,26 +4,7 @@ import { EngineContext } from './context'
 import { advanceGather } from './gather'
 import { Swap, update } from './lifecycle'
 
-/**
- * The refund of a failed swap whose deposit arrived: when a refund_address was given,
- * the deposit goes back there, on the source chain, in the source token. The funds are first
- * gathered into the vault if they were not yet (one path for every failure point), then the
- * gathered amount is sent from the vault, which pays the network fee. The swap stays failed;
- * the refund is recorded with the events refund_sent (with its transaction) or refund_failed.
- *
- * A refund that cannot go out (the node refuses it because the vault lacks gas, the vault cannot
- * pay a token deposit's gather, a final revert) is not given up at once: refund_status stays
- * pending and it is tried again after BRIDGE_REFUND_RETRY_SECONDS, doubling each time (capped at an
- * hour), up to BRIDGE_REFUND_MAX_ATTEMPTS attempts. Then refund_status becomes failed, with
- * refund_error and the refund_failed event saying why: that is the state an operator acts on.
- * Errors that say nothing about the refund itself (a node that does not answer) do not count as
- * attempts; the engine simply tries again on its next pass.
- *
- * Retrying never pays twice, by the sender's rule: a new refund transaction is signed only when
- * the previous one provably cannot land (refused outright, its nonce taken, or reverted in a final
- * block); otherwise the stored bytes are followed and rebroadcast. A refund counts as sent when it
- * is final on the source chain, by the rule deposits follow there.
- */
+/** The refund of a failed swap's deposit to refund_address, retried with backoff until an operator must act: docs/bridge/lifecycle.md#refunds */
 
 /** Longest wait between two refund attempts. */
 const MAX_RETRY_DELAY_SECONDS = 3600

@@ -4,25 +4,7 @@ import { pricedClasses } from '../prices'
 import { SwapProvider } from '../providers/provider'
 import { assetKey, PriceClass } from '../registry'
 
-/**
- * The route table: for every ordered pair of distinct assets, how the bridge prices and serves
- * it. It is plain data, built once at start from the configuration and listed by
- * GET /api/swap/config. Every route is served the same way (source funds gathered into the
- * source-chain vault, the target asset paid from the target-chain vault); the kinds differ in
- * where the price comes from:
- *
- * - pool:      one of our AMM pools prices the pair directly (NATIVE ↔ a dollar token), at the
- *              pool's executable quote (0.2% pool fee and price impact included);
- * - vault:     no market needed: the same asset on two chains (1:1), or one reference price
- *              (ETH, POL against dollars);
- * - multi_hop: two legs through dollars (e.g. ETH → USD by reference, USD → NATIVE by the BSC pool);
- * - provider:  one leg through the external swap provider, for an asset it serves rather than our
- *              vaults (BRIDGE_PROVIDER_ASSETS, BTC by default): BTC → X is the provider's BTC → USDT
- *              on BSC paid into our BSC vault, then our route USDT → X; X → BTC is our route X → USDT
- *              on BSC, then the provider's USDT → BTC paid into our BITCOIN vault, which pays out.
- *              Without a provider configured these routes are disabled with "feature not
- *              configured" (503 not_configured at creation).
- */
+/** The route table, for every ordered pair of assets how it is priced and served: docs/bridge/routes-and-prices.md#route-kinds */
 
 /** The start of a route's disabled reason when the provider it needs is not configured (503, not 400). */
 export const PROVIDER_NOT_CONFIGURED = 'feature not configured: the external swap provider'

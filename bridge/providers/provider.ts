@@ -2,18 +2,8 @@ import { ChainName } from '../registry'
 import { MappedStatus } from './status'
 
 /**
- * What the engine calls for an external provider leg: the provider converts an
- * asset our vaults cannot serve (BTC) into one they can (USDT on BSC), paying into our vault.
- * Amounts cross this interface as bigint base units with the decimals of our token registry; the
- * implementation does the conversion to the provider's decimal strings, exactly.
- *
- * Idempotence: reads may be retried by the implementation; createExchange is sent at most once
- * per call and never retried inside it. A create whose outcome is unknown throws
- * ProviderUncertainError (mayHaveCreated) and the engine must not call createExchange again for
- * that leg on its own: an exchange is only an instruction at the provider (no funds move until we
- * send to its deposit address), so a duplicate costs nothing by itself, but two live exchanges for
- * one leg invite paying both. The engine holds the leg for an operator, who can look the exchange
- * up in the provider's dashboard; once the orphan can no longer be funded it is safe to create anew.
+ * What the engine calls for an external provider leg: docs/bridge/routes-and-prices.md#the-provider-leg.
+ * Amounts cross it as bigint base units of our registry; the implementation converts them exactly.
  */
 
 /** An asset as our registry names it. */
@@ -88,7 +78,10 @@ export interface SwapProvider {
     range(pair: ProviderPair): Promise<ProviderRange>
     /** Throws ProviderAmountOutOfRangeError (with the bounds) when the provider refuses the amount. */
     estimate(pair: ProviderPair, amountIn: bigint): Promise<ProviderEstimate>
-    /** Sent once; see the class comment for what an uncertain outcome means. */
+    /**
+     * Sent once, never retried inside (reads may be). An unknown outcome throws ProviderUncertainError
+     * (mayHaveCreated): the engine must not create again for that leg on its own, two live exchanges invite paying both.
+     */
     createExchange(request: CreateExchangeRequest): Promise<ProviderExchange>
     getExchange(id: string): Promise<ProviderExchange>
 }

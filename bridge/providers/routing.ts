@@ -1,20 +1,7 @@
 import { assetKey, chainSpec } from '../registry'
 import { ProviderAsset } from './provider'
 
-/**
- * Which assets the bridge serves through the external swap provider rather than from a vault of
- * its own, and which of our assets the provider converts them into (docs/bridge/routes-and-prices.md, The provider leg):
- *
- *   BRIDGE_PROVIDER_ASSETS  chain:symbol list (default BITCOIN:BTC): a route from such an asset
- *                           sends it to the provider, which pays `via` into our vault; a route to
- *                           one pays `via` to the provider, which pays the asset into our vault
- *   BRIDGE_PROVIDER_VIA     chain:symbol (default BSC:USDT): an asset our vaults hold and the
- *                           provider lists
- *   BRIDGE_PROVIDER_POLL_SECONDS  how often a running exchange is polled (default 15)
- *
- * BTC is the default because the bridge keeps no BTC float to pay out from and prices it by
- * reference only; TRX, USDT on TRON and SOL are served from our own vaults.
- */
+/** Which assets the provider serves (BRIDGE_PROVIDER_ASSETS) and through which asset of ours (BRIDGE_PROVIDER_VIA): docs/bridge/routes-and-prices.md#the-provider-leg */
 
 export interface ProviderRoutingConfig {
     /** Keys "CHAIN:SYMBOL". */

@@ -8,12 +8,7 @@ import { isNoStateError } from './errors'
 import { agreedBlockHash, finalHeight, settled } from './finality'
 import { receiptOrNull } from './transactions'
 
-/**
- * Deposits of a token are found by Transfer logs filtered on the watched addresses. Deposits of a
- * coin are found by the address's balance: a coin moved by a contract (a router unwrapping to the
- * address, a multisig, a forwarder) is an internal transfer that neither a log nor the block's
- * transaction list shows, but the balance does.
- */
+/** Deposits on an EVM chain: a token's by Transfer logs, a coin's by the address's balance (no log shows an internal transfer): docs/bridge/lifecycle.md#deposits */
 
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
 
@@ -116,13 +111,9 @@ async function scanCoin(client: PublicClient, batchClient: PublicClient, watches
 }
 
 /**
- * The first block in which coin arrived at a watched address that holds some at `to`: nothing
- * is credited to a waiting swap yet, so any balance is a deposit, and a binary search over
- * historical balances from the swap's first block finds the block it came in. A block the node
- * holds no state for (pruned, or before a restart from a state file) counts as before the
- * arrival, so the deposit is dated at the first block the node can answer for where the coin is
- * there. Any other error is thrown: the caller skips the address this scan rather than
- * misdate it. The amount is what that block added (later arrivals are swept with it, not credited).
+ * The first block in which coin arrived at a watched address that holds some at `to`, by binary search over
+ * historical balances (docs/bridge/lifecycle.md#deposits). A block the node holds no state for counts as before the
+ * arrival; any other error is thrown, so the caller skips the address this scan rather than misdate it.
  */
 async function coinArrival(client: PublicClient, watch: DepositWatch, to: bigint): Promise<DepositSeen | undefined> {
     const address = watch.address as Address
