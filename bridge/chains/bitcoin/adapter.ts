@@ -17,23 +17,7 @@ import { BitcoinNetworkParams, bitcoinNetwork, networkOfGenesis } from './networ
 import { Coin, coinKey, MAX_INPUTS, planPayment, planSweep, SpendPlan } from './selection'
 import { decodeSpend, DecodedSpend, signSpend } from './transaction'
 
-/**
- * The BITCOIN network behind the engine's ChainAdapter interface: BTC only (8 decimals, amounts
- * in satoshi), P2WPKH deposit addresses per swap (keys.ts), one backend (Esplora REST or Bitcoin
- * Core JSON-RPC).
- *
- * Blocks are heights. A deposit is a transaction paying the deposit address, seen as the unspent
- * outputs it created there once mined (outputs of one transaction to the address add up to one
- * deposit); it is final at the depth its amount needs (confirmations.ts). There is no account
- * sequence: SignedTransfer.nonce is null and reservedSequences mean nothing here.
- *
- * Sending keeps the engine's rule: a signed transaction is stored, then broadcast, and only those
- * bytes go out again. A Bitcoin transaction never expires, so an attempt that did not land is
- * "dead" only once one of its inputs is spent by another transaction confirmed as deep as the
- * finality asked for (inspect). Until then a new attempt is safe only if it spends an input of
- * the old one, so that the two exclude each other: pass the old raw transactions as
- * `replaces` (BitcoinTransferRequest).
- */
+/** The BITCOIN network (BTC, P2WPKH deposit addresses, an Esplora or Bitcoin Core backend) behind the engine's ChainAdapter interface: docs/bridge/networks.md#bitcoin */
 
 /** A transfer that must exclude earlier attempts at the same transfer: it spends their still-unspent inputs. */
 export interface BitcoinTransferRequest extends TransferRequest {

@@ -1,17 +1,6 @@
 import { BitcoinBackend, BlockInfo, FeeEstimates, NodeRejection, OutSpend, TxInfo, TxStatus, Utxo } from './backend'
 
-/**
- * Bitcoin Core's JSON-RPC as a backend, for operators who run their own node without an Esplora
- * index. Core indexes no addresses, so the adapter's addresses go into a watch-only descriptor
- * wallet (created on first use, private keys disabled: the keys never leave the bridge):
- *   UTXOs of an address  listunspent 0 … [address] (+ gettransaction for the block)
- *   transaction          gettransaction (wallet) or getrawtransaction (mempool, or txindex)
- *   outspend             gettxout (unspent?), gettxspendingprevout (mempool spender), the
- *                        wallet's recent sends (confirmed spender)
- *   fee estimates        estimatesmartfee for a few targets
- *   broadcast            sendrawtransaction; an RPC error is the node's refusal
- * Amounts arrive as BTC decimals; they are read from the response text, never through floats.
- */
+/** Bitcoin Core's JSON-RPC as a backend, the adapter's addresses in a watch-only descriptor wallet (Core indexes no addresses): docs/bridge/networks.md#bitcoin */
 
 const TIMEOUT_MS = 30_000
 const FEE_TARGETS = [1, 2, 3, 6, 12, 24, 144, 504, 1008]

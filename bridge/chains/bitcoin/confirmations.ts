@@ -1,21 +1,6 @@
 import { Finality } from '../../config'
 
-/**
- * Bitcoin has no finality signal: a deposit is final by depth, and larger amounts wait deeper
- * because a reorg that reverses them is worth more to an attacker. The default table sits within
- * custodian practice (CryptoPay: 1 confirmation up to 1 BTC, 3 up to 10, 6 above; a survey of
- * 46 exchanges averages 2.4, range 1-6), a little stricter because a bridge pays out on another
- * chain within minutes and cannot claw back:
- *
- *   deposit (satoshi)                 confirmations
- *   up to       1 000 000 (0.01 BTC)  1
- *   up to      10 000 000 (0.1 BTC)   2
- *   up to     100 000 000 (1 BTC)     3
- *   above                             6
- *
- * A network's configured finality ({confirmations: n}) is a floor on top of the table; a
- * tag-based finality has no meaning on Bitcoin and leaves the table alone.
- */
+/** Bitcoin finality by depth, deeper for larger amounts; a configured number of confirmations is a floor: docs/bridge/networks.md#bitcoin */
 
 export interface ConfirmationTier {
     /** Largest amount (satoshi, inclusive) of this tier; null for the last, open-ended one. */

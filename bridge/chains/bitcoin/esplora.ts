@@ -1,17 +1,7 @@
 import { BitcoinBackend, BlockInfo, FeeEstimates, NodeRejection, OutSpend, TxInfo, TxStatus, Utxo } from './backend'
 import { parseSatPerVbyte } from './fees'
 
-/**
- * The Esplora REST API (github.com/Blockstream/esplora API.md; electrs serves it, and so do
- * blockstream.info/api and mempool.space/api):
- *   GET  /blocks/tip/hash, /block/:hash, /block-height/:height
- *   GET  /address/:address/utxo     [{txid, vout, value, status: {confirmed, block_height, block_hash, block_time}}]
- *   GET  /tx/:txid, /tx/:txid/status, /tx/:txid/outspend/:vout
- *   GET  /fee-estimates             {"<target blocks>": <sat/vB>, …}
- *   POST /tx                        raw hex body → txid; a refusal is HTTP 400
- *                                   `sendrawtransaction RPC error: {"code":-26,"message":"…"}`
- * Unknown transactions and blocks are HTTP 404.
- */
+/** The Esplora REST API as a backend (electrs; blockstream.info/api and mempool.space/api serve it too): docs/bridge/networks.md#bitcoin */
 
 const TIMEOUT_MS = 15_000
 

@@ -1,22 +1,11 @@
 import { OUTPUT_BYTES, OutputKind } from './address'
 
-/**
- * Transaction size and fee arithmetic for P2WPKH spends, in integers only. Fee rates are
- * satoshi per 1000 virtual bytes (sat/kvB, Bitcoin Core's unit; 1 sat/vB = 1000 sat/kvB) so that
- * fractional sat/vB estimates survive without floating point.
- *
- * Weight of a transaction spending n P2WPKH inputs (BIP-141: non-witness bytes count 4, witness
- * bytes 1; vsize = ceil(weight / 4)):
- *   version 4 + locktime 4 + input count + output count      ×4
- *   segwit marker and flag                                    2
- *   per input: outpoint 36 + empty scriptSig 1 + sequence 4   ×4 = 164
- *              witness: item count 1 + signature 1+72 + key 1+33 = 108   (272 WU = 68 vB)
- *   per output: 8 + 1 + script (OUTPUT_BYTES)                 ×4
- * 72 bytes is the longest DER signature plus sighash byte; our signatures are low-R (71 at
- * most), so a signed transaction is never larger than this estimate. One input, one P2WPKH
- * output: 42 + 272 + 124 = 438 WU = 110 vB.
- */
+/** P2WPKH transaction size and fee arithmetic in integers, rates in sat/kvB so fractional sat/vB survive: docs/bridge/networks.md#bitcoin */
 
+/**
+ * One P2WPKH input in BIP-141 weight units: outpoint 36 + empty scriptSig 1 + sequence 4, ×4 = 164; witness: item count 1
+ * + signature 1+72 (the longest DER plus sighash; ours are low-R, 71 at most, so never larger) + key 1+33 = 108.
+ */
 export const P2WPKH_INPUT_WEIGHT = 272
 /** Bitcoin Core's default minimum relay fee, 1 sat/vB. */
 export const MIN_RELAY_FEE_RATE = 1000n
@@ -25,6 +14,7 @@ function varIntBytes(n: number): number {
     return n < 0xfd ? 1 : n <= 0xffff ? 3 : 5
 }
 
+/** Non-witness bytes (version, locktime, the counts, the outputs) weigh 4 each, the segwit marker and flag 2, each input 272. */
 export function p2wpkhSpendWeight(inputs: number, outputs: OutputKind[]): number {
     const base = 4 + 4 + varIntBytes(inputs) + varIntBytes(outputs.length) + outputs.reduce((sum, kind) => sum + OUTPUT_BYTES[kind], 0)
     return base * 4 + 2 + inputs * P2WPKH_INPUT_WEIGHT

@@ -5,18 +5,11 @@ import { HDKey } from 'viem/accounts'
 import { KeyManager, KeyRole } from '../../keys'
 import { BitcoinNetworkParams } from './network'
 
-/**
- * Keys and deposit addresses of the BITCOIN network: native segwit (P2WPKH, bech32) from the
- * bitcoin family's sealed HD seed (bridge/keys.ts; the seed is opened only for one derivation or
- * one signature and wiped afterwards). BIP-84 paths, coin type 0 on mainnet and 1 on the test
- * networks:
- *   deposit address of swap i: m/84'/coin'/0'/0/i
- *   vault:                     m/84'/coin'/1'/0/0  (account 1, as the EVM vault is account 1)
- * The vault receives its own change, so it is one address for good.
- */
+/** BITCOIN keys and P2WPKH addresses from the bitcoin family's sealed seed, at BIP-84 paths: docs/bridge/networks.md#bitcoin */
 
 const ECPair = ECPairFactory(ecc)
 
+/** Deposits in account 0, the vault alone in account 1 (it receives its own change, so it is one address for good). */
 export function bip84Path(network: BitcoinNetworkParams, role: KeyRole): string {
     return role.kind === 'vault' ? `m/84'/${network.coinType}'/1'/0/0` : `m/84'/${network.coinType}'/0'/0/${role.index}`
 }

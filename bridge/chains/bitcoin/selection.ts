@@ -2,19 +2,7 @@ import { InsufficientForFeeError, UnpayableTransferError } from '../adapter'
 import { DUST_LIMIT, OutputKind, ParsedAddress } from './address'
 import { feeFor, formatSatPerVbyte, inputCost, MIN_RELAY_FEE_RATE, p2wpkhSpendVsize } from './fees'
 
-/**
- * Coin selection. Every coin is a P2WPKH output of one of our keys.
- *
- * Payment (payouts, refunds): the recipient gets exactly `amount`; the fee comes on top, from the
- * sender's coins, and the rest returns to the sender as change. Coins are taken largest first
- * (fewest inputs, so the lowest fee now), confirmed ones before unconfirmed change. Change below
- * the P2WPKH dust limit is left to the fee instead of creating an output nobody would relay.
- *
- * Sweep (gathering a deposit address into the vault): every eligible coin goes in and one output
- * gets the total less the fee. A coin worth no more than the fee of spending it is left out (it
- * would lower the amount swept); a sweep that would deliver less than the destination's dust
- * limit is refused.
- */
+/** Coin selection for a payment (exact amount, fee on top, change back) and for a sweep (every coin worth spending, one output): docs/bridge/networks.md#bitcoin */
 
 /** An output that is ours to spend. confirmations 0: in the mempool. */
 export interface Coin {

@@ -12,29 +12,7 @@ import { Commitment, commitmentOf, SolanaConfig } from './config'
 import { SolanaKeys } from './keys'
 import { decodeStored, encodeStored, signSystemTransfer, transferMessage } from './transaction'
 
-/**
- * The SOLANA network behind the engine's ChainAdapter interface: SOL only (9 decimals, amounts
- * in lamports), one ed25519 deposit key per swap (keys.ts), any JSON-RPC node through
- * @solana/web3.js's Connection.
- *
- * "Blocks" are slots. A deposit is a successful transaction, seen through
- * getSignaturesForAddress/getTransaction at the configured commitment (finalized by default),
- * that raised the deposit account's balance; the amount is its post minus pre balance, so
- * whatever instruction moved the lamports (a plain transfer, a program's CPI) counts once.
- *
- * Gathering is a system transfer of the whole balance minus the fee, paid by the deposit account
- * itself: a deposit account is a system account without data, and the rent rules let such an
- * account fall to exactly 0 lamports (only a non-zero balance below the rent-exempt minimum is
- * refused), so nothing is left behind. Payouts are system transfers from the vault; a payout
- * that would leave a new recipient, or the vault, with a non-zero balance below the rent-exempt
- * minimum would fail on chain, and is refused at signing (RentError).
- *
- * Sending keeps the engine's rule: sign, store, broadcast, and rebroadcast only the same bytes
- * (transaction.ts has the stored form). There is no account sequence (SignedTransfer.nonce is
- * null). A transaction whose signature the node does not know is 'dead' only when the finalized
- * block height has passed its blockhash's lastValidBlockHeight: no block that could still be
- * produced may include it, and none that was did. Until then it is 'missing' (rebroadcast).
- */
+/** The SOLANA network (SOL, an ed25519 deposit key per swap, any JSON-RPC node) behind the engine's ChainAdapter interface: docs/bridge/networks.md#solana */
 
 /** A transfer the rent rules would make fail: a new account funded below the rent-exempt minimum, or a sender left below it. */
 export class RentError extends UnpayableTransferError {}

@@ -2,27 +2,20 @@ import { Keypair } from '@solana/web3.js'
 import { createHmac } from 'crypto'
 import { KeyManager, KeyRole } from '../../keys'
 
-/**
- * Keys and deposit addresses of the SOLANA network: ed25519 keys from the solana family's sealed
- * seed (bridge/keys.ts; opened only for one derivation or one signature, wiped afterwards), by
- * SLIP-0010 as Solana wallets derive them. ed25519 has no public (non-hardened) derivation, so
- * every level is hardened and there is no watch-only extended key: whoever derives an address
- * needs the seed.
- *   deposit address of swap i: m/44'/501'/i'/0'   (the path Phantom and Solflare use for account i)
- *   vault:                     m/44'/501'/0'/1'   (change 1': no deposit path ends that way, so the
- *                                                   vault can never be a swap's deposit key)
- * SLIP-0010 is implemented here with node's HMAC-SHA512 rather than a package: it is a dozen
- * lines, and this keeps key material away from another dependency; test/bridge/solana-units
- * checks it against the published vectors.
- */
+/** SOLANA keys and addresses from the solana family's sealed seed, by SLIP-0010 (every level hardened) as Solana wallets derive them: docs/bridge/networks.md#solana */
 
 const HARDENED = 0x8000_0000
 
+/** Deposit i at the path Phantom and Solflare use for account i; the vault at change 1', which no deposit path ends in. */
 export function solanaPath(role: KeyRole): string {
     return role.kind === 'vault' ? `m/44'/501'/0'/1'` : `m/44'/501'/${role.index}'/0'`
 }
 
-/** SLIP-0010 ed25519 private key (32 bytes) of a path whose levels are all hardened; the caller wipes it. */
+/**
+ * SLIP-0010 ed25519 private key (32 bytes) of a path whose levels are all hardened; the caller wipes it. Written here
+ * rather than taken from a package to keep key material away from another dependency; test/bridge/solana-units checks
+ * it against the published vectors.
+ */
 export function slip10Ed25519(seed: Uint8Array, path: string): { key: Buffer; chainCode: Buffer } {
     const levels = path.split('/')
     if (levels[0] !== 'm') throw new Error(`not a derivation path: ${path}`)

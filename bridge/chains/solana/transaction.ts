@@ -1,17 +1,7 @@
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js'
 import bs58 from 'bs58'
 
-/**
- * Signed transfers as the engine stores them. A Solana transaction carries a recent blockhash,
- * not a sequence number, and is valid only until the chain's block height passes that
- * blockhash's lastValidBlockHeight (which the node reports with the blockhash, and which the
- * transaction bytes do not contain). So the stored raw form is
- *
- *   <lastValidBlockHeight>:<base64 of the signed wire transaction>
- *
- * broadcast() sends exactly those wire bytes, every time; the height in front is what lets
- * inspect() prove, even after a restart, that the bytes can no longer land.
- */
+/** SOLANA transfers as the engine stores them, `<lastValidBlockHeight>:<base64 wire transaction>`, sent as the same bytes every time: docs/bridge/networks.md#solana */
 
 export interface StoredTransfer {
     lastValidBlockHeight: bigint

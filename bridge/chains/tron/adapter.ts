@@ -14,33 +14,7 @@ import { bandwidthBurn, bandwidthOf, pricesOf, TronPrices, trxTransferFee, usdtE
 import { TronKeys } from './keys'
 import { checkBuilt, decodeStored, encodeStored, TronTransaction } from './transaction'
 
-/**
- * The TRON network behind the engine's ChainAdapter interface: TRX (6 decimals, amounts in sun)
- * and TRC-20 USDT (6 decimals, the contract of TRON_USDT_CONTRACT), one secp256k1 deposit key per
- * swap (keys.ts), one HTTP endpoint serving java-tron's API and TronGrid's v1 index (client.ts).
- *
- * Blocks are block numbers. Deposits are found through TronGrid's per-account lists within the
- * time span of the scanned blocks, then each is read back from the node itself
- * (gettransactionbyid / gettransactioninfobyid and the block): TronGrid only says where to look,
- * the node says what happened, in which block and with which amount. A TRX deposit is a
- * successful TransferContract to the address; a USDT deposit is the Transfer events to it in a
- * successful call. TRX sent by a contract's internal call is not seen.
- *
- * Finality: a block is final once solidified (java-tron's /walletsolidity view, 19 blocks behind
- * the head on mainnet) for the finalized/safe tags, or with the configured confirmations.
- *
- * Fees are burned TRX (fees.ts). A USDT transfer needs TRX on the sending address for its energy,
- * which a deposit address does not hold: transferFee() quotes an upper bound the engine's gather
- * tops the address up with, and signTransfer refuses (InsufficientForFeeError) a token transfer
- * whose sender's TRX does not cover its energy and bandwidth, rather than let it fail on chain
- * with OUT_OF_ENERGY after burning what the address held.
- *
- * Sending keeps the engine's rule: sign, store, broadcast, and rebroadcast only the same bytes
- * (transaction.ts). There is no account sequence (SignedTransfer.nonce is null). A transaction
- * binds a recent block (TAPOS) and an expiration (60 s after its reference block): one the node
- * does not know is 'dead' only once the *solidified* block's time has reached its expiration.
- * No block after that one may include it, and none up to it did, for good.
- */
+/** The TRON network (TRX and TRC-20 USDT) behind the engine's ChainAdapter interface: docs/bridge/networks.md#tron */
 
 const SCAN_PARALLEL = 4
 const REMEMBERED = 10_000

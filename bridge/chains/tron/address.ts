@@ -1,16 +1,7 @@
 import bs58 from 'bs58'
 import { createHash } from 'crypto'
 
-/**
- * Address validation of the TRON network. An account address is 21 bytes, the 0x41 prefix and
- * the last 20 bytes of keccak256 of the public key, written base58check ("T…", 34 characters).
- * Only that form is accepted from users: the hex form (41…) and EVM 0x… addresses name the same
- * 20 bytes but carry no checksum, so a pasted EVM address would silently become a TRON payout
- * target nobody is watching for. base58 has no case folding, so the canonical form is the input
- * itself once it decodes, checks and re-encodes to the same string.
- *
- * The node's JSON speaks hex (41…, `visible: false`); hexAddress/base58Address convert.
- */
+/** TRON address validation: only the checksummed base58 T-address is taken from users: docs/bridge/networks.md#tron */
 
 export const ADDRESS_PREFIX = 0x41
 

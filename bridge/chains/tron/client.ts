@@ -1,22 +1,4 @@
-/**
- * The HTTP routes the TRON adapter reads, on one base URL (TronGrid serves them all; a java-tron
- * node serves the /wallet and /walletsolidity ones):
- *   POST /wallet/getnowblock, /walletsolidity/getnowblock     the head and the solidified head
- *   POST /wallet/getblockbynum {num}                         a block of the best chain ({} when none)
- *   POST /wallet/getaccount {address, visible}               balance in sun ({} when the account does not exist)
- *   POST /wallet/getaccountresource {address, visible}       free and staked bandwidth and energy
- *   POST /wallet/getchainparameters                          fees: getTransactionFee, getEnergyFee, …
- *   POST /wallet/triggerconstantcontract                     TRC-20 balanceOf
- *   POST /wallet/gettransactioninfobyid {value}              block number, fee and receipt of a mined transaction
- *   POST /wallet/gettransactionfrompending {value}           the transaction while in the node's pending pool
- *   POST /wallet/broadcasttransaction                        the signed transaction JSON
- *   GET  /v1/accounts/{address}/transactions[/trc20]         TronGrid's index of an account's transfers
- * Building and signing go through tronweb (adapter.ts), which calls /wallet/getblock and
- * /wallet/triggersmartcontract itself.
- *
- * java-tron writes int64 fields as JSON numbers; balances beyond 2^53 sun would lose digits in
- * JSON.parse, so integer literals too long for a double are read as strings (parseJson).
- */
+/** The java-tron and TronGrid HTTP routes the TRON adapter reads, all on one base URL: docs/bridge/networks.md#tron */
 
 const TIMEOUT_MS = 15_000
 

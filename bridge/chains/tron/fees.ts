@@ -1,20 +1,4 @@
-/**
- * What TRON transfers cost. Two resources are paid per transaction, in TRX burned unless the
- * sender has them (java-tron BandwidthProcessor / EnergyProcessor):
- *
- * - Bandwidth: the transaction's size in bytes (protobuf without `ret`, plus 64 bytes of room for
- *   each contract's result). An account gets getFreeNetLimit bytes a day free (600 on mainnet),
- *   then burns getTransactionFee sun a byte (1 000). A transfer that creates the recipient's
- *   account instead burns getCreateAccountFee (0.1 TRX; free bandwidth does not count for it),
- *   and the TransferContract then charges getCreateNewAccountFeeInSystemContract (1 TRX).
- * - Energy (smart contracts only): a USDT transfer takes ≈64 285 energy when the recipient already
- *   holds USDT and ≈130 285 when it does not (a fresh storage slot), burned at getEnergyFee sun
- *   each, up to the transaction's fee_limit. These figures include USDT's current dynamic-energy
- *   factor; they are what TRON wallets quote and what the test network charges.
- *
- * transferFee() quotes upper bounds that count no free or staked resource, so a top-up of that
- * much always covers the transfer.
- */
+/** What TRON transfers cost, bandwidth and energy burned as TRX, quoted as upper bounds: docs/bridge/networks.md#tron */
 
 export const USDT_ENERGY_TO_HOLDER = 64_285n
 export const USDT_ENERGY_TO_NEW_HOLDER = 130_285n

@@ -4,18 +4,9 @@ import { HDKey } from 'viem/accounts'
 import { KeyManager, KeyRole } from '../../keys'
 import { ADDRESS_PREFIX, encodeAddress } from './address'
 
-/**
- * Keys and deposit addresses of the TRON network: secp256k1 keys from the tron family's sealed
- * HD seed (bridge/keys.ts; opened only for one derivation or one signature, wiped afterwards), at
- * the BIP-44 paths of coin type 195 that TRON wallets (TronLink, Ledger) use:
- *   deposit address of swap i: m/44'/195'/0'/0/i
- *   vault:                     m/44'/195'/1'/0/0  (account 1, as the EVM vault: no deposit path
- *                                                  is in account 1, so the vault can never be a
- *                                                  swap's deposit key)
- * The address is 0x41 + the last 20 bytes of keccak256 of the uncompressed public key (without
- * its 04 prefix), in base58check.
- */
+/** TRON keys and addresses from the tron family's sealed seed, at TRON wallets' BIP-44 paths: docs/bridge/networks.md#tron */
 
+/** Deposits in account 0, the vault alone in account 1: the vault is never a swap's deposit key. */
 export function tronPath(role: KeyRole): string {
     return role.kind === 'vault' ? `m/44'/195'/1'/0/0` : `m/44'/195'/0'/0/${role.index}`
 }

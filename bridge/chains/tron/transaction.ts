@@ -2,18 +2,7 @@ import { createHash } from 'crypto'
 import { utils } from 'tronweb'
 import { base58Address, hexAddress, sameAccount } from './address'
 
-/**
- * Signed transfers as the engine stores them: the transaction JSON that POST
- * /wallet/broadcasttransaction takes, `{visible, txID, raw_data, raw_data_hex, signature}`,
- * written once with JSON.stringify and sent as those very bytes on every broadcast. java-tron
- * rebuilds the protobuf from raw_data, so the same text is the same transaction, the same txID
- * and the same signature. raw_data.expiration is what lets inspect() prove, even after a restart,
- * that a transaction that never landed no longer can.
- *
- * Nothing the node builds is signed unread: checkBuilt compares the contract against what was
- * asked (owner, recipient, amount, token, fee limit) and the txID against sha256(raw_data_hex),
- * and tronweb's txCheck re-encodes raw_data to prove raw_data_hex says the same.
- */
+/** TRON transfers as the engine stores them (the broadcast JSON, sent as the same bytes every time), checked before signing: docs/bridge/networks.md#tron */
 
 export const TRC20_TRANSFER_SELECTOR = 'a9059cbb'
 
