@@ -1,12 +1,4 @@
-/**
- * The networks and tokens the bridge knows (docs/bridge/networks.md), as data. Names
- * are matched exactly, case included: a request names a chain and a token as GET /api/tokens lists
- * them.
- *
- * Whether a network is *enabled* is decided at start-up by the configuration (bridge/config.ts):
- * an EVM network with an RPC URL, a token with a contract address. BITCOIN, TRON and SOLANA are
- * listed but not enabled until their adapters exist.
- */
+/** The networks and tokens the bridge knows, as data; names match exactly, case included, and the configuration decides which are enabled: docs/bridge/networks.md */
 
 export const CHAIN_NAMES = ['NATIVECHAIN', 'BSC', 'ETHEREUM', 'TRON', 'BITCOIN', 'SOLANA', 'POLYGON'] as const
 export type ChainName = (typeof CHAIN_NAMES)[number]

@@ -12,24 +12,7 @@ import { deliveryHeaders } from './signing'
 import { Subscription, SubscriptionStore } from './store'
 import { AttemptOutcome, Transport } from './transport'
 
-/**
- * The webhook dispatcher: a durable queue in Postgres, shared by every bridge replica.
- *
- * 1. Fan-out. A trigger on bridge_swap_event records each lifecycle event once in
- *    bridge_webhook_event (same transaction as the transition). A replica takes unprocessed
- *    events FOR UPDATE SKIP LOCKED, stores each one's body (the exact bytes every attempt sends)
- *    and inserts one delivery per matching subscription, in one transaction.
- * 2. Claim. Due deliveries of enabled subscriptions are taken FOR UPDATE SKIP LOCKED and leased:
- *    next_attempt_at moves to the end of the lease (timeout + 5 s) under a fresh lease token, and
- *    the claim commits before the request is made. No other replica can take the row while the
- *    lease runs; if this process dies mid-attempt, the row is simply due again when it ends.
- * 3. Attempt and record. The result is written only under the lease token (a late writer whose
- *    lease was taken over changes nothing), with the attempt's history row; a failure schedules
- *    the next attempt (policy.ts) or gives up, and updates the subscription's failure counters.
- *
- * It wakes on the lifecycle NOTIFY, on its own channel (manual retry, re-enabled subscription), on
- * each finished attempt, and at the next due time (polling at least every second as a safety net).
- */
+/** The webhook dispatcher, a durable queue in Postgres shared by every replica (fan-out, leased claim, attempt): docs/bridge/webhooks.md#delivery */
 
 const FAN_OUT_BATCH = 500
 /**
@@ -251,6 +234,7 @@ export class Dispatcher {
         })
     }
 
+    /** Leases due deliveries (timeout + 5 s, a fresh token) and commits before any request: results are written only under that token. */
     private async claim(limit: number): Promise<Claimed[]> {
         const { rows } = await this.pool.query(
             `WITH due AS (

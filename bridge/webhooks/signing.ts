@@ -1,18 +1,6 @@
 import { createHmac, randomBytes } from 'crypto'
 
-/**
- * Signing secrets and the headers of a delivery. Two signatures over the same raw body bytes:
- *
- * - X-Bridge-Signature: hex HMAC-SHA256 of the body, keyed with the secret as
- *   returned (the whole `whsec_…` string, UTF-8);
- * - Standard Webhooks' webhook-signature: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed
- *   with the base64-decoded part after `whsec_`, as that spec and its verifier libraries expect.
- *
- * During a rotation's grace window every secret still valid signs: webhook-signature carries one
- * space-separated `v1,` entry per secret, and X-Bridge-Signature-Previous the hex signatures of the
- * older ones (X-Bridge-Signature itself stays one value, from the newest secret, for receivers that
- * compare only it).
- */
+/** Signing secrets and the two signature headers of a delivery, every secret still valid signing: docs/bridge/webhooks.md#delivery */
 
 const PREFIX = 'whsec_'
 
@@ -21,10 +9,12 @@ export function generateSecret(): string {
     return PREFIX + randomBytes(32).toString('base64')
 }
 
+/** X-Bridge-Signature: hex HMAC-SHA256 of the raw body, keyed with the whole `whsec_…` string (UTF-8). */
 export function bridgeSignature(secret: string, body: Buffer): string {
     return createHmac('sha256', secret).update(body).digest('hex')
 }
 
+/** Standard Webhooks' `v1,` signature of "id.timestamp.body", keyed with the base64-decoded part after `whsec_`, as its verifiers expect. */
 export function standardSignature(secret: string, id: string, timestampSeconds: number, body: Buffer): string {
     const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64')
     const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.`).update(body).digest('base64')
@@ -42,6 +32,7 @@ export interface SignInput {
     at: Date
 }
 
+/** X-Bridge-Signature from the newest secret only (receivers may compare just it); every older secret still valid signs too. */
 export function deliveryHeaders(input: SignInput): Record<string, string> {
     const [current, ...older] = input.secrets
     const seconds = Math.floor(input.at.getTime() / 1000)
