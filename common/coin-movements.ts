@@ -1,14 +1,4 @@
-/**
- * How the native coin moves within a block, as one rule for the indexer (which derives the balance
- * history from it) and the chain data API (which derives a transaction's state changes from the
- * stored frames). The movements are:
- * - each transaction's fee: the sender pays gas used × effective gas price, the block's miner gets
- *   the part above the base fee (the base fee is burnt);
- * - every value-moving frame whose effects stand (see effectiveSuccess): a call moves its value from
- *   caller to callee, a creation to the new contract, a selfdestruct the balance to its beneficiary,
- *   a reward frame credits the miner. Delegate, static and callcode frames move nothing;
- * - without call trees (a node with no tracing) only each transaction's own value, when it succeeded.
- */
+/** How the native coin moves within a block, one rule for the indexer's balance history and the chain API's state changes: docs/indexer.md#native-balance-history */
 
 export interface CoinTransaction {
     hash: string

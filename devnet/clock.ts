@@ -1,20 +1,8 @@
 import { createPublicClient, http } from 'viem'
 import { Logger } from '../common/logger'
 
-/**
- * anvil (1.7.1) dates a block it mines on its own (automine, interval mining, a plain evm_mine)
- * at wall clock + an offset, and moves that offset whenever it is handed a time:
- *
- * - `--timestamp` at genesis, `evm_mine` with a `timestamp`, and `evm_setNextBlockTimestamp` each
- *   leave the offset at "that time minus now", so every later block keeps the same distance behind
- *   (or ahead of) the wall clock. The seeded history ends with an `evm_mine` dated up to an hour
- *   before the seeding began, which is how a live devnet came to show its newest block as "52m ago".
- * - `evm_setTime` / `anvil_setTime` (the same call, seconds) set the offset so that the clock reads
- *   the given time from now on. anvil accepts a time before the head and then dates the next block
- *   before it: the call is only safe at or after the head's timestamp.
- * - A restart from a `--state` file starts with offset 0 and without the head's timestamp as a
- *   floor: a chain saved with its head ahead of the wall clock mines its next block in the past.
- */
+/** How anvil dates its blocks, and why the devnet's clock is set to the wall clock (never before the head) on every start: docs/devnet.md#the-devnets-clock */
+
 export interface ClockSync {
     /** The time the chain's clock was set to: the next block is dated at or after it. */
     timestamp: number

@@ -38,20 +38,8 @@ export interface BatchingOptions {
 }
 
 /**
- * The processor hands over finalized blocks ten at a time, each in its own transaction. This
- * database buffers them and commits once per up to `maxBlocks` blocks (or `maxRows` rows, or at
- * the chain head) through Subsquid's TypeormDatabase, whose status row moves only at that commit:
- * killed mid-batch, the indexer restarts from the last commit and rebuilds the same rows.
- *
- * During a backfill a commit runs in the background while the processor fetches and derives the
- * next batch: writing (COPY into indexed tables) takes about as long as fetching, and on two cores
- * overlapping them gains about a tenth of the backfill (docs/BENCHMARKS.md). At most one commit is in flight; the next one, a hot block, the
- * chain head and disconnect all wait for it, and its error surfaces there. What a commit reads
- * from the live ChainState (pair reserves) is copied when it starts, because deriving the next
- * batch keeps changing it.
- *
- * Unfinalized (hot) blocks are written at once, one transaction per update, with Subsquid's change
- * log recording every write so that a reorg is undone by TypeormDatabase itself.
+ * Buffers the processor's finalized blocks and commits them in batches, a backfill's commit overlapping the next fetch;
+ * hot blocks are written at once, with Subsquid's change log to undo a reorg: docs/indexer.md#batches-and-commits
  */
 export class BatchingDatabase implements HotDatabase<IndexerStore> {
     readonly supportsHotBlocks = true as const
@@ -150,6 +138,7 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
         const batch = this.pending
         this.pending = new Batch()
         const heads = { prevHead: this.committed, nextHead: this.processed }
+        // Copied now: deriving the next batch keeps changing the live reserves.
         const pairs = new Map([...batch.pairs.keys()].map((id) => [id, { ...this.options.state.pairs.get(id)! }]))
         this.inFlight = this.commit(batch, heads, pairs).then(
             () => { this.committed = heads.nextHead },

@@ -47,14 +47,8 @@ export class ChainState {
     }
 
     /**
-     * Volume of a swap in quote-token (STABLE) base units. The rule:
-     * 1. a pair holding STABLE counts the STABLE side (amount in + amount out);
-     * 2. otherwise one side is priced at the current reserves of a pool, trying token0 then token1:
-     *    directly through its pool with STABLE, else through its pool with WNATIVE and then the
-     *    WNATIVE/STABLE pool;
-     * 3. a swap that cannot be priced this way counts as a swap with volume 0.
-     * Reserves are those after every earlier event, including the Sync the pair emitted just
-     * before this Swap, so the price is the one at the swap's block and position.
+     * Volume of a swap in quote-token (STABLE) base units, by the DeFi volume rule (docs/indexer.md#defi-volume-rule), at the
+     * reserves after every earlier event (the pair's Sync just before this Swap included): the price at its position.
      */
     swapVolume(pair: PairState, amount0: bigint, amount1: bigint): bigint {
         const { stable } = this.amm

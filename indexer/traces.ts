@@ -1,20 +1,7 @@
 import { RpcClient } from '@subsquid/rpc-client'
 import { Logger } from '../common/logger'
 
-/**
- * Call trees of every transaction, read from the node. Two node APIs give them:
- * - `trace_block` (Parity/OpenEthereum style; Erigon, Nethermind, Reth, anvil): flat frames in
- *   depth-first order, with the block hash on every frame and `creationMethod` telling CREATE2
- *   apart. anvil answers it for every block it holds, even those loaded from its state file.
- * - `debug_traceBlockByHash` with the call tracer (Geth style; Geth, Besu, most providers): one
- *   nested tree per transaction, asked for by hash so the answer is of exactly our block. anvil
- *   answers it only for blocks mined since it started.
- * Which one is used is decided once at start from what the node answers (INDEXER_TRACING may force
- * it); `trace_block` is preferred because it works on every anvil block.
- *
- * Subsquid's processor can fetch traces too, but its frames drop the CREATE/CREATE2 distinction,
- * so the indexer reads them itself, through the same JSON-RPC client as its other reads.
- */
+/** Call trees of every block's transactions, read from the node by trace_block or debug_traceBlockByHash: docs/indexer.md#call-trees-internal-transactions */
 
 export type TracingMethod = 'trace_block' | 'debug_traceBlockByHash' | 'none'
 export const TRACING_METHODS: readonly TracingMethod[] = ['trace_block', 'debug_traceBlockByHash', 'none']

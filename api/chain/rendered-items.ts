@@ -30,22 +30,7 @@ function joined(open: Buffer, items: readonly RenderedItem[], close: Buffer[]): 
     return parts
 }
 
-/**
- * Rendered list items (transactions, blocks), reused by later requests for as long as the indexed
- * head stays where it was when they were rendered.
- *
- * Every request still asks Postgres which items its page holds (the keyset query), so an answer
- * always lists exactly what the database holds; what is reused is the rendering of an item, which
- * costs several times the keyset query (its columns, its addresses' flags, JSON). Everything about
- * an item that can change (an address becoming a contract, a transaction's confirmations) changes
- * only when the indexer commits, which moves the head and empties the cache, so an item is only
- * ever served at the head it was rendered at. Keys hold the block hash, so not even a reorg to
- * the same height can serve an item of the replaced block.
- *
- * The oldest items go first once the byte budget is full (no recency bookkeeping on a hit: the
- * cache lives one block, and an item evicted too early costs one render). A budget of 0 renders
- * every item every time.
- */
+/** Rendered list items (transactions, blocks), reused by later requests while the indexed head stays where it was: docs/chain-api.md#rendered-list-items */
 export class RenderedItems {
     private readonly byKey = new Map<string, RenderedItem>()
     private bytes = 0

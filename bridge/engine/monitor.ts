@@ -7,6 +7,7 @@ import { watchLateDeposits } from './late'
 import { transition } from './lifecycle'
 
 /** The deposit monitor: each cycle scans every enabled chain's new blocks for the waiting swaps' deposits and closes expired windows: docs/bridge/lifecycle.md#deposits */
+
 /** Blocks behind the cursor scanned again every cycle. */
 const REORG_OVERLAP = 5n
 /**

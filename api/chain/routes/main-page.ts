@@ -23,15 +23,7 @@ export function mainPageRoutes(router: Router, ctx: ChainContext): void {
         sendJson(res, arrayBody(await transactionItems(ctx, rows)))
     })
 
-    /**
-     * Blocks indexed out of the blocks from the configured start block to the indexed head. The
-     * indexer commits contiguously, so this is 1 once it has caught up; a backfill shows below 1.
-     *
-     * Internal transactions: the indexer traces every block in the batch that writes the block, so
-     * with a tracing node (chain_counters.tracing trace_block or debug_traceBlockByHash) they are
-     * exactly as far as the blocks; with a node that offers neither (none, or not reported yet)
-     * none are indexed, "0", and nothing more will be, so indexing is finished with the blocks.
-     */
+    /** The indexing banner's ratios (blocks, and internal transactions by the node's tracing): docs/chain-api.md#shape-changes */
     router.get('/main-page/indexing-status', async (_req, res) => {
         const [head, counters] = await Promise.all([
             ctx.head.get(),
