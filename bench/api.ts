@@ -9,15 +9,7 @@ import { freePort } from '../test/support/ports'
 import { appendBenchmark, machine } from './report'
 import { checkSyntheticRows, loadSyntheticRows, SyntheticDataset, TRANSACTIONS_PER_BLOCK } from './synthetic-rows'
 
-/**
- * npm run bench:api — loads a database with BENCH_API_BLOCKS blocks of synthetic rows (ten
- * transactions each: 1,000,000 by default), starts the real api process on it, and drives it with
- * autocannon on loopback, the same settings for every URL: a trivial route as the baseline, then
- * the list routes at page 1 and at page 1,000 (reached as a client reaches it, by following
- * next_page_params). Prints req/s and p50/p99 latency, each list's share of the baseline's req/s
- * and the page-1,000/page-1 latency ratio, and appends them to docs/BENCHMARKS.md. All of it runs
- * twice: as deployed, and with the rendered-item cache off (see CONFIGURATIONS).
- */
+/** npm run bench:api — the list routes at page 1 and page 1,000 over a million synthetic transactions, with and without the rendered-item cache: docs/testing.md#benchmarks */
 
 const BLOCKS = Number(process.env.BENCH_API_BLOCKS ?? 100_000)
 const CONNECTIONS = 10

@@ -20,15 +20,7 @@ import { freePort } from '../test/support/ports'
 import { BridgeChains, bridgeEnv, insertWaitingSwaps, send, startBridgeChains } from '../test/bridge/support'
 import { appendBenchmark } from './report'
 
-/**
- * npm run bench:bridge-monitor — one deposit-monitor cycle with BENCH_WATCHED (10,000) swaps
- * waiting on the native chain (even ones watching the coin, odd ones the STABLE token), run in
- * process against a local anvil mining a block a second, as the bridge runs it (the same
- * Monitor, adapters and Postgres). BENCH_DEPOSITS (20) of the addresses receive a deposit first,
- * half coin and half token, so the first cycle also finds and dates them. Then BENCH_CYCLES (5)
- * steady cycles, each scanning the blocks mined since the last. Target: a cycle well under the
- * 20 s monitor interval.
- */
+/** npm run bench:bridge-monitor — deposit-monitor cycles with thousands of swaps waiting on one chain: docs/testing.md#benchmarks */
 
 const WATCHED = Number(process.env.BENCH_WATCHED ?? 10_000)
 const DEPOSITS = Number(process.env.BENCH_DEPOSITS ?? 20)

@@ -11,15 +11,7 @@ import {
 } from '../test/bridge/support'
 import { appendBenchmark } from './report'
 
-/**
- * npm run bench:bridge — BENCH_SWAPS (100) swaps at once on the local chains (four anvils mining a
- * block a second, finalized = latest − 2, native chain final after 2 confirmations) through the
- * real bridge process with a short monitor cycle (BENCH_MONITOR_MS, 1000). All deposits go out
- * together; for each swap it measures from the moment its deposit was mined to `completed`, split
- * into: waiting for the monitor (mined → detected), waiting for confirmations (detected →
- * confirmed), and the rest (rate lock, gather, vault lock, payout and its block). Prints median
- * and p95 and appends the figures to docs/BENCHMARKS.md.
- */
+/** npm run bench:bridge — concurrent swaps on the local chains, timed from deposit to completed in parts: docs/testing.md#benchmarks */
 
 const SWAPS = Number(process.env.BENCH_SWAPS ?? 100)
 const MONITOR_MS = Number(process.env.BENCH_MONITOR_MS ?? 1000)

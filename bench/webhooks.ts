@@ -10,16 +10,7 @@ import { Receiver } from '../test/bridge/webhook-receiver'
 import { freePort } from '../test/support/ports'
 import { appendBenchmark } from './report'
 
-/**
- * npm run bench:webhooks — BENCH_WEBHOOK_EVENTS (10,000) lifecycle events to
- * BENCH_WEBHOOK_SUBSCRIPTIONS (5) subscriptions, through the real bridge process and its
- * Postgres queue, to a fast receiver on loopback (answers 200 at once). The events are written
- * with the engine's own writeEvent, 100 per transaction, as fast as Postgres takes them; every
- * subscription takes every event. Prints deliveries per second (first event written → last
- * delivery received) and the lag from each event's time (its timestamp, set when the lifecycle
- * row was written) to the moment the receiver had it, p50 and p95; appends them to
- * docs/BENCHMARKS.md. No chain is needed: the bridge runs with its networks unreachable.
- */
+/** npm run bench:webhooks — a burst of lifecycle events through the real bridge's webhook queue to a receiver on loopback: docs/testing.md#benchmarks */
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000)
 const SUBSCRIPTIONS = Number(process.env.BENCH_WEBHOOK_SUBSCRIPTIONS ?? 5)

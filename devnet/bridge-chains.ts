@@ -10,17 +10,7 @@ import { Anvil, DEV_MNEMONIC, startAnvil } from './anvil'
 import { followWallClock } from './clock'
 import { createPair, deployContract, deployPlatformToken, devnetChain, ZERO_FEES } from './deploy'
 
-/**
- * The bridge's external EVM networks for development and tests: BSC (56), ETHEREUM (1) and
- * POLYGON (137) as local anvils, each with USDT at the real network's decimals (18 on BSC, 6 on
- * ETHEREUM and POLYGON), and on BSC our AMM with a bridged WNATIVE token and a WNATIVE/USDT pool.
- * anvil's first development account owns every token and holds test amounts of each, so an
- * integrator can make a deposit at once.
- *
- * The anvils run with base fee 0 but, unlike the native chain, their nodes suggest a 1 gwei
- * priority fee, which wallets and the bridge pay: moving funds there costs gas, as on the real
- * networks. Finality follows the finalized/safe tags, whose depth --slots-in-an-epoch sets.
- */
+/** The bridge's external EVM networks (BSC, ETHEREUM, POLYGON) as local anvils with their tokens and BSC's pool: docs/bridge/README.md#local-chains-npm-start */
 
 export type BridgeNetworkName = 'BSC' | 'ETHEREUM' | 'POLYGON'
 
