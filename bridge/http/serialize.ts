@@ -8,7 +8,7 @@ import { tokenSpec } from '../registry'
 const amount = (value: bigint | null, chain: string, symbol: string) =>
     value === null ? null : formatUnits(value, tokenSpec(chain, symbol)!.decimals)
 
-/** GET /api/swap/:id/status — exactly these five fields, as docs/bridge/lifecycle.md (Creating and following a swap) promises. */
+/** GET /api/swap/:id/status — exactly these five fields, as docs/bridge/lifecycle.md#creating-and-following-a-swap promises. */
 export function statusView(swap: Swap) {
     return {
         id: swap.id,

@@ -1,7 +1,7 @@
 import { TEST_PING } from './catalogue'
 
 /**
- * The delivery body (docs/bridge/webhooks.md, delivery), built once when the event is recorded and stored
+ * The delivery body (docs/bridge/webhooks.md#delivery), built once when the event is recorded and stored
  * as the exact bytes sent, so every retry and every replica sends (and signs) the same body.
  * Besides the six published fields: `error_message` (swap_failed, refund_failed), `event_id` (equal
  * to the webhook-id header, the receiver's deduplication key) and `data`, the event's detail as

@@ -1,14 +1,7 @@
 import { promises as dns } from 'dns'
 import { isIP } from 'net'
 
-/**
- * Where a webhook may go (docs/bridge/webhooks.md, URL safety). Only http and https; the host must
- * resolve to public addresses only. The check runs at registration and again before every attempt
- * (DNS can change), and the attempt then connects to the very address that was checked, never
- * resolving the name a second time, so a rebinding DNS server cannot swap in 127.0.0.1 between the
- * check and the connection. BRIDGE_WEBHOOK_ALLOW_PRIVATE turns the address check off (tests, local
- * use).
- */
+/** Where a webhook may go: public addresses only, checked before every attempt and connected to as checked: docs/bridge/webhooks.md#url-safety */
 
 export type RefusalKind = 'invalid_url' | 'blocked_address' | 'dns'
 
@@ -158,7 +151,8 @@ export function hostOf(url: URL): string {
 /**
  * Resolves the URL's host and checks every address it resolves to (one private answer refuses
  * the whole name: which answer a client would use is not ours to predict). Returns the address
- * to connect to. An IP literal is checked as it is.
+ * to connect to, never resolving the name again, so a rebinding DNS server cannot swap the target.
+ * An IP literal is checked as it is.
  */
 export async function resolveTarget(url: URL, options: { allowPrivate: boolean; resolver?: Resolver; timeoutMs?: number }): Promise<ResolvedAddress> {
     const host = hostOf(url)
