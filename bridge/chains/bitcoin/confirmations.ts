@@ -1,4 +1,4 @@
-import { Finality } from '../../config'
+import { Finality } from '../finality'
 
 /**
  * Bitcoin has no finality signal: a deposit is final by depth, and larger amounts wait deeper
