@@ -8,7 +8,7 @@ import { BitcoinNetworkName, bitcoinNetwork } from './network'
 /** The BITCOIN network's variables (docs/configuration.md); the network is enabled when one of the two URLs is set. */
 export const BitcoinSettingsSchema = z.object({
     BITCOIN_NETWORK: z.enum(['mainnet', 'testnet', 'regtest']).optional()
-        .meta({ description: '`testnet` covers testnet3, testnet4 and signet', unset: 'mainnet' }),
+        .meta({ description: '`testnet` covers testnet3, testnet4 and signet', unset: '`mainnet`' }),
     BITCOIN_ESPLORA_URL: url.optional()
         .describe('the Bitcoin backend as an Esplora REST base, e.g. `https://blockstream.info/api` or `http://127.0.0.1:3002` (electrs)'),
     BITCOIN_RPC_URL: url.optional()

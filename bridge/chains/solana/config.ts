@@ -7,11 +7,11 @@ export const SolanaSettingsSchema = z.object({
     SOLANA_RPC_URL: url.optional()
         .describe('Solana JSON-RPC endpoint, e.g. `https://api.mainnet-beta.solana.com`'),
     BRIDGE_CONFIRMATIONS_SOLANA: z.enum(['finalized', 'confirmed']).optional()
-        .meta({ description: 'the commitment at which deposits are seen and credited and sent transactions count as final: `finalized` is rooted (≈32 slots, ≈13 s) and cannot be rolled back; `confirmed` is a supermajority vote (≈1 s) that a fork switch could in rare cases still undo', unset: 'finalized' }),
+        .meta({ description: 'the commitment at which deposits are seen and credited and sent transactions count as final: `finalized` is rooted (≈32 slots, ≈13 s) and cannot be rolled back; `confirmed` is a supermajority vote (≈1 s) that a fork switch could in rare cases still undo', unset: '`finalized`' }),
     // A blockhash from a fork that dies only makes the transaction unable to land, which inspect()
     // turns into 'dead' once the block height proves it: confirmed is safe here.
     SOLANA_SEND_COMMITMENT: z.enum(['finalized', 'confirmed']).optional()
-        .meta({ description: 'the commitment of the blockhash, the preflight and the balance read when signing', unset: 'confirmed' }),
+        .meta({ description: 'the commitment of the blockhash, the preflight and the balance read when signing', unset: '`confirmed`' }),
     SOLANA_MAX_SCAN_SLOTS: z.string().regex(/^\d+$/, 'must be a number of slots').optional()
         .meta({ description: 'widest slot range one deposit scan covers', unset: '9000 (≈1 h)' }),
 })

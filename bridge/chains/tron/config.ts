@@ -13,7 +13,7 @@ export const TronSettingsSchema = z.object({
     TRON_API_KEY: z.string().optional()
         .describe('sent as the `TRON-PRO-API-KEY` header on every request (TronGrid rate-limits anonymous callers hard)'),
     BRIDGE_CONFIRMATIONS_TRON: z.string().regex(/^(solidified|finalized|[1-9]\d{0,3})$/, 'must be solidified or a number of blocks').optional()
-        .meta({ description: '`solidified` (`finalized` means the same) or a number of blocks, head included. Solidified = confirmed by 2/3+1 of the 27 super representatives (19 blocks, ≈57 s) and irreversible; a count below 19 credits blocks a fork could still replace', unset: 'solidified' }),
+        .meta({ description: '`solidified` (`finalized` means the same) or a number of blocks, head included. Solidified = confirmed by 2/3+1 of the 27 super representatives (19 blocks, ≈57 s) and irreversible; a count below 19 credits blocks a fork could still replace', unset: '`solidified`' }),
     TRON_USDT_CONTRACT: z.string().optional()
         .meta({ description: 'base58 address of the TRC-20 USDT contract; testnets (Nile, Shasta) need theirs', unset: `\`${MAINNET_USDT_CONTRACT}\` (Tether's on mainnet)` }),
     TRON_FEE_LIMIT_SUN: z.string().regex(/^\d+$/, 'must be a whole number of sun').optional()
