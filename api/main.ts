@@ -1,10 +1,10 @@
 import express from 'express'
 import { Pool } from 'pg'
-import { parseEnv } from '../common/config'
 import { createLogger } from '../common/logger'
 import { loadSecrets } from '../common/secrets'
 import { applyMigrations } from '../db/migrate'
 import { createChainApi } from './chain/router'
+import { parseApiEnv } from './config'
 import { ApiContext } from './context'
 import { explorerRouter } from './explorer/router'
 import { listen } from './http/server'
@@ -16,7 +16,7 @@ import { createPlatformApp } from './platform/app'
  * platform API. Stateless apart from Postgres, so it can run as several replicas.
  */
 async function main(): Promise<void> {
-    const env = parseEnv()
+    const env = parseApiEnv()
     const log = createLogger('api')
     if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for the embedded database)')
     await applyMigrations(env.DATABASE_URL)

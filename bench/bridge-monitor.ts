@@ -3,14 +3,13 @@ import * as os from 'os'
 import * as path from 'path'
 import { Pool } from 'pg'
 import { parseUnits } from 'viem'
-import { parseEnv } from '../common/config'
 import { createLogger } from '../common/logger'
 import { loadSecrets } from '../common/secrets'
 import { applyMigrations } from '../db/migrate'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { ChainAdapter } from '../bridge/chains/adapter'
 import { createAdapter } from '../bridge/chains/factory'
-import { loadBridgeConfig } from '../bridge/config'
+import { loadBridgeConfig, parseBridgeEnv } from '../bridge/config'
 import { LockManager } from '../bridge/db'
 import { EngineContext } from '../bridge/engine/context'
 import { Monitor } from '../bridge/engine/monitor'
@@ -38,7 +37,7 @@ async function main(): Promise<void> {
     try {
         process.stdout.write('starting the local chains...\n')
         chains = await startBridgeChains()
-        const env = parseEnv({ ...process.env, ...bridgeEnv(chains, pg.url, dir), LOG_LEVEL: 'error' })
+        const env = parseBridgeEnv({ ...process.env, ...bridgeEnv(chains, pg.url, dir), LOG_LEVEL: 'error' })
         await applyMigrations(pg.url)
         const log = createLogger('bench')
         const config = loadBridgeConfig(env)

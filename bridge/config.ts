@@ -1,9 +1,12 @@
 import { getAddress } from 'viem'
-import { Env, nativeContracts, readBridgeChains, rpcUrl } from '../common/config'
-import { BitcoinConfig, parseBitcoinEnv } from './chains/bitcoin/config'
-import { parseSolanaEnv, SolanaConfig, finalityOf } from './chains/solana/config'
-import { parseTronEnv, TronConfig } from './chains/tron/config'
-import { parsePriceSource, PriceSourceConfig } from './prices'
+import { z } from 'zod'
+import { address, boolFlag, nativeContracts, parseEnv, port, readBridgeChains, rpcUrl, SharedEnvSchema, url } from '../common/config'
+import { BitcoinConfig, BitcoinSettingsSchema, parseBitcoinEnv } from './chains/bitcoin/config'
+import { Finality } from './chains/finality'
+import { finalityOf, parseSolanaEnv, SolanaConfig, SolanaSettingsSchema } from './chains/solana/config'
+import { parseTronEnv, TronConfig, TronSettingsSchema } from './chains/tron/config'
+import { DEFAULT_STATIC_PRICES, parsePriceSource, PriceSourceConfig } from './prices'
+import { SIMPLESWAP_DEFAULT_URL } from './providers/simpleswap/client'
 import { ProviderRoutingConfig, parseProviderRouting } from './providers/routing'
 import { ChainName, CHAINS, Family, TokenSpec } from './registry'
 
@@ -13,8 +16,121 @@ import { ChainName, CHAINS, Family, TokenSpec } from './registry'
  * bridge-chains.json for the local BSC, ETHEREUM and POLYGON).
  */
 
-/** When a deposit counts as final: the node's `finalized`/`safe` tag, or a confirmation count. */
-export type Finality = { tag: 'finalized' | 'safe' } | { confirmations: number }
+const finalitySetting = z.string().regex(/^(finalized|safe|[1-9]\d{0,3})$/, 'must be finalized, safe or a number of confirmations from 1')
+const percentSetting = (example: string) => z.string().regex(/^\d{1,2}(\.\d{1,2})?$/, `must be a percent below 100 with at most two decimals, e.g. ${example}`)
+const fromLocalChains = 'the local chains\''
+
+/** The bridge's own variables and those of its EVM networks and swap provider (docs/configuration.md). */
+export const BridgeSettingsSchema = z.object({
+    BRIDGE_PORT: port.default(4002)
+        .describe('HTTP and WebSocket'),
+    BRIDGE_FEE_PERCENT: percentSetting('2.50').default('2.50')
+        .describe('fee in percent of the deposited amount, charged once per swap (at most two decimals)'),
+    BRIDGE_MONITOR_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(20_000)
+        .describe('how often the monitor polls every watched deposit address'),
+    BRIDGE_WORKER_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000)
+        .describe('how often the engine looks for swaps to move on (it also wakes on every event)'),
+    BRIDGE_DEPOSIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(3_600)
+        .describe('how long a new swap waits for its deposit before it expires (from creation to `expires_at`)'),
+    BRIDGE_CONFIRMATIONS_NATIVECHAIN: finalitySetting.default('10')
+        .describe('`finalized` or `safe` (the node\'s block tags) or a number of confirmations (1 = mined): when a deposit, and the bridge\'s own payouts, refunds and pool trades, count as final on the chain'),
+    BRIDGE_CONFIRMATIONS_BSC: finalitySetting.default('finalized')
+        .describe('the same for BSC'),
+    BRIDGE_CONFIRMATIONS_ETHEREUM: finalitySetting.default('finalized')
+        .describe('the same for ETHEREUM'),
+    BRIDGE_CONFIRMATIONS_POLYGON: finalitySetting.default('finalized')
+        .describe('the same for POLYGON'),
+    BRIDGE_REFERENCE_PRICES: z.string().regex(/^([A-Z]{2,10}=\d+(\.\d+)?)(,[A-Z]{2,10}=\d+(\.\d+)?)*$/, 'must look like ETH=3000,POL=0.25').optional()
+        .meta({ description: 'operator-set static USD prices of assets no pool of ours quotes (`ETH=3000,POL=0.25`); production needs this or `BRIDGE_PRICE_FEED_URL` (not both)', unset: `development and test: \`${DEFAULT_STATIC_PRICES}\`` }),
+    BRIDGE_PRICE_FEED_URL: url.optional()
+        .describe('a CoinGecko-style simple-price endpoint (e.g. `https://api.coingecko.com/api/v3/simple/price`, a key as a query parameter), polled for the reference prices; the bridge adds `ids` and `vs_currencies=usd`'),
+    BRIDGE_PRICE_FEED_IDS: z.string().regex(/^([A-Z]{2,10}=[a-z0-9._-]+)(,[A-Z]{2,10}=[a-z0-9._-]+)*$/, 'must look like ETH=ethereum,BTC=bitcoin')
+        .default('ETH=ethereum,POL=polygon-ecosystem-token,BTC=bitcoin,TRX=tron,SOL=solana')
+        .describe('the feed\'s id of each price class; a class not listed has no price (its routes do not exist)'),
+    BRIDGE_PRICE_FEED_POLL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60)
+        .describe('how often the feed is asked (each request bounded to 5 s); below `BRIDGE_PRICE_MAX_AGE_SECONDS`'),
+    BRIDGE_PRICE_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300)
+        .describe('a fed price older than this is stale: routes needing it answer 503 and rate locks on it wait'),
+    BRIDGE_MAX_SLIPPAGE_PERCENT: percentSetting('3.00').default('3')
+        .describe('without `min_target_amount`, a swap accepts at the rate lock down to its creation quote less this percent (two decimals at most)'),
+    BRIDGE_CREATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20)
+        .describe('swap creations allowed per client IP per window'),
+    BRIDGE_CREATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60)
+        .describe('the window of `BRIDGE_CREATE_LIMIT`'),
+    BRIDGE_MAX_PENDING_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50)
+        .describe('swaps one client IP may have waiting for a deposit at once (each is an address the monitor reads every cycle); beyond it `POST /api/swap` answers 429 `too_many_pending_swaps`'),
+    BRIDGE_LATE_DEPOSIT_WATCH_DAYS: z.coerce.number().min(0).max(365).default(7)
+        .describe('days the deposit address of an ended swap (completed, failed, expired) stays watched for late deposits, which are refunded (or held for an operator); 0 turns the watch off'),
+    BRIDGE_WS_IDLE_SECONDS: z.coerce.number().int().min(5).max(3_600).default(60)
+        .describe('a WebSocket that sends nothing (not even a ping) for this long is closed'),
+    BRIDGE_POOL_TOLERANCE_PERCENT: percentSetting('1.00').default('1.00')
+        .describe('how far below the locked amount a route\'s pool trade may deliver (the pool moved since the rate was locked), the vault covering the shortfall; the router\'s `amountOutMin`. Beyond it the trade is not made (or reverts) and the swap fails and is refunded'),
+    BRIDGE_REFUND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8)
+        .describe('attempts at a refund that cannot be sent (e.g. the vault lacks gas) before an operator must act'),
+    BRIDGE_REFUND_RETRY_SECONDS: z.coerce.number().int().min(1).max(3_600).default(30)
+        .describe('delay before the second refund attempt; it doubles with each attempt, capped at an hour'),
+    BRIDGE_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000)
+        .describe('longest wait for one JSON-RPC answer from an EVM network (BSC, ETHEREUM, POLYGON, the native chain); a request is retried once, then the step waits for the next pass'),
+
+    BSC_RPC_URL: url.optional()
+        .meta({ description: 'JSON-RPC of BSC; unset and no local chain: the network is not enabled', unset: 'the local chain' }),
+    ETHEREUM_RPC_URL: url.optional()
+        .meta({ description: 'JSON-RPC of ETHEREUM, as `BSC_RPC_URL`', unset: 'the local chain' }),
+    POLYGON_RPC_URL: url.optional()
+        .meta({ description: 'JSON-RPC of POLYGON, as `BSC_RPC_URL`', unset: 'the local chain' }),
+    BSC_USDT_ADDRESS: address.optional()
+        .meta({ description: 'USDT contract on BSC; a token without a contract address is not enabled', unset: fromLocalChains }),
+    BSC_WNATIVE_ADDRESS: address.optional()
+        .meta({ description: 'the bridged WNATIVE token on BSC', unset: fromLocalChains }),
+    BSC_AMM_FACTORY_ADDRESS: address.optional()
+        .meta({ description: 'factory of the AMM holding the BSC WNATIVE/USDT pool (Uniswap V2 interface); without it and the router the pool is not configured', unset: fromLocalChains }),
+    BSC_AMM_ROUTER_ADDRESS: address.optional()
+        .meta({ description: 'router of that AMM: the bridge trades a route\'s pool leg through it', unset: fromLocalChains }),
+    ETHEREUM_USDT_ADDRESS: address.optional()
+        .meta({ description: 'USDT contract on ETHEREUM', unset: fromLocalChains }),
+    POLYGON_USDT_ADDRESS: address.optional()
+        .meta({ description: 'USDT contract on POLYGON', unset: fromLocalChains }),
+
+    SIMPLESWAP_API_KEY: z.string().optional()
+        .describe('key of the external swap provider (SimpleSwap v3); without it the routes that need the provider answer 503'),
+    SIMPLESWAP_API_URL: url.optional()
+        .meta({ description: 'base URL of the provider\'s API', unset: `\`${SIMPLESWAP_DEFAULT_URL}\`` }),
+    BRIDGE_PROVIDER_ASSETS: z.string().optional()
+        .meta({ description: 'assets served through the provider rather than our vaults, `CHAIN:SYMBOL,…` (bridge/providers/routing.ts)', unset: '`BITCOIN:BTC`' }),
+    BRIDGE_PROVIDER_VIA: z.string().optional()
+        .meta({ description: 'the asset of ours the provider converts them to and from', unset: '`BSC:USDT`' }),
+    BRIDGE_PROVIDER_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15)
+        .describe('seconds between two polls of a running provider exchange'),
+})
+
+/** Webhook delivery (docs/bridge/webhooks.md). */
+export const BridgeWebhookSettingsSchema = z.object({
+    BRIDGE_WEBHOOK_ALLOW_PRIVATE: boolFlag.default(false)
+        .describe('deliver to loopback, private and other non-public addresses too (tests and local development only)'),
+    BRIDGE_WEBHOOK_TIME_SCALE: z.coerce.number().positive().max(1).default(1)
+        .describe('multiplies every webhook delay (retry schedule and cap, Retry-After, auto-disable window, secret grace); below 1 only for tests and benchmarks (tests run at 0.0005). Not the 10 s timeout'),
+    BRIDGE_WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(8760).default(24)
+        .describe('auto-disable: a subscription is disabled once every attempt has failed for this long and ...'),
+    BRIDGE_WEBHOOK_DISABLE_AFTER_EVENTS: z.coerce.number().int().min(1).max(100_000).default(10)
+        .describe('... at least this many consecutive events went undelivered (all attempts used)'),
+    BRIDGE_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50)
+        .describe('delivery attempts in flight at once per bridge process'),
+})
+
+/** What the bridge process reads: the shared variables, its own, and its networks'. */
+export const BridgeEnvSchema = SharedEnvSchema.extend({
+    ...BridgeSettingsSchema.shape,
+    ...BridgeWebhookSettingsSchema.shape,
+    ...BitcoinSettingsSchema.shape,
+    ...SolanaSettingsSchema.shape,
+    ...TronSettingsSchema.shape,
+})
+
+export type BridgeEnv = z.infer<typeof BridgeEnvSchema>
+
+export function parseBridgeEnv(env: NodeJS.ProcessEnv = process.env): BridgeEnv {
+    return parseEnv(BridgeEnvSchema, env)
+}
 
 interface BaseNetworkConfig {
     chain: ChainName
@@ -104,12 +220,8 @@ export interface WebhookConfig {
     concurrency: number
 }
 
-export function parseFinality(value: string): Finality {
+function parseFinality(value: string): Finality {
     return value === 'finalized' || value === 'safe' ? { tag: value } : { confirmations: Number(value) }
-}
-
-export function describeFinality(f: Finality): string {
-    return 'tag' in f ? f.tag : `${f.confirmations} confirmation${f.confirmations === 1 ? '' : 's'}`
 }
 
 function percentToBps(percent: string): number {
@@ -117,7 +229,7 @@ function percentToBps(percent: string): number {
     return Number(whole) * 100 + Number(fraction.padEnd(2, '0'))
 }
 
-export function loadBridgeConfig(env: Env): BridgeConfig {
+export function loadBridgeConfig(env: BridgeEnv): BridgeConfig {
     const local = readBridgeChains(env)
     let native: ReturnType<typeof nativeContracts> | undefined
     try {

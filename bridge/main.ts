@@ -1,12 +1,12 @@
 import * as http from 'http'
 import { Pool } from 'pg'
-import { ConfigError, parseEnv } from '../common/config'
+import { ConfigError } from '../common/config'
 import { createLogger } from '../common/logger'
 import { loadSecrets } from '../common/secrets'
 import { applyMigrations } from '../db/migrate'
 import { ChainAdapter } from './chains/adapter'
 import { createAdapter } from './chains/factory'
-import { loadBridgeConfig } from './config'
+import { loadBridgeConfig, parseBridgeEnv } from './config'
 import { LockManager } from './db'
 import { EngineContext } from './engine/context'
 import { Monitor } from './engine/monitor'
@@ -25,7 +25,7 @@ import { BridgeSocket } from './ws'
  * WebSocket clients through LISTEN/NOTIFY.
  */
 async function main(): Promise<void> {
-    const env = parseEnv()
+    const env = parseBridgeEnv()
     const log = createLogger('bridge')
     if (!env.DATABASE_URL) throw new ConfigError('DATABASE_URL is required (npm start sets it for the embedded database)')
     // Services sharing a fresh database may migrate at the same moment; a loser retries once the winner is done.

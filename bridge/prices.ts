@@ -1,4 +1,4 @@
-import { ConfigError, Env } from '../common/config'
+import { ConfigError, SharedEnv } from '../common/config'
 import { Logger } from '../common/logger'
 import { numberToDecimal, parseRational } from './amounts'
 import { PriceClass } from './registry'
@@ -25,7 +25,17 @@ export class PriceUnavailableError extends Error {}
 
 const pairs = (list: string) => Object.fromEntries(list.split(',').map((p) => p.split('=') as [string, string]))
 
-export function parsePriceSource(env: Env): PriceSourceConfig {
+/** The price variables of the bridge's schema (bridge/config.ts). */
+export interface PriceSettings {
+    NODE_ENV: SharedEnv['NODE_ENV']
+    BRIDGE_REFERENCE_PRICES?: string
+    BRIDGE_PRICE_FEED_URL?: string
+    BRIDGE_PRICE_FEED_IDS: string
+    BRIDGE_PRICE_FEED_POLL_SECONDS: number
+    BRIDGE_PRICE_MAX_AGE_SECONDS: number
+}
+
+export function parsePriceSource(env: PriceSettings): PriceSourceConfig {
     if (env.BRIDGE_PRICE_FEED_URL && env.BRIDGE_REFERENCE_PRICES) {
         throw new ConfigError('set one price source: BRIDGE_PRICE_FEED_URL (a live feed) or BRIDGE_REFERENCE_PRICES (static prices), not both')
     }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'crypto'
 import * as fs from 'fs'
 import * as path from 'path'
-import { ConfigError, dataDir, Env } from './config'
+import { ConfigError, dataDir, SharedEnv } from './config'
 import { Logger } from './logger'
 
 export interface Secrets {
@@ -13,7 +13,7 @@ export interface Secrets {
     bridgeAdminToken: string
 }
 
-const GENERATORS: Record<keyof Secrets, { env: keyof Env; make: () => string }> = {
+const GENERATORS: Record<keyof Secrets, { env: keyof SharedEnv; make: () => string }> = {
     jwtSecret: { env: 'JWT_SECRET', make: () => randomBytes(48).toString('base64url') },
     masterKey: { env: 'MASTER_KEY', make: () => randomBytes(32).toString('hex') },
     bridgeAdminToken: { env: 'BRIDGE_ADMIN_TOKEN', make: () => randomBytes(32).toString('base64url') },
@@ -24,7 +24,7 @@ const GENERATORS: Record<keyof Secrets, { env: keyof Env; make: () => string }> 
  * generated once into DATA_DIR/secrets.json (mode 0600) and reused, so restarts keep sessions valid
  * and encrypted keys readable; a warning says so, without printing the values.
  */
-export function loadSecrets(env: Env, log?: Logger): Secrets {
+export function loadSecrets(env: SharedEnv, log?: Logger): Secrets {
     const missing = (Object.keys(GENERATORS) as (keyof Secrets)[]).filter((k) => !env[GENERATORS[k].env])
     if (missing.length > 0 && env.NODE_ENV === 'production') {
         throw new ConfigError(

@@ -3,11 +3,12 @@ import * as path from 'path'
 import { Address, createPublicClient, createWalletClient, erc20Abi, Hash, http, maxUint256, parseAbi, parseUnits, PublicClient, zeroAddress } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { abis } from '../abi'
-import { BridgeChainRecord, bridgeChainsFile, dataDir, Env, NativeContracts, readBridgeChains } from '../common/config'
+import { BridgeChainRecord, bridgeChainsFile, dataDir, NativeContracts, readBridgeChains } from '../common/config'
 import { Logger } from '../common/logger'
 import { waitFor } from '../common/processes'
 import { Anvil, DEV_MNEMONIC, startAnvil } from './anvil'
 import { followWallClock } from './clock'
+import { DevnetEnv } from './config'
 import { createPair, deployContract, deployPlatformToken, devnetChain, ZERO_FEES } from './deploy'
 
 /** The bridge's external EVM networks (BSC, ETHEREUM, POLYGON) as local anvils with their tokens and BSC's pool: docs/bridge/README.md#local-chains-npm-start */
@@ -156,7 +157,7 @@ export interface BridgeChains {
  * `npm start`: an anvil per network whose RPC URL is not set, kept in DATA_DIR/bridge-chains/ across
  * restarts, provisioned once, recorded in DATA_DIR/bridge-chains.json (which the bridge reads).
  */
-export async function startBridgeChains(env: Env, log: Logger): Promise<BridgeChains> {
+export async function startBridgeChains(env: DevnetEnv & { readonly [K in BridgeNetworkSpec['rpcVariable']]?: string }, log: Logger): Promise<BridgeChains> {
     const previous = readBridgeChains(env)
     const records: Record<string, BridgeChainRecord> = {}
     const anvils: Anvil[] = []

@@ -1,10 +1,11 @@
 import * as fs from 'fs'
 import * as path from 'path'
 import { createPublicClient, http } from 'viem'
-import { dataDir, Deployment, deploymentFile, Env, readDeployment } from '../common/config'
+import { dataDir, Deployment, deploymentFile, readDeployment } from '../common/config'
 import { Logger } from '../common/logger'
 import { startAnvil } from './anvil'
 import { followWallClock } from './clock'
+import { DevnetEnv } from './config'
 import { deployNativeContracts } from './deploy'
 import { seedDemoActivity } from './seed'
 
@@ -23,7 +24,7 @@ export interface Devnet {
  * contracts and the history already there and does neither again. Either way new blocks are dated
  * by the wall clock (never before the head), see followWallClock.
  */
-export async function startDevnet(env: Env, log: Logger): Promise<Devnet> {
+export async function startDevnet(env: DevnetEnv, log: Logger): Promise<Devnet> {
     const stateFile = path.join(dataDir(env), 'devnet', 'state.json')
     const fresh = !fs.existsSync(stateFile)
     const anvil = await startAnvil({
@@ -52,7 +53,7 @@ export async function startDevnet(env: Env, log: Logger): Promise<Devnet> {
     }
 }
 
-async function prepareChain(env: Env, rpcUrl: string, log: Logger): Promise<Deployment> {
+async function prepareChain(env: DevnetEnv, rpcUrl: string, log: Logger): Promise<Deployment> {
     const previous = readDeployment(env)
     const client = createPublicClient({ transport: http(rpcUrl) })
     const { contracts, startBlock } = await deployNativeContracts({

@@ -1,8 +1,9 @@
 import { Pool } from 'pg'
-import { nativeContracts, parseEnv, rpcUrl } from '../common/config'
+import { nativeContracts, rpcUrl } from '../common/config'
 import { createLogger } from '../common/logger'
 import { HEAD_CHANNEL, HeadNotification } from '../db/channels'
 import { applyMigrations } from '../db/migrate'
+import { parseIndexerEnv } from './config'
 import { BatchingDatabase } from './database'
 import { indexBlocks, IndexerContext } from './handlers'
 import { createProcessor } from './processor'
@@ -12,7 +13,7 @@ import { detectTracing } from './traces'
 import { ContractVerifier } from './verification'
 
 async function main(): Promise<void> {
-    const env = parseEnv()
+    const env = parseIndexerEnv()
     const log = createLogger('indexer')
     if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for the embedded database)')
     const applied = await applyMigrations(env.DATABASE_URL)

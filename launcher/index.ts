@@ -1,12 +1,13 @@
 import * as fs from 'fs'
 import * as path from 'path'
-import { dataDir, Env, parseEnv, rpcUrl } from '../common/config'
+import { dataDir, rpcUrl } from '../common/config'
 import { createLogger, Logger } from '../common/logger'
 import { spawnManaged, Spawned } from '../common/processes'
 import { loadSecrets } from '../common/secrets'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { startDevnet } from '../devnet'
 import { fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
+import { LauncherEnv, parseLauncherEnv } from './config'
 
 /**
  * `npm start`: the whole stack on one machine. Embedded Postgres and the native devnet unless
@@ -18,7 +19,7 @@ interface Service {
     name: string
     /** Compiled entry point, relative to lib/. Services not built yet are skipped. */
     entry: string
-    urls: (env: Env) => string[]
+    urls: (env: LauncherEnv) => string[]
 }
 
 const SERVICES: Service[] = [
@@ -45,7 +46,7 @@ const LIB_DIR = path.resolve(__dirname, '..')
 type Stoppable = { name: string; stop(): Promise<void> }
 
 async function main(): Promise<void> {
-    const env = parseEnv()
+    const env = parseLauncherEnv()
     const log = createLogger('launcher')
     const started: Stoppable[] = []
     let stopping = false
@@ -130,7 +131,7 @@ function superviseService(name: string, entry: string, env: NodeJS.ProcessEnv, l
     return { name, stop: () => current.stop(10_000) }
 }
 
-function printBanner(env: Env, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>): void {
+function printBanner(env: LauncherEnv, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>): void {
     const lines = [
         '',
         'The stack is up:',

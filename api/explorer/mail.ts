@@ -2,8 +2,9 @@ import { randomBytes } from 'crypto'
 import * as fs from 'fs'
 import nodemailer, { Transporter } from 'nodemailer'
 import * as path from 'path'
-import { dataDir, Env } from '../../common/config'
+import { dataDir } from '../../common/config'
 import { Logger } from '../../common/logger'
+import { ExplorerEnv } from './config'
 import { notConfigured } from './errors'
 
 export interface Mail {
@@ -25,7 +26,7 @@ export class Mailer {
     private readonly transport?: Transporter
     private readonly outbox?: string
 
-    constructor(private readonly env: Env, private readonly log: Logger) {
+    constructor(private readonly env: ExplorerEnv, private readonly log: Logger) {
         if (env.SMTP_URL) {
             this.transport = nodemailer.createTransport(env.SMTP_URL)
         } else if (env.NODE_ENV !== 'production') {

@@ -4,8 +4,8 @@ import { Pool } from 'pg'
 import { RateLimiterPostgres } from 'rate-limiter-flexible'
 import { Address, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { Env } from '../../common/config'
 import { Logger } from '../../common/logger'
+import { PlatformEnv } from './config'
 import { badRequest, HttpError, unauthorized } from './http'
 import { Keystore } from './keystore'
 import { findUser, insertUser } from './users'
@@ -43,7 +43,7 @@ export class Auth {
     constructor(
         private readonly pool: Pool,
         private readonly keystore: Keystore,
-        private readonly env: Env,
+        private readonly env: PlatformEnv,
         private readonly log: Logger
     ) {
         this.limiter = new RateLimiterPostgres({

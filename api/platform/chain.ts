@@ -1,7 +1,7 @@
 import { Address, createPublicClient, getAddress, hexToString, http, PublicClient, zeroAddress } from 'viem'
 import { ammFactoryAbi, ammPairAbi, bytes32TokenAbi, platformTokenAbi } from '../../abi'
 import { nativeChain } from '../../common/chain'
-import { ConfigError, Env, NativeContracts, nativeContracts, rpcUrl } from '../../common/config'
+import { ConfigError, NativeContracts, nativeContracts, rpcUrl, SharedEnv } from '../../common/config'
 import { explainChainError, isNodeUnavailable } from './chain-errors'
 import { badRequest, HttpError, unavailable } from './http'
 
@@ -31,7 +31,7 @@ export class ChainService {
     private readonly metaCache = new Map<string, Promise<TokenMeta>>()
     private readonly feeCache = new Map<string, Promise<TokenFees>>()
 
-    constructor(private readonly env: Env) {
+    constructor(private readonly env: SharedEnv) {
         this.chainId = env.CHAIN_ID
         const url = rpcUrl(env)
         this.client = createPublicClient({

@@ -1,9 +1,9 @@
 import { Pool } from 'pg'
-import { Env } from '../../common/config'
 import { Logger } from '../../common/logger'
 import { ApiContext } from '../context'
 import { Auth } from './auth'
 import { ChainService } from './chain'
+import { PlatformEnv } from './config'
 import { Keystore } from './keystore'
 import { NonceManager } from './nonce-manager'
 import { ReceiptWatcher } from './receipts'
@@ -11,7 +11,7 @@ import { TxSender } from './sender'
 
 /** What the platform's routes are built from; one instance per process. */
 export interface PlatformServices {
-    env: Env
+    env: PlatformEnv
     pool: Pool
     log: Logger
     keystore: Keystore

@@ -1,6 +1,7 @@
-import { Asset, Finality } from '../config'
+import { Asset } from '../config'
 import { KeyRole } from '../keys'
 import { ChainName, Family } from '../registry'
+import { Finality } from './finality'
 
 /**
  * What the engine needs from a network. The engine never looks inside a transaction or an

@@ -1,7 +1,7 @@
 import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
 import { ChainAdapter, SignedTransfer, TransferRequest, TxState } from '../chains/adapter'
-import { Finality } from '../config'
+import { Finality } from '../chains/finality'
 import { LOCK_SENDER, LockManager } from '../db'
 import { KeyRole } from '../keys'
 import { OperatorHoldError } from './hold'

@@ -1,5 +1,5 @@
 import express, { Express } from 'express'
-import { Env } from '../../common/config'
+import { SharedEnv } from '../../common/config'
 import { EngineContext } from '../engine/context'
 import { webhookRoutes } from '../webhooks/routes'
 import { Webhooks } from '../webhooks/service'
@@ -8,7 +8,7 @@ import { infoRoutes } from './info'
 import { swapRoutes } from './swaps'
 
 /** The bridge's HTTP API under /api (docs/bridge/README.md). The WebSocket shares the server at /ws. */
-export function createApp(env: Env, ctx: EngineContext, vaults: Map<string, string>, webhooks: Webhooks): Express {
+export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string, string>, webhooks: Webhooks): Express {
     const app = express()
     app.disable('x-powered-by')
     app.set('trust proxy', env.TRUST_PROXY)

@@ -1,6 +1,7 @@
 import { Router } from 'express'
 import { formatUnits } from '../amounts'
-import { allAssets, describeFinality } from '../config'
+import { describeFinality } from '../chains/finality'
+import { allAssets } from '../config'
 import { EngineContext } from '../engine/context'
 import { EVENT_TYPES, STATUSES } from '../engine/lifecycle'
 import { NoLiquidityError } from '../engine/rates'

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import pino from 'pino'
-import { parseEnv } from '../../common/config'
+import { parseBridgeEnv } from '../../bridge/config'
 import { DEFAULT_STATIC_PRICES, parseFeed, parsePriceSource, PriceSource, PriceUnavailableError } from '../../bridge/prices'
 import { PriceFeed } from '../doubles/price-feed'
 
@@ -10,26 +10,26 @@ describe('bridge: reference price sources', function () {
 
     describe('configuration', function () {
         it('refuses production without an explicit price source, naming both variables', function () {
-            expect(() => parsePriceSource(parseEnv({ NODE_ENV: 'production' })))
+            expect(() => parsePriceSource(parseBridgeEnv({ NODE_ENV: 'production' })))
                 .to.throw(/BRIDGE_PRICE_FEED_URL.*BRIDGE_REFERENCE_PRICES/)
-            expect(parsePriceSource(parseEnv({ NODE_ENV: 'production', BRIDGE_REFERENCE_PRICES: 'ETH=2500' }))).to.deep.equal({ kind: 'static', prices: { ETH: '2500' } })
-            expect(parsePriceSource(parseEnv({ NODE_ENV: 'production', BRIDGE_PRICE_FEED_URL: 'http://feed.example/price' })).kind).to.equal('feed')
+            expect(parsePriceSource(parseBridgeEnv({ NODE_ENV: 'production', BRIDGE_REFERENCE_PRICES: 'ETH=2500' }))).to.deep.equal({ kind: 'static', prices: { ETH: '2500' } })
+            expect(parsePriceSource(parseBridgeEnv({ NODE_ENV: 'production', BRIDGE_PRICE_FEED_URL: 'http://feed.example/price' })).kind).to.equal('feed')
         })
 
         it('uses the built-in prices in development and test, and refuses two sources at once', function () {
             for (const NODE_ENV of ['development', 'test']) {
-                expect(parsePriceSource(parseEnv({ NODE_ENV }))).to.deep.equal({ kind: 'static', prices: Object.fromEntries(DEFAULT_STATIC_PRICES.split(',').map((p) => p.split('='))) })
+                expect(parsePriceSource(parseBridgeEnv({ NODE_ENV }))).to.deep.equal({ kind: 'static', prices: Object.fromEntries(DEFAULT_STATIC_PRICES.split(',').map((p) => p.split('='))) })
             }
-            expect(() => parsePriceSource(parseEnv({ BRIDGE_REFERENCE_PRICES: 'ETH=1', BRIDGE_PRICE_FEED_URL: 'http://feed.example/' }))).to.throw('not both')
+            expect(() => parsePriceSource(parseBridgeEnv({ BRIDGE_REFERENCE_PRICES: 'ETH=1', BRIDGE_PRICE_FEED_URL: 'http://feed.example/' }))).to.throw('not both')
         })
 
         it('maps price classes to feed ids, with defaults, and validates them', function () {
-            const feed = parsePriceSource(parseEnv({ BRIDGE_PRICE_FEED_URL: 'http://feed.example/' }))
+            const feed = parsePriceSource(parseBridgeEnv({ BRIDGE_PRICE_FEED_URL: 'http://feed.example/' }))
             expect(feed).to.deep.include({ ids: { ETH: 'ethereum', POL: 'polygon-ecosystem-token', BTC: 'bitcoin', TRX: 'tron', SOL: 'solana' }, pollMs: 60_000, maxAgeMs: 300_000 })
-            expect(() => parseEnv({ BRIDGE_PRICE_FEED_IDS: 'ETH:ethereum' })).to.throw('BRIDGE_PRICE_FEED_IDS')
-            expect(() => parsePriceSource(parseEnv({ BRIDGE_PRICE_FEED_URL: 'http://feed.example/', BRIDGE_PRICE_FEED_POLL_SECONDS: '300' })))
+            expect(() => parseBridgeEnv({ BRIDGE_PRICE_FEED_IDS: 'ETH:ethereum' })).to.throw('BRIDGE_PRICE_FEED_IDS')
+            expect(() => parsePriceSource(parseBridgeEnv({ BRIDGE_PRICE_FEED_URL: 'http://feed.example/', BRIDGE_PRICE_FEED_POLL_SECONDS: '300' })))
                 .to.throw('BRIDGE_PRICE_FEED_POLL_SECONDS must be below BRIDGE_PRICE_MAX_AGE_SECONDS')
-            expect(() => parseEnv({ BRIDGE_MAX_SLIPPAGE_PERCENT: '3.001' })).to.throw('BRIDGE_MAX_SLIPPAGE_PERCENT')
+            expect(() => parseBridgeEnv({ BRIDGE_MAX_SLIPPAGE_PERCENT: '3.001' })).to.throw('BRIDGE_MAX_SLIPPAGE_PERCENT')
         })
     })
 

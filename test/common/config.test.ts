@@ -2,36 +2,51 @@ import { expect } from 'chai'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
-import { ConfigError, parseEnv } from '../../common/config'
+import { parseApiEnv } from '../../api/config'
+import { parseBridgeEnv } from '../../bridge/config'
+import { ConfigError } from '../../common/config'
 import { loadSecrets } from '../../common/secrets'
+import { parseIndexerEnv } from '../../indexer/config'
+import { parseLauncherEnv } from '../../launcher/config'
 
 describe('configuration', () => {
     it('applies the documented defaults', () => {
-        const env = parseEnv({})
+        const env = parseLauncherEnv({})
         expect(env).to.include({ CHAIN_ID: 3009, DEVNET_PORT: 8545, EXPLORER_PORT: 4000, PLATFORM_PORT: 4001, BRIDGE_PORT: 4002, INDEXER_BATCH_BLOCKS: 5_000 })
     })
 
     it('refuses a bad value with a message that names the variable', () => {
-        expect(() => parseEnv({ EXPLORER_PORT: 'eighty' })).to.throw(ConfigError, /EXPLORER_PORT/)
-        expect(() => parseEnv({ DATABASE_URL: 'not a url' })).to.throw(ConfigError, /DATABASE_URL/)
-        expect(() => parseEnv({ MASTER_KEY: 'short' })).to.throw(ConfigError, /MASTER_KEY: must be 32 bytes/)
-        expect(() => parseEnv({ INDEXER_BATCH_BLOCKS: '20000' })).to.throw(ConfigError, /INDEXER_BATCH_BLOCKS/)
+        expect(() => parseLauncherEnv({ EXPLORER_PORT: 'eighty' })).to.throw(ConfigError, /EXPLORER_PORT/)
+        expect(() => parseLauncherEnv({ DATABASE_URL: 'not a url' })).to.throw(ConfigError, /DATABASE_URL/)
+        expect(() => parseLauncherEnv({ MASTER_KEY: 'short' })).to.throw(ConfigError, /MASTER_KEY: must be 32 bytes/)
+        expect(() => parseLauncherEnv({ INDEXER_BATCH_BLOCKS: '20000' })).to.throw(ConfigError, /INDEXER_BATCH_BLOCKS/)
+    })
+
+    it('checks in each process only the shared variables and its own surfaces\'', () => {
+        const bad = { BRIDGE_FEE_PERCENT: 'lots', PLATFORM_PORT: 'eighty', INDEXER_BATCH_BLOCKS: '20000' }
+        expect(() => parseIndexerEnv(bad)).to.throw(ConfigError, /INDEXER_BATCH_BLOCKS/).with.property('message').that.does.not.match(/BRIDGE_FEE_PERCENT|PLATFORM_PORT/)
+        expect(() => parseApiEnv(bad)).to.throw(ConfigError, /PLATFORM_PORT/).with.property('message').that.does.not.match(/BRIDGE_FEE_PERCENT|INDEXER_BATCH_BLOCKS/)
+        expect(() => parseBridgeEnv(bad)).to.throw(ConfigError, /BRIDGE_FEE_PERCENT/).with.property('message').that.does.not.match(/PLATFORM_PORT|INDEXER_BATCH_BLOCKS/)
+        expect(() => parseLauncherEnv(bad)).to.throw(ConfigError, /BRIDGE_FEE_PERCENT[\s\S]*PLATFORM_PORT|PLATFORM_PORT[\s\S]*BRIDGE_FEE_PERCENT/)
+        for (const parse of [parseIndexerEnv, parseApiEnv, parseBridgeEnv]) {
+            expect(() => parse({ DATABASE_URL: 'not a url' }), parse.name).to.throw(ConfigError, /DATABASE_URL/)
+        }
     })
 
     it('requires every secret in production, naming the missing ones', () => {
-        const env = parseEnv({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40) })
+        const env = parseLauncherEnv({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40) })
         expect(() => loadSecrets(env)).to.throw(ConfigError, /MASTER_KEY, BRIDGE_ADMIN_TOKEN/)
     })
 
     it('generates development secrets once, privately, and reuses them', () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-'))
         try {
-            const env = parseEnv({ DATA_DIR: dir })
+            const env = parseLauncherEnv({ DATA_DIR: dir })
             const first = loadSecrets(env)
             expect(first.masterKey).to.match(/^[0-9a-f]{64}$/)
             expect(loadSecrets(env)).to.deep.equal(first)
             expect(fs.statSync(path.join(dir, 'secrets.json')).mode & 0o777).to.equal(0o600)
-            const fromEnv = loadSecrets(parseEnv({ DATA_DIR: dir, JWT_SECRET: 'y'.repeat(40) }))
+            const fromEnv = loadSecrets(parseLauncherEnv({ DATA_DIR: dir, JWT_SECRET: 'y'.repeat(40) }))
             expect(fromEnv.jwtSecret).to.equal('y'.repeat(40))
             expect(fromEnv.masterKey).to.equal(first.masterKey)
         } finally {

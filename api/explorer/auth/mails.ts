@@ -1,4 +1,4 @@
-import { Env } from '../../../common/config'
+import { ExplorerEnv } from '../config'
 import { Mail } from '../mail'
 import { IssuedChallenge, LIFETIME_SECONDS, MAX_ATTEMPTS } from './challenges'
 
@@ -23,7 +23,7 @@ export function verificationMail(to: string, challenge: IssuedChallenge, publicU
     }
 }
 
-export function resetMail(to: string, challenge: IssuedChallenge, env: Env): Mail {
+export function resetMail(to: string, challenge: IssuedChallenge, env: ExplorerEnv): Mail {
     const page = env.PASSWORD_RESET_URL
     const link = page ? `${page}${page.includes('?') ? '&' : '?'}token=${encodeURIComponent(challenge.token)}` : undefined
     return {

@@ -1,5 +1,6 @@
 import { Logger } from '../../../common/logger'
-import { Asset, Finality } from '../../config'
+import { Asset } from '../../config'
+import { Finality } from '../finality'
 import { KeyManager, KeyRole } from '../../keys'
 import {
     BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, Settled, SignedTransfer, TransferRequest, TxState,

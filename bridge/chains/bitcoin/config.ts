@@ -1,30 +1,35 @@
-import { Finality } from '../../config'
+import { z } from 'zod'
+import { url } from '../../../common/config'
+import { Finality } from '../finality'
 import { ConfirmationTier, DEFAULT_CONFIRMATION_TIERS, parseConfirmationTiers } from './confirmations'
 import { parseSatPerVbyte } from './fees'
 import { BitcoinNetworkName, bitcoinNetwork } from './network'
 
-/**
- * Settings of the BITCOIN network adapter, and how they read from the environment:
- *
- *   BITCOIN_NETWORK              mainnet | testnet | regtest (default mainnet); testnet covers
- *                                testnet3, testnet4 and signet
- *   BITCOIN_ESPLORA_URL          Esplora REST base, e.g. https://blockstream.info/api or
- *                                http://127.0.0.1:3002 (electrs)
- *   BITCOIN_RPC_URL              Bitcoin Core JSON-RPC instead, e.g. http://127.0.0.1:8332; with
- *   BITCOIN_RPC_USER/_PASSWORD   its credentials (or user:password in the URL) and
- *   BITCOIN_RPC_WALLET           a watch-only descriptor wallet the adapter imports addresses into
- *                                (default "bridge-watch")
- *   BRIDGE_CONFIRMATIONS_BITCOIN the least confirmations of anything (default 1); the tiers below
- *                                raise it by amount
- *   BITCOIN_CONFIRMATION_TIERS   satoshi:confirmations,…,*:confirmations (confirmations.ts has
- *                                the default table)
- *   BITCOIN_FEE_TARGET_BLOCKS    confirmation target whose fee estimate is used (default 3)
- *   BITCOIN_FALLBACK_FEE_RATE    sat/vB when the backend has no estimate (default 20 on mainnet,
- *                                1 elsewhere; regtest nodes usually have none)
- *   BITCOIN_MAX_FEE_RATE         sat/vB cap on any estimate (default 500), so a broken estimator
- *                                cannot burn the vault
- * The network is enabled when one of the two URLs is set.
- */
+/** The BITCOIN network's variables (docs/configuration.md); the network is enabled when one of the two URLs is set. */
+export const BitcoinSettingsSchema = z.object({
+    BITCOIN_NETWORK: z.enum(['mainnet', 'testnet', 'regtest']).optional()
+        .meta({ description: '`testnet` covers testnet3, testnet4 and signet', unset: '`mainnet`' }),
+    BITCOIN_ESPLORA_URL: url.optional()
+        .describe('the Bitcoin backend as an Esplora REST base, e.g. `https://blockstream.info/api` or `http://127.0.0.1:3002` (electrs)'),
+    BITCOIN_RPC_URL: url.optional()
+        .describe('or Bitcoin Core JSON-RPC instead, e.g. `http://127.0.0.1:8332`, with its credentials (or user:password in the URL)'),
+    BITCOIN_RPC_USER: z.string().optional()
+        .describe('user of `BITCOIN_RPC_URL`'),
+    BITCOIN_RPC_PASSWORD: z.string().optional()
+        .describe('password of `BITCOIN_RPC_URL`'),
+    BITCOIN_RPC_WALLET: z.string().optional()
+        .meta({ description: 'the watch-only descriptor wallet of Bitcoin Core the adapter imports deposit addresses into', unset: '`bridge-watch`' }),
+    BRIDGE_CONFIRMATIONS_BITCOIN: z.string().regex(/^[1-9]\d{0,3}$/, 'must be a number of confirmations').optional()
+        .meta({ description: 'the least confirmations of any BTC deposit; `BITCOIN_CONFIRMATION_TIERS` raises it by amount', unset: '1' }),
+    BITCOIN_CONFIRMATION_TIERS: z.string().optional()
+        .meta({ description: 'confirmations a BTC deposit needs by amount, `satoshi:confirmations,…,*:confirmations` ascending (the default: up to 0.01 BTC 1, 0.1 BTC 2, 1 BTC 3, above 6)', unset: '`1000000:1,10000000:2,100000000:3,*:6`' }),
+    BITCOIN_FEE_TARGET_BLOCKS: z.string().optional()
+        .meta({ description: 'confirmation target (1 to 1008 blocks) whose fee estimate is used', unset: '3' }),
+    BITCOIN_FALLBACK_FEE_RATE: z.string().optional()
+        .meta({ description: 'sat/vB when the backend has no estimate (regtest nodes usually have none)', unset: '20 on mainnet, 1 elsewhere' }),
+    BITCOIN_MAX_FEE_RATE: z.string().optional()
+        .meta({ description: 'sat/vB cap on any estimate, so a broken estimator cannot burn the vault', unset: '500' }),
+})
 
 export type BitcoinBackendConfig =
     | { kind: 'esplora'; url: string }
@@ -57,10 +62,9 @@ export function defaultBitcoinConfig(network: BitcoinNetworkName, backend: Bitco
     }
 }
 
-/** The BITCOIN settings from the environment, or undefined when no backend URL is set (network not enabled). */
-type BitcoinEnvKey = 'BITCOIN_NETWORK' | 'BITCOIN_ESPLORA_URL' | 'BITCOIN_RPC_URL' | 'BITCOIN_RPC_USER' | 'BITCOIN_RPC_PASSWORD' | 'BITCOIN_RPC_WALLET'
-    | 'BRIDGE_CONFIRMATIONS_BITCOIN' | 'BITCOIN_CONFIRMATION_TIERS' | 'BITCOIN_FEE_TARGET_BLOCKS' | 'BITCOIN_FALLBACK_FEE_RATE' | 'BITCOIN_MAX_FEE_RATE'
+type BitcoinEnvKey = keyof typeof BitcoinSettingsSchema.shape
 
+/** The BITCOIN settings from the environment, or undefined when no backend URL is set (network not enabled). */
 export function parseBitcoinEnv(env: { readonly [K in BitcoinEnvKey]?: string }): BitcoinConfig | undefined {
     const network = bitcoinNetwork(env.BITCOIN_NETWORK || 'mainnet').name
     let backend: BitcoinBackendConfig

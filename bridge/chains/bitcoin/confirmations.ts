@@ -1,4 +1,4 @@
-import { Finality } from '../../config'
+import { Finality } from '../finality'
 
 /** Bitcoin finality by depth, deeper for larger amounts; a configured number of confirmations is a floor: docs/bridge/networks.md#bitcoin */
 

@@ -1,6 +1,7 @@
 import { Address, PublicClient } from 'viem'
 import { Logger } from '../../../common/logger'
-import { Asset, EvmNetworkConfig, Finality } from '../../config'
+import { Asset, EvmNetworkConfig } from '../../config'
+import { Finality } from '../finality'
 import { KeyManager, KeyRole } from '../../keys'
 import {
     BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, PairReserves, PoolSwapRequest, SignedTransfer, TransferRequest, TxState,

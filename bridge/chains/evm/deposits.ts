@@ -1,5 +1,5 @@
 import { Address, BlockNotFoundError, parseAbiItem, PublicClient } from 'viem'
-import { Finality } from '../../config'
+import { Finality } from '../finality'
 import { DepositCheck, DepositSeen, DepositWatch, PartialScanError } from '../adapter'
 import { scanWatches } from '../scan'
 import { coinBalancesAt } from './balances'

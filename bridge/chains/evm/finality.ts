@@ -1,6 +1,6 @@
 import { PublicClient } from 'viem'
-import { Finality } from '../../config'
 import { Settled } from '../adapter'
+import { Finality } from '../finality'
 
 /**
  * The one finality rule of the bridge, for deposits and for its own transactions alike: a block

@@ -1,5 +1,5 @@
 import { Address, Hex, PublicClient, TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem'
-import { Finality } from '../../config'
+import { Finality } from '../finality'
 import { TxState } from '../adapter'
 import { finalHeight, settled } from './finality'
 

@@ -1,6 +1,7 @@
 import { Connection, PublicKey, SendTransactionError, SignatureStatus } from '@solana/web3.js'
 import { Logger } from '../../../common/logger'
-import { Asset, Finality } from '../../config'
+import { Asset } from '../../config'
+import { Finality } from '../finality'
 import { scanWatches } from '../scan'
 import { KeyManager, KeyRole } from '../../keys'
 import {

@@ -1,21 +1,20 @@
-import { Finality } from '../../config'
+import { z } from 'zod'
+import { url } from '../../../common/config'
+import { Finality } from '../finality'
 
-/**
- * Settings of the SOLANA network adapter, and how they read from the environment:
- *
- *   SOLANA_RPC_URL              JSON-RPC endpoint (e.g. https://api.mainnet-beta.solana.com);
- *                               the network is enabled when it is set
- *   BRIDGE_CONFIRMATIONS_SOLANA finalized (default) | confirmed: the commitment at which deposits
- *                               are seen and credited and sent transactions count as final.
- *                               finalized is rooted (≈32 slots, ≈13 s) and cannot be rolled back;
- *                               confirmed is a supermajority vote (≈1 s) that a fork switch could
- *                               in rare cases still undo
- *   SOLANA_SEND_COMMITMENT      commitment for the blockhash, the preflight and the balance read
- *                               when signing (default confirmed: a blockhash from a fork that dies
- *                               only makes the transaction unable to land, which inspect() turns
- *                               into 'dead' once the block height proves it)
- *   SOLANA_MAX_SCAN_SLOTS       widest slot range one deposit scan covers (default 9000, ≈1 h)
- */
+/** The SOLANA network's variables (docs/configuration.md); the network is enabled when SOLANA_RPC_URL is set. */
+export const SolanaSettingsSchema = z.object({
+    SOLANA_RPC_URL: url.optional()
+        .describe('Solana JSON-RPC endpoint, e.g. `https://api.mainnet-beta.solana.com`'),
+    BRIDGE_CONFIRMATIONS_SOLANA: z.enum(['finalized', 'confirmed']).optional()
+        .meta({ description: 'the commitment at which deposits are seen and credited and sent transactions count as final: `finalized` is rooted (≈32 slots, ≈13 s) and cannot be rolled back; `confirmed` is a supermajority vote (≈1 s) that a fork switch could in rare cases still undo', unset: '`finalized`' }),
+    // A blockhash from a fork that dies only makes the transaction unable to land, which inspect()
+    // turns into 'dead' once the block height proves it: confirmed is safe here.
+    SOLANA_SEND_COMMITMENT: z.enum(['finalized', 'confirmed']).optional()
+        .meta({ description: 'the commitment of the blockhash, the preflight and the balance read when signing', unset: '`confirmed`' }),
+    SOLANA_MAX_SCAN_SLOTS: z.string().regex(/^\d+$/, 'must be a number of slots').optional()
+        .meta({ description: 'widest slot range one deposit scan covers', unset: '9000 (≈1 h)' }),
+})
 
 export type Commitment = 'confirmed' | 'finalized'
 
@@ -47,9 +46,9 @@ function commitment(name: string, value: string): Commitment {
     throw new Error(`${name} must be finalized or confirmed, not "${value}"`)
 }
 
-/** The SOLANA settings from the environment, or undefined when SOLANA_RPC_URL is not set (network not enabled). */
-type SolanaEnvKey = 'SOLANA_RPC_URL' | 'BRIDGE_CONFIRMATIONS_SOLANA' | 'SOLANA_SEND_COMMITMENT' | 'SOLANA_MAX_SCAN_SLOTS'
+type SolanaEnvKey = keyof typeof SolanaSettingsSchema.shape
 
+/** The SOLANA settings from the environment, or undefined when SOLANA_RPC_URL is not set (network not enabled). */
 export function parseSolanaEnv(env: { readonly [K in SolanaEnvKey]?: string }): SolanaConfig | undefined {
     if (!env.SOLANA_RPC_URL) return undefined
     const config = defaultSolanaConfig(env.SOLANA_RPC_URL)

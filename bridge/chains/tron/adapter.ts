@@ -1,6 +1,7 @@
 import { TronWeb } from 'tronweb'
 import { Logger } from '../../../common/logger'
-import { Asset, Finality } from '../../config'
+import { Asset } from '../../config'
+import { Finality } from '../finality'
 import { KeyManager, KeyRole } from '../../keys'
 import {
     BroadcastResult, ChainAdapter, ChainHead, DepositCheck, DepositSeen, DepositWatch, InsufficientForFeeError, Settled, SignedTransfer,

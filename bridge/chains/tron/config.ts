@@ -1,8 +1,26 @@
-import { Finality } from '../../config'
+import { z } from 'zod'
+import { url } from '../../../common/config'
+import { Finality } from '../finality'
 import { normalizeAddress } from './address'
 
 /** Tether's TRC-20 USDT on TRON mainnet (hex 41a614f803b6fd780986a42c78ec9c7f77e6ded13c). */
 export const MAINNET_USDT_CONTRACT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'
+
+/** The TRON network's variables (docs/configuration.md); the network is enabled when TRON_API_URL is set. */
+export const TronSettingsSchema = z.object({
+    TRON_API_URL: url.optional()
+        .describe('base URL serving the java-tron HTTP API (`/wallet/*`, `/walletsolidity/*`) and TronGrid\'s v1 account routes (`/v1/accounts/{address}/transactions` and `…/transactions/trc20`), e.g. `https://api.trongrid.io`; a bare java-tron node has no `/v1` routes: put TronGrid (or a compatible indexer) in front of it'),
+    TRON_API_KEY: z.string().optional()
+        .describe('sent as the `TRON-PRO-API-KEY` header on every request (TronGrid rate-limits anonymous callers hard)'),
+    BRIDGE_CONFIRMATIONS_TRON: z.string().regex(/^(solidified|finalized|[1-9]\d{0,3})$/, 'must be solidified or a number of blocks').optional()
+        .meta({ description: '`solidified` (`finalized` means the same) or a number of blocks, head included. Solidified = confirmed by 2/3+1 of the 27 super representatives (19 blocks, ≈57 s) and irreversible; a count below 19 credits blocks a fork could still replace', unset: '`solidified`' }),
+    TRON_USDT_CONTRACT: z.string().optional()
+        .meta({ description: 'base58 address of the TRC-20 USDT contract; testnets (Nile, Shasta) need theirs', unset: `\`${MAINNET_USDT_CONTRACT}\` (Tether's on mainnet)` }),
+    TRON_FEE_LIMIT_SUN: z.string().regex(/^\d+$/, 'must be a whole number of sun').optional()
+        .meta({ description: '`fee_limit` of every TRC-20 transfer, in sun: the most one transfer may burn for energy. A transfer whose energy at the node\'s current price would exceed it is refused at signing instead of failing on chain with OUT_OF_ENERGY', unset: '100000000 (100 TRX)' }),
+    TRON_MAX_SCAN_BLOCKS: z.string().regex(/^\d+$/, 'must be a number of blocks').optional()
+        .meta({ description: 'widest block range one deposit scan covers', unset: '28800 (a day)' }),
+})
 
 export interface TronConfig {
     chain: 'TRON'
@@ -31,31 +49,9 @@ export function defaultTronConfig(apiUrl: string): TronConfig {
     }
 }
 
-/**
- * The TRON settings from the environment, or undefined when TRON_API_URL is not set (network
- * not enabled):
- *
- *   TRON_API_URL               base URL serving the java-tron HTTP API (/wallet/*, /walletsolidity/*)
- *                              and TronGrid's v1 account routes (/v1/accounts/{address}/transactions
- *                              and …/transactions/trc20), e.g. https://api.trongrid.io. A bare
- *                              java-tron node has no /v1 routes: put TronGrid (or a compatible
- *                              indexer) in front of it
- *   TRON_API_KEY               optional; sent as the TRON-PRO-API-KEY header on every request
- *   BRIDGE_CONFIRMATIONS_TRON  solidified (default; "finalized" means the same) or a number of
- *                              blocks, head included. Solidified = confirmed by 2/3+1 of the 27
- *                              super representatives (19 blocks, ≈57 s) and irreversible; a count
- *                              below 19 credits blocks a fork could still replace
- *   TRON_USDT_CONTRACT         base58 address of the TRC-20 USDT contract (default
- *                              TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t, Tether's on mainnet); testnets
- *                              (Nile, Shasta) need theirs
- *   TRON_FEE_LIMIT_SUN         fee_limit of every TRC-20 transfer, in sun (default 100000000 =
- *                              100 TRX): the most one transfer may burn for energy. A transfer
- *                              whose energy at the node's current price would exceed it is refused
- *                              at signing instead of failing on chain with OUT_OF_ENERGY
- *   TRON_MAX_SCAN_BLOCKS       widest block range one deposit scan covers (default 28800, a day)
- */
-type TronEnvKey = 'TRON_API_URL' | 'TRON_API_KEY' | 'BRIDGE_CONFIRMATIONS_TRON' | 'TRON_USDT_CONTRACT' | 'TRON_FEE_LIMIT_SUN' | 'TRON_MAX_SCAN_BLOCKS'
+type TronEnvKey = keyof typeof TronSettingsSchema.shape
 
+/** The TRON settings from the environment, or undefined when TRON_API_URL is not set (network not enabled). */
 export function parseTronEnv(env: { readonly [K in TronEnvKey]?: string }): TronConfig | undefined {
     if (!env.TRON_API_URL) return undefined
     let url: URL

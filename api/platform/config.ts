@@ -1,0 +1,20 @@
+import { z } from 'zod'
+import { port, SharedEnv } from '../../common/config'
+
+/** The wallet platform API's variables (docs/configuration.md). */
+export const PlatformSettingsSchema = z.object({
+    PLATFORM_PORT: port.default(4001)
+        .describe('port of the wallet platform API'),
+    PLATFORM_AUTH_MAX_FAILURES: z.coerce.number().int().min(1).max(10_000).default(10)
+        .describe('failed password checks allowed per user_id (or wallet) within the window, then 429'),
+    PLATFORM_AUTH_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900)
+        .describe('the window of `PLATFORM_AUTH_MAX_FAILURES`'),
+    PLATFORM_AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60)
+        .describe('how long a verified password is remembered in memory, sparing the argon2id cost on the next request (0: never)'),
+    PLATFORM_TX_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60)
+        .describe('longest wait for a transaction\'s receipt before answering 202 with the hash'),
+    PLATFORM_DEADLINE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(1200)
+        .describe('router deadline of liquidity and swap transactions, from the chain\'s latest block time'),
+})
+
+export type PlatformEnv = SharedEnv & z.infer<typeof PlatformSettingsSchema>

@@ -1,0 +1,18 @@
+import { z } from 'zod'
+import { port, SharedEnv } from '../common/config'
+
+/** The devnet's variables (docs/devnet.md); `npm start` runs the devnet, so the launcher reads them. */
+export const DevnetSettingsSchema = z.object({
+    DEVNET_BLOCK_TIME: z.coerce.number().int().min(0).max(60).default(2)
+        .describe('seconds between devnet blocks once the demo history is seeded (0: a block per transaction)'),
+    DEVNET_SEED: z.string().min(1).default('evm-chain-services')
+        .describe('seed of the demo history; the same seed gives the same history'),
+    BSC_DEVNET_PORT: port.default(8546)
+        .describe('port of the local BSC that `npm start` runs when `BSC_RPC_URL` is not set'),
+    ETHEREUM_DEVNET_PORT: port.default(8547)
+        .describe('port of the local ETHEREUM, as for BSC'),
+    POLYGON_DEVNET_PORT: port.default(8548)
+        .describe('port of the local POLYGON, as for BSC'),
+})
+
+export type DevnetEnv = SharedEnv & z.infer<typeof DevnetSettingsSchema>

@@ -1,0 +1,28 @@
+import { z } from 'zod'
+import { parseEnv, port, SharedEnvSchema } from '../common/config'
+
+/** The indexer's variables (docs/configuration.md); the GraphQL server is part of this surface. */
+export const IndexerSettingsSchema = z.object({
+    INDEXER_FINALITY_CONFIRMATION: z.coerce.number().int().min(1).max(1000).default(10)
+        .describe('blocks behind the head treated as final (a deeper reorg stops the indexer, as in Subsquid)'),
+    INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0)
+        .describe('first block to index'),
+    INDEXER_END_BLOCK: z.coerce.number().int().min(0).optional()
+        .meta({ description: 'stop after this block (a bounded backfill, as the benchmark runs)', unset: 'follows the chain' }),
+    INDEXER_TRACING: z.enum(['auto', 'trace_block', 'debug_traceBlockByHash', 'none']).default('auto')
+        .describe('how call trees are read; `auto` asks the node at start (see [indexer.md](indexer.md))'),
+    // 5,000 rather than the allowed 10,000: commits overlap fetching, and the last batch's commit,
+    // which nothing overlaps, is then shorter (measured in docs/BENCHMARKS.md).
+    INDEXER_BATCH_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(5_000)
+        .describe('most blocks held in memory before a commit during backfill (at most 10000, the node\'s log range)'),
+    GRAPHQL_PORT: port.default(4350)
+        .describe('port of the GraphQL server for analysts'),
+})
+
+export const IndexerEnvSchema = SharedEnvSchema.extend(IndexerSettingsSchema.shape)
+
+export type IndexerEnv = z.infer<typeof IndexerEnvSchema>
+
+export function parseIndexerEnv(env: NodeJS.ProcessEnv = process.env): IndexerEnv {
+    return parseEnv(IndexerEnvSchema, env)
+}

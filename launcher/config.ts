@@ -1,0 +1,26 @@
+import { z } from 'zod'
+import { ApiEnvSchema } from '../api/config'
+import { BridgeEnvSchema } from '../bridge/config'
+import { parseEnv, port } from '../common/config'
+import { DevnetSettingsSchema } from '../devnet/config'
+import { IndexerEnvSchema } from '../indexer/config'
+
+/** The launcher's own variables (docs/configuration.md). */
+export const LauncherSettingsSchema = z.object({
+    EMBEDDED_PG_PORT: port.default(54329)
+        .describe('port of the embedded Postgres that `npm start` runs when `DATABASE_URL` is not set (it also listens on a Unix socket in its data directory, which the services use: cheaper than TCP for short queries)'),
+})
+
+/** `npm start` runs every process, so it checks every variable before starting any. */
+export const LauncherEnvSchema = IndexerEnvSchema.extend({
+    ...ApiEnvSchema.shape,
+    ...BridgeEnvSchema.shape,
+    ...DevnetSettingsSchema.shape,
+    ...LauncherSettingsSchema.shape,
+})
+
+export type LauncherEnv = z.infer<typeof LauncherEnvSchema>
+
+export function parseLauncherEnv(env: NodeJS.ProcessEnv = process.env): LauncherEnv {
+    return parseEnv(LauncherEnvSchema, env)
+}
