@@ -33,7 +33,12 @@ export class WsClient<V> {
     lastSeen = Date.now()
     queue: Promise<void> = Promise.resolve()
 
-    constructor(readonly socket: WebSocket, private readonly hub: WsHub<unknown, V>) {}
+    constructor(
+        readonly socket: WebSocket,
+        private readonly maxTopics: number,
+        /** Keeps the hub's topic → clients index in step. */
+        private readonly indexTopic: (client: WsClient<V>, topic: string, held: boolean) => void
+    ) {}
 
     send(text: string): void {
         if (this.socket.readyState === WebSocket.OPEN) this.socket.send(text)
@@ -41,14 +46,14 @@ export class WsClient<V> {
 
     /** Subscribes (or updates the value of a topic held); false when the client already holds maxTopics. */
     subscribe(topic: string, value: V): boolean {
-        if (!this.topicValues.has(topic) && this.topicValues.size >= this.hub.maxTopics) return false
+        if (!this.topicValues.has(topic) && this.topicValues.size >= this.maxTopics) return false
         this.topicValues.set(topic, value)
-        this.hub.index(this, topic, true)
+        this.indexTopic(this, topic, true)
         return true
     }
 
     unsubscribe(topic: string): void {
-        if (this.topicValues.delete(topic)) this.hub.index(this, topic, false)
+        if (this.topicValues.delete(topic)) this.indexTopic(this, topic, false)
     }
 
     value(topic: string): V | undefined {
@@ -61,7 +66,6 @@ export class WsClient<V> {
 }
 
 export class WsHub<N, V = undefined> {
-    readonly maxTopics: number
     private readonly wss: WebSocketServer
     private readonly clients = new Set<WsClient<V>>()
     private readonly subscribers = new Map<string, Set<WsClient<V>>>()
@@ -69,7 +73,6 @@ export class WsHub<N, V = undefined> {
     private idleTimer?: NodeJS.Timeout
 
     constructor(private readonly options: WsHubOptions<N, V>) {
-        this.maxTopics = options.maxTopics
         this.wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload })
     }
 
@@ -121,10 +124,9 @@ export class WsHub<N, V = undefined> {
         return this.subscribers.keys()
     }
 
-    /** Keeps the topic → clients index in step with WsClient.subscribe/unsubscribe. */
-    index(client: WsClient<V>, topic: string, add: boolean): void {
+    private indexTopic(client: WsClient<V>, topic: string, held: boolean): void {
         let set = this.subscribers.get(topic)
-        if (add) {
+        if (held) {
             if (!set) this.subscribers.set(topic, (set = new Set()))
             set.add(client)
         } else if (set) {
@@ -134,7 +136,7 @@ export class WsHub<N, V = undefined> {
     }
 
     private accept(socket: WebSocket): void {
-        const client = new WsClient<V>(socket, this as WsHub<unknown, V>)
+        const client = new WsClient<V>(socket, this.options.maxTopics, (c, topic, held) => this.indexTopic(c, topic, held))
         this.clients.add(client)
         socket.on('message', (data, binary) => {
             client.lastSeen = Date.now()

@@ -69,6 +69,11 @@ describe('WebSocket hub', function () {
         return { ws, next, closed }
     }
 
+    async function ask(client: { ws: WebSocket; next: () => Promise<string> }, request: string, reply: string): Promise<void> {
+        client.ws.send(request)
+        expect(await client.next()).to.equal(reply)
+    }
+
     async function notify(payload: object): Promise<void> {
         const client = new Client({ connectionString: databaseUrl })
         await client.connect()
@@ -82,17 +87,13 @@ describe('WebSocket hub', function () {
     it('fans a notification out to the clients of its topics, once per client, with each client\'s value', async () => {
         const a = await connect()
         const b = await connect()
-        a.ws.send('sub x')
-        expect(await a.next()).to.equal('ok x')
-        a.ws.send('sub y')
-        expect(await a.next()).to.equal('ok y')
-        b.ws.send('sub y')
-        expect(await b.next()).to.equal('ok y')
+        await ask(a, 'sub x', 'ok x')
+        await ask(a, 'sub y', 'ok y')
+        await ask(b, 'sub y', 'ok y')
         await notify({ topics: ['x', 'y', 'z'], text: 'hello' })
         expect(await a.next()).to.equal('hello via x (value of x)')
         expect(await b.next()).to.equal('hello via y (value of y)')
-        a.ws.send('unsub x')
-        expect(await a.next()).to.equal('left x')
+        await ask(a, 'unsub x', 'left x')
         await notify({ topics: ['x'], text: 'again' })
         await notify({ topics: ['y'], text: 'last' })
         expect(await a.next()).to.equal('last via y (value of y)')
@@ -100,16 +101,10 @@ describe('WebSocket hub', function () {
 
     it('bounds the topics of one client, and a failing handler is reported without closing the socket', async () => {
         const a = await connect()
-        for (const topic of ['p', 'q', 'p']) {
-            a.ws.send(`sub ${topic}`)
-            expect(await a.next()).to.equal(`ok ${topic}`)
-        }
-        a.ws.send('sub r')
-        expect(await a.next()).to.equal('full')
-        a.ws.send('boom')
-        expect(await a.next()).to.equal('failed')
-        a.ws.send('sub p')
-        expect(await a.next()).to.equal('ok p')
+        for (const topic of ['p', 'q', 'p']) await ask(a, `sub ${topic}`, `ok ${topic}`)
+        await ask(a, 'sub r', 'full')
+        await ask(a, 'boom', 'failed')
+        await ask(a, 'sub p', 'ok p')
     })
 
     it('closes a silent client with the idle close frame, and answers 404 on other paths', async () => {
