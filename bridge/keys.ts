@@ -1,14 +1,15 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'crypto'
+import { randomBytes } from 'crypto'
 import { Pool } from 'pg'
 import { HDKey, hdKeyToAccount, LocalAccount } from 'viem/accounts'
+import { Sealed, Sealer } from '../common/sealing'
 import { Family } from './registry'
 
 /**
  * The key manager. Each chain family has one HD seed (64 random bytes, BIP-32 master seed),
- * generated on first use and stored only sealed: AES-256-GCM under a key derived (HKDF-SHA256)
- * from MASTER_KEY, with the family name as associated data so a ciphertext moved to another row
- * does not open. The plaintext seed and any key derived from it exist only inside withSeed(), for
- * the duration of one derivation or signature; the buffer is zeroed afterwards.
+ * generated on first use and stored only sealed (common/sealing.ts, purpose `bridge-seed-v1`),
+ * with the family name as associated data so a ciphertext moved to another row does not open.
+ * The plaintext seed and any key derived from it exist only inside withSeed(), for the duration
+ * of one derivation or signature; the buffer is zeroed afterwards.
  *
  * Paths (BIP-44, coin type 60 for every EVM chain):
  *   deposit address of swap i: m/44'/60'/0'/0/i  (i from bridge_deposit_index_seq, never reused)
@@ -19,47 +20,10 @@ export type KeyRole = { kind: 'deposit'; index: number } | { kind: 'vault' }
 
 const KEY_INFO = 'bridge-seed-v1'
 
-export class SealError extends Error {}
-
-/**
- * AES-256-GCM under a key derived (HKDF-SHA256) from MASTER_KEY for one purpose (`info`), so the
- * seeds and, say, webhook secrets never share a key. The associated data names the row a
- * ciphertext belongs to: a ciphertext copied into another row does not open. A sealed value is
- * the ciphertext followed by the 16-byte tag; the 12-byte IV is stored beside it.
- */
-export class Sealer {
-    private readonly key: Buffer
-
-    constructor(masterKeyHex: string, info: string) {
-        const master = Buffer.from(masterKeyHex, 'hex')
-        if (master.length !== 32) throw new Error('MASTER_KEY must be 32 bytes')
-        this.key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), info, 32))
-    }
-
-    seal(plain: Buffer, aad: string): { iv: Buffer; ciphertext: Buffer } {
-        const iv = randomBytes(12)
-        const cipher = createCipheriv('aes-256-gcm', this.key, iv)
-        cipher.setAAD(Buffer.from(aad))
-        return { iv, ciphertext: Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]) }
-    }
-
-    /** The plaintext; throws SealError when the key, the IV or the associated data do not match. */
-    open(iv: Buffer, sealed: Buffer, aad: string): Buffer {
-        const decipher = createDecipheriv('aes-256-gcm', this.key, iv)
-        decipher.setAAD(Buffer.from(aad))
-        decipher.setAuthTag(sealed.subarray(sealed.length - 16))
-        try {
-            return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()])
-        } catch {
-            throw new SealError('sealed value does not open with this MASTER_KEY')
-        }
-    }
-}
-
 export class KeyManager {
     private readonly sealer: Sealer
     /** Ciphertexts only; the plaintext is never cached. */
-    private readonly sealed = new Map<Family, { iv: Buffer; ciphertext: Buffer }>()
+    private readonly sealed = new Map<Family, Sealed>()
     /** Public addresses already derived, by family and role: deriving one opens the seed, and they never change. */
     private readonly addresses = new Map<string, string>()
 

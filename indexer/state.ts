@@ -1,3 +1,5 @@
+import { quote } from '../common/amm-math'
+
 /**
  * What the indexer must remember between blocks: which contracts are known tokens, and every AMM
  * pair with its current reserves (needed to price swaps at the moment they happen). It is small
@@ -72,7 +74,7 @@ export class ChainState {
         const pair = this.pairs.get(address)!
         const [reserveFrom, reserveTo] = pair.token0 === from ? [pair.reserve0, pair.reserve1] : [pair.reserve1, pair.reserve0]
         if (reserveFrom === 0n || reserveTo === 0n) return undefined
-        return (amount * reserveTo) / reserveFrom
+        return amount === 0n ? 0n : quote(amount, reserveFrom, reserveTo)
     }
 }
 

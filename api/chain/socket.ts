@@ -1,7 +1,6 @@
 import * as http from 'http'
-import { WebSocket, WebSocketServer } from 'ws'
+import { WsClient, WsHub } from '../../common/service/ws-hub'
 import { HEAD_CHANNEL, HeadNotification } from '../../db/channels'
-import { ChannelListener } from '../../db/listener'
 import { ChainContext } from './context'
 import { BLOCK_COLUMNS, BlockRow } from './render/block'
 import { TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers } from './render/token-transfer'
@@ -29,113 +28,82 @@ const ADDRESS_TOPIC = /^(addresses|tokens|blocks):(0x[0-9a-fA-F]{40})$/
 const HASH_TOPIC = /^transactions:0x[0-9a-fA-F]{64}$/
 /** Phoenix clients heartbeat every 30 s; one silent for twice that is gone. */
 const IDLE_MS = 60_000
+/** Channels one socket may join: a Blockscout page joins a handful. */
+const MAX_TOPICS = 200
 /** Blocks pushed per commit at most: a backfill commits thousands at once and nobody watches those. */
 const MAX_BLOCKS_PER_PUSH = 10
 
-interface Connection {
-    socket: WebSocket
-    /** topic -> join_ref */
-    topics: Map<string, string | null>
-    lastSeen: number
-}
+/** Each joined topic keeps its join_ref, which phoenix.js expects on the channel's pushes. */
+type JoinRef = string | null
 
 export class ChainSocket {
-    private wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 })
-    private connections = new Set<Connection>()
-    private listener?: ChannelListener<HeadNotification>
+    private readonly hub: WsHub<HeadNotification, JoinRef>
     private lastPushed = -1
     private pushing: Promise<void> = Promise.resolve()
-    private idleTimer?: NodeJS.Timeout
 
-    constructor(private ctx: ChainContext) {}
-
-    async attach(server: http.Server, path: string): Promise<void> {
-        server.on('upgrade', (req, socket, head) => {
-            const url = new URL(req.url ?? '/', 'http://localhost')
-            if (url.pathname !== path) return void socket.destroy()
-            this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws))
-        })
-        this.idleTimer = setInterval(() => this.dropIdle(), IDLE_MS / 2)
-        this.idleTimer.unref()
-        this.lastPushed = (await this.ctx.head.get()).number
-        this.listener = new ChannelListener<HeadNotification>({
-            databaseUrl: this.ctx.env.DATABASE_URL!,
-            channel: HEAD_CHANNEL,
-            log: this.ctx.log,
-            retryMs: 2_000,
-            onMessage: (head) => {
-                this.ctx.head.invalidate()
-                this.pushing = this.pushing.then(() => this.push(head)).catch((err) => this.ctx.log.error({ err }, 'live update failed'))
+    constructor(private ctx: ChainContext) {
+        this.hub = new WsHub<HeadNotification, JoinRef>({
+            log: ctx.log,
+            listen: {
+                databaseUrl: ctx.env.DATABASE_URL!,
+                channel: HEAD_CHANNEL,
+                retryMs: 2_000,
+                onNotification: (head) => {
+                    this.ctx.head.invalidate()
+                    this.pushing = this.pushing.then(() => this.push(head)).catch((err) => this.ctx.log.error({ err }, 'live update failed'))
+                },
+            },
+            maxPayload: 64 * 1024,
+            idleMs: IDLE_MS,
+            maxTopics: MAX_TOPICS,
+            onMessage: (client, data) => {
+                let message: Message
+                try {
+                    message = JSON.parse(data)
+                } catch {
+                    return
+                }
+                if (!Array.isArray(message) || message.length !== 5 || typeof message[2] !== 'string' || typeof message[3] !== 'string') return
+                this.handle(client, message)
             },
         })
-        await this.listener.start()
+    }
+
+    async attach(server: http.Server, path: string): Promise<void> {
+        this.lastPushed = (await this.ctx.head.get()).number
+        await this.hub.attach(server, path)
     }
 
     async close(): Promise<void> {
-        clearInterval(this.idleTimer)
-        for (const c of this.connections) c.socket.terminate()
-        this.wss.close()
-        await this.listener?.close()
+        await this.hub.close()
     }
 
-    private accept(socket: WebSocket): void {
-        const connection: Connection = { socket, topics: new Map(), lastSeen: Date.now() }
-        this.connections.add(connection)
-        socket.on('message', (data) => {
-            connection.lastSeen = Date.now()
-            let message: Message
-            try {
-                message = JSON.parse(data.toString())
-            } catch {
-                return
-            }
-            if (!Array.isArray(message) || message.length !== 5 || typeof message[2] !== 'string' || typeof message[3] !== 'string') return
-            this.handle(connection, message)
-        })
-        socket.on('close', () => this.connections.delete(connection))
-        socket.on('error', () => this.connections.delete(connection))
-    }
-
-    private handle(connection: Connection, [joinRef, ref, topic, event]: Message): void {
+    private handle(client: WsClient<JoinRef>, [joinRef, ref, topic, event]: Message): void {
         const reply = (status: 'ok' | 'error', response: object) =>
-            send(connection, [joinRef, ref, topic, 'phx_reply', { status, response }])
+            client.send(JSON.stringify([joinRef, ref, topic, 'phx_reply', { status, response }]))
         if (topic === 'phoenix' && event === 'heartbeat') return reply('ok', {})
         if (event === 'phx_join') {
             if (!STATIC_TOPICS.has(topic) && !ADDRESS_TOPIC.test(topic) && !HASH_TOPIC.test(topic)) {
                 return reply('error', { reason: 'unmatched topic' })
             }
-            connection.topics.set(topic.replace(ADDRESS_TOPIC, (_, kind, hash) => `${kind}:${hash.toLowerCase()}`), joinRef)
+            if (!client.subscribe(canonical(topic), joinRef)) return reply('error', { reason: `at most ${MAX_TOPICS} channels per socket` })
             return reply('ok', {})
         }
         if (event === 'phx_leave') {
-            connection.topics.delete(topic.replace(ADDRESS_TOPIC, (_, kind, hash) => `${kind}:${hash.toLowerCase()}`))
+            client.unsubscribe(canonical(topic))
             return reply('ok', {})
         }
         reply('error', { reason: 'unknown event' })
     }
 
-    private dropIdle(): void {
-        const cutoff = Date.now() - IDLE_MS
-        for (const c of this.connections) {
-            if (c.lastSeen < cutoff) {
-                c.socket.terminate()
-                this.connections.delete(c)
-            }
-        }
-    }
-
     private broadcast(topic: string, event: string, payload: unknown): void {
-        for (const c of this.connections) {
-            if (c.topics.has(topic)) send(c, [c.topics.get(topic) ?? null, null, topic, event, payload])
-        }
+        this.hub.publish([topic], (joinRef) => JSON.stringify([joinRef ?? null, null, topic, event, payload]))
     }
 
     private subscribed(kind: 'addresses' | 'tokens'): string[] {
-        const found = new Set<string>()
-        for (const c of this.connections) {
-            for (const topic of c.topics.keys()) if (topic.startsWith(`${kind}:`)) found.add(topic.slice(kind.length + 1))
-        }
-        return [...found]
+        const found: string[] = []
+        for (const topic of this.hub.topics()) if (topic.startsWith(`${kind}:`)) found.push(topic.slice(kind.length + 1))
+        return found
     }
 
     private async push(head: HeadNotification): Promise<void> {
@@ -144,7 +112,7 @@ export class ChainSocket {
             ? head.number - Math.min(head.blocks, MAX_BLOCKS_PER_PUSH) + 1
             : Math.max(this.lastPushed + 1, head.number - MAX_BLOCKS_PER_PUSH + 1)
         this.lastPushed = head.number
-        if (this.connections.size === 0) return
+        if (this.hub.size === 0) return
         const { rows: blocks } = await this.ctx.db.query<BlockRow>(
             `SELECT ${BLOCK_COLUMNS} FROM block b WHERE b.number BETWEEN $1 AND $2 ORDER BY b.number`,
             [from, head.number]
@@ -217,6 +185,7 @@ export class ChainSocket {
     }
 }
 
-function send(connection: Connection, message: Message): void {
-    if (connection.socket.readyState === WebSocket.OPEN) connection.socket.send(JSON.stringify(message))
+/** Address topics are kept lowercase, as the pushes name them. */
+function canonical(topic: string): string {
+    return topic.replace(ADDRESS_TOPIC, (_, kind, hash) => `${kind}:${hash.toLowerCase()}`)
 }

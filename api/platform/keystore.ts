@@ -1,6 +1,7 @@
 import argon2 from 'argon2'
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'crypto'
+import { createHmac, randomBytes, timingSafeEqual } from 'crypto'
 import { Hex } from 'viem'
+import { deriveKey, masterKeyBytes, open, seal } from '../../common/sealing'
 
 /**
  * The platform's secrets at rest.
@@ -37,8 +38,7 @@ export class Keystore {
     private readonly masterKey: Buffer
 
     constructor(masterKeyHex: string) {
-        this.masterKey = Buffer.from(masterKeyHex, 'hex')
-        if (this.masterKey.length !== 32) throw new Error('the master key must be 32 bytes (64 hex characters)')
+        this.masterKey = masterKeyBytes(masterKeyHex)
     }
 
     /** The argon2id secret of a password under a stored salt and parameters. */
@@ -79,34 +79,40 @@ export class Keystore {
 
     seal(privateKey: Hex, secret: Buffer, userId: string, address: string): SealedKey {
         const salt = randomBytes(16)
-        const iv = randomBytes(12)
-        const cipher = createCipheriv('aes-256-gcm', this.kek(secret, salt), iv)
-        cipher.setAAD(this.aad(userId, address))
+        const kek = this.kek(secret, salt)
         const key = Buffer.from(privateKey.slice(2), 'hex')
-        const ciphertext = Buffer.concat([cipher.update(key), cipher.final(), cipher.getAuthTag()])
+        const { iv, ciphertext } = seal(kek, key, this.aad(userId, address))
         key.fill(0)
+        kek.fill(0)
         return { salt, iv, ciphertext }
     }
 
+    /** The private key; throws SealError when the secret, the master key or the row do not match. */
     open(sealed: SealedKey, secret: Buffer, userId: string, address: string): Hex {
-        const decipher = createDecipheriv('aes-256-gcm', this.kek(secret, sealed.salt), sealed.iv)
-        decipher.setAAD(this.aad(userId, address))
-        decipher.setAuthTag(sealed.ciphertext.subarray(-16))
-        const key = Buffer.concat([decipher.update(sealed.ciphertext.subarray(0, -16)), decipher.final()])
-        const hex = `0x${key.toString('hex')}` as Hex
-        key.fill(0)
-        return hex
+        const kek = this.kek(secret, sealed.salt)
+        try {
+            const key = open(kek, sealed, this.aad(userId, address))
+            const hex = `0x${key.toString('hex')}` as Hex
+            key.fill(0)
+            return hex
+        } finally {
+            kek.fill(0)
+        }
     }
 
     private verifier(secret: Buffer): Buffer {
         return createHmac('sha256', this.masterKey).update('platform/v1/verifier').update(secret).digest()
     }
 
+    /** Per-wallet key: both the master key and the password secret go into it, the wallet's salt beside. */
     private kek(secret: Buffer, salt: Buffer): Buffer {
-        return Buffer.from(hkdfSync('sha256', Buffer.concat([this.masterKey, secret]), salt, 'platform/v1/wallet-key', 32))
+        const ikm = Buffer.concat([this.masterKey, secret])
+        const kek = deriveKey(ikm, 'platform/v1/wallet-key', salt)
+        ikm.fill(0)
+        return kek
     }
 
-    private aad(userId: string, address: string): Buffer {
-        return Buffer.from(`platform/v1|${userId}|${address.toLowerCase()}`, 'utf8')
+    private aad(userId: string, address: string): string {
+        return `platform/v1|${userId}|${address.toLowerCase()}`
     }
 }

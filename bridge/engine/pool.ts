@@ -4,7 +4,7 @@ import { PoolConfig } from '../config'
 import { LOCK_VAULT } from '../db'
 import { EngineContext } from './context'
 import { PoolTradeRecord, Swap, update } from './lifecycle'
-import { getAmountOut, LegQuote } from './rates'
+import { LegQuote, poolAmountOut } from './rates'
 import { MINED } from './sender'
 import { checkReserves, LACKED_GAS } from './vault'
 
@@ -144,7 +144,7 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
         const payable = await checkReserves(ctx, swap, credit)
         if (payable.failure) return refuse(payable.failure)
         const reserves = await adapter.pairReserves(pool.factory, tokenIn.address, tokenOut.address)
-        const now = reserves ? getAmountOut(amountIn, reserves.reserveA, reserves.reserveB) : 0n
+        const now = reserves ? poolAmountOut(amountIn, reserves.reserveA, reserves.reserveB) : 0n
         if (now < amountOutMin) {
             return refuse(`${NO_ROUTE} (the ${pool.id} pool moved after the rate was locked: it pays ${formatUnits(now, tokenOut.decimals)} ${leg.token_out} ` +
                 `for the locked ${formatUnits(lockedOut, tokenOut.decimals)}, beyond the ${ctx.config.poolToleranceBps / 100}% the vault covers)`)

@@ -1,3 +1,4 @@
+import { AmmMathError, getAmountOut } from '../../common/amm-math'
 import { formatRatio, parseRational, rescale } from '../amounts'
 import { BridgeConfig, PoolConfig } from '../config'
 import { ChainAdapter } from '../chains/adapter'
@@ -8,9 +9,9 @@ import { Route } from './routing'
 /**
  * The rate engine: what a route pays for an amount, right now. The fee (percent from config) is
  * taken once, from the deposit, before conversion; then each leg converts: pool legs with the
- * AMM's own formula on the pool's current reserves (amountIn·998·reserveOut / (reserveIn·1000 +
- * amountIn·998)), reference legs at the price source's USD prices (a stale one throws PriceUnavailableError), pegs 1:1, the provider leg at the
- * provider's own estimate (its fee included). All integer arithmetic, rounding down, so the bridge
+ * AMM's own formula (common/amm-math.ts) on the pool's current reserves, reference legs at the
+ * price source's USD prices (a stale one throws PriceUnavailableError), pegs 1:1, the provider leg
+ * at the provider's own estimate (its fee included). All integer arithmetic, rounding down, so the bridge
  * never promises more than the maths gives.
  */
 
@@ -55,10 +56,14 @@ export interface PoolPrice {
     price: string
 }
 
-export function getAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
-    if (amountIn <= 0n || reserveIn <= 0n || reserveOut <= 0n) return 0n
-    const inWithFee = amountIn * 998n
-    return (inWithFee * reserveOut) / (reserveIn * 1000n + inWithFee)
+/** What the pool pays for amountIn (the AMM's getAmountOut), or 0n where the router would revert: the bridge reads 0n as no liquidity. */
+export function poolAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
+    try {
+        return getAmountOut(amountIn, reserveIn, reserveOut)
+    } catch (err) {
+        if (err instanceof AmmMathError) return 0n
+        throw err
+    }
 }
 
 export class RateEngine {
@@ -85,7 +90,7 @@ export class RateEngine {
                 const [tokenIn, tokenOut] = baseToQuote ? [pool.base, pool.quote] : [pool.quote, pool.base]
                 const [reserveIn, reserveOut] = baseToQuote ? [price.reserveBase, price.reserveQuote] : [price.reserveQuote, price.reserveBase]
                 const legIn = rescale(amount, decimals, tokenIn.decimals)
-                amount = getAmountOut(legIn, reserveIn, reserveOut)
+                amount = poolAmountOut(legIn, reserveIn, reserveOut)
                 decimals = tokenOut.decimals
                 if (amount === 0n) throw new NoLiquidityError(`no liquidity for the pair at that moment (pool ${leg.pool})`)
                 legs.push({

@@ -1,6 +1,6 @@
 import { Pool, PoolClient } from 'pg'
 import { inTransaction } from '../../db/transaction'
-import { Sealer } from '../keys'
+import { Sealer } from '../../common/sealing'
 import { MAX_OLD_SECRETS } from './policy'
 import { generateSecret } from './signing'
 

@@ -3,7 +3,7 @@ import * as fs from 'fs'
 import * as path from 'path'
 import { formatRatio, formatUnits, numberToDecimal, parseUnits, rescale } from '../../bridge/amounts'
 import { BridgeConfig, BridgeEnvSchema, loadBridgeConfig, parseBridgeEnv } from '../../bridge/config'
-import { getAmountOut } from '../../bridge/engine/rates'
+import { poolAmountOut } from '../../bridge/engine/rates'
 import { RouteTable } from '../../bridge/engine/routing'
 import { EVENT_OF_STATUS, STATUSES } from '../../bridge/engine/lifecycle'
 
@@ -36,9 +36,9 @@ describe('bridge: amounts, pricing and routes', function () {
     it('quotes a pool exactly as the AMM pays (0.2% fee, rounding down)', function () {
         const [reserveIn, reserveOut] = [20_000_000n * 10n ** 18n, 10_000n * 10n ** 18n]
         const amountIn = 97_500_000_000_000_000_000n
-        expect(getAmountOut(amountIn, reserveIn, reserveOut)).to.equal((amountIn * 998n * reserveOut) / (reserveIn * 1000n + amountIn * 998n))
-        expect(getAmountOut(0n, reserveIn, reserveOut)).to.equal(0n)
-        expect(getAmountOut(amountIn, 0n, reserveOut)).to.equal(0n)
+        expect(poolAmountOut(amountIn, reserveIn, reserveOut)).to.equal((amountIn * 998n * reserveOut) / (reserveIn * 1000n + amountIn * 998n))
+        expect(poolAmountOut(0n, reserveIn, reserveOut)).to.equal(0n)
+        expect(poolAmountOut(amountIn, 0n, reserveOut)).to.equal(0n)
     })
 
     describe('the route table', function () {

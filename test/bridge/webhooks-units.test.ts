@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { createHmac } from 'crypto'
 import { Webhook } from 'standardwebhooks'
 import { EVENT_TYPES as ENGINE_EVENTS } from '../../bridge/engine/lifecycle'
-import { Sealer, SealError } from '../../bridge/keys'
+import { Sealer, SealError } from '../../common/sealing'
 import { EVENT_TYPES, isKnownEvent, matches, parseEventTypes } from '../../bridge/webhooks/catalogue'
 import {
     afterFailure, FIRST_RETRY_MS, MAX_ATTEMPTS, parseRetryAfter, RETRY_CAP_MS, retryDelayMs, shouldDisable,

@@ -1,7 +1,8 @@
 import { expect } from 'chai'
 import { Address, parseEther, parseEventLogs, parseUnits } from 'viem'
 import { abis } from '../../abi'
-import { expectedAmountIn, expectedAmountOut, expectRevert, FAR_DEADLINE, SeededRandom, TestChain, TX } from './support'
+import { getAmountIn, getAmountOut } from '../../common/amm-math'
+import { expectRevert, FAR_DEADLINE, SeededRandom, TestChain, TX } from './support'
 
 describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
     let chain: TestChain
@@ -44,7 +45,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
         const amounts = [amountIn]
         for (let i = 0; i < path.length - 1; i++) {
             const [reserveIn, reserveOut] = await chain.reserves(path[i], path[i + 1])
-            amounts.push(expectedAmountOut(amounts[i], reserveIn, reserveOut))
+            amounts.push(getAmountOut(amounts[i], reserveIn, reserveOut))
         }
         return amounts
     }
@@ -53,7 +54,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
         const amounts = [amountOut]
         for (let i = path.length - 1; i > 0; i--) {
             const [reserveIn, reserveOut] = await chain.reserves(path[i - 1], path[i])
-            amounts.unshift(expectedAmountIn(amounts[0], reserveIn, reserveOut))
+            amounts.unshift(getAmountIn(amounts[0], reserveIn, reserveOut))
         }
         return amounts
     }
@@ -65,11 +66,11 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
             const reserveOut = random.magnitude(2n, 10n ** 30n)
             const amountIn = random.magnitude(1n, 10n ** 30n)
             const out = await chain.client.readContract({ ...router(), functionName: 'getAmountOut', args: [amountIn, reserveIn, reserveOut] })
-            expect(out, `getAmountOut(${amountIn}, ${reserveIn}, ${reserveOut})`).to.equal(expectedAmountOut(amountIn, reserveIn, reserveOut))
+            expect(out, `getAmountOut(${amountIn}, ${reserveIn}, ${reserveOut})`).to.equal(getAmountOut(amountIn, reserveIn, reserveOut))
 
             const amountOut = random.bigint(1n, reserveOut - 1n)
             const needed = await chain.client.readContract({ ...router(), functionName: 'getAmountIn', args: [amountOut, reserveIn, reserveOut] })
-            expect(needed, `getAmountIn(${amountOut}, ${reserveIn}, ${reserveOut})`).to.equal(expectedAmountIn(amountOut, reserveIn, reserveOut))
+            expect(needed, `getAmountIn(${amountOut}, ${reserveIn}, ${reserveOut})`).to.equal(getAmountIn(amountOut, reserveIn, reserveOut))
         }
     })
 
@@ -182,7 +183,7 @@ describe('AMM pricing: 0.2% fee (amountIn x 998 / 1000)', () => {
         const pair = await chain.getPair(stable, gold)
         const [reserveStable, reserveGold] = await chain.reserves(stable, gold)
         const amountIn = parseUnits('5000', 6)
-        const amountOut = expectedAmountOut(amountIn, reserveStable, reserveGold)
+        const amountOut = getAmountOut(amountIn, reserveStable, reserveGold)
         const goldIsToken0 = (await chain.client.readContract({ address: pair, abi: abis.AmmPair, functionName: 'token0' })) === gold
         const outs = (amount: bigint): [bigint, bigint] => (goldIsToken0 ? [amount, 0n] : [0n, amount])
 

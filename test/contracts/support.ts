@@ -136,16 +136,6 @@ export class TestChain {
     }
 }
 
-/** The 0.2% fee formulas (docs/contracts.md), in exact integer arithmetic. */
-export function expectedAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
-    const amountInWithFee = amountIn * 998n
-    return (amountInWithFee * reserveOut) / (reserveIn * 1000n + amountInWithFee)
-}
-
-export function expectedAmountIn(amountOut: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
-    return (reserveIn * amountOut * 1000n) / ((reserveOut - amountOut) * 998n) + 1n
-}
-
 /**
  * The revert reason of a call that must fail: the Error(string) message, the name of a custom
  * error found in `abi`, or '' for a revert without data. Fails the test when the call succeeds.

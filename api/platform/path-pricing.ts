@@ -1,32 +1,12 @@
+import { getAmountIn, getAmountOut } from '../../common/amm-math'
+
 /**
- * Pricing of our AMM (Uniswap V2 with a 0.2% swap fee) and of PlatformToken transfer fees, in
- * exact integer arithmetic, as the contracts compute them. Pure functions: the routes quote with
- * these and the contracts have the last word.
+ * Pricing of a swap path: the pair formulas hop by hop, with the transfer fees PlatformTokens
+ * charge, in exact integer arithmetic as the contracts compute them. Pure functions: the routes
+ * quote with these and the contracts have the last word.
  */
 
-export class AmmMathError extends Error {
-    constructor(readonly reason: 'INSUFFICIENT_INPUT_AMOUNT' | 'INSUFFICIENT_OUTPUT_AMOUNT' | 'INSUFFICIENT_LIQUIDITY') {
-        super(reason)
-        this.name = 'AmmMathError'
-    }
-}
-
 export const BPS = 10_000n
-
-/** amountIn·998·reserveOut / (reserveIn·1000 + amountIn·998), as the router's getAmountOut. */
-export function getAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
-    if (amountIn <= 0n) throw new AmmMathError('INSUFFICIENT_INPUT_AMOUNT')
-    if (reserveIn <= 0n || reserveOut <= 0n) throw new AmmMathError('INSUFFICIENT_LIQUIDITY')
-    const withFee = amountIn * 998n
-    return (withFee * reserveOut) / (reserveIn * 1000n + withFee)
-}
-
-/** The least input whose getAmountOut reaches amountOut, as the router's getAmountIn. */
-export function getAmountIn(amountOut: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
-    if (amountOut <= 0n) throw new AmmMathError('INSUFFICIENT_OUTPUT_AMOUNT')
-    if (reserveIn <= 0n || reserveOut <= amountOut) throw new AmmMathError('INSUFFICIENT_LIQUIDITY')
-    return (reserveIn * amountOut * 1000n) / ((reserveOut - amountOut) * 998n) + 1n
-}
 
 /** Basis-point fees a PlatformToken charges: buying on transfers out of a pair, selling on transfers into one. */
 export interface TransferFees {
