@@ -32,6 +32,12 @@ export async function knownAddresses(db: Db, ids: string[]): Promise<KnownAddres
     return rows
 }
 
+/** `address a` $1 with its creation transaction `c` and its verification `v` (either may be missing). */
+export const ADDRESS_WITH_CREATION = `FROM address a
+           LEFT JOIN transaction c ON c.id = a.creation_transaction
+           LEFT JOIN verified_contract v ON v.id = a.id
+          WHERE a.id = $1`
+
 export interface AddressRow {
     id: string
     balance: string
@@ -51,10 +57,7 @@ export async function addressById(db: Db, hash: string): Promise<AddressRow | un
     const { rows } = await db.query<AddressRow>(
         `SELECT a.id, a.balance, a.balance_block, a.is_contract, a.transaction_count, a.token_transfer_count, a.gas_used,
                 a.log_count, a.creator, a.creation_transaction, v.name AS verified_name, c.status AS creation_status
-           FROM address a
-           LEFT JOIN verified_contract v ON v.id = a.id
-           LEFT JOIN transaction c ON c.id = a.creation_transaction
-          WHERE a.id = $1`,
+           ${ADDRESS_WITH_CREATION}`,
         [hash]
     )
     return rows[0]

@@ -1,6 +1,7 @@
 import { AbiParameter } from 'viem'
 import { Db } from '../db'
 import { FETCH_SIZE } from '../pagination'
+import { ADDRESS_WITH_CREATION } from './addresses'
 
 /** Reads of the indexer's `verified_contract` table and the contracts among addresses; see docs/chain-api.md. */
 
@@ -138,10 +139,7 @@ export async function contractByAddress(db: Db, hash: string): Promise<ContractR
         `SELECT a.is_contract, c.input AS creation_input, c.status AS creation_status, v.name, v.source_name,
                 v.compiler_version, v.evm_version, v.optimization_enabled, v.optimization_runs, v.sources, v.abi,
                 v.constructor_arguments, v.verified_at
-           FROM address a
-           LEFT JOIN transaction c ON c.id = a.creation_transaction
-           LEFT JOIN verified_contract v ON v.id = a.id
-          WHERE a.id = $1`,
+           ${ADDRESS_WITH_CREATION}`,
         [hash]
     )
     return rows[0]
