@@ -1,4 +1,5 @@
 import { Db } from './db'
+import { chainCounters } from './queries/stats'
 import { Recent } from './recent'
 
 export interface Head {
@@ -31,11 +32,7 @@ export class ChainHead {
     }
 
     private async read(): Promise<Head> {
-        const { rows } = await this.db.query(
-            'SELECT last_block, last_block_timestamp, average_block_time, blocks, transactions, addresses FROM chain_counters WHERE id = $1',
-            ['chain']
-        )
-        const r = rows[0]
+        const r = await chainCounters(this.db)
         if (!r) return { number: -1, timestamp: null, averageBlockTimeMs: 0, blocks: 0, transactions: 0, addresses: 0 }
         return {
             number: r.last_block,

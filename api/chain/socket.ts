@@ -2,9 +2,12 @@ import * as http from 'http'
 import { WsClient, WsHub } from '../../common/service/ws-hub'
 import { HEAD_CHANNEL, HeadNotification } from '../../db/channels'
 import { ChainContext } from './context'
-import { BLOCK_COLUMNS, BlockRow } from './render/block'
-import { TOKEN_TRANSFER_COLUMNS, TOKEN_TRANSFER_JOIN, TokenTransferRow, renderTokenTransfers } from './render/token-transfer'
-import { renderTransaction, TRANSACTION_COLUMNS, TRANSACTION_JOIN, transactionAddresses, TransactionRow } from './render/transaction'
+import { balanceUpdates } from './queries/addresses'
+import { blocksBetween } from './queries/blocks'
+import { transferCounts, watchedTransfers } from './queries/token-transfers'
+import { watchedTransactions } from './queries/transactions'
+import { renderTokenTransfers } from './render/token-transfer'
+import { renderTransaction, transactionAddresses } from './render/transaction'
 import { blockMiners, renderBlock } from './render/block'
 
 /**
@@ -113,10 +116,7 @@ export class ChainSocket {
             : Math.max(this.lastPushed + 1, head.number - MAX_BLOCKS_PER_PUSH + 1)
         this.lastPushed = head.number
         if (this.hub.size === 0) return
-        const { rows: blocks } = await this.ctx.db.query<BlockRow>(
-            `SELECT ${BLOCK_COLUMNS} FROM block b WHERE b.number BETWEEN $1 AND $2 ORDER BY b.number`,
-            [from, head.number]
-        )
+        const blocks = await blocksBetween(this.ctx.db, from, head.number)
         const chainHead = await this.ctx.head.get()
         const miner = blockMiners(blocks)
         for (const block of blocks) {
@@ -134,41 +134,24 @@ export class ChainSocket {
         const watched = this.subscribed('addresses')
         if (watched.length === 0) return
         const [txs, transfers, balances] = await Promise.all([
-            this.ctx.db.query<TransactionRow & { watched: string }>(
-                `SELECT ${TRANSACTION_COLUMNS}, w.id AS watched
-                   FROM unnest($1::text[]) AS w(id)
-                   JOIN transaction t ON t.block_number BETWEEN $2 AND $3 AND w.id IN (t."from", t."to", t.created_contract)
-                   ${TRANSACTION_JOIN}
-                  ORDER BY t.block_number DESC, t.index DESC`,
-                [watched, from, to]
-            ),
-            this.ctx.db.query<TokenTransferRow & { watched: string }>(
-                `SELECT ${TOKEN_TRANSFER_COLUMNS}, w.id AS watched
-                   FROM unnest($1::text[]) AS w(id)
-                   JOIN token_transfer tt ON tt.block_number BETWEEN $2 AND $3 AND w.id IN (tt."from", tt."to")
-                   ${TOKEN_TRANSFER_JOIN}
-                  ORDER BY tt.block_number DESC, tt.log_index DESC`,
-                [watched, from, to]
-            ),
-            this.ctx.db.query<{ id: string; balance: string; balance_block: number }>(
-                'SELECT id, balance, balance_block FROM address WHERE id = ANY($1::text[]) AND balance_block BETWEEN $2 AND $3',
-                [watched, from, to]
-            ),
+            watchedTransactions(this.ctx.db, watched, from, to),
+            watchedTransfers(this.ctx.db, watched, from, to),
+            balanceUpdates(this.ctx.db, watched, from, to),
         ])
         const head = await this.ctx.head.get()
-        const txAddress = transactionAddresses(txs.rows)
+        const txAddress = transactionAddresses(txs)
         for (const address of watched) {
-            const mine = txs.rows.filter((t) => t.watched === address)
+            const mine = txs.filter((t) => t.watched === address)
             if (mine.length > 0) {
                 const transactions = mine.map((t) => renderTransaction(t, txAddress, head.number))
                 this.broadcast(`addresses:${address}`, 'transaction', { transactions })
             }
-            const moved = transfers.rows.filter((t) => t.watched === address)
+            const moved = transfers.filter((t) => t.watched === address)
             if (moved.length > 0) {
                 this.broadcast(`addresses:${address}`, 'token_transfer', { token_transfers: await renderTokenTransfers(this.ctx.db, moved) })
             }
         }
-        for (const b of balances.rows) {
+        for (const b of balances) {
             this.broadcast(`addresses:${b.id}`, 'balance', { balance: b.balance, block_number: b.balance_block, exchange_rate: null })
         }
     }
@@ -176,12 +159,7 @@ export class ChainSocket {
     private async pushTokens(from: number, to: number): Promise<void> {
         const watched = this.subscribed('tokens')
         if (watched.length === 0) return
-        const { rows } = await this.ctx.db.query<{ token: string; n: number }>(
-            `SELECT token, count(*)::int AS n FROM token_transfer
-              WHERE token = ANY($1::text[]) AND block_number BETWEEN $2 AND $3 GROUP BY token`,
-            [watched, from, to]
-        )
-        for (const r of rows) this.broadcast(`tokens:${r.token}`, 'token_transfer', { token_transfer: r.n })
+        for (const r of await transferCounts(this.ctx.db, watched, from, to)) this.broadcast(`tokens:${r.token}`, 'token_transfer', { token_transfer: r.n })
     }
 }
 

@@ -1,17 +1,19 @@
 import { z } from 'zod'
 import { hex } from '../format'
+import { coinBalances } from '../queries/addresses'
+import { addressFrameWindow, CALL_TYPES, InternalTransactionRow, transactionFrameWindow } from '../queries/internal-transactions'
+import { erc20TransferWindow } from '../queries/token-transfers'
+import { tokenBalance } from '../queries/tokens'
+import { addressTransactionWindow, transactionPosition } from '../queries/transactions'
+import { Window } from '../queries/window'
 import { EtherscanContext } from './context'
 import { EtherscanError, nothingFound, parseParams } from './envelope'
 import { Module } from './module'
-import { addressParam, hashParam, isAddress, paging, required, text, windowOf, Window } from './params'
-import { method, TX_FIELDS, TxFields, unix } from './rows'
-import { INTERNAL_TRANSACTION_COLUMNS, InternalTransactionRow } from '../render/internal-transaction'
+import { addressParam, hashParam, isAddress, paging, required, text, windowOf } from './params'
+import { method, unix } from './rows'
 
 const INVALID_ADDRESS = 'Invalid address format'
 const MAX_MULTI = 20
-
-/** Frames whose kind is a message call; the others (create, create2, selfdestruct, reward) always move or make something. */
-const CALL_TYPES = ['call', 'delegatecall', 'staticcall', 'callcode']
 
 // ---------------------------------------------------------------------------------------------
 // balance, balancemulti
@@ -29,19 +31,11 @@ function addressList(param: string): string[] {
     return [...new Set(list.map((a) => a.toLowerCase()))]
 }
 
-async function balances(ctx: EtherscanContext, addresses: string[]): Promise<Map<string, string>> {
-    const { rows } = await ctx.edb.query<{ id: string; balance: string }>(
-        'SELECT id, balance::text FROM address WHERE id = ANY($1::text[])',
-        [addresses]
-    )
-    return new Map(rows.map((r) => [r.id, r.balance]))
-}
-
 /** An address the indexer never saw has no coin: it holds 0, as on the chain until it is touched. */
 async function balance(ctx: EtherscanContext, query: unknown) {
     const { address } = parseParams(BalanceQuery, query)
     const list = addressList(address)
-    const known = await balances(ctx, list)
+    const known = await coinBalances(ctx.edb, list)
     if (list.length === 1) return known.get(list[0]) ?? '0'
     return list.map((a) => ({ account: a, balance: known.get(a) ?? '0', stale: false }))
 }
@@ -49,7 +43,7 @@ async function balance(ctx: EtherscanContext, query: unknown) {
 async function balancemulti(ctx: EtherscanContext, query: unknown) {
     const { address } = parseParams(BalanceQuery, query)
     const list = addressList(address)
-    const known = await balances(ctx, list)
+    const known = await coinBalances(ctx.edb, list)
     return list.map((a) => ({ account: a, balance: known.get(a) ?? '0', stale: false }))
 }
 
@@ -62,36 +56,11 @@ const TxListQuery = z.object({
     ...paging,
 })
 
-interface TxListRow extends TxFields {
-    block_number: number
-    timestamp: Date
-}
-
-/**
- * Each side of the address (sender, recipient, creator of a contract) is an index range scan that
- * stops after page x offset rows; the merged window is cut from those. A request therefore reads at
- * most 3 x 10,000 index entries however many transactions the address has.
- */
+/** At most 3 x 10,000 index entries read however many transactions the address has (see addressTransactionWindow). */
 async function txlist(ctx: EtherscanContext, query: unknown) {
     const params = parseParams(TxListQuery, query)
     const w = windowOf(params)
-    const dir = w.desc ? 'DESC' : 'ASC'
-    const columns = params.filter_by === 'from' ? ['"from"'] : params.filter_by === 'to' ? ['"to"', 'created_contract'] : ['"from"', '"to"', 'created_contract']
-    const branches = columns.map(
-        (c) => `(SELECT block_number, index FROM transaction WHERE ${c} = $1 AND block_number BETWEEN $2 AND $3
-                  ORDER BY block_number ${dir}, index ${dir} LIMIT $4)`
-    )
-    const [{ rows }, head] = await Promise.all([
-        ctx.edb.query<TxListRow>(
-            `SELECT t.block_number, t.timestamp, ${TX_FIELDS}
-               FROM (SELECT block_number, index FROM (${branches.join(' UNION ')}) u
-                      ORDER BY block_number ${dir}, index ${dir} OFFSET $5 LIMIT $6) page
-               JOIN transaction t ON t.block_number = page.block_number AND t.index = page.index
-              ORDER BY t.block_number ${dir}, t.index ${dir}`,
-            [params.address, w.from, w.to, w.depth, w.offset, w.limit]
-        ),
-        ctx.head.get(),
-    ])
+    const [rows, head] = await Promise.all([addressTransactionWindow(ctx.edb, params.address, params.filter_by, w), ctx.head.get()])
     if (rows.length === 0) throw nothingFound('No transactions found')
     return rows.map((r) => ({
         blockNumber: String(r.block_number),
@@ -126,60 +95,9 @@ const InternalQuery = z.object({
     ...paging,
 })
 
-/**
- * Row ids start with the 10-digit zero-padded block number (as every log-derived id does), so the
- * frames of a block range are a primary-key range: the bound keeps an index scan from walking
- * the whole table when startblock/endblock or a transaction narrows it.
- */
-function blockIdRange(from: number, to: number): [string, string] {
-    return [String(from).padStart(10, '0'), String(to + 1).padStart(10, '0')]
-}
-
-/**
- * The top-level call (frame 0) is the transaction itself, which txlist already shows; and, as
- * Blockscout does, message calls that move no coin are left out unless include_zero_value=true,
- * so the default list is the value transfers and contract creations a wallet wants.
- */
-function frameFilter(includeZero: boolean): string {
-    const calls = CALL_TYPES.map((t) => `'${t}'`).join(', ')
-    return `i.index > 0${includeZero ? '' : ` AND NOT (i.type IN (${calls}) AND i.value = 0)`}`
-}
-
 async function internalByTransaction(ctx: EtherscanContext, hash: string, w: Window, includeZero: boolean) {
-    const { rows: txs } = await ctx.edb.query<{ block_number: number; index: number }>(
-        'SELECT block_number, index FROM transaction WHERE id = $1',
-        [hash]
-    )
-    const tx = txs[0]
-    if (!tx) return []
-    const [lo, hi] = blockIdRange(tx.block_number, tx.block_number)
-    const dir = w.desc ? 'DESC' : 'ASC'
-    const { rows } = await ctx.edb.query<InternalTransactionRow>(
-        `SELECT ${INTERNAL_TRANSACTION_COLUMNS} FROM internal_transaction i
-          WHERE i.id >= $1 AND i.id < $2 AND i.block_number = $3 AND i.transaction_index = $4 AND ${frameFilter(includeZero)}
-          ORDER BY i.id ${dir} OFFSET $5 LIMIT $6`,
-        [lo, hi, tx.block_number, tx.index, w.offset, w.limit]
-    )
-    return rows
-}
-
-async function internalByAddress(ctx: EtherscanContext, address: string | undefined, w: Window, includeZero: boolean) {
-    const [lo, hi] = blockIdRange(w.from, w.to)
-    const dir = w.desc ? 'DESC' : 'ASC'
-    const where = `i.id >= $2 AND i.id < $3 AND i.block_number BETWEEN $4 AND $5 AND ${frameFilter(includeZero)}`
-    const branches = address
-        ? ['"from"', '"to"', 'created_contract'].map(
-              (c) => `(SELECT i.id FROM internal_transaction i WHERE i.${c} = $1 AND ${where} ORDER BY i.id ${dir} LIMIT $6)`
-          )
-        : [`(SELECT i.id FROM internal_transaction i WHERE $1::text IS NULL AND ${where} ORDER BY i.id ${dir} LIMIT $6)`]
-    const { rows } = await ctx.edb.query<InternalTransactionRow>(
-        `SELECT ${INTERNAL_TRANSACTION_COLUMNS}
-           FROM (SELECT id FROM (${branches.join(' UNION ')}) u ORDER BY id ${dir} OFFSET $7 LIMIT $8) page
-           JOIN internal_transaction i ON i.id = page.id
-          ORDER BY i.id ${dir}`,
-        [address ?? null, lo, hi, w.from, w.to, w.depth, w.offset, w.limit]
-    )
-    return rows
+    const tx = await transactionPosition(ctx.edb, hash)
+    return tx ? transactionFrameWindow(ctx.edb, tx, w, includeZero) : []
 }
 
 function renderInternal(r: InternalTransactionRow) {
@@ -212,7 +130,7 @@ async function txlistinternal(ctx: EtherscanContext, query: unknown) {
     const includeZero = params.include_zero_value === 'true'
     const rows = params.address === undefined && params.txhash !== undefined
         ? await internalByTransaction(ctx, params.txhash, w, includeZero)
-        : await internalByAddress(ctx, params.address, w, includeZero)
+        : await addressFrameWindow(ctx.edb, params.address, w, includeZero)
     if (rows.length === 0) throw nothingFound('No internal transactions found')
     return rows.map(renderInternal)
 }
@@ -226,20 +144,6 @@ const TokenTxQuery = z.object({
     ...paging,
 })
 
-interface TokenTxRow extends TxFields {
-    block_number: number
-    block_hash: string
-    timestamp: Date
-    log_index: number
-    token: string
-    from: string
-    to: string
-    value: string | null
-    name: string | null
-    symbol: string | null
-    decimals: number | null
-}
-
 /** ERC-20 transfers only (tokennfttx would list the ERC-721 ones), in (block, log index) order. */
 async function tokentx(ctx: EtherscanContext, query: unknown) {
     const params = parseParams(TokenTxQuery, query)
@@ -247,25 +151,7 @@ async function tokentx(ctx: EtherscanContext, query: unknown) {
         throw new EtherscanError('Query parameter address or contractaddress is required')
     }
     const w = windowOf(params)
-    const dir = w.desc ? 'DESC' : 'ASC'
-    const order = `block_number ${dir}, log_index ${dir}`
-    const where = `token_type = 'ERC-20' AND ($2::text IS NULL OR token = $2) AND block_number BETWEEN $3 AND $4`
-    const branches = params.address
-        ? ['"from"', '"to"'].map((c) => `(SELECT id, block_number, log_index FROM token_transfer WHERE ${c} = $1 AND ${where} ORDER BY ${order} LIMIT $5)`)
-        : [`(SELECT id, block_number, log_index FROM token_transfer WHERE $1::text IS NULL AND token = $2 AND ${where} ORDER BY ${order} LIMIT $5)`]
-    const [{ rows }, head] = await Promise.all([
-        ctx.edb.query<TokenTxRow>(
-            `SELECT tt.block_number, tt.block_hash, tt.timestamp, tt.log_index, tt.token, tt."from", tt."to", tt.value::text,
-                    k.name, k.symbol, k.decimals, ${TX_FIELDS}
-               FROM (SELECT id FROM (${branches.join(' UNION ')}) u ORDER BY ${order} OFFSET $6 LIMIT $7) page
-               JOIN token_transfer tt ON tt.id = page.id
-               JOIN transaction t ON t.id = tt.transaction_hash
-               LEFT JOIN token k ON k.id = tt.token
-              ORDER BY tt.block_number ${dir}, tt.log_index ${dir}`,
-            [params.address ?? null, params.contractaddress ?? null, w.from, w.to, w.depth, w.offset, w.limit]
-        ),
-        ctx.head.get(),
-    ])
+    const [rows, head] = await Promise.all([erc20TransferWindow(ctx.edb, params.address, params.contractaddress, w), ctx.head.get()])
     if (rows.length === 0) throw nothingFound('No token transfers found')
     return rows.map((r) => ({
         blockNumber: String(r.block_number),
@@ -306,11 +192,7 @@ async function tokenbalance(ctx: EtherscanContext, query: unknown) {
         throw new EtherscanError('Required query parameters missing: contractaddress, address')
     }
     const params = parseParams(TokenBalanceQuery, query)
-    const { rows } = await ctx.edb.query<{ value: string }>(
-        'SELECT value::text FROM token_balance WHERE holder = $1 AND token = $2',
-        [params.address, params.contractaddress]
-    )
-    return rows[0]?.value ?? '0'
+    return (await tokenBalance(ctx.edb, params.address, params.contractaddress)) ?? '0'
 }
 
 export const account: Module = { balance, balancemulti, txlist, txlistinternal, tokentx, tokenbalance }

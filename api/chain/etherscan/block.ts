@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
+import { blockNumberAtTime } from '../queries/blocks'
 import { Module } from './module'
 import { invalidParam, required, text } from './params'
 
@@ -40,13 +41,10 @@ const ByTimeQuery = z.object({
  */
 async function getblocknobytime(ctx: EtherscanContext, query: unknown) {
     const { timestamp, closest } = parseParams(ByTimeQuery, query)
-    const sql = closest === 'before'
-        ? 'SELECT number FROM block WHERE timestamp <= to_timestamp($1) ORDER BY timestamp DESC, number DESC LIMIT 1'
-        : 'SELECT number FROM block WHERE timestamp >= to_timestamp($1) ORDER BY timestamp ASC, number ASC LIMIT 1'
-    const { rows } = await ctx.edb.query<{ number: number }>(sql, [timestamp])
-    if (!rows[0]) throw new EtherscanError('Block does not exist')
+    const number = await blockNumberAtTime(ctx.edb, timestamp, closest)
+    if (number === undefined) throw new EtherscanError('Block does not exist')
     // Etherscan's plain string; Blockscout still wraps it as {blockNumber} but plans to move to this form.
-    return String(rows[0].number)
+    return String(number)
 }
 
 export const block: Module = { getblockcountdown, getblocknobytime }

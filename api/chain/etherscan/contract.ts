@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SPDX_PATTERN, verifiedContract, VerifiedRow } from '../queries/smart-contracts'
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
 import { Module } from './module'
@@ -10,38 +11,16 @@ const AddressQuery = z.object({
     address: addressParam('Query parameter address is required', 'Invalid address hash'),
 })
 
-interface VerifiedRow {
-    name: string
-    source_name: string
-    compiler_version: string
-    evm_version: string
-    optimization_enabled: boolean
-    optimization_runs: number | null
-    sources: Record<string, string>
-    abi: unknown[]
-    constructor_arguments: string | null
-}
-
-async function verified(ctx: EtherscanContext, address: string): Promise<VerifiedRow | undefined> {
-    const { rows } = await ctx.edb.query<VerifiedRow>(
-        `SELECT name, source_name, compiler_version, evm_version, optimization_enabled, optimization_runs, sources, abi,
-                constructor_arguments
-           FROM verified_contract WHERE id = $1`,
-        [address]
-    )
-    return rows[0]
-}
-
 /** The ABI as a JSON string inside the JSON answer: Etherscan's form, which every client parses a second time. */
 async function getabi(ctx: EtherscanContext, query: unknown) {
     const { address } = parseParams(AddressQuery, query)
-    const row = await verified(ctx, address)
+    const row = await verifiedContract(ctx.edb, address)
     if (!row) throw new EtherscanError(NOT_VERIFIED)
     return JSON.stringify(row.abi)
 }
 
 function license(source: string): string {
-    return /SPDX-License-Identifier:\s*([^\s*]+)/.exec(source)?.[1] ?? 'None'
+    return new RegExp(SPDX_PATTERN).exec(source)?.[1] ?? 'None'
 }
 
 /**
@@ -69,7 +48,7 @@ function sourceCode(row: VerifiedRow): string {
  */
 async function getsourcecode(ctx: EtherscanContext, query: unknown) {
     const { address } = parseParams(AddressQuery, query)
-    const row = await verified(ctx, address)
+    const row = await verifiedContract(ctx.edb, address)
     if (!row) {
         return [{
             SourceCode: '', ABI: NOT_VERIFIED, ContractName: '', CompilerVersion: '', OptimizationUsed: '', Runs: '',

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { Window } from '../queries/window'
 import { EtherscanError } from './envelope'
 
 /**
@@ -69,16 +70,6 @@ export interface Paging {
     sort?: 'asc' | 'desc'
     startblock?: number
     endblock?: number
-}
-
-export interface Window {
-    offset: number
-    limit: number
-    /** rows each index branch must deliver so the merged window is complete */
-    depth: number
-    desc: boolean
-    from: number
-    to: number
 }
 
 export function windowOf(p: Paging, options: { maxOffset?: number; defaultSort?: 'asc' | 'desc' } = {}): Window {

@@ -23,26 +23,3 @@ export function method(input: Buffer): { methodId: string; functionName: string 
         functionName: decodeInput(data)?.method_call ?? '',
     }
 }
-
-/** Transaction columns of `transaction t` every list row of the account module shows. */
-export const TX_FIELDS = `t.id AS tx_hash, t.block_hash AS tx_block_hash, t.index AS tx_index, t.nonce, t."from" AS tx_from,
-    t."to" AS tx_to, t.created_contract, t.value::text AS tx_value, t.gas_limit::text, t.effective_gas_price::text,
-    t.gas_used::text, t.status, t.input,
-    (SELECT sum(c.gas_used) FROM transaction c WHERE c.block_number = t.block_number AND c.index <= t.index)::text AS cumulative_gas_used`
-
-export interface TxFields {
-    tx_hash: string
-    tx_block_hash: string
-    tx_index: number
-    nonce: number
-    tx_from: string
-    tx_to: string | null
-    created_contract: string | null
-    tx_value: string
-    gas_limit: string
-    effective_gas_price: string
-    gas_used: string
-    status: number
-    input: Buffer
-    cumulative_gas_used: string
-}

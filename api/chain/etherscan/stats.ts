@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { addressBalanceSum } from '../queries/addresses'
+import { tokenSupply } from '../queries/tokens'
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
 import { Module } from './module'
@@ -11,12 +13,9 @@ const TokenSupplyQuery = z.object({
 /** The total supply the indexer read from the token (null when totalSupply() did not answer). */
 async function tokensupply(ctx: EtherscanContext, query: unknown) {
     const { contractaddress } = parseParams(TokenSupplyQuery, query)
-    const { rows } = await ctx.edb.query<{ total_supply: string | null }>(
-        'SELECT total_supply::text FROM token WHERE id = $1',
-        [contractaddress]
-    )
-    if (!rows[0]) throw new EtherscanError('Contract address not found')
-    return rows[0].total_supply
+    const supply = await tokenSupply(ctx.edb, contractaddress)
+    if (supply === undefined) throw new EtherscanError('Contract address not found')
+    return supply
 }
 
 /**
@@ -27,10 +26,7 @@ async function tokensupply(ctx: EtherscanContext, query: unknown) {
  * never used) are not in the table and not in the sum.
  */
 async function ethsupply(ctx: EtherscanContext) {
-    return ctx.supply.get(async () => {
-        const { rows } = await ctx.edb.query<{ total: string }>('SELECT COALESCE(sum(balance), 0)::text AS total FROM address')
-        return rows[0].total
-    })
+    return ctx.supply.get(() => addressBalanceSum(ctx.edb))
 }
 
 export const stats: Module = { tokensupply, ethsupply }

@@ -1,5 +1,6 @@
 import { Db } from '../db'
 import { checksum } from '../format'
+import { knownAddresses } from '../queries/addresses'
 
 /** Blockscout's AddressParam: how every address inside another object (from, to, miner, ...) is shown. */
 export interface AddressParam {
@@ -56,29 +57,12 @@ export async function loadAddresses(db: Db, addresses: Iterable<string | null | 
     const ids = [...new Set([...addresses].filter((a): a is string => !!a))]
     const known = new Map<string, Known>()
     if (ids.length > 0) {
-        const { rows } = await db.query<{ id: string; is_contract: boolean; name: string | null }>(
-            `SELECT a.id, a.is_contract, v.name
-               FROM address a LEFT JOIN verified_contract v ON v.id = a.id
-              WHERE a.id = ANY($1::text[])`,
-            [ids]
-        )
-        for (const r of rows) known.set(r.id, { isContract: r.is_contract, name: r.name, isVerified: r.name !== null })
+        for (const r of await knownAddresses(db, ids)) known.set(r.id, { isContract: r.is_contract, name: r.name, isVerified: r.name !== null })
     }
     return renderer(known)
 }
 
-/**
- * SQL columns `<as>_contract` and `<as>_name` that carry what the AddressParam of `column` needs,
- * for list queries that render addresses without a second round trip to the database (on a small
- * machine the round trip, not the lookup, is the cost). `<as>_contract` is null for an address the
- * indexer has not seen.
- */
-export function addressInfo(column: string, as: string): string {
-    return `(SELECT a.is_contract FROM address a WHERE a.id = ${column}) AS ${as}_contract,
-            (SELECT v.name FROM verified_contract v WHERE v.id = ${column}) AS ${as}_name`
-}
-
-/** The renderer for addresses whose addressInfo columns came with the rows: [address field, `as`]. */
+/** The renderer for addresses whose addressInfo columns (queries/addresses.ts) came with the rows: [address field, `as`]. */
 export function rowAddresses<R extends object>(rows: readonly R[], columns: readonly (readonly [keyof R & string, string])[]): RenderAddress {
     const known = new Map<string, Known>()
     for (const row of rows) {

@@ -1,44 +1,6 @@
-import { AddressParam, addressInfo, RenderAddress, rowAddresses } from './address'
+import { AddressParam, RenderAddress, rowAddresses } from './address'
 import { decimal, isoTimestamp, percentage } from '../format'
-
-export interface BlockRow {
-    id: string
-    number: number
-    parent_hash: string
-    timestamp: Date
-    miner: string
-    gas_used: string
-    gas_limit: string
-    base_fee_per_gas: string | null
-    size: number
-    difficulty: string
-    total_difficulty: string | null
-    nonce: string
-    transaction_count: number
-    transaction_fees: string
-    burnt_fees: string
-    miner_contract: boolean | null
-    miner_name: string | null
-    /** Read for the single view only (BLOCK_SINGLE_COLUMNS). */
-    extra_data?: string
-    /** null for blocks indexed before the indexer kept it. */
-    state_root?: string | null
-}
-
-/** What a list's keyset query returns of each block: its rendered item's identity and its position. */
-export interface BlockKey {
-    id: string
-    number: number
-}
-
-export const BLOCK_KEY_COLUMNS = 'b.id, b.number'
-
-export const BLOCK_COLUMNS = `b.id, b.number, b.parent_hash, b.timestamp, b.miner, b.gas_used, b.gas_limit, b.base_fee_per_gas,
-    b.size, b.difficulty, b.total_difficulty, b.nonce, b.transaction_count, b.transaction_fees, b.burnt_fees,
-    ${addressInfo('b.miner', 'miner')}`
-
-/** The single view also shows the header fields no list needs. */
-export const BLOCK_SINGLE_COLUMNS = `${BLOCK_COLUMNS}, b.extra_data, b.state_root`
+import { BlockRow } from '../queries/blocks'
 
 /** The renderer of the miners of block rows, from their addressInfo columns. */
 export function blockMiners(rows: readonly BlockRow[]): RenderAddress {

@@ -1,46 +1,11 @@
-import { internalTransactionId } from '../../../db/row-ids'
 import { Db } from '../db'
 import { decimal, isoTimestamp } from '../format'
+import { InternalTransactionRow } from '../queries/internal-transactions'
 import { loadAddresses } from './address'
-
-export interface InternalTransactionRow {
-    id: string
-    block_number: number
-    timestamp: Date
-    transaction_hash: string
-    transaction_index: number
-    index: number
-    trace_address: number[]
-    type: string
-    from: string
-    to: string | null
-    created_contract: string | null
-    value: string
-    gas: string | null
-    gas_used: string | null
-    input: Buffer | null
-    output: Buffer | null
-    error: string | null
-}
-
-export const INTERNAL_TRANSACTION_COLUMNS = `i.id, i.block_number, i.timestamp, i.transaction_hash, i.transaction_index, i.index,
-    i.trace_address, i.type, i."from", i."to", i.created_contract, i.value, i.gas, i.gas_used, i.input, i.output, i.error`
-
-/**
- * Blockscout lists a transaction's own top-level call nowhere (it is the transaction), but does list
- * a top-level creation. `i` is the internal_transaction alias.
- */
-export const LISTED = `NOT (i.index = 0 AND i.type IN ('call', 'delegatecall', 'staticcall', 'callcode'))`
 
 /** The cursor of every internal-transaction list: the position of the last row shown. */
 export function internalTransactionCursor(row: InternalTransactionRow) {
     return { block_number: row.block_number, transaction_index: row.transaction_index, index: row.index }
-}
-
-/** The id just below a cursor's row, for `id < $cursor` keyset queries (newest first). */
-export function cursorId(cursor: { block_number?: number; transaction_index?: number; index?: number }): string {
-    if (cursor.block_number === undefined) return '9999999999'
-    return internalTransactionId(cursor.block_number, cursor.transaction_index ?? 999_999, cursor.index ?? 999_999)
 }
 
 /** Renders Blockscout InternalTransactions, loading the addresses they refer to in one query. */

@@ -1,5 +1,6 @@
 import { addressParam } from './address'
 import { isoTimestamp } from '../format'
+import { ContractListRow, SPDX_PATTERN } from '../queries/smart-contracts'
 
 /**
  * SPDX identifiers → Blockscout's license_type enum (the licenses its verification form offers).
@@ -21,9 +22,6 @@ const LICENSES: Record<string, string> = {
     'busl-1.1': 'bsl_1_1',
 }
 
-/** The SPDX identifier a source file declares, as SQL can extract it without reading the sources out. */
-export const SPDX_PATTERN = 'SPDX-License-Identifier:\\s*([^\\s*]+)'
-
 /**
  * Blockscout's license_type of a declared SPDX identifier: `none` (its default) for no declaration,
  * UNLICENSED (not open source) or a license outside its enum.
@@ -37,23 +35,6 @@ export function licenseType(spdx: string | null | undefined): string {
 export function sourceLicense(source: string): string {
     return licenseType(new RegExp(SPDX_PATTERN).exec(source)?.[1])
 }
-
-export interface ContractListRow {
-    id: string
-    name: string
-    compiler_version: string
-    optimization_enabled: boolean
-    has_constructor_args: boolean
-    verified_at: Date
-    spdx: string | null
-    balance: string
-    transaction_count: number
-}
-
-/** Columns of `verified_contract v` joined with its `address a`, for renderContractListItem. */
-export const CONTRACT_LIST_COLUMNS = `v.id, v.name, v.compiler_version, v.optimization_enabled,
-    v.constructor_arguments IS NOT NULL AS has_constructor_args, v.verified_at,
-    substring(v.sources ->> v.source_name from '${SPDX_PATTERN}') AS spdx, a.balance::text AS balance, a.transaction_count`
 
 /** An item of Blockscout's verified-contracts list. Every verified contract here is compiled Solidity. */
 export function renderContractListItem(row: ContractListRow) {

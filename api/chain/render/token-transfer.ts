@@ -1,30 +1,10 @@
+import { zeroAddress } from 'viem'
 import { Db } from '../db'
 import { loadAddresses } from './address'
 import { knownFunction } from './decode'
 import { loadTokens, renderToken } from './token'
 import { isoTimestamp } from '../format'
-
-export interface TokenTransferRow {
-    block_number: number
-    block_hash: string
-    timestamp: Date
-    log_index: number
-    transaction_hash: string
-    token: string
-    token_type: string
-    from: string
-    to: string
-    value: string | null
-    token_id: string | null
-    method_id: string | null
-}
-
-/** Columns of `token_transfer tt` joined with its transaction `t` (for the method name). */
-export const TOKEN_TRANSFER_COLUMNS = `tt.block_number, tt.block_hash, tt.timestamp, tt.log_index, tt.transaction_hash, tt.token,
-    tt.token_type, tt."from", tt."to", tt.value, tt.token_id, t.method_id`
-export const TOKEN_TRANSFER_JOIN = 'JOIN transaction t ON t.id = tt.transaction_hash'
-
-const ZERO = '0x0000000000000000000000000000000000000000'
+import { TokenTransferRow } from '../queries/token-transfers'
 
 /** Renders a page of Blockscout TokenTransfers, loading the addresses and tokens they refer to. */
 export async function renderTokenTransfers(db: Db, rows: TokenTransferRow[]) {
@@ -35,8 +15,8 @@ export async function renderTokenTransfers(db: Db, rows: TokenTransferRow[]) {
     return rows.map((r) => {
         const token = tokens.get(r.token)
         const decimals = token?.decimals ?? null
-        const minting = r.from === ZERO
-        const burning = r.to === ZERO
+        const minting = r.from === zeroAddress
+        const burning = r.to === zeroAddress
         return {
             transaction_hash: r.transaction_hash,
             from: address(r.from),

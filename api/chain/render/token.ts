@@ -1,17 +1,6 @@
 import { Db } from '../db'
 import { checksum, decimal } from '../format'
-
-export interface TokenRow {
-    id: string
-    type: string
-    name: string | null
-    symbol: string | null
-    decimals: number | null
-    total_supply: string | null
-    holder_count: number
-}
-
-export const TOKEN_COLUMNS = 'k.id, k.type, k.name, k.symbol, k.decimals, k.total_supply, k.holder_count'
+import { TokenRow, tokensByIds } from '../queries/tokens'
 
 /** Blockscout's TokenInfo. No fiat data: this chain has no price feed. */
 export function renderToken(row: TokenRow) {
@@ -37,7 +26,6 @@ export async function loadTokens(db: Db, ids: Iterable<string>): Promise<Map<str
     const list = [...new Set(ids)]
     const map = new Map<string, TokenRow>()
     if (list.length === 0) return map
-    const { rows } = await db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM token k WHERE k.id = ANY($1::text[])`, [list])
-    for (const r of rows) map.set(r.id, r)
+    for (const r of await tokensByIds(db, list)) map.set(r.id, r)
     return map
 }

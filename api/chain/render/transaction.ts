@@ -1,62 +1,8 @@
 import { Hex } from 'viem'
-import { addressInfo, RenderAddress, rowAddresses } from './address'
+import { RenderAddress, rowAddresses } from './address'
 import { decodeInput, knownFunction } from './decode'
 import { decimal, hex, isoTimestamp } from '../format'
-
-export interface TransactionRow {
-    id: string
-    block_number: number
-    block_hash: string
-    timestamp: Date
-    index: number
-    from: string
-    to: string | null
-    created_contract: string | null
-    value: string
-    nonce: number
-    type: number | null
-    gas_limit: string
-    gas_price: string | null
-    max_fee_per_gas: string | null
-    max_priority_fee_per_gas: string | null
-    gas_used: string
-    effective_gas_price: string
-    fee: string
-    status: number
-    input: Buffer
-    method_id: string | null
-    token_transfer_count: number
-    /** null when the indexer had no call trees for it */
-    has_error_in_internal_transactions: boolean | null
-    base_fee_per_gas: string | null
-    creates_token: boolean
-    from_contract: boolean | null
-    from_name: string | null
-    to_contract: boolean | null
-    to_name: string | null
-    created_contract_contract: boolean | null
-    created_contract_name: string | null
-}
-
-/** Columns of `transaction t` joined with its block `b`, as renderTransaction reads them. */
-export const TRANSACTION_COLUMNS = `t.id, t.block_number, t.block_hash, t.timestamp, t.index, t."from", t."to", t.created_contract,
-    t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas, t.gas_used,
-    t.effective_gas_price, t.fee, t.status, t.input, t.method_id, t.token_transfer_count, t.has_error_in_internal_transactions,
-    b.base_fee_per_gas,
-    (t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM token k WHERE k.id = t.created_contract)) AS creates_token,
-    ${addressInfo('t."from"', 'from')}, ${addressInfo('t."to"', 'to')}, ${addressInfo('t.created_contract', 'created_contract')}`
-
-export const TRANSACTION_JOIN = 'JOIN block b ON b.number = t.block_number'
-
-/** What a list's keyset query returns of each transaction: its rendered item's identity and its position. */
-export interface TransactionKey {
-    id: string
-    block_hash: string
-    block_number: number
-    index: number
-}
-
-export const TRANSACTION_KEY_COLUMNS = 't.id, t.block_hash, t.block_number, t.index'
+import { TransactionRow } from '../queries/transactions'
 
 /** The renderer of the addresses of transaction rows, from their addressInfo columns. */
 export function transactionAddresses(rows: readonly TransactionRow[]): RenderAddress {

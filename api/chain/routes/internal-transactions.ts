@@ -1,16 +1,15 @@
 import { Response, Router } from 'express'
 import { z } from 'zod'
-import { internalTransactionId } from '../../../db/row-ids'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
-import { carried, FETCH_SIZE, paginate } from '../pagination'
+import { carried, paginate } from '../pagination'
 import { addressParam, blockParam, parseQuery, q, transactionHashParam } from '../params'
+import { blockByRef } from '../queries/blocks'
 import {
-    cursorId, INTERNAL_TRANSACTION_COLUMNS, internalTransactionCursor, InternalTransactionRow, LISTED,
-    renderInternalTransactions, renderRawTrace,
-} from '../render/internal-transaction'
-import { findBlock } from './blocks'
-import { findTransaction } from './transactions'
+    addressFrames, blockFrames, chainFrames, InternalTransactionRow, transactionFrames, transactionTrace,
+} from '../queries/internal-transactions'
+import { transactionByHash } from '../queries/transactions'
+import { internalTransactionCursor, renderInternalTransactions, renderRawTrace } from '../render/internal-transaction'
 
 /**
  * Internal transactions: the call frames the indexer stored from the node's traces. Every list is
@@ -36,11 +35,7 @@ async function sendPage(ctx: ChainContext, res: Response, rows: InternalTransact
 export function internalTransactionsRoutes(router: Router, ctx: ChainContext): void {
     router.get('/internal-transactions', async (req, res) => {
         const query = parseQuery(Cursor, req.query)
-        const { rows } = await ctx.db.query<InternalTransactionRow>(
-            `SELECT ${INTERNAL_TRANSACTION_COLUMNS} FROM internal_transaction i
-              WHERE i.id < $1 AND ${LISTED} ORDER BY i.id DESC LIMIT ${FETCH_SIZE}`,
-            [cursorId(query)]
-        )
+        const rows = await chainFrames(ctx.db, query)
         setLiveCaching(res)
         await sendPage(ctx, res, rows)
     })
@@ -48,14 +43,10 @@ export function internalTransactionsRoutes(router: Router, ctx: ChainContext): v
     router.get('/transactions/:hash/internal-transactions', async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Cursor, req.query)
-        const [tx, head] = await Promise.all([findTransaction(ctx, hash), ctx.head.get()])
+        const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
         if (!tx) throw notFound()
         // Blockscout lists a transaction's frames in call order; the cursor is the last index shown.
-        const { rows } = await ctx.db.query<InternalTransactionRow>(
-            `SELECT ${INTERNAL_TRANSACTION_COLUMNS} FROM internal_transaction i
-              WHERE i.id >= $1 AND i.id <= $2 AND ${LISTED} ORDER BY i.id LIMIT ${FETCH_SIZE}`,
-            [internalTransactionId(tx.block_number, tx.index, (query.index ?? -1) + 1), internalTransactionId(tx.block_number, tx.index, 999_999)]
-        )
+        const rows = await transactionFrames(ctx.db, tx, query.index ?? -1)
         setBlockCaching(res, ctx, tx.block_number, head.number)
         await sendPage(ctx, res, rows)
     })
@@ -63,17 +54,10 @@ export function internalTransactionsRoutes(router: Router, ctx: ChainContext): v
     router.get('/blocks/:block/internal-transactions', async (req, res) => {
         const ref = blockParam(req.params.block)
         const query = parseQuery(Cursor, req.query)
-        const [block, head] = await Promise.all([findBlock(ctx, ref), ctx.head.get()])
+        const [block, head] = await Promise.all([blockByRef(ctx.db, ref), ctx.head.get()])
         if (!block) throw notFound()
         // In call order, like a transaction's list; the cursor is the last frame shown.
-        const first = query.transaction_index === undefined
-            ? internalTransactionId(block.number, 0, 0)
-            : internalTransactionId(block.number, query.transaction_index, (query.index ?? -1) + 1)
-        const { rows } = await ctx.db.query<InternalTransactionRow>(
-            `SELECT ${INTERNAL_TRANSACTION_COLUMNS} FROM internal_transaction i
-              WHERE i.id >= $1 AND i.id <= $2 AND ${LISTED} ORDER BY i.id LIMIT ${FETCH_SIZE}`,
-            [first, internalTransactionId(block.number, 999_999, 999_999)]
-        )
+        const rows = await blockFrames(ctx.db, block.number, query)
         setBlockCaching(res, ctx, block.number, head.number)
         await sendPage(ctx, res, rows)
     })
@@ -81,52 +65,17 @@ export function internalTransactionsRoutes(router: Router, ctx: ChainContext): v
     router.get('/addresses/:hash/internal-transactions', async (req, res) => {
         const address = addressParam(req.params.hash)
         const query = parseQuery(AddressQuery, req.query)
-        // One keyset scan per role on its partial index, merged: each is bounded by the page size.
-        const roles = query.filter === 'to' ? ['"to"'] : query.filter === 'from' ? ['"from"'] : ['"from"', '"to"', 'created_contract']
-        const scans = roles.map((column) => `(SELECT ${INTERNAL_TRANSACTION_COLUMNS} FROM internal_transaction i
-              WHERE i.${column} = $1 AND i.id < $2 AND ${column === 'created_contract' ? 'true' : LISTED}
-              ORDER BY i.id DESC LIMIT ${FETCH_SIZE})`)
-        const { rows } = await ctx.db.query<InternalTransactionRow>(
-            `SELECT * FROM (${scans.join(' UNION ')}) i ORDER BY i.id DESC LIMIT ${FETCH_SIZE}`,
-            [address, cursorId(query)]
-        )
+        const rows = await addressFrames(ctx.db, address, query.filter, query)
         setLiveCaching(res)
         await sendPage(ctx, res, rows, carried(req.query, ['filter']))
     })
 
     router.get('/transactions/:hash/raw-trace', async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
-        const [tx, head] = await Promise.all([findTransaction(ctx, hash), ctx.head.get()])
+        const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
         if (!tx) throw notFound()
-        // Bounded by the block's gas: every frame costs gas, so a transaction holds a few thousand at most.
-        const { rows } = await ctx.db.query<InternalTransactionRow>(
-            `SELECT ${INTERNAL_TRANSACTION_COLUMNS} FROM internal_transaction i
-              WHERE i.id >= $1 AND i.id <= $2 ORDER BY i.id`,
-            [internalTransactionId(tx.block_number, tx.index, 0), internalTransactionId(tx.block_number, tx.index, 999_999)]
-        )
+        const rows = await transactionTrace(ctx.db, tx)
         setBlockCaching(res, ctx, tx.block_number, head.number)
         res.json(renderRawTrace(rows))
     })
-}
-
-/** Listed frames of a block (bounded by the block's gas), for its `internal_transactions_count`. */
-export async function countBlockInternalTransactions(ctx: ChainContext, blockNumber: number): Promise<number> {
-    const { rows } = await ctx.db.query<{ count: number }>(
-        `SELECT count(*)::int AS count FROM internal_transaction i WHERE i.id >= $1 AND i.id <= $2 AND ${LISTED}`,
-        [internalTransactionId(blockNumber, 0, 0), internalTransactionId(blockNumber, 999_999, 999_999)]
-    )
-    return rows[0].count
-}
-
-/** An address's listed frames, counted up to `cap` (the tabs show "50+"). */
-export async function countAddressInternalTransactions(ctx: ChainContext, address: string, cap: number): Promise<number> {
-    const { rows } = await ctx.db.query<{ count: number }>(
-        `SELECT count(*)::int AS count FROM (
-            (SELECT i.id FROM internal_transaction i WHERE i."from" = $1 AND ${LISTED} LIMIT ${cap})
-            UNION (SELECT i.id FROM internal_transaction i WHERE i."to" = $1 AND ${LISTED} LIMIT ${cap})
-            UNION (SELECT i.id FROM internal_transaction i WHERE i.created_contract = $1 LIMIT ${cap})
-            LIMIT ${cap}) x`,
-        [address]
-    )
-    return rows[0].count
 }

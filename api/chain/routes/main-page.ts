@@ -1,8 +1,9 @@
 import { Router } from 'express'
 import { ChainContext, setLiveCaching } from '../context'
 import { sendJson } from '../json-response'
-import { BLOCK_KEY_COLUMNS, BlockKey } from '../render/block'
-import { TRANSACTION_KEY_COLUMNS, TransactionKey } from '../render/transaction'
+import { latestBlockKeys } from '../queries/blocks'
+import { tracingMethod } from '../queries/stats'
+import { latestTransactionKeys } from '../queries/transactions'
 import { arrayBody } from '../rendered-items'
 import { blockItems } from './blocks'
 import { transactionItems } from './transactions'
@@ -10,29 +11,23 @@ import { transactionItems } from './transactions'
 /** The home page's widgets: bare arrays of the latest 4 blocks and 6 transactions, and the indexing banner. */
 export function mainPageRoutes(router: Router, ctx: ChainContext): void {
     router.get('/main-page/blocks', async (_req, res) => {
-        const { rows } = await ctx.db.query<BlockKey>(`SELECT ${BLOCK_KEY_COLUMNS} FROM block b ORDER BY b.number DESC LIMIT 4`)
+        const rows = await latestBlockKeys(ctx.db, 4)
         setLiveCaching(res)
         sendJson(res, arrayBody(await blockItems(ctx, rows)))
     })
 
     router.get('/main-page/transactions', async (_req, res) => {
-        const { rows } = await ctx.db.query<TransactionKey>(
-            `SELECT ${TRANSACTION_KEY_COLUMNS} FROM transaction t ORDER BY t.block_number DESC, t.index DESC LIMIT 6`
-        )
+        const rows = await latestTransactionKeys(ctx.db, 6)
         setLiveCaching(res)
         sendJson(res, arrayBody(await transactionItems(ctx, rows)))
     })
 
     /** The indexing banner's ratios (blocks, and internal transactions by the node's tracing): docs/chain-api.md#shape-changes */
     router.get('/main-page/indexing-status', async (_req, res) => {
-        const [head, counters] = await Promise.all([
-            ctx.head.get(),
-            ctx.db.query<{ tracing: string | null }>('SELECT tracing FROM chain_counters WHERE id = $1', ['chain']),
-        ])
+        const [head, tracing] = await Promise.all([ctx.head.get(), tracingMethod(ctx.db)])
         const expected = head.number - ctx.env.INDEXER_START_BLOCK + 1
         const ratio = expected <= 0 ? 1 : Math.min(head.blocks / expected, 1)
         const blocksRatio = ratio >= 1 ? '1' : ratio.toFixed(4)
-        const tracing = counters.rows[0]?.tracing ?? null
         const traced = tracing === 'trace_block' || tracing === 'debug_traceBlockByHash'
         setLiveCaching(res)
         res.json({

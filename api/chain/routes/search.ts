@@ -3,8 +3,11 @@ import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
 import { checksum, isoTimestamp } from '../format'
 import { isAddress, isFullHash, parseQuery, q } from '../params'
-import { TOKEN_COLUMNS, TokenRow } from '../render/token'
-import { likePrefix, tokenOrder, tokenOrderAfter } from './tokens'
+import {
+    addressMatch, blockExists, blockHashOf, blocksByHash, blocksByNumber, contractsByText, tokensByText, transactionExists,
+    transactionsByHash,
+} from '../queries/search'
+import { TokenCursor, TokenRow } from '../queries/tokens'
 
 /**
  * Blockscout's search: the term is classified (block number, address, 32-byte hash, text) and
@@ -22,12 +25,6 @@ const SearchQuery = z.object({
 })
 
 const QuickQuery = z.object({ q: q.text })
-
-interface Cursor {
-    holders: number
-    name: string | null
-    address: string
-}
 
 const PAGE = 50
 
@@ -47,7 +44,7 @@ function addressItem(type: 'address' | 'contract', hash: string, name: string | 
     }
 }
 
-function tokenItem(row: TokenRow, verified: boolean) {
+function tokenItem(row: Pick<TokenRow, 'id' | 'type' | 'name' | 'symbol' | 'total_supply'>, verified: boolean) {
     const address = checksum(row.id)
     return {
         type: 'token',
@@ -73,59 +70,35 @@ function tokenItem(row: TokenRow, verified: boolean) {
 async function exactMatches(ctx: ChainContext, term: string): Promise<object[]> {
     const items: object[] = []
     if (/^\d+$/.test(term) && term.length <= 10 && Number(term) <= 2_147_483_647) {
-        const { rows } = await ctx.db.query('SELECT id, number, timestamp FROM block WHERE number = $1', [Number(term)])
-        for (const b of rows) {
+        for (const b of await blocksByNumber(ctx.db, Number(term))) {
             items.push({ type: 'block', block_number: b.number, block_hash: b.id, url: `/block/${b.id}`, timestamp: isoTimestamp(b.timestamp), block_type: 'block', priority: 3 })
         }
     } else if (isAddress(term)) {
         const hash = term.toLowerCase()
-        const { rows } = await ctx.db.query(
-            `SELECT a.id, a.is_contract, v.name AS verified_name,
-                    k.id AS token_id, k.type, k.name, k.symbol, k.decimals, k.total_supply, k.holder_count
-               FROM address a LEFT JOIN verified_contract v ON v.id = a.id LEFT JOIN token k ON k.id = a.id
-              WHERE a.id = $1`,
-            [hash]
-        )
-        const row = rows[0]
+        const row = await addressMatch(ctx.db, hash)
         if (row) {
-            if (row.token_id) items.push(tokenItem({ ...row, id: row.token_id }, row.verified_name !== null))
+            if (row.token_id) items.push(tokenItem({ ...row, id: row.token_id, type: row.type! }, row.verified_name !== null))
             items.push(addressItem(row.verified_name ? 'contract' : 'address', hash, row.verified_name, row.is_contract, row.verified_name !== null))
         }
     } else if (isFullHash(term)) {
         const hash = term.toLowerCase()
-        const [txs, blocks] = await Promise.all([
-            ctx.db.query('SELECT id, timestamp FROM transaction WHERE id = $1', [hash]),
-            ctx.db.query('SELECT id, number, timestamp FROM block WHERE id = $1', [hash]),
-        ])
-        for (const t of txs.rows) items.push({ type: 'transaction', transaction_hash: t.id, url: `/tx/${t.id}`, timestamp: isoTimestamp(t.timestamp), priority: 3 })
-        for (const b of blocks.rows) {
+        const [txs, blocks] = await Promise.all([transactionsByHash(ctx.db, hash), blocksByHash(ctx.db, hash)])
+        for (const t of txs) items.push({ type: 'transaction', transaction_hash: t.id, url: `/tx/${t.id}`, timestamp: isoTimestamp(t.timestamp), priority: 3 })
+        for (const b of blocks) {
             items.push({ type: 'block', block_number: b.number, block_hash: b.id, url: `/block/${b.id}`, timestamp: isoTimestamp(b.timestamp), block_type: 'block', priority: 3 })
         }
     }
     return items
 }
 
-async function textMatches(ctx: ChainContext, term: string, cursor: Cursor | undefined, limit: number) {
-    const prefix = likePrefix(term)
-    const params: unknown[] = [prefix]
-    const after = cursor ? `AND ${tokenOrderAfter(params, cursor)}` : ''
-    const { rows: tokens } = await ctx.db.query<TokenRow & { verified: boolean }>(
-        `SELECT ${TOKEN_COLUMNS}, EXISTS (SELECT 1 FROM verified_contract v WHERE v.id = k.id) AS verified
-           FROM token k WHERE (lower(k.name) LIKE $1 OR lower(k.symbol) LIKE $1) ${after}
-          ORDER BY ${tokenOrder()} LIMIT ${limit + 1}`,
-        params
-    )
+async function textMatches(ctx: ChainContext, term: string, cursor: TokenCursor | undefined, limit: number) {
+    const tokens = await tokensByText(ctx.db, term, cursor, limit)
     // Verified contracts by name: few, shown on the first page only.
-    const contracts = cursor ? [] : (await ctx.db.query(
-        `SELECT v.id, v.name FROM verified_contract v
-          WHERE lower(v.name) LIKE $1 AND NOT EXISTS (SELECT 1 FROM token k WHERE k.id = v.id)
-          ORDER BY v.name, v.id LIMIT ${limit}`,
-        [prefix]
-    )).rows
+    const contracts = cursor ? [] : await contractsByText(ctx.db, term, limit)
     return { tokens, contracts }
 }
 
-async function search(ctx: ChainContext, raw: string, cursor: Cursor | undefined, limit: number) {
+async function search(ctx: ChainContext, raw: string, cursor: TokenCursor | undefined, limit: number) {
     const term = raw.trim()
     const exact = cursor ? [] : await exactMatches(ctx, term)
     const numeric = /^\d+$/.test(term)
@@ -177,17 +150,14 @@ export function searchRoutes(router: Router, ctx: ChainContext): void {
         const none = { redirect: false, type: null, parameter: null }
         if (isAddress(term)) return void res.json({ redirect: true, type: 'address', parameter: checksum(term.toLowerCase()) })
         if (/^\d+$/.test(term) && term.length <= 10 && Number(term) <= 2_147_483_647) {
-            const { rows } = await ctx.db.query('SELECT id FROM block WHERE number = $1', [Number(term)])
-            return void res.json(rows[0] ? { redirect: true, type: 'block', parameter: rows[0].id } : none)
+            const block = await blockHashOf(ctx.db, Number(term))
+            return void res.json(block ? { redirect: true, type: 'block', parameter: block } : none)
         }
         if (isFullHash(term)) {
             const hash = term.toLowerCase()
-            const [tx, block] = await Promise.all([
-                ctx.db.query('SELECT 1 FROM transaction WHERE id = $1', [hash]),
-                ctx.db.query('SELECT 1 FROM block WHERE id = $1', [hash]),
-            ])
-            if (tx.rowCount) return void res.json({ redirect: true, type: 'transaction', parameter: hash })
-            if (block.rowCount) return void res.json({ redirect: true, type: 'block', parameter: hash })
+            const [tx, block] = await Promise.all([transactionExists(ctx.db, hash), blockExists(ctx.db, hash)])
+            if (tx) return void res.json({ redirect: true, type: 'transaction', parameter: hash })
+            if (block) return void res.json({ redirect: true, type: 'block', parameter: hash })
         }
         res.json(none)
     })

@@ -4,27 +4,14 @@ import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { hex, isoTimestamp } from '../format'
-import { carried, FETCH_SIZE, paginate } from '../pagination'
+import { carried, paginate } from '../pagination'
 import { addressParam as parseAddress, parseQuery, q } from '../params'
 import { Recent } from '../recent'
+import {
+    contractByAddress, contractCounts, ContractListRow, ContractRow, isSortedList, verifiedContractList,
+} from '../queries/smart-contracts'
 import { displayValue } from '../render/decode'
-import { CONTRACT_LIST_COLUMNS, ContractListRow, renderContractListItem, sourceLicense } from '../render/smart-contract'
-
-interface ContractRow {
-    is_contract: boolean
-    creation_input: Buffer | null
-    creation_status: number | null
-    name: string | null
-    source_name: string | null
-    compiler_version: string | null
-    evm_version: string | null
-    optimization_enabled: boolean | null
-    optimization_runs: number | null
-    sources: Record<string, string> | null
-    abi: { type: string; inputs?: AbiParameter[] }[] | null
-    constructor_arguments: string | null
-    verified_at: Date | null
-}
+import { renderContractListItem, sourceLicense } from '../render/smart-contract'
 
 /** Blockscout's language enum; the filter takes any of them. */
 const LANGUAGES = ['solidity', 'vyper', 'yul', 'geas'] as const
@@ -43,43 +30,12 @@ const ContractsQuery = z.object({
     transactions_count: q.int.optional(),
     items_count: q.itemsCount.optional(),
 })
-type ContractsQuery = z.infer<typeof ContractsQuery>
 
-const SORT_COLUMNS = { balance: 'a.balance', transactions_count: 'a.transaction_count' } as const
-
-/**
- * ORDER BY, keyset condition (pushing its parameters) and cursor of the requested order. Sorted as
- * Blockscout sorts (both `sort` and `order` given): by the column, then address ascending; else
- * the most recently verified first, ties by address.
- */
-function contractOrder(query: ContractsQuery, params: unknown[]) {
-    if (query.sort && query.order) {
-        const column = SORT_COLUMNS[query.sort]
-        const dir = query.order === 'asc' ? 'ASC' : 'DESC'
-        const value = query.sort === 'balance' ? query.coin_balance : query.transactions_count
-        let after = 'TRUE'
-        if (query.hash && value !== undefined) {
-            params.push(String(value), query.hash)
-            const [v, h] = [`$${params.length - 1}`, `$${params.length}`]
-            after = `(${column} ${dir === 'ASC' ? '>' : '<'} ${v}::numeric OR (${column} = ${v}::numeric AND v.id > ${h}))`
-        }
-        return {
-            orderBy: `${column} ${dir}, v.id ASC`,
-            after,
-            cursor: (c: ContractListRow) => ({ hash: c.id, transactions_count: c.transaction_count, coin_balance: c.balance }),
-        }
-    }
-    let after = 'TRUE'
-    if (query.smart_contract_id) {
-        params.push(query.smart_contract_id)
-        after = `(v.verified_at, v.id) < (SELECT c.verified_at, c.id FROM verified_contract c WHERE c.id = $${params.length})`
-    }
-    return { orderBy: 'v.verified_at DESC, v.id DESC', after, cursor: (c: ContractListRow) => ({ smart_contract_id: c.id }) }
-}
-
-/** Escapes LIKE wildcards so a user's `%` or `_` matches itself; matches anywhere, as Blockscout's search does. */
-function likeAnywhere(text: string): string {
-    return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+/** The next page's cursor: the sorted list's (Blockscout's), else the last contract's address. */
+function contractCursor(query: z.infer<typeof ContractsQuery>): (c: ContractListRow) => Record<string, unknown> {
+    return isSortedList(query)
+        ? (c) => ({ hash: c.id, transactions_count: c.transaction_count, coin_balance: c.balance })
+        : (c) => ({ smart_contract_id: c.id })
 }
 
 interface Counters {
@@ -98,13 +54,7 @@ const countersCache = new Recent<Counters>(5 * 60_000)
 
 function contractCounters(ctx: ChainContext): Promise<Counters> {
     return countersCache.get(async () => {
-        const { rows: [r] } = await ctx.db.query(
-            `SELECT (SELECT count(*) FROM address WHERE is_contract)::text AS contracts,
-                    (SELECT count(*) FROM address a JOIN transaction t ON t.id = a.creation_transaction
-                      WHERE a.is_contract AND t.timestamp > now() - interval '24 hours')::text AS new_contracts,
-                    (SELECT count(*) FROM verified_contract)::text AS verified,
-                    (SELECT count(*) FROM verified_contract WHERE verified_at > now() - interval '24 hours')::text AS new_verified`
-        )
+        const r = await contractCounts(ctx.db)
         return {
             smart_contracts: r.contracts,
             new_smart_contracts_24h: r.new_contracts,
@@ -137,22 +87,8 @@ export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
         const query = parseQuery(ContractsQuery, req.query)
         setLiveCaching(res)
         if (query.filter && query.filter !== 'solidity') return void res.json({ items: [], next_page_params: null })
-        const text = query.q?.trim()
-        const params: unknown[] = []
-        let search = 'TRUE'
-        if (text) {
-            params.push(likeAnywhere(text))
-            search = `(v.name ILIKE $${params.length} OR v.id ILIKE $${params.length})`
-        }
-        const order = contractOrder(query, params)
-        const { rows } = await ctx.db.query<ContractListRow>(
-            `SELECT ${CONTRACT_LIST_COLUMNS}
-               FROM verified_contract v JOIN address a ON a.id = v.id
-              WHERE ${search} AND ${order.after}
-              ORDER BY ${order.orderBy} LIMIT ${FETCH_SIZE}`,
-            params
-        )
-        const { rows: shown, next } = paginate(rows, order.cursor, undefined, carried(req.query, ['q', 'filter', 'sort', 'order']))
+        const rows = await verifiedContractList(ctx.db, { ...query, text: query.q?.trim() })
+        const { rows: shown, next } = paginate(rows, contractCursor(query), undefined, carried(req.query, ['q', 'filter', 'sort', 'order']))
         res.json({ items: shown.map(renderContractListItem), next_page_params: next })
     })
 
@@ -164,17 +100,7 @@ export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
 
     router.get('/smart-contracts/:hash', async (req, res) => {
         const hash = parseAddress(req.params.hash)
-        const { rows } = await ctx.db.query<ContractRow>(
-            `SELECT a.is_contract, c.input AS creation_input, c.status AS creation_status, v.name, v.source_name,
-                    v.compiler_version, v.evm_version, v.optimization_enabled, v.optimization_runs, v.sources, v.abi,
-                    v.constructor_arguments, v.verified_at
-               FROM address a
-               LEFT JOIN transaction c ON c.id = a.creation_transaction
-               LEFT JOIN verified_contract v ON v.id = a.id
-              WHERE a.id = $1`,
-            [hash]
-        )
-        const row = rows[0]
+        const row = await contractByAddress(ctx.db, hash)
         if (!row?.is_contract) throw notFound()
         // The indexer keeps the creation input, not the runtime code: that comes from the node, and
         // a node that does not answer leaves it null rather than failing the page.

@@ -1,16 +1,19 @@
 import { Router } from 'express'
-import { parseAbi } from 'viem'
+import { parseAbi, zeroAddress } from 'viem'
 import { z } from 'zod'
 import { CoinFrame, coinMovements } from '../../../common/coin-movements'
-import { blockLogIds, internalTransactionId } from '../../../db/row-ids'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { PAGE_SIZE } from '../pagination'
-import { parseQuery, q, transactionHashParam } from '../params'
+import { parseQuery, transactionHashParam } from '../params'
+import { blockFeeTerms } from '../queries/blocks'
+import { balancesBefore } from '../queries/coin-balances'
+import { blockCoinFrames } from '../queries/internal-transactions'
+import { tracingMethod } from '../queries/stats'
+import { BalanceTransferRow, blockTransfers } from '../queries/token-transfers'
+import { blockCoinTransactions, transactionByHash } from '../queries/transactions'
 import { loadAddresses } from '../render/address'
 import { loadTokens, renderToken } from '../render/token'
-import { TokenTransferRow } from '../render/token-transfer'
-import { findTransaction } from './transactions'
 
 /**
  * A transaction's state changes, Blockscout's tab: every address's coin balance before and after
@@ -29,29 +32,14 @@ import { findTransaction } from './transactions'
 const Query = z.object({ items_count: z.string().regex(/^\d{1,4}$/, 'Invalid integer').transform(Number).optional() })
 
 const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)'])
-const ZERO = '0x0000000000000000000000000000000000000000'
 /** The most token balances read from the node for one transaction. */
 const MAX_TOKEN_READS = 200
-
-interface BlockTx {
-    id: string
-    index: number
-    from: string
-    to: string | null
-    created_contract: string | null
-    value: string
-    status: number
-    gas_used: string
-    effective_gas_price: string
-}
-
-type Transfer = Pick<TokenTransferRow, 'transaction_hash' | 'token' | 'token_type' | 'from' | 'to' | 'value' | 'token_id'>
 
 export function stateChangesRoutes(router: Router, ctx: ChainContext): void {
     router.get('/transactions/:hash/state-changes', async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Query, req.query)
-        const [tx, head] = await Promise.all([findTransaction(ctx, hash), ctx.head.get()])
+        const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
         if (!tx) throw notFound()
         const { items, complete } = await stateChanges(ctx, tx.block_number, tx.index, hash)
         const offset = query.items_count ?? 0
@@ -64,26 +52,14 @@ export function stateChangesRoutes(router: Router, ctx: ChainContext): void {
 }
 
 async function stateChanges(ctx: ChainContext, blockNumber: number, position: number, hash: string) {
-    const [{ rows: [block] }, { rows: txs }, { rows: frameRows }, { rows: transfers }, { rows: [counters] }] = await Promise.all([
-        ctx.db.query<{ miner: string; base_fee_per_gas: string | null }>('SELECT miner, base_fee_per_gas FROM block WHERE number = $1', [blockNumber]),
-        ctx.db.query<BlockTx>(
-            `SELECT id, index, "from", "to", created_contract, value, status, gas_used, effective_gas_price
-               FROM transaction WHERE block_number = $1 AND index <= $2 ORDER BY index`,
-            [blockNumber, position]
-        ),
-        ctx.db.query<{ transaction_hash: string; trace_address: number[]; type: string; from: string; to: string | null; created_contract: string | null; value: string; error: string | null }>(
-            `SELECT transaction_hash, trace_address, type, "from", "to", created_contract, value, error FROM internal_transaction
-              WHERE id >= $1 AND id <= $2 ORDER BY id`,
-            [internalTransactionId(blockNumber, 0, 0), internalTransactionId(blockNumber, position, 999_999)]
-        ),
-        ctx.db.query<Transfer>(
-            `SELECT transaction_hash, token, token_type, "from", "to", value, token_id FROM token_transfer
-              WHERE id >= $1 AND id <= $2 ORDER BY id`,
-            [blockLogIds(blockNumber).first, blockLogIds(blockNumber).last]
-        ),
-        ctx.db.query<{ tracing: string | null }>(`SELECT tracing FROM chain_counters WHERE id = 'chain'`),
+    const [block, txs, frameRows, transfers, tracing] = await Promise.all([
+        blockFeeTerms(ctx.db, blockNumber),
+        blockCoinTransactions(ctx.db, blockNumber, position),
+        blockCoinFrames(ctx.db, blockNumber, position),
+        blockTransfers(ctx.db, blockNumber),
+        tracingMethod(ctx.db),
     ])
-    const traced = counters?.tracing !== 'none' && counters?.tracing != null
+    const traced = tracing !== 'none' && tracing != null
     const frames: CoinFrame[] = frameRows.map((f) => ({
         transactionHash: f.transaction_hash, traceAddress: f.trace_address, type: f.type, from: f.from, to: f.to,
         createdContract: f.created_contract, value: BigInt(f.value), error: f.error,
@@ -105,7 +81,7 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
     const self = txs[txs.length - 1]
     // The sender and the miner are always shown (Blockscout's tab always has them); others when changed.
     const coinAddresses = [...new Set([self.from, block.miner, ...[...change].filter(([, v]) => v !== 0n).map(([a]) => a)])]
-    const before = await coinBalancesBefore(ctx, coinAddresses, blockNumber)
+    const before = await balancesBefore(ctx.db, coinAddresses, blockNumber)
 
     const indexOf = new Map(txs.map((t) => [t.id, t.index]))
     const ownTransfers = transfers.filter((t) => t.transaction_hash === hash)
@@ -133,26 +109,6 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
     return { items: [...coin, ...token], complete: tokenChanges.complete }
 }
 
-/**
- * Each address's coin balance at the end of block − 1 (history ids are `<address>-<10-digit block>`,
- * and '.' sorts right after '-'): its last history point before the block;
- * without one, its first point's balance before that point's change; without any point, its
- * balance never changed and is the indexed one.
- */
-async function coinBalancesBefore(ctx: ChainContext, addresses: string[], blockNumber: number): Promise<Map<string, bigint>> {
-    const { rows } = await ctx.db.query<{ address: string; value: string }>(
-        `SELECT a.address, COALESCE(
-                (SELECT c.value FROM coin_balance c WHERE c.id >= a.address || '-' AND c.id < a.address || '-' || lpad($2::text, 10, '0')
-                  ORDER BY c.id DESC LIMIT 1),
-                (SELECT c.value - c.delta FROM coin_balance c WHERE c.id >= a.address || '-' AND c.id < a.address || '.'
-                  ORDER BY c.id LIMIT 1),
-                (SELECT x.balance FROM address x WHERE x.id = a.address), 0)::text AS value
-           FROM unnest($1::text[]) AS a(address)`,
-        [addresses, blockNumber]
-    )
-    return new Map(rows.map((r) => [r.address, BigInt(r.value)]))
-}
-
 interface TokenChange {
     token: string
     holder: string
@@ -163,7 +119,7 @@ interface TokenChange {
     nft?: { total: { token_id: string | null }; direction: 'from' | 'to' }[]
 }
 
-async function tokenStateChanges(ctx: ChainContext, blockNumber: number, own: Transfer[], earlier: Transfer[]) {
+async function tokenStateChanges(ctx: ChainContext, blockNumber: number, own: BalanceTransferRow[], earlier: BalanceTransferRow[]) {
     const changes = new Map<string, TokenChange>()
     const entry = (token: string, holder: string) => {
         const key = `${token}-${holder}`
@@ -171,10 +127,10 @@ async function tokenStateChanges(ctx: ChainContext, blockNumber: number, own: Tr
         if (!c) changes.set(key, (c = { token, holder, before: 0n, diff: 0n }))
         return c
     }
-    const amount = (t: Transfer) => (t.token_type === 'ERC-721' ? 1n : BigInt(t.value ?? 0))
+    const amount = (t: BalanceTransferRow) => (t.token_type === 'ERC-721' ? 1n : BigInt(t.value ?? 0))
     for (const t of own) {
         for (const [holder, sign, direction] of [[t.from, -1n, 'from'], [t.to, 1n, 'to']] as const) {
-            if (holder === ZERO) continue
+            if (holder === zeroAddress) continue
             const c = entry(t.token, holder)
             c.diff += sign * amount(t)
             if (t.token_type === 'ERC-721') (c.nft ??= []).push({ total: { token_id: t.token_id }, direction })

@@ -1,6 +1,7 @@
 import { Router } from 'express'
 import { ChainContext, setLiveCaching } from '../context'
 import { isoTimestamp, percentage } from '../format'
+import { activityTotals, blockGasSince, dailyTransactions, gasPricePercentiles } from '../queries/stats'
 import { Recent } from '../recent'
 
 const CENTI_GWEI = 10_000_000n
@@ -26,21 +27,8 @@ function gasOracle(ctx: ChainContext): Promise<Oracle> {
     return oracleCache.get(async () => {
         const head = await ctx.head.get()
         const from = Math.max(head.number - ORACLE_BLOCKS + 1, 0)
-        const [prices, blocks] = await Promise.all([
-            ctx.db.query(
-                `SELECT percentile_disc(ARRAY[0.35, 0.6, 0.9]) WITHIN GROUP (ORDER BY effective_gas_price) AS p
-                   FROM transaction WHERE block_number >= $1`,
-                [from]
-            ),
-            ctx.db.query(
-                `SELECT COALESCE(SUM(gas_used), 0) AS used, COALESCE(SUM(gas_limit), 0) AS lim,
-                        (SELECT base_fee_per_gas FROM block ORDER BY number DESC LIMIT 1) AS base_fee
-                   FROM block WHERE number >= $1`,
-                [from]
-            ),
-        ])
-        const p: string[] = prices.rows[0].p ?? ['0', '0', '0']
-        const b = blocks.rows[0]
+        const [prices, b] = await Promise.all([gasPricePercentiles(ctx.db, from), blockGasSince(ctx.db, from)])
+        const p = prices ?? ['0', '0', '0']
         return {
             tiers: { slow: BigInt(p[0]), average: BigInt(p[1]), fast: BigInt(p[2]) },
             baseFee: BigInt(b.base_fee ?? 0),
@@ -61,16 +49,7 @@ export function statsRoutes(router: Router, ctx: ChainContext): void {
      * server-side prefetch) would show no gas price at all.
      */
     router.get('/stats', async (_req, res) => {
-        const [head, oracle, totals] = await Promise.all([
-            ctx.head.get(),
-            gasOracle(ctx),
-            ctx.db.query(
-                `SELECT COALESCE(SUM(gas_used), 0) AS gas_used,
-                        COALESCE(SUM(transactions) FILTER (WHERE date = date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 day'), 0) AS tx_yesterday,
-                        COALESCE(SUM(gas_used) FILTER (WHERE date = date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '1 day'), 0) AS gas_yesterday
-                   FROM daily_chain_activity`
-            ),
-        ])
+        const [head, oracle, t] = await Promise.all([ctx.head.get(), gasOracle(ctx), activityTotals(ctx.db)])
         const tier = (wei: bigint) => {
             const priority = wei > oracle.baseFee ? wei - oracle.baseFee : 0n
             return {
@@ -83,7 +62,6 @@ export function statsRoutes(router: Router, ctx: ChainContext): void {
                 wei: String(wei),
             }
         }
-        const t = totals.rows[0]
         setLiveCaching(res)
         res.json({
             total_blocks: String(head.blocks),
@@ -110,13 +88,7 @@ export function statsRoutes(router: Router, ctx: ChainContext): void {
 
     /** Transactions per UTC day, newest first, every one of the last 30 days present. */
     router.get('/stats/charts/transactions', async (_req, res) => {
-        const { rows } = await ctx.db.query(
-            `SELECT to_char(d, 'YYYY-MM-DD') AS date, COALESCE(a.transactions, 0) AS transactions_count
-               FROM generate_series(date_trunc('day', now() AT TIME ZONE 'UTC') - interval '${CHART_DAYS - 1} days',
-                                    date_trunc('day', now() AT TIME ZONE 'UTC'), interval '1 day') AS d
-               LEFT JOIN daily_chain_activity a ON a.id = to_char(d, 'YYYY-MM-DD')
-              ORDER BY d DESC`
-        )
+        const rows = await dailyTransactions(ctx.db, CHART_DAYS)
         setLiveCaching(res)
         res.json({ chart_data: rows })
     })

@@ -1,5 +1,6 @@
 import { RequestHandler } from 'express'
 import { formatUnits } from 'viem'
+import { pairsWithRecentVolume, PairRow } from '../../chain/queries/defi'
 import { ExplorerServices } from '../services'
 import { ResponseCache } from './cache'
 import { QuoteToken, quoteToken, toNumber } from './quote'
@@ -10,22 +11,6 @@ import { QuoteToken, quoteToken, toNumber } from './quote'
  * volume rule), shown in whole STABLE units; volume_24h sums the pair's hourly buckets of the 24
  * hours up to now: the current hour and the 23 before it.
  */
-
-interface PairRow {
-    id: string
-    token0: string
-    token1: string
-    reserve0: string
-    reserve1: string
-    volume_total: string
-    swaps_total: number
-    symbol0: string | null
-    symbol1: string | null
-    decimals0: number | null
-    decimals1: number | null
-    volume_24h: string
-    swaps_24h: number
-}
 
 interface Pair {
     row: PairRow
@@ -49,18 +34,7 @@ export function pools(s: ExplorerServices, cache: ResponseCache): RequestHandler
 
 async function build(s: ExplorerServices, since: Date) {
     const quote = await quoteToken(s)
-    const { rows } = await s.ctx.pool.query<PairRow>(
-        `SELECT p.id, p.token0, p.token1, p.reserve0::text, p.reserve1::text, p.volume_total::text, p.swaps_total,
-                t0.symbol AS symbol0, t1.symbol AS symbol1, t0.decimals AS decimals0, t1.decimals AS decimals1,
-                COALESCE(h.volume, 0)::text AS volume_24h, COALESCE(h.swaps, 0)::int AS swaps_24h
-         FROM pair p
-         LEFT JOIN token t0 ON t0.id = p.token0
-         LEFT JOIN token t1 ON t1.id = p.token1
-         LEFT JOIN (
-             SELECT pair, sum(volume) AS volume, sum(swaps) AS swaps FROM pair_hour WHERE hour >= $1 GROUP BY pair
-         ) h ON h.pair = p.id`,
-        [since]
-    )
+    const rows = await pairsWithRecentVolume(s.ctx.pool, since)
     const pairs: Pair[] = rows.map((row) => ({
         row,
         token0: row.token0,

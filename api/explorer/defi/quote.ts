@@ -1,5 +1,6 @@
 import { formatUnits } from 'viem'
 import { ConfigError, nativeContracts } from '../../../common/config'
+import { tokenUnits } from '../../chain/queries/tokens'
 import { ExplorerServices } from '../services'
 import { notConfigured } from '../errors'
 
@@ -21,12 +22,9 @@ export async function quoteToken(s: ExplorerServices): Promise<QuoteToken> {
         throw err
     }
     const address = contracts.stable.toLowerCase()
-    const { rows } = await s.ctx.pool.query<{ symbol: string | null; decimals: number | null }>(
-        'SELECT symbol, decimals FROM token WHERE id = $1',
-        [address]
-    )
+    const units = await tokenUnits(s.ctx.pool, address)
     // Until the indexer has seen STABLE, its deployment facts stand in (contracts/Stable.sol: 6 decimals).
-    return { address, wnative: contracts.wnative.toLowerCase(), symbol: rows[0]?.symbol ?? 'STABLE', decimals: rows[0]?.decimals ?? 6 }
+    return { address, wnative: contracts.wnative.toLowerCase(), symbol: units?.symbol ?? 'STABLE', decimals: units?.decimals ?? 6 }
 }
 
 /**

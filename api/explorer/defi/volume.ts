@@ -1,5 +1,6 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { dailyVolume } from '../../chain/queries/defi'
 import { ExplorerServices } from '../services'
 import { parseInput } from '../validate'
 import { ResponseCache } from './cache'
@@ -35,10 +36,7 @@ export function volume(s: ExplorerServices, cache: ResponseCache): RequestHandle
 
 async function build(s: ExplorerServices, dates: string[]) {
     const quote = await quoteToken(s)
-    const { rows } = await s.ctx.pool.query<{ id: string; volume: string; swaps: number }>(
-        'SELECT id, volume::text, swaps FROM daily_volume WHERE id >= $1 AND id <= $2',
-        [dates[0], dates[dates.length - 1]]
-    )
+    const rows = await dailyVolume(s.ctx.pool, dates[0], dates[dates.length - 1])
     const byDay = new Map(rows.map((r) => [r.id, r]))
     return dates.map((date) => {
         const day = byDay.get(date)

@@ -1,9 +1,10 @@
 import { expect } from 'chai'
 import { getAddress } from 'viem'
 import { Stack } from '../../support/stack'
+import { TokenDetailRow } from '../../../api/chain/queries/tokens'
 import {
-    checksum, expect422, expectAddressParam, expectEmptyPage, expectSameSequence, expectToken, getOk, loadTruth, stack, TokenRow, TX_COLUMNS,
-    unknownAddress, v2, walk,
+    checksum, expect422, expectAddressParam, expectEmptyPage, expectSameSequence, expectToken, getOk, loadTruth,
+    stack, TX_COLUMNS, unknownAddress, v2, walk,
 } from './helpers'
 import * as S from './shapes'
 
@@ -142,7 +143,7 @@ describe('chain API: /addresses', function () {
         }) as { token: S.Token; value: string; token_id: string | null }[]
         const rows = (await s.db.query('SELECT token, value::text FROM token_balance WHERE holder = $1 AND value > 0', [holder.toLowerCase()])).rows
         expect(items.map((b) => `${b.token.address_hash}=${b.value}`).sort()).to.deep.equal(rows.map((r) => `${checksum(r.token)}=${r.value}`).sort())
-        for (const b of items) expectToken(b.token, truth.tokens.get(b.token.address_hash.toLowerCase()) as TokenRow, `token-balances ${b.token.symbol}`)
+        for (const b of items) expectToken(b.token, truth.tokens.get(b.token.address_hash.toLowerCase()) as TokenDetailRow, `token-balances ${b.token.symbol}`)
         const none = await v2(`/addresses/${unknownAddress()}/token-balances`)
         expect(none.status).to.equal(200)
         expect(none.body).to.deep.equal([])

@@ -1,7 +1,9 @@
 import { expect } from 'chai'
 import { Pool } from 'pg'
-import { AbiFunction, getAddress, toFunctionSelector } from 'viem'
+import { AbiFunction, getAddress, toFunctionSelector, zeroAddress } from 'viem'
 import { z } from 'zod'
+import { TokenDetailRow } from '../../../api/chain/queries/tokens'
+import { StoredTransactionRow } from '../../../api/chain/queries/transactions'
 import { getStack, Stack } from '../../support/stack'
 import * as S from './shapes'
 
@@ -174,7 +176,7 @@ export function expectSameSequence(actual: string[], expected: string[], what: s
 // ---------------------------------------------------------------------------------------------
 // Expected values from the database
 
-export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
+export const ZERO_ADDRESS = zeroAddress
 
 export function iso(value: Date | string | null): string | null {
     if (value === null) return null
@@ -196,18 +198,7 @@ export interface Truth {
     isContract: Map<string, boolean>
     verified: Map<string, { name: string; abi: any[] }>
     selectors: Map<string, Map<string, AbiFunction>>
-    tokens: Map<string, TokenRow>
-}
-
-export interface TokenRow {
-    id: string
-    type: string
-    name: string | null
-    symbol: string | null
-    decimals: number | null
-    total_supply: string | null
-    holder_count: number
-    transfer_count: number
+    tokens: Map<string, TokenDetailRow>
 }
 
 export async function loadTruth(db: Pool): Promise<Truth> {
@@ -228,46 +219,20 @@ export async function loadTruth(db: Pool): Promise<Truth> {
         isContract: new Map(addresses.rows.map((r) => [r.id, r.is_contract])),
         verified: new Map(verified.rows.map((r) => [r.id, { name: r.name, abi: r.abi }])),
         selectors,
-        tokens: new Map(tokens.rows.map((r) => [r.id, r as TokenRow])),
+        tokens: new Map(tokens.rows.map((r) => [r.id, r as TokenDetailRow])),
     }
 }
 
 export const TX_COLUMNS = `id, block_number, block_hash, timestamp, index, "from", "to", created_contract, value::text, nonce, type,
     gas_limit::text, gas_price::text, max_fee_per_gas::text, max_priority_fee_per_gas::text, gas_used::text,
-    effective_gas_price::text, fee::text, status, input, method_id, log_count, token_transfer_count`
-
-export interface TxRow {
-    id: string
-    block_number: number
-    block_hash: string
-    timestamp: Date
-    index: number
-    from: string
-    to: string | null
-    created_contract: string | null
-    value: string
-    nonce: number
-    type: number | null
-    gas_limit: string
-    gas_price: string | null
-    max_fee_per_gas: string | null
-    max_priority_fee_per_gas: string | null
-    gas_used: string
-    effective_gas_price: string
-    fee: string
-    status: number
-    input: Buffer
-    method_id: string | null
-    log_count: number
-    token_transfer_count: number
-}
+    effective_gas_price::text, fee::text, status, input, method_id, token_transfer_count`
 
 /**
  * Blockscout's `method`: the decoded function name when the ABI of `to` is known (our verified
  * contracts), else the 0x-selector when `to` is a contract and the input has one, else null
  * (coin transfers to accounts, contract creations).
  */
-export function expectedMethod(row: TxRow, truth: Truth): string | null {
+export function expectedMethod(row: StoredTransactionRow, truth: Truth): string | null {
     if (!row.to) return null
     const input = hex(row.input)
     if (input.length < 10) return null
@@ -283,7 +248,7 @@ export function expectedMethod(row: TxRow, truth: Truth): string | null {
  * the ABI of `to` is known, else the input's 0x-selector whenever the input has 4 bytes, even for a
  * contract creation, else null.
  */
-export function expectedTransferMethod(row: TxRow, truth: Truth): string | null {
+export function expectedTransferMethod(row: StoredTransactionRow, truth: Truth): string | null {
     const input = hex(row.input)
     if (input.length < 10) return null
     const fn = row.to ? truth.selectors.get(row.to)?.get(input.slice(0, 10)) : undefined
@@ -310,7 +275,7 @@ export function expectAddressParam(param: S.AddressParam | null, lower: string |
 }
 
 /** The field-by-field match of a Transaction (either variant) with its row. */
-export function expectTransaction(item: S.TransactionListItem | S.TransactionSingle, row: TxRow, truth: Truth, what: string, options: { confirmations?: boolean } = {}): void {
+export function expectTransaction(item: S.TransactionListItem | S.TransactionSingle, row: StoredTransactionRow, truth: Truth, what: string, options: { confirmations?: boolean } = {}): void {
     expect(item.hash, `${what}.hash`).to.equal(row.id)
     expect(item.block_number, `${what}.block_number`).to.equal(row.block_number)
     expect(item.position, `${what}.position`).to.equal(row.index)
@@ -371,7 +336,7 @@ export function expectBlock(item: S.BlockListItem | S.BlockSingle, row: any, tru
     expect(item.gas_target_percentage, `${what}.gas_target_percentage`).to.be.closeTo(((used - limit / 2) / (limit / 2)) * 100, 0.01)
 }
 
-export function expectToken(item: S.Token, row: TokenRow, what: string): void {
+export function expectToken(item: S.Token, row: TokenDetailRow, what: string): void {
     expect(item.address_hash, `${what}.address_hash`).to.equal(checksum(row.id))
     expect(item.type, `${what}.type`).to.equal(row.type)
     expect(item.name, `${what}.name`).to.equal(row.name)
@@ -384,7 +349,7 @@ export function expectToken(item: S.Token, row: TokenRow, what: string): void {
 export const TT_COLUMNS = `t.id, t.block_number, t.block_hash, t.timestamp, t.log_index, t.transaction_hash, t.token, t.token_type,
     t."from", t."to", t.value::text, t.token_id::text`
 
-export function expectTokenTransfer(item: S.TokenTransfer, row: any, tx: TxRow, truth: Truth, what: string): void {
+export function expectTokenTransfer(item: S.TokenTransfer, row: any, tx: StoredTransactionRow, truth: Truth, what: string): void {
     expect(item.transaction_hash, `${what}.transaction_hash`).to.equal(row.transaction_hash)
     expect(item.block_hash, `${what}.block_hash`).to.equal(row.block_hash)
     expect(item.block_number, `${what}.block_number`).to.equal(row.block_number)

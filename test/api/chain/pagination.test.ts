@@ -1,9 +1,10 @@
 import { expect } from 'chai'
 import { getAddress } from 'viem'
 import { Stack } from '../../support/stack'
+import { StoredTransactionRow } from '../../../api/chain/queries/transactions'
 import {
     BLOCK_COLUMNS, checksum, expect422, expectBlock, expectLog, expectSameSequence, expectToken, expectTokenTransfer,
-    expectTransaction, LOG_COLUMNS, loadTruth, stack, Truth, TT_COLUMNS, TX_COLUMNS, TxRow, v2, walk, ZERO_ADDRESS,
+    expectTransaction, LOG_COLUMNS, loadTruth, stack, Truth, TT_COLUMNS, TX_COLUMNS, v2, walk, ZERO_ADDRESS,
 } from './helpers'
 import * as S from './shapes'
 
@@ -30,11 +31,11 @@ describe('chain API: pagination walks', function () {
         truth = await loadTruth(s.db)
     })
 
-    async function txRows(where: string, params: unknown[], order: string): Promise<TxRow[]> {
+    async function txRows(where: string, params: unknown[], order: string): Promise<StoredTransactionRow[]> {
         return (await s.db.query(`SELECT ${TX_COLUMNS} FROM transaction WHERE ${where} ORDER BY ${order}`, params)).rows
     }
 
-    function checkTransactions(items: S.TransactionListItem[], rows: TxRow[], what: string) {
+    function checkTransactions(items: S.TransactionListItem[], rows: StoredTransactionRow[], what: string) {
         expectSameSequence(items.map((t) => t.hash), rows.map((r) => r.id), what)
         items.forEach((item, i) => expectTransaction(item, rows[i], truth, `${what}[${i}]`))
     }
@@ -116,7 +117,7 @@ describe('chain API: pagination walks', function () {
     async function transferRows(where: string, params: unknown[], order: string) {
         return (await s.db.query(`SELECT ${TT_COLUMNS} FROM token_transfer t WHERE ${where} ORDER BY ${order}`, params)).rows
     }
-    async function txById(ids: string[]): Promise<Map<string, TxRow>> {
+    async function txById(ids: string[]): Promise<Map<string, StoredTransactionRow>> {
         const rows = await txRows('id = ANY($1)', [ids], 'id')
         return new Map(rows.map((r) => [r.id, r]))
     }

@@ -1,7 +1,9 @@
 import { expect } from 'chai'
 import { Stack } from '../../support/stack'
+import { StoredTransactionRow } from '../../../api/chain/queries/transactions'
 import {
-    expect422, expectSameSequence, expectTokenTransfer, getOk, loadTruth, stack, Truth, TT_COLUMNS, TX_COLUMNS, TxRow, v2, walk,
+    expect422, expectSameSequence, expectTokenTransfer, getOk, loadTruth, stack, Truth, TT_COLUMNS, TX_COLUMNS, v2,
+    walk,
 } from './helpers'
 import * as S from './shapes'
 
@@ -26,7 +28,7 @@ describe('chain API: /token-transfers', function () {
         return (await s.db.query(`SELECT ${TT_COLUMNS} FROM token_transfer t WHERE $1::text[] IS NULL OR t.token_type = ANY($1)
             ORDER BY t.block_number DESC, t.log_index DESC`, [types])).rows
     }
-    async function txById(ids: string[]): Promise<Map<string, TxRow>> {
+    async function txById(ids: string[]): Promise<Map<string, StoredTransactionRow>> {
         const rows = (await s.db.query(`SELECT ${TX_COLUMNS} FROM transaction WHERE id = ANY($1)`, [ids])).rows
         return new Map(rows.map((r) => [r.id, r]))
     }

@@ -2,9 +2,10 @@ import { expect } from 'chai'
 import { Abi, AbiFunction, decodeFunctionData, getAddress, Hex, toFunctionSelector } from 'viem'
 import { abis } from '../../../abi'
 import { Stack } from '../../support/stack'
+import { StoredTransactionRow } from '../../../api/chain/queries/transactions'
 import {
-    checksum, expect404, expect422, expectEmptyPage, expectTokenTransfer, expectTransaction, getOk, hex, loadTruth, stack,
-    Truth, TT_COLUMNS, TX_COLUMNS, TxRow, unknownHash, v2,
+    checksum, expect404, expect422, expectEmptyPage, expectTokenTransfer, expectTransaction, getOk, hex, loadTruth,
+    stack, Truth, TT_COLUMNS, TX_COLUMNS, unknownHash, v2,
 } from './helpers'
 import * as S from './shapes'
 
@@ -44,7 +45,7 @@ describe('chain API: /transactions', function () {
         truth = await loadTruth(s.db)
     })
 
-    async function row(hash: string): Promise<TxRow> {
+    async function row(hash: string): Promise<StoredTransactionRow> {
         const { rows } = await s.db.query(`SELECT ${TX_COLUMNS} FROM transaction WHERE id = $1`, [hash])
         expect(rows, `transaction ${hash} in the database`).to.have.length(1)
         return rows[0]
@@ -115,7 +116,7 @@ describe('chain API: /transactions', function () {
         const fn = (abis.AmmRouter as readonly any[]).find((i) => i.name === 'swapExactTokensForTokensSupportingFeeOnTransferTokens') as AbiFunction
         const { rows } = await s.db.query(`SELECT ${TX_COLUMNS} FROM transaction WHERE "to" = $1 AND method_id = $2 AND status = 1 ORDER BY block_number DESC LIMIT 1`, [router, toFunctionSelector(fn)])
         expect(rows, 'a seeded swap').to.have.length(1)
-        const dbRow: TxRow = rows[0]
+        const dbRow: StoredTransactionRow = rows[0]
         const tx = await getOk(`/transactions/${dbRow.id}`, S.TransactionSingle)
         expectTransaction(tx, dbRow, truth, `/transactions/${dbRow.id}`)
         expect(tx.method).to.equal('swapExactTokensForTokensSupportingFeeOnTransferTokens')
@@ -133,7 +134,7 @@ describe('chain API: /transactions', function () {
     it('a reverted swap: status "error", an error result, method "swapExactTokensForTokens" decoded', async () => {
         const { rows } = await s.db.query(`SELECT ${TX_COLUMNS} FROM transaction WHERE status = 0 ORDER BY block_number DESC LIMIT 1`)
         expect(rows, 'the seed has reverted trades').to.have.length(1)
-        const dbRow: TxRow = rows[0]
+        const dbRow: StoredTransactionRow = rows[0]
         const tx = await getOk(`/transactions/${dbRow.id}`, S.TransactionSingle)
         const receipt = await s.client.getTransactionReceipt({ hash: dbRow.id as Hex })
         expect(receipt.status).to.equal('reverted')
@@ -263,7 +264,7 @@ describe('chain API: /transactions', function () {
         const res = await v2('/main-page/transactions')
         expect(res.status, res.text).to.equal(200)
         expect(Array.isArray(res.body), 'a bare array').to.equal(true)
-        const rows: TxRow[] = (await s.db.query(`SELECT ${TX_COLUMNS} FROM transaction ORDER BY block_number DESC, index DESC LIMIT 6`)).rows
+        const rows: StoredTransactionRow[] = (await s.db.query(`SELECT ${TX_COLUMNS} FROM transaction ORDER BY block_number DESC, index DESC LIMIT 6`)).rows
         expect(res.body.map((t: any) => t.hash)).to.deep.equal(rows.map((r) => r.id))
         res.body.forEach((t: unknown, i: number) => {
             const parsed = S.TransactionListItem.safeParse(t)
