@@ -1,4 +1,4 @@
-import { quote } from '../common/amm-math'
+import { PairReserves, QuoteValuation, tokensKey } from '../common/quote-value'
 
 /**
  * What the indexer must remember between blocks: which contracts are known tokens, and every AMM
@@ -6,12 +6,7 @@ import { quote } from '../common/amm-math'
  * (one entry per token or pair), loaded from the database at start and after a reorg.
  */
 
-export interface PairState {
-    token0: string
-    token1: string
-    reserve0: bigint
-    reserve1: bigint
-}
+export type PairState = PairReserves
 
 export interface AmmAddresses {
     wnative: string
@@ -25,8 +20,14 @@ export class ChainState {
     readonly tokens = new Set<string>()
     readonly pairs = new Map<string, PairState>()
     private readonly pairByTokens = new Map<string, string>()
+    private readonly valuation: QuoteValuation
 
-    constructor(readonly amm: AmmAddresses) {}
+    constructor(readonly amm: AmmAddresses) {
+        this.valuation = new QuoteValuation(amm.stable, amm.wnative, (a, b) => {
+            const address = this.pairByTokens.get(tokensKey(a, b))
+            return address === undefined ? undefined : this.pairs.get(address)
+        })
+    }
 
     async load(query: Query): Promise<void> {
         this.tokens.clear()
@@ -53,31 +54,6 @@ export class ChainState {
      * reserves after every earlier event (the pair's Sync just before this Swap included): the price at its position.
      */
     swapVolume(pair: PairState, amount0: bigint, amount1: bigint): bigint {
-        const { stable } = this.amm
-        if (pair.token0 === stable) return amount0
-        if (pair.token1 === stable) return amount1
-        return this.valueInQuote(pair.token0, amount0) ?? this.valueInQuote(pair.token1, amount1) ?? 0n
+        return this.valuation.pairValue(pair, amount0, amount1)
     }
-
-    private valueInQuote(token: string, amount: bigint): bigint | undefined {
-        const { stable, wnative } = this.amm
-        const direct = this.convert(token, stable, amount)
-        if (direct !== undefined) return direct
-        const inWnative = token === wnative ? amount : this.convert(token, wnative, amount)
-        return inWnative === undefined ? undefined : this.convert(wnative, stable, inWnative)
-    }
-
-    /** amount of `from` valued in `to` at the reserves of their pool; undefined without a funded pool. */
-    private convert(from: string, to: string, amount: bigint): bigint | undefined {
-        const address = this.pairByTokens.get(tokensKey(from, to))
-        if (!address) return undefined
-        const pair = this.pairs.get(address)!
-        const [reserveFrom, reserveTo] = pair.token0 === from ? [pair.reserve0, pair.reserve1] : [pair.reserve1, pair.reserve0]
-        if (reserveFrom === 0n || reserveTo === 0n) return undefined
-        return amount === 0n ? 0n : quote(amount, reserveFrom, reserveTo)
-    }
-}
-
-function tokensKey(a: string, b: string): string {
-    return a < b ? `${a}-${b}` : `${b}-${a}`
 }

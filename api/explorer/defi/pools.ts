@@ -1,9 +1,10 @@
 import { RequestHandler } from 'express'
 import { formatUnits } from 'viem'
+import { QuoteValuation, tokensKey } from '../../../common/quote-value'
 import { pairsWithRecentVolume, PairRow } from '../../chain/queries/defi'
 import { ExplorerServices } from '../services'
 import { ResponseCache } from './cache'
-import { QuoteToken, quoteToken, toNumber } from './quote'
+import { quoteToken, toNumber } from './quote'
 
 /**
  * GET /defi/pools: every pair, busiest first (by volume_24h, then
@@ -44,7 +45,8 @@ async function build(s: ExplorerServices, since: Date) {
         volume24h: BigInt(row.volume_24h),
         volumeTotal: BigInt(row.volume_total),
     }))
-    const pricing = new Pricing(pairs, quote)
+    const byTokens = new Map(pairs.map((p) => [tokensKey(p.token0, p.token1), p]))
+    const valuation = new QuoteValuation(quote.address, quote.wnative, (a, b) => byTokens.get(tokensKey(a, b)))
     pairs.sort((a, b) =>
         compareDesc(a.volume24h, b.volume24h) ||
         b.row.swaps_24h - a.row.swaps_24h ||
@@ -57,7 +59,7 @@ async function build(s: ExplorerServices, since: Date) {
             name: `${p.row.symbol0 ?? p.token0}/${p.row.symbol1 ?? p.token1}`,
             reserve0: formatUnits(p.reserve0, p.row.decimals0 ?? 0),
             reserve1: formatUnits(p.reserve1, p.row.decimals1 ?? 0),
-            liquidity_quote: toNumber(2n * pricing.quoteSide(p), quote.decimals),
+            liquidity_quote: toNumber(2n * valuation.pairValue(p, p.reserve0, p.reserve1), quote.decimals),
             quote_symbol: quote.symbol,
             volume_24h: toNumber(p.volume24h, quote.decimals),
             swaps_24h: p.row.swaps_24h,
@@ -69,42 +71,4 @@ async function build(s: ExplorerServices, since: Date) {
 
 function compareDesc(a: bigint, b: bigint): number {
     return a > b ? -1 : a < b ? 1 : 0
-}
-
-/**
- * Values a pair's reserves in STABLE with the indexer's volume rule, at current reserves: a pair
- * holding STABLE shows its STABLE reserve; any other is priced through token0 (else token1) via
- * that token's STABLE pool, else its WNATIVE pool and WNATIVE/STABLE. Unpriceable: 0.
- */
-class Pricing {
-    private readonly byTokens = new Map<string, Pair>()
-
-    constructor(pairs: Pair[], private readonly quote: QuoteToken) {
-        for (const p of pairs) this.byTokens.set(key(p.token0, p.token1), p)
-    }
-
-    quoteSide(p: Pair): bigint {
-        if (p.token0 === this.quote.address) return p.reserve0
-        if (p.token1 === this.quote.address) return p.reserve1
-        return this.value(p.token0, p.reserve0) ?? this.value(p.token1, p.reserve1) ?? 0n
-    }
-
-    private value(token: string, amount: bigint): bigint | undefined {
-        const direct = this.convert(token, this.quote.address, amount)
-        if (direct !== undefined) return direct
-        const inWnative = token === this.quote.wnative ? amount : this.convert(token, this.quote.wnative, amount)
-        return inWnative === undefined ? undefined : this.convert(this.quote.wnative, this.quote.address, inWnative)
-    }
-
-    private convert(from: string, to: string, amount: bigint): bigint | undefined {
-        const pair = this.byTokens.get(key(from, to))
-        if (!pair) return undefined
-        const [reserveFrom, reserveTo] = pair.token0 === from ? [pair.reserve0, pair.reserve1] : [pair.reserve1, pair.reserve0]
-        if (reserveFrom === 0n || reserveTo === 0n) return undefined
-        return (amount * reserveTo) / reserveFrom
-    }
-}
-
-function key(a: string, b: string): string {
-    return a < b ? `${a}-${b}` : `${b}-${a}`
 }
