@@ -4,17 +4,7 @@ import { HDKey, hdKeyToAccount, LocalAccount } from 'viem/accounts'
 import { Sealed, Sealer } from '../common/sealing'
 import { Family } from './registry'
 
-/**
- * The key manager. Each chain family has one HD seed (64 random bytes, BIP-32 master seed),
- * generated on first use and stored only sealed (common/sealing.ts, purpose `bridge-seed-v1`),
- * with the family name as associated data so a ciphertext moved to another row does not open.
- * The plaintext seed and any key derived from it exist only inside withSeed(), for the duration
- * of one derivation or signature; the buffer is zeroed afterwards.
- *
- * Paths (BIP-44, coin type 60 for every EVM chain):
- *   deposit address of swap i: m/44'/60'/0'/0/i  (i from bridge_deposit_index_seq, never reused)
- *   vault:                     m/44'/60'/1'/0/0  (one address, the same on every EVM chain)
- */
+/** One sealed HD seed per chain family, opened only inside withSeed() and zeroed after: docs/bridge/lifecycle.md#keys */
 
 export type KeyRole = { kind: 'deposit'; index: number } | { kind: 'vault' }
 

@@ -4,22 +4,7 @@ import { BRIDGE_EVENT_CHANNEL, BridgeEventNotification } from '../db/channels'
 import { EngineContext } from './engine/context'
 import { loadSwap } from './engine/lifecycle'
 
-/**
- * The bridge WebSocket at /ws. Protocol, all JSON text frames:
- *
- *   → {"type":"subscribe","swap_id":"<uuid>"}        ← {"type":"subscribed","swap_id","status"}
- *   → {"type":"subscribe","address":"0x…"}           ← {"type":"subscribed","address":"0x…(lowercase)"}
- *   → {"type":"unsubscribe","swap_id"|"address":…}   ← {"type":"unsubscribed",…}
- *   → {"type":"ping"}                                ← {"type":"pong","timestamp"}
- *   ← {"type":"swap_update","swap_id","event","status","tx_hash"?,"event_id","timestamp"} for every
- *     lifecycle event of a subscribed swap, or of any swap whose deposit address, target wallet
- *     or refund address is a subscribed address
- *   ← {"type":"error","error":"…"} for anything malformed; the connection stays open
- *
- * A socket that sends nothing (a ping will do) for BRIDGE_WS_IDLE_SECONDS is closed (code 4000).
- * Events come from Postgres NOTIFY, so every replica pushes every event, whichever replica
- * produced it. Messages lost while disconnected are in GET /api/swap/:id/events.
- */
+/** The bridge WebSocket at /ws, its JSON protocol: docs/bridge/lifecycle.md#websocket-ws */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const ADDRESS = /^[0-9A-Za-z]{20,128}$/

@@ -10,19 +10,7 @@ import { renderTokenTransfers } from './render/token-transfer'
 import { renderTransaction, transactionAddresses } from './render/transaction'
 import { blockMiners, renderBlock } from './render/block'
 
-/**
- * Live updates the way a Blockscout frontend expects them: Phoenix Channels (serializer vsn
- * 2.0.0, messages are JSON arrays [join_ref, ref, topic, event, payload]) at /socket/v2/websocket.
- * The indexer's NOTIFY on each commit drives it, so every replica pushes the same events.
- *
- * Topics and events (payloads as the Blockscout backend sends them):
- *   blocks:new_block               new_block     {average_block_time, block}
- *   transactions:new_transaction   transaction   {transaction: <count of new transactions>}
- *   addresses:<hash>               transaction   {transactions: [...]}, token_transfer {token_transfers: [...]},
- *                                  balance       {balance, block_number, exchange_rate}
- *   tokens:<hash>                  token_transfer {token_transfer: <count>}
- * Other Blockscout topics (blocks:indexing, transactions:<hash>, ...) can be joined and stay quiet.
- */
+/** Blockscout's live updates over Phoenix Channels (vsn 2.0.0), its topics and payloads: docs/chain-api.md (Live updates) */
 
 type Message = [string | null, string | null, string, string, unknown]
 

@@ -3,18 +3,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'crypto'
 import { Hex } from 'viem'
 import { deriveKey, masterKeyBytes, open, seal } from '../../common/sealing'
 
-/**
- * The platform's secrets at rest.
- *
- * A user's password goes through argon2id once per request (with the user's salt); the 32-byte
- * result ("password secret") is never stored. From it:
- * - the verifier = HMAC(master key, secret) is stored and compared in constant time. Because the
- *   master key is in it, a stolen database does not even allow an offline guess of the password;
- * - each wallet's key-encryption key = HKDF(master key ‖ secret, wallet salt), under which the
- *   private key is sealed with AES-256-GCM, bound to its user and address as associated data
- *   (a ciphertext copied onto another row does not open).
- * So opening a key needs the server's master key and the user's password together.
- */
+/** The platform's secrets at rest: password verifier and sealed wallet keys, opened only with the master key and the password together: docs/platform-api.md (Keys at rest) */
 
 /** argon2id parameters of new users: OWASP's recommended minimum (19 MiB, 2 passes). */
 const KDF = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const

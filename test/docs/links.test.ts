@@ -73,10 +73,41 @@ export function brokenLinks(root: string): string[] {
     return broken
 }
 
+const SOURCE_DIRS = ['abi', 'api', 'bench', 'bridge', 'common', 'db', 'devnet', 'indexer', 'launcher', 'test']
+
+/** Each pointer from a source file's text to docs/ (`docs/x.md` or `docs/x.md#anchor`) that does not resolve. */
+export function brokenPointers(root: string): string[] {
+    const broken: string[] = []
+    const walk = (dir: string) => {
+        for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+            const rel = path.join(dir, entry.name)
+            if (entry.isDirectory()) walk(rel)
+            else if (/\.(ts|js)$/.test(entry.name)) check(rel)
+        }
+    }
+    const check = (file: string) => {
+        fs.readFileSync(path.join(root, file), 'utf8').split('\n').forEach((line, i) => {
+            for (const [target] of line.matchAll(/\bdocs\/[\w./-]+\.md(?:#[\w-]+)?/g)) {
+                const [where, anchor] = target.split('#', 2)
+                const resolved = path.join(root, where)
+                const at = `${file}:${i + 1}: ${target}`
+                if (!fs.existsSync(resolved)) broken.push(`${at} (no such file)`)
+                else if (anchor !== undefined && !anchors(fs.readFileSync(resolved, 'utf8')).has(anchor.toLowerCase())) broken.push(`${at} (no such heading)`)
+            }
+        })
+    }
+    for (const dir of SOURCE_DIRS) if (fs.existsSync(path.join(root, dir))) walk(dir)
+    return broken
+}
+
 describe('documentation links', function () {
     it('every relative link in README.md and docs/ resolves to a file, and its anchor to a heading', function () {
         expect(markdownFiles(ROOT).length).to.be.greaterThan(5)
         expect(brokenLinks(ROOT)).to.deep.equal([])
+    })
+
+    it('every pointer from the code to docs/ names a file that exists, and its anchor a heading', function () {
+        expect(brokenPointers(ROOT).filter((broken) => !broken.startsWith(path.join('test', 'docs')))).to.deep.equal([])
     })
 
     it('reports a missing file and a missing heading', function () {
@@ -86,6 +117,12 @@ describe('documentation links', function () {
             fs.writeFileSync(path.join(root, 'README.md'), '# Title\n\n[ok](docs/a.md#a-b-c) [gone](docs/missing.md) [web](https://example.com/x)\n')
             fs.writeFileSync(path.join(root, 'docs', 'a.md'), '# A (`b`): c\n\n[self](#a-b-c) [bad](#nope) `[code](nowhere.md)`\n\n```\n[fenced](nowhere.md)\n```\n')
             fs.writeFileSync(path.join(root, 'docs', 'bridge', 'b.md'), '[up](../a.md) [up2](../../README.md#title) [wrong](../../a.md)\n')
+            fs.mkdirSync(path.join(root, 'api'))
+            fs.writeFileSync(path.join(root, 'api', 'x.ts'), '// docs/a.md#a-b-c docs/a.md#nope, docs/gone.md.\n')
+            expect(brokenPointers(root)).to.deep.equal([
+                `${path.join('api', 'x.ts')}:1: docs/a.md#nope (no such heading)`,
+                `${path.join('api', 'x.ts')}:1: docs/gone.md (no such file)`,
+            ])
             expect(brokenLinks(root)).to.deep.equal([
                 'README.md:3: docs/missing.md (no such file)',
                 `${path.join('docs', 'a.md')}:3: #nope (no such heading)`,

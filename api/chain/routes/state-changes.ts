@@ -15,19 +15,7 @@ import { blockCoinTransactions, transactionByHash } from '../queries/transaction
 import { loadAddresses } from '../render/address'
 import { loadTokens, renderToken } from '../render/token'
 
-/**
- * A transaction's state changes, Blockscout's tab: every address's coin balance before and after
- * the transaction (fees included), and every token balance its transfers changed. Nothing here is
- * stored; it is derived per request from what is, and bounded by the block:
- * - coin: the balance at the end of the previous block comes from the balance history
- *   (coin_balance); the movements of the block's earlier transactions and of this one come from the
- *   stored transactions and call frames, by the same rule the indexer builds the history with
- *   (common/coin-movements.ts);
- * - tokens: the indexer keeps current token balances, not their history, so the balance at the end
- *   of the previous block is read from the node (`balanceOf` at that block), and the block's earlier
- *   transfers are applied to it. A node that cannot answer (no such state any more, or down) gives
- *   null balances with the change still shown, as Blockscout shows a balance it does not know.
- */
+/** A transaction's state changes, derived per request and bounded by its block: docs/chain-api.md#state-changes */
 
 const Query = z.object({ items_count: z.string().regex(/^\d{1,4}$/, 'Invalid integer').transform(Number).optional() })
 
