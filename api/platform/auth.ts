@@ -51,7 +51,7 @@ export class Auth {
             'platform_auth_failure',
             { name: 'platform', points: env.PLATFORM_AUTH_MAX_FAILURES, windowSeconds: env.PLATFORM_AUTH_WINDOW_SECONDS },
             (seconds) => `Too many failed authentication attempts; retry in ${seconds} seconds`,
-            true
+            { announceBudget: true }
         )
     }
 

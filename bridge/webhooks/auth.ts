@@ -12,7 +12,7 @@ import { FailureLimit } from '../../common/service/rate-limit'
  * Twenty wrong tokens from one IP within 15 minutes lock that IP out (429) until the window ends.
  */
 
-const FAILURES = { name: 'webhook_admin', points: 20, windowSeconds: 15 * 60 }
+const TOKEN_FAILURES = { name: 'webhook_admin', points: 20, windowSeconds: 15 * 60 }
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
 
@@ -27,7 +27,8 @@ function bearer(req: Request): string | undefined {
 }
 
 export function adminAuth(pool: Pool, token: string | undefined): RequestHandler {
-    const limit = new FailureLimit(pool, 'bridge_rate_limit', FAILURES, (seconds) => `too many failed attempts; try again in ${seconds} seconds`, false)
+    const limit = new FailureLimit(pool, 'bridge_rate_limit', TOKEN_FAILURES,
+        (seconds) => `too many failed attempts; try again in ${seconds} seconds`, { announceBudget: false })
     return async (req, res, next) => {
         if (!token) {
             throw new HttpError(503, 'webhook management is not configured on this deployment: set BRIDGE_ADMIN_TOKEN', { code: 'not_configured' })

@@ -84,10 +84,10 @@ export class FailureLimit {
     private readonly limiter: RateLimiterPostgres
 
     /**
-     * `announce`: the 429 states the budget in RateLimit-Limit/-Remaining/-Reset besides Retry-After
-     * (the wallet platform documents them; the bridge's admin routes send Retry-After alone).
+     * `announceBudget`: the 429 states the budget in RateLimit-Limit/-Remaining/-Reset besides
+     * Retry-After (the wallet platform documents them; the bridge's admin routes send Retry-After alone).
      */
-    constructor(pool: Pool, table: string, readonly rule: LimitRule, private readonly refusal: Refusal, private readonly announce: boolean) {
+    constructor(pool: Pool, table: string, readonly rule: LimitRule, private readonly refusal: Refusal, private readonly options: { announceBudget: boolean }) {
         this.limiter = postgresLimiter(pool, table, rule)
     }
 
@@ -113,7 +113,7 @@ export class FailureLimit {
         return new HttpError(429, this.refusal(retryAfter), {
             code: 'rate_limited',
             headers: {
-                ...(this.announce ? rateLimitHeaders(this.rule, 0, retryAfter, false) : {}),
+                ...(this.options.announceBudget ? rateLimitHeaders(this.rule, 0, retryAfter, false) : {}),
                 'Retry-After': String(retryAfter),
             },
         })
