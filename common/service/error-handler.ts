@@ -27,10 +27,7 @@ export interface ErrorSurface {
  */
 export function errorHandler(surface: ErrorSurface, log: Logger): ErrorRequestHandler {
     return (err, req, res, _next) => {
-        const fault = err instanceof HttpError ? undefined : parserFault(err)
-        const answer = err instanceof HttpError
-            ? err
-            : fault ? surface.parserFault(fault) : new HttpError(500, surface.internalMessage, { code: 'internal' })
+        const answer = answerTo(err, surface)
         // 503 and 504 are a dependency being away, not a bug; the path is logged without the query, which may carry a password.
         if (answer.status >= 500 && answer.status !== 503 && answer.status !== 504) {
             log.error({ err, method: req.method, path: req.originalUrl.split('?')[0] }, `${surface.name} request failed`)
@@ -42,6 +39,12 @@ export function errorHandler(surface: ErrorSurface, log: Logger): ErrorRequestHa
         res.set(answer.headers)
         res.status(answer.status).json(surface.body(answer))
     }
+}
+
+function answerTo(err: unknown, surface: ErrorSurface): HttpError {
+    if (err instanceof HttpError) return err
+    const fault = parserFault(err)
+    return fault ? surface.parserFault(fault) : new HttpError(500, surface.internalMessage, { code: 'internal' })
 }
 
 function parserFault(err: any): ParserFault | undefined {
