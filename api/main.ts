@@ -1,13 +1,13 @@
 import express from 'express'
 import { Pool } from 'pg'
-import { createLogger } from '../common/logger'
 import { loadSecrets } from '../common/secrets'
+import { listen } from '../common/service/listen'
+import { runService, Service } from '../common/service/run-service'
 import { applyMigrations } from '../db/migrate'
 import { createChainApi } from './chain/router'
 import { parseApiEnv } from './config'
 import { ApiContext } from './context'
 import { explorerRouter } from './explorer/router'
-import { listen } from './http/server'
 import { createPlatformApp } from './platform/app'
 
 /**
@@ -15,13 +15,13 @@ import { createPlatformApp } from './platform/app'
  * (/api/v2) and its live-update socket (/socket/v2/websocket); the platform port serves the wallet
  * platform API. Stateless apart from Postgres, so it can run as several replicas.
  */
-async function main(): Promise<void> {
+async function main({ log, onStop }: Service): Promise<void> {
     const env = parseApiEnv()
-    const log = createLogger('api')
     if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for the embedded database)')
     await applyMigrations(env.DATABASE_URL)
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20 })
     pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))
+    onStop(() => pool.end())
     const ctx: ApiContext = { env, secrets: loadSecrets(env, log), pool, log }
 
     const explorer = express()
@@ -33,30 +33,16 @@ async function main(): Promise<void> {
     // A hop count, never `true`: `true` would believe the left-most X-Forwarded-For entry, which the client writes.
     explorer.set('trust proxy', env.TRUST_PROXY)
     const chain = createChainApi(ctx)
+    onStop(() => chain.close())
     // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
     explorer.use('/api/v2', chain.router)
     explorer.get('/api', chain.etherscan)
     explorer.use('/api', explorerRouter(ctx))
     const explorerServer = await listen(explorer, env.EXPLORER_PORT)
-    const socket = chain.socket
-    await socket.attach(explorerServer.server, '/socket/v2/websocket')
-
+    await chain.socket.attach(explorerServer.server, '/socket/v2/websocket')
     const platformServer = await listen(createPlatformApp(ctx), env.PLATFORM_PORT)
+    onStop(() => chain.socket.close(), () => explorerServer.close(), () => platformServer.close())
     log.info({ explorerPort: explorerServer.port, platformPort: platformServer.port }, 'api listening')
-
-    let stopping = false
-    const stop = async () => {
-        if (stopping) return
-        stopping = true
-        await Promise.allSettled([socket.close(), explorerServer.close(), platformServer.close()])
-        await Promise.allSettled([pool.end(), chain.close()])
-        process.exit(0)
-    }
-    process.on('SIGTERM', stop)
-    process.on('SIGINT', stop)
 }
 
-main().catch((err) => {
-    createLogger('api').fatal({ err }, 'api failed to start')
-    process.exit(1)
-})
+runService('api', main)

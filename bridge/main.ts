@@ -1,8 +1,8 @@
-import * as http from 'http'
 import { Pool } from 'pg'
 import { ConfigError } from '../common/config'
-import { createLogger } from '../common/logger'
 import { loadSecrets } from '../common/secrets'
+import { listen } from '../common/service/listen'
+import { runService, Service } from '../common/service/run-service'
 import { applyMigrations } from '../db/migrate'
 import { ChainAdapter } from './chains/adapter'
 import { createAdapter } from './chains/factory'
@@ -24,9 +24,8 @@ import { BridgeSocket } from './ws'
  * through advisory locks and status-guarded transitions, and each pushes every event to its own
  * WebSocket clients through LISTEN/NOTIFY.
  */
-async function main(): Promise<void> {
+async function main({ log, onStop }: Service): Promise<void> {
     const env = parseBridgeEnv()
-    const log = createLogger('bridge')
     if (!env.DATABASE_URL) throw new ConfigError('DATABASE_URL is required (npm start sets it for the embedded database)')
     // Services sharing a fresh database may migrate at the same moment; a loser retries once the winner is done.
     for (let attempt = 1; ; attempt++) {
@@ -43,10 +42,12 @@ async function main(): Promise<void> {
     const config = loadBridgeConfig(env)
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20 })
     pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))
+    onStop(() => pool.end())
     const keys = new KeyManager(pool, secrets.masterKey)
     const networks = Object.values(config.networks)
     await keys.init([...new Set(networks.map((n) => n.family))])
     const locks = new LockManager(env.DATABASE_URL, log)
+    onStop(() => locks.close())
 
     const adapters = new Map<ChainName, ChainAdapter>()
     for (const network of networks) adapters.set(network.chain, await createAdapter(network, keys, log))
@@ -57,19 +58,17 @@ async function main(): Promise<void> {
 
     // Only a token set in the environment opens webhook management (npm start passes the generated development one).
     const webhooks = new Webhooks({ databaseUrl: env.DATABASE_URL, masterKey: secrets.masterKey, adminToken: env.BRIDGE_ADMIN_TOKEN, config: config.webhooks, log })
-    const server = http.createServer(createApp(env, ctx, vaults, webhooks))
-    await new Promise<void>((resolve, reject) => {
-        server.once('error', reject)
-        server.listen(env.BRIDGE_PORT, () => resolve())
-    })
+    const server = await listen(createApp(env, ctx, vaults, webhooks), env.BRIDGE_PORT)
+    onStop(() => server.close())
     const socket = new BridgeSocket(ctx, env.DATABASE_URL)
-    await socket.attach(server, '/ws')
+    await socket.attach(server.server, '/ws')
     const worker = new Worker(ctx)
     const monitor = new Monitor(ctx, () => worker.kick())
     ctx.prices.start()
     worker.start()
     monitor.start()
     await webhooks.start()
+    onStop(() => monitor.stop(), () => worker.stop(), () => ctx.prices.stop(), () => socket.close(), () => webhooks.stop())
     log.info({
         port: env.BRIDGE_PORT,
         networks: [...adapters.keys()],
@@ -78,23 +77,6 @@ async function main(): Promise<void> {
         monitorIntervalMs: config.monitorIntervalMs,
         priceSource: config.prices.kind,
     }, 'bridge listening')
-
-    let stopping = false
-    const stop = async () => {
-        if (stopping) return
-        stopping = true
-        await Promise.allSettled([monitor.stop(), worker.stop(), ctx.prices.stop(), socket.close(), webhooks.stop()])
-        server.closeAllConnections()
-        await new Promise((r) => server.close(r))
-        await locks.close()
-        await pool.end()
-        process.exit(0)
-    }
-    process.on('SIGTERM', stop)
-    process.on('SIGINT', stop)
 }
 
-main().catch((err) => {
-    createLogger('bridge').fatal({ err }, 'bridge failed to start')
-    process.exit(1)
-})
+runService('bridge', main)

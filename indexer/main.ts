@@ -1,6 +1,6 @@
 import { Pool } from 'pg'
 import { nativeContracts, rpcUrl } from '../common/config'
-import { createLogger } from '../common/logger'
+import { runService, Service } from '../common/service/run-service'
 import { HEAD_CHANNEL, HeadNotification } from '../db/channels'
 import { applyMigrations } from '../db/migrate'
 import { parseIndexerEnv } from './config'
@@ -12,9 +12,9 @@ import { ChainState } from './state'
 import { detectTracing } from './traces'
 import { ContractVerifier } from './verification'
 
-async function main(): Promise<void> {
+/** Nothing to close on the way out: a batch cut short is rolled back by Postgres, and the next run resumes from the last commit. */
+async function main({ log }: Service): Promise<void> {
     const env = parseIndexerEnv()
-    const log = createLogger('indexer')
     if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for the embedded database)')
     const applied = await applyMigrations(env.DATABASE_URL)
     if (applied.length) log.info({ applied }, 'migrations applied')
@@ -58,7 +58,4 @@ async function main(): Promise<void> {
     processor.run(database, (ctx) => indexBlocks(context, ctx.store.batch, ctx.blocks))
 }
 
-main().catch((err) => {
-    createLogger('indexer').fatal({ err }, 'indexer failed to start')
-    process.exit(1)
-})
+runService('indexer', main)

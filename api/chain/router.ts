@@ -1,8 +1,9 @@
 import cors from 'cors'
 import express, { Router } from 'express'
+import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
 import { createChainContext } from './context'
-import { chainErrorHandler, unknownAction } from './errors'
+import { chainErrors, unknownAction } from './errors'
 import { etherscanApi } from './etherscan'
 import { jsonResponses } from './json-response'
 import { addressesRoutes } from './routes/addresses'
@@ -46,7 +47,7 @@ export function createChainApi(api: ApiContext) {
     mainPageRoutes(router, ctx)
     configRoutes(router)
     router.use(unknownAction)
-    router.use(chainErrorHandler(ctx.log))
+    router.use(errorHandler(chainErrors, ctx.log))
     const etherscan = etherscanApi(ctx)
     return {
         router,

@@ -1,6 +1,6 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
-import { clientIp } from '../http/client-ip'
+import { clientIp } from '../../common/service/client-ip'
 import { ExplorerServices } from './services'
 import { email, parseInput } from './validate'
 

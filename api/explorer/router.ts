@@ -1,11 +1,12 @@
 import cors from 'cors'
 import express, { Router } from 'express'
+import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
 import { authRouter } from './auth'
 import { Challenges } from './auth/challenges'
 import { Sessions } from './auth/sessions'
 import { defiRouter } from './defi'
-import { errorHandler, unknownPath } from './errors'
+import { explorerErrors, unknownPath } from './errors'
 import { Mailer } from './mail'
 import { subscribe } from './newsletter'
 import { profile } from './profile'
@@ -50,6 +51,6 @@ export function explorerRouter(ctx: ApiContext): Router {
     router.use('/defi', defiRouter(s))
 
     router.use(unknownPath)
-    router.use(errorHandler(ctx.log))
+    router.use(errorHandler(explorerErrors, ctx.log))
     return router
 }

@@ -2,8 +2,9 @@ import express, { Router } from 'express'
 import { formatUnits } from 'viem'
 import { z } from 'zod'
 import { sessionOf } from './auth/sessions'
+import { HttpError } from '../../common/service/http-error'
 import { inTransaction } from '../../db/transaction'
-import { ApiError, notFound } from './errors'
+import { notFound } from './errors'
 import { ExplorerServices } from './services'
 import { address, parseInput, text } from './validate'
 
@@ -75,7 +76,7 @@ export function watchlistRouter(s: ExplorerServices): Router {
             }
             const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM explorer_watchlist WHERE account_id = $1', [account.id])
             if (rows[0].count >= WATCHLIST_LIMIT) {
-                throw new ApiError(409, 'watchlist_full', `a watchlist holds at most ${WATCHLIST_LIMIT} addresses; remove one first`)
+                throw new HttpError(409, `a watchlist holds at most ${WATCHLIST_LIMIT} addresses; remove one first`, { code: 'watchlist_full' })
             }
             await db.query('INSERT INTO explorer_watchlist (account_id, address, name) VALUES ($1, $2, $3)', [account.id, body.address, body.name ?? null])
             return true

@@ -1,6 +1,7 @@
 import express, { Express } from 'express'
+import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
-import { errorHandler, HttpError } from './http'
+import { HttpError, pendingTransactionAnswer, platformErrors } from './http'
 import { healthRoutes } from './routes/health'
 import { poolRoutes } from './routes/pools'
 import { swapRoutes } from './routes/swap'
@@ -29,6 +30,7 @@ export function createPlatformApp(ctx: ApiContext): Express {
     app.use(() => {
         throw new HttpError(404, 'No such route')
     })
-    app.use(errorHandler(services.log))
+    app.use(pendingTransactionAnswer)
+    app.use(errorHandler(platformErrors, services.log))
     return app
 }

@@ -1,12 +1,12 @@
 import { createHmac, randomBytes } from 'crypto'
 import { Request } from 'express'
 import { Pool } from 'pg'
-import { RateLimiterPostgres } from 'rate-limiter-flexible'
 import { Address, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { Logger } from '../../common/logger'
+import { FailureLimit } from '../../common/service/rate-limit'
 import { PlatformEnv } from './config'
-import { badRequest, HttpError, unauthorized } from './http'
+import { badRequest, unauthorized } from './http'
 import { Keystore } from './keystore'
 import { findUser, insertUser } from './users'
 import { findWallet, WalletRow, walletsOf } from './wallets'
@@ -35,7 +35,7 @@ const CACHE_LIMIT = 10_000
  * until its window ends, and a success clears its count.
  */
 export class Auth {
-    private readonly limiter: RateLimiterPostgres
+    private readonly failures: FailureLimit
     /** Verified passwords for a short while, keyed by an HMAC of (user_id, password) under a per-process key. */
     private readonly cache = new Map<string, { secret: Buffer; expires: number }>()
     private readonly cacheKey = randomBytes(32)
@@ -46,15 +46,13 @@ export class Auth {
         private readonly env: PlatformEnv,
         private readonly log: Logger
     ) {
-        this.limiter = new RateLimiterPostgres({
-            storeClient: pool,
-            storeType: 'pool',
-            tableName: 'platform_auth_failure',
-            tableCreated: true,
-            keyPrefix: 'platform',
-            points: env.PLATFORM_AUTH_MAX_FAILURES,
-            duration: env.PLATFORM_AUTH_WINDOW_SECONDS,
-        })
+        this.failures = new FailureLimit(
+            pool,
+            'platform_auth_failure',
+            { name: 'platform', points: env.PLATFORM_AUTH_MAX_FAILURES, windowSeconds: env.PLATFORM_AUTH_WINDOW_SECONDS },
+            (seconds) => `Too many failed authentication attempts; retry in ${seconds} seconds`,
+            { announceBudget: true }
+        )
     }
 
     /** The password from header x-user-pwd, else body user_pwd, else query user_pwd (which is logged, without its value). */
@@ -129,8 +127,7 @@ export class Auth {
     }
 
     private async verify(limitKey: string, userId: string | undefined, password: string): Promise<Buffer> {
-        const state = await this.limiter.get(limitKey)
-        if (state && state.consumedPoints >= this.env.PLATFORM_AUTH_MAX_FAILURES) throw this.tooMany(state.msBeforeNext)
+        const failed = await this.failures.check(limitKey)
         if (password.length > MAX_PASSWORD) {
             await this.fail(limitKey)
         }
@@ -140,25 +137,14 @@ export class Auth {
         const row = userId === undefined ? undefined : await findUser(this.pool, userId)
         const secret = await this.keystore.verify(password, row ?? this.keystore.dummyCredential)
         if (!row || !secret) await this.fail(limitKey)
-        if (state && state.consumedPoints > 0) await this.limiter.delete(limitKey)
+        if (failed > 0) await this.failures.clear(limitKey)
         this.remember(cacheKey!, secret!)
         return secret!
     }
 
     private async fail(limitKey: string): Promise<never> {
-        const res = await this.limiter.penalty(limitKey, 1)
-        if (res.consumedPoints > this.env.PLATFORM_AUTH_MAX_FAILURES) throw this.tooMany(res.msBeforeNext)
+        await this.failures.fail(limitKey)
         throw unauthorized()
-    }
-
-    private tooMany(msBeforeNext: number): HttpError {
-        const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000))
-        return new HttpError(429, `Too many failed authentication attempts; retry in ${seconds} seconds`, {
-            'RateLimit-Limit': String(this.env.PLATFORM_AUTH_MAX_FAILURES),
-            'RateLimit-Remaining': '0',
-            'RateLimit-Reset': String(seconds),
-            'Retry-After': String(seconds),
-        })
     }
 
     private cacheKeyOf(userId: string, password: string): string {

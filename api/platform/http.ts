@@ -1,20 +1,23 @@
-import { NextFunction, Request, Response } from 'express'
+import { ErrorRequestHandler, Response } from 'express'
 import { z } from 'zod'
-import { Logger } from '../../common/logger'
+import { ErrorSurface } from '../../common/service/error-handler'
+import { HttpError } from '../../common/service/http-error'
+
+export { HttpError }
 
 /**
  * The platform's error model: every failure leaves as { success: false, error } with a status
  * that says whose fault it was. Handlers throw HttpError; anything else is our bug (500).
  */
-export class HttpError extends Error {
-    constructor(
-        readonly status: number,
-        message: string,
-        readonly headers: Record<string, string> = {}
-    ) {
-        super(message)
-        this.name = 'HttpError'
-    }
+export const platformErrors: ErrorSurface = {
+    name: 'platform',
+    body: (err) => ({ success: false, error: err.message }),
+    parserFault: ({ status, type, message }) => {
+        if (type === 'entity.parse.failed') return new HttpError(400, 'Malformed JSON body')
+        if (type === 'entity.too.large') return new HttpError(413, 'Request body too large')
+        return new HttpError(status, message ?? 'Bad request')
+    },
+    internalMessage: 'Internal error',
 }
 
 /**
@@ -65,38 +68,8 @@ export function noStore(res: Response): void {
     res.setHeader('Cache-Control', 'no-store')
 }
 
-export function errorHandler(log: Logger) {
-    // Express recognises error middleware by its four parameters.
-    return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-        let status = 500
-        let message = 'Internal error'
-        let headers: Record<string, string> = {}
-        const e = err as { type?: string; status?: number; message?: string }
-        if (err instanceof PendingTransactionError) {
-            if (!res.headersSent) res.status(202).json({ success: true, pending: true, hash: err.hash, message: err.message })
-            return
-        }
-        if (err instanceof HttpError) {
-            status = err.status
-            message = err.message
-            headers = err.headers
-        } else if (e?.type === 'entity.parse.failed') {
-            status = 400
-            message = 'Malformed JSON body'
-        } else if (e?.type === 'entity.too.large') {
-            status = 413
-            message = 'Request body too large'
-        } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-            // body-parser's other client errors (charset, encoding)
-            status = e.status
-            message = e.message ?? 'Bad request'
-        }
-        if (status >= 500 && status !== 503 && status !== 504) {
-            // The path, never the URL: a query string may carry user_pwd.
-            log.error({ err, method: req.method, path: req.path }, 'platform request failed')
-        }
-        if (res.headersSent) return
-        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
-        res.status(status).json({ success: false, error: message })
-    }
+/** A transaction sent but not yet mined is no failure: 202 with its hash; every other error goes on to the platform's error middleware. */
+export const pendingTransactionAnswer: ErrorRequestHandler = (err, _req, res, next) => {
+    if (!(err instanceof PendingTransactionError)) return next(err)
+    if (!res.headersSent) res.status(202).json({ success: true, pending: true, hash: err.hash, message: err.message })
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto'
 import { PoolClient } from 'pg'
+import { HttpError } from '../../common/service/http-error'
 import { AmountError, formatUnits, parseUnits } from '../amounts'
 import { inTransaction, LOCK_PENDING_IP } from '../db'
 import { ChainName, chainSpec, CHAINS } from '../registry'
@@ -18,12 +19,6 @@ import { PROVIDER_NOT_CONFIGURED, Route } from './routing'
  * The swap carries its rate bound: the caller's min_target_amount, or the quote less
  * BRIDGE_MAX_SLIPPAGE_PERCENT; the rate lock fails the swap rather than pay less.
  */
-
-export class RequestError extends Error {
-    constructor(readonly status: number, readonly code: string, message: string, readonly field?: string) {
-        super(message)
-    }
-}
 
 export interface CreateSwapInput {
     source_chain: string
@@ -46,18 +41,18 @@ function parseAmountField(field: string, value: string, decimals: number): bigin
     try {
         units = parseUnits(value, decimals)
     } catch (err) {
-        if (err instanceof AmountError) throw new RequestError(400, 'invalid_request', `${field}: ${err.message}`, field)
+        if (err instanceof AmountError) throw new HttpError(400, `${field}: ${err.message}`, { code: 'invalid_request', details: { field } })
         throw err
     }
-    if (units <= 0n) throw new RequestError(400, 'invalid_request', `${field}: must be greater than 0`, field)
+    if (units <= 0n) throw new HttpError(400, `${field}: must be greater than 0`, { code: 'invalid_request', details: { field } })
     return units
 }
 
 function checkAsset(side: 'source' | 'target', chain: string, token: string): ChainName {
     const spec = chainSpec(chain)
-    if (!spec) throw new RequestError(400, 'invalid_request', `${side}_chain: must be one of ${CHAIN_LIST} (exactly as GET /api/tokens lists them)`, `${side}_chain`)
+    if (!spec) throw new HttpError(400, `${side}_chain: must be one of ${CHAIN_LIST} (exactly as GET /api/tokens lists them)`, { code: 'invalid_request', details: { field: `${side}_chain` } })
     if (!spec.tokens.some((t) => t.symbol === token)) {
-        throw new RequestError(400, 'invalid_request', `${side}_token: must be one of ${spec.tokens.map((t) => t.symbol).join(', ')} on ${chain}`, `${side}_token`)
+        throw new HttpError(400, `${side}_token: must be one of ${spec.tokens.map((t) => t.symbol).join(', ')} on ${chain}`, { code: 'invalid_request', details: { field: `${side}_token` } })
     }
     return spec.name
 }
@@ -70,15 +65,15 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
     const sourceChain = checkAsset('source', input.source_chain, input.source_token)
     const targetChain = checkAsset('target', input.target_chain, input.target_token)
     if (sourceChain === targetChain && input.source_token === input.target_token) {
-        throw new RequestError(400, 'no_route', 'no route for the pair: source and target are the same asset')
+        throw new HttpError(400, 'no route for the pair: source and target are the same asset', { code: 'no_route' })
     }
     const route = ctx.routes.find(sourceChain, input.source_token, targetChain, input.target_token)
-    if (!route) throw new RequestError(400, 'no_route', 'no route for the pair')
+    if (!route) throw new HttpError(400, 'no route for the pair', { code: 'no_route' })
     if (route.disabled) {
         // A feature this deployment has not configured (the external provider) is a 503, not the caller's error.
-        if (route.disabled.startsWith(PROVIDER_NOT_CONFIGURED)) throw new RequestError(503, 'not_configured', route.disabled)
+        if (route.disabled.startsWith(PROVIDER_NOT_CONFIGURED)) throw new HttpError(503, route.disabled, { code: 'not_configured' })
         const code = route.disabled.startsWith('network not enabled') ? 'network_not_enabled' : route.disabled.startsWith('token not enabled') ? 'token_not_enabled' : 'no_route'
-        throw new RequestError(400, code, route.disabled)
+        throw new HttpError(400, route.disabled, { code })
     }
     const source = route.source
     const amount = parseAmountField('source_token_amount', input.source_token_amount, source.decimals)
@@ -87,17 +82,17 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
     const targetAdapter = ctx.adapter(targetChain)
     const minAmount = await minimumFor(ctx, route, amount).catch(priceUnavailable)
     if (amount < minAmount || amount > route.maxAmount) {
-        throw new RequestError(400, 'amount_out_of_range',
+        throw new HttpError(400,
             `source_token_amount: must be from ${formatUnits(minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)} ${source.symbol}` +
             (minAmount > route.minAmount ? ` (the minimum is ${FEE_MULTIPLE}× the network fees of the swap right now)` : ''),
-            'source_token_amount')
+            { code: 'amount_out_of_range', details: { field: 'source_token_amount' } })
     }
     const targetWallet = targetAdapter.normalizeAddress(input.target_wallet)
-    if (!targetWallet) throw new RequestError(400, 'invalid_request', `target_wallet: not a valid ${targetChain} address`, 'target_wallet')
+    if (!targetWallet) throw new HttpError(400, `target_wallet: not a valid ${targetChain} address`, { code: 'invalid_request', details: { field: 'target_wallet' } })
     let refundAddress: string | null = null
     if (input.refund_address !== undefined && input.refund_address !== null) {
         refundAddress = sourceAdapter.normalizeAddress(input.refund_address) ?? null
-        if (!refundAddress) throw new RequestError(400, 'invalid_request', `refund_address: not a valid ${sourceChain} address`, 'refund_address')
+        if (!refundAddress) throw new HttpError(400, `refund_address: not a valid ${sourceChain} address`, { code: 'invalid_request', details: { field: 'refund_address' } })
     }
 
     let quote: bigint | undefined
@@ -107,13 +102,13 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
         head = await sourceAdapter.head()
     } catch (err) {
         if (err instanceof PriceUnavailableError) priceUnavailable(err)
-        if (err instanceof NoLiquidityError) throw new RequestError(400, 'no_liquidity', err.message)
+        if (err instanceof NoLiquidityError) throw new HttpError(400, err.message, { code: 'no_liquidity' })
         if (err instanceof ProviderAmountOutOfRangeError) {
-            throw new RequestError(400, 'amount_out_of_range', `source_token_amount: the external swap provider takes ${providerBounds(err, route)}`, 'source_token_amount')
+            throw new HttpError(400, `source_token_amount: the external swap provider takes ${providerBounds(err, route)}`, { code: 'amount_out_of_range', details: { field: 'source_token_amount' } })
         }
-        if (err instanceof ProviderRequestError) throw new RequestError(400, 'no_route', `no route for the pair: the external swap provider refused it (${err.message})`)
+        if (err instanceof ProviderRequestError) throw new HttpError(400, `no route for the pair: the external swap provider refused it (${err.message})`, { code: 'no_route' })
         ctx.log.error({ err, chain: sourceChain }, 'chain unavailable at swap creation')
-        throw new RequestError(503, 'network_unavailable', `the ${sourceChain} or ${targetChain} network cannot be reached right now; try again shortly`)
+        throw new HttpError(503, `the ${sourceChain} or ${targetChain} network cannot be reached right now; try again shortly`, { code: 'network_unavailable' })
     }
 
     // Rounded down: the default bound never asks more than the slippage allows.
@@ -153,7 +148,7 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
 /** A price the route needs is stale or missing: the deployment's fault for now, not the caller's (503). */
 function priceUnavailable(err: unknown): never {
     if (err instanceof PriceUnavailableError) {
-        throw new RequestError(503, 'price_unavailable', `no current price for the pair: ${err.message}; try again shortly`)
+        throw new HttpError(503, `no current price for the pair: ${err.message}; try again shortly`, { code: 'price_unavailable' })
     }
     throw err
 }
@@ -172,8 +167,9 @@ async function checkPendingOfIp(ctx: EngineContext, client: PoolClient, ip: stri
     )
     const max = ctx.config.maxPendingPerIp
     if (rows[0].n >= max) {
-        throw new RequestError(429, 'too_many_pending_swaps',
-            `this client already has ${max} swaps waiting for a deposit; deposit into one of them or let them expire before creating more`)
+        throw new HttpError(429,
+            `this client already has ${max} swaps waiting for a deposit; deposit into one of them or let them expire before creating more`,
+            { code: 'too_many_pending_swaps' })
     }
 }
 

@@ -1,9 +1,11 @@
 import express, { Express } from 'express'
 import { SharedEnv } from '../../common/config'
+import { errorHandler } from '../../common/service/error-handler'
+import { HttpError } from '../../common/service/http-error'
 import { EngineContext } from '../engine/context'
 import { webhookRoutes } from '../webhooks/routes'
 import { Webhooks } from '../webhooks/service'
-import { errorHandler, sendError } from './errors'
+import { bridgeErrors } from './errors'
 import { infoRoutes } from './info'
 import { swapRoutes } from './swaps'
 
@@ -24,7 +26,9 @@ export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string
     app.get('/health', (_req, res) => {
         res.json({ status: 'ok', timestamp: new Date().toISOString() })
     })
-    app.use((_req, res) => sendError(res, 404, 'not_found', 'no such route'))
-    app.use(errorHandler(ctx.log))
+    app.use(() => {
+        throw new HttpError(404, 'no such route', { code: 'not_found' })
+    })
+    app.use(errorHandler(bridgeErrors, ctx.log))
     return app
 }

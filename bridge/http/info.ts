@@ -1,4 +1,5 @@
 import { Router } from 'express'
+import { HttpError } from '../../common/service/http-error'
 import { formatUnits } from '../amounts'
 import { describeFinality } from '../chains/finality'
 import { allAssets } from '../config'
@@ -6,7 +7,6 @@ import { EngineContext } from '../engine/context'
 import { EVENT_TYPES, STATUSES } from '../engine/lifecycle'
 import { NoLiquidityError } from '../engine/rates'
 import { CHAINS } from '../registry'
-import { HttpError } from './errors'
 
 /** GET /api/tokens, /api/swap/config and /api/swap/pool-price/:pool. */
 export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>): Router {
@@ -80,8 +80,8 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>): Rou
     router.get('/swap/pool-price/:pool', async (req, res) => {
         const pool = ctx.config.pools.find((p) => p.id === req.params.pool)
         if (!pool) {
-            if (req.params.pool === 'bsc-wnative-usdt') throw new HttpError(503, 'not_configured', 'the BSC network or its WNATIVE/USDT pool is not configured on this deployment')
-            throw new HttpError(404, 'not_found', `no pool ${req.params.pool}; known: ${ctx.config.pools.map((p) => p.id).join(', ') || 'none'}`)
+            if (req.params.pool === 'bsc-wnative-usdt') throw new HttpError(503, 'the BSC network or its WNATIVE/USDT pool is not configured on this deployment', { code: 'not_configured' })
+            throw new HttpError(404, `no pool ${req.params.pool}; known: ${ctx.config.pools.map((p) => p.id).join(', ') || 'none'}`, { code: 'not_found' })
         }
         try {
             const price = await ctx.rates.poolPrice(pool.id)
@@ -99,9 +99,9 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>): Rou
                 timestamp: new Date().toISOString(),
             })
         } catch (err) {
-            if (err instanceof NoLiquidityError) throw new HttpError(503, 'no_liquidity', err.message)
+            if (err instanceof NoLiquidityError) throw new HttpError(503, err.message, { code: 'no_liquidity' })
             ctx.log.error({ err, pool: pool.id }, 'pool price unavailable')
-            throw new HttpError(503, 'network_unavailable', `the ${pool.chain} network cannot be reached right now`)
+            throw new HttpError(503, `the ${pool.chain} network cannot be reached right now`, { code: 'network_unavailable' })
         }
     })
     return router

@@ -1,12 +1,14 @@
 import { Router } from 'express'
 import { z } from 'zod'
+import { clientIp } from '../../common/service/client-ip'
+import { HttpError } from '../../common/service/http-error'
+import { RateLimit } from '../../common/service/rate-limit'
 import { numberToDecimal } from '../amounts'
 import { EngineContext } from '../engine/context'
 import { createSwap } from '../engine/create'
 import { lateDepositsOf } from '../engine/late'
 import { loadEvents, loadSwap } from '../engine/lifecycle'
-import { HttpError, invalidInput } from './errors'
-import { clientIp, createLimit } from './rate-limit'
+import { invalidInput } from './errors'
 import { detailView, eventView, lateDepositView, statusView } from './serialize'
 import { usage } from './usage'
 
@@ -43,16 +45,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export function swapRoutes(ctx: EngineContext): Router {
     const router = Router()
-    const limit = createLimit(ctx.pool, ctx.config.createLimit.points, ctx.config.createLimit.windowSeconds)
+    // Each swap takes a deposit key and a watched address: creation is limited per IP.
+    const { points, windowSeconds } = ctx.config.createLimit
+    const limit = new RateLimit(ctx.pool, 'bridge_rate_limit', { name: 'create', points, windowSeconds },
+        (seconds) => `too many swaps created; try again in ${seconds} seconds`)
 
     router.get('/swap', (_req, res) => {
         res.json(usage(ctx))
     })
 
-    router.post('/swap', limit, async (req, res) => {
-        if (!req.is('application/json')) throw new HttpError(415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json', 'body')
+    router.post('/swap', limit.perIp(), async (req, res) => {
+        if (!req.is('application/json')) throw new HttpError(415, 'send the body as JSON with Content-Type: application/json', { code: 'unsupported_media_type', details: { field: 'body' } })
         if (req.body === undefined || req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
-            throw new HttpError(400, 'invalid_request', 'body: must be a JSON object', 'body')
+            throw new HttpError(400, 'body: must be a JSON object', { code: 'invalid_request', details: { field: 'body' } })
         }
         const parsed = CreateBody.safeParse(req.body)
         if (!parsed.success) throw invalidInput(parsed.error)
@@ -61,9 +66,9 @@ export function swapRoutes(ctx: EngineContext): Router {
     })
 
     const swapOf = async (id: string) => {
-        if (!UUID.test(id)) throw new HttpError(400, 'invalid_request', 'id: must be a swap id (a UUID)', 'id')
+        if (!UUID.test(id)) throw new HttpError(400, 'id: must be a swap id (a UUID)', { code: 'invalid_request', details: { field: 'id' } })
         const swap = await loadSwap(ctx.pool, id.toLowerCase())
-        if (!swap) throw new HttpError(404, 'not_found', 'no swap with this id')
+        if (!swap) throw new HttpError(404, 'no swap with this id', { code: 'not_found' })
         return swap
     }
 

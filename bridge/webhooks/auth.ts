@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from 'crypto'
 import { Request, RequestHandler } from 'express'
 import { Pool } from 'pg'
-import { HttpError } from '../http/errors'
-import { failureLimit } from '../http/rate-limit'
+import { clientIp } from '../../common/service/client-ip'
+import { HttpError } from '../../common/service/http-error'
+import { FailureLimit } from '../../common/service/rate-limit'
 
 /**
  * The admin bearer token of the webhook management routes. No token configured: 503,
@@ -11,8 +12,7 @@ import { failureLimit } from '../http/rate-limit'
  * Twenty wrong tokens from one IP within 15 minutes lock that IP out (429) until the window ends.
  */
 
-const FAILURES = 20
-const WINDOW_SECONDS = 15 * 60
+const TOKEN_FAILURES = { name: 'webhook_admin', points: 20, windowSeconds: 15 * 60 }
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
 
@@ -27,17 +27,18 @@ function bearer(req: Request): string | undefined {
 }
 
 export function adminAuth(pool: Pool, token: string | undefined): RequestHandler {
-    const limit = failureLimit(pool, 'webhook_admin', FAILURES, WINDOW_SECONDS)
+    const limit = new FailureLimit(pool, 'bridge_rate_limit', TOKEN_FAILURES,
+        (seconds) => `too many failed attempts; try again in ${seconds} seconds`, { announceBudget: false })
     return async (req, res, next) => {
         if (!token) {
-            throw new HttpError(503, 'not_configured', 'webhook management is not configured on this deployment: set BRIDGE_ADMIN_TOKEN')
+            throw new HttpError(503, 'webhook management is not configured on this deployment: set BRIDGE_ADMIN_TOKEN', { code: 'not_configured' })
         }
-        await limit.check(req)
+        await limit.check(clientIp(req))
         const presented = bearer(req)
         if (!presented || !tokenMatches(presented, token)) {
-            await limit.fail(req)
+            await limit.fail(clientIp(req))
             res.set('WWW-Authenticate', 'Bearer realm="bridge-webhooks"')
-            throw new HttpError(401, 'unauthorized', presented ? 'the admin token is not valid' : 'send Authorization: Bearer <admin token>')
+            throw new HttpError(401, presented ? 'the admin token is not valid' : 'send Authorization: Bearer <admin token>', { code: 'unauthorized' })
         }
         next()
     }

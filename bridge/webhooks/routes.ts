@@ -1,6 +1,7 @@
 import { Request, Router } from 'express'
 import { z } from 'zod'
-import { HttpError, invalidInput } from '../http/errors'
+import { HttpError } from '../../common/service/http-error'
+import { invalidInput } from '../http/errors'
 import { adminAuth } from './auth'
 import { EVENT_TYPES, FilterError, parseEventTypes } from './catalogue'
 import { deliveryHistory } from './history'
@@ -57,8 +58,8 @@ const HistoryQuery = z.object({
 function jsonBody(req: Request, optional = false): Record<string, unknown> {
     const empty = req.body === undefined && (req.get('content-length') ?? '0') === '0' && !req.get('transfer-encoding')
     if (optional && empty) return {}
-    if (!req.is('application/json')) throw new HttpError(415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json', 'body')
-    if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) throw new HttpError(400, 'invalid_request', 'body: must be a JSON object', 'body')
+    if (!req.is('application/json')) throw new HttpError(415, 'send the body as JSON with Content-Type: application/json', { code: 'unsupported_media_type', details: { field: 'body' } })
+    if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) throw new HttpError(400, 'body: must be a JSON object', { code: 'invalid_request', details: { field: 'body' } })
     return req.body
 }
 
@@ -67,7 +68,7 @@ function filters(list: string[] | null | undefined): string[] | null | undefined
     try {
         return parseEventTypes(list)
     } catch (err) {
-        if (err instanceof FilterError) throw new HttpError(400, 'invalid_request', `event_types: ${err.message}`, 'event_types')
+        if (err instanceof FilterError) throw new HttpError(400, `event_types: ${err.message}`, { code: 'invalid_request', details: { field: 'event_types' } })
         throw err
     }
 }
@@ -121,14 +122,14 @@ export function webhookRoutes(webhooks: Webhooks): Router {
         } catch (err) {
             if (!(err instanceof TargetRefused)) throw err
             const code = err.kind === 'blocked_address' ? 'url_not_allowed' : err.kind === 'dns' ? 'url_unresolvable' : 'invalid_request'
-            throw new HttpError(400, code, `url: ${err.message}`, 'url')
+            throw new HttpError(400, `url: ${err.message}`, { code, details: { field: 'url' } })
         }
     }
 
     const subscriptionOf = async (id: string): Promise<Subscription> => {
-        if (!UUID.test(id)) throw new HttpError(400, 'invalid_request', 'id: must be a subscription id (a UUID)', 'id')
+        if (!UUID.test(id)) throw new HttpError(400, 'id: must be a subscription id (a UUID)', { code: 'invalid_request', details: { field: 'id' } })
         const subscription = await store.get(id.toLowerCase())
-        if (!subscription) throw new HttpError(404, 'not_found', 'no webhook subscription with this id')
+        if (!subscription) throw new HttpError(404, 'no webhook subscription with this id', { code: 'not_found' })
         return subscription
     }
 
@@ -158,7 +159,7 @@ export function webhookRoutes(webhooks: Webhooks): Router {
         const parsed = PatchBody.safeParse(jsonBody(req))
         if (!parsed.success) throw invalidInput(parsed.error)
         const b = parsed.data
-        if (Object.keys(b).length === 0) throw new HttpError(400, 'invalid_request', 'body: send at least one of url, event_types, description, method, active', 'body')
+        if (Object.keys(b).length === 0) throw new HttpError(400, 'body: send at least one of url, event_types, description, method, active', { code: 'invalid_request', details: { field: 'body' } })
         const updated = await store.update(id, {
             url: b.url === undefined ? undefined : await checkUrl(b.url),
             eventTypes: b.event_types === undefined ? undefined : filters(b.event_types) ?? null,
@@ -166,7 +167,7 @@ export function webhookRoutes(webhooks: Webhooks): Router {
             method: b.method,
             active: b.active,
         })
-        if (!updated) throw new HttpError(404, 'not_found', 'no webhook subscription with this id')
+        if (!updated) throw new HttpError(404, 'no webhook subscription with this id', { code: 'not_found' })
         // Its queued deliveries are due again on every replica.
         if (b.active === true) await dispatcher.notify()
         res.json(subscriptionView(updated))
@@ -175,7 +176,7 @@ export function webhookRoutes(webhooks: Webhooks): Router {
     router.delete('/subscriptions/:id', async (req, res) => {
         const { id } = await subscriptionOf(req.params.id)
         const removed = await store.remove(id)
-        if (!removed) throw new HttpError(404, 'not_found', 'no webhook subscription with this id')
+        if (!removed) throw new HttpError(404, 'no webhook subscription with this id', { code: 'not_found' })
         res.json({ id, deleted: true, queued_deliveries_removed: removed.queued })
     })
 
@@ -185,7 +186,7 @@ export function webhookRoutes(webhooks: Webhooks): Router {
         if (!parsed.success) throw invalidInput(parsed.error)
         const graceMs = parsed.data.grace_seconds === undefined ? webhooks.defaultGraceMs : parsed.data.grace_seconds * 1000 * webhooks.config.timeScale
         const rotated = await store.rotate(id, graceMs)
-        if (!rotated) throw new HttpError(404, 'not_found', 'no webhook subscription with this id')
+        if (!rotated) throw new HttpError(404, 'no webhook subscription with this id', { code: 'not_found' })
         res.json({ id, secret: rotated.secret, previous_secret_expires_at: iso(rotated.subscription.previousSecretExpiresAt) })
     })
 
@@ -205,9 +206,9 @@ export function webhookRoutes(webhooks: Webhooks): Router {
 
     router.post('/retry/:eventId', async (req, res) => {
         const eventId = req.params.eventId
-        if (!UUID.test(eventId)) throw new HttpError(400, 'invalid_request', 'eventId: must be an event id (a UUID, the event_id of a delivery)', 'eventId')
+        if (!UUID.test(eventId)) throw new HttpError(400, 'eventId: must be an event id (a UUID, the event_id of a delivery)', { code: 'invalid_request', details: { field: 'eventId' } })
         const result = await dispatcher.retry(eventId.toLowerCase())
-        if (!result) throw new HttpError(404, 'not_found', 'no webhook event with this id')
+        if (!result) throw new HttpError(404, 'no webhook event with this id', { code: 'not_found' })
         res.status(result.redriven.length > 0 ? 202 : 200).json({ event_id: eventId.toLowerCase(), redriven: result.redriven, skipped: result.skipped })
     })
 

@@ -1,7 +1,7 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { HttpError } from '../../../common/service/http-error'
 import { inTransaction } from '../../../db/transaction'
-import { ApiError } from '../errors'
 import { emailKey } from '../rate-limits'
 import { ExplorerServices } from '../services'
 import { email, parseInput, password, text } from '../validate'
@@ -50,7 +50,7 @@ export function resetPassword(s: ExplorerServices): RequestHandler {
             await s.sessions.revokeAll(db, id)
             return id
         })
-        if (!accountId) throw new ApiError(400, 'invalid_token', 'the reset token is wrong, expired or used up; ask for a new one with POST /auth/forgot-password', 'token')
+        if (!accountId) throw new HttpError(400, 'the reset token is wrong, expired or used up; ask for a new one with POST /auth/forgot-password', { code: 'invalid_token', details: { field: 'token' } })
         res.json({ message: 'password changed; every earlier session has ended, sign in again' })
     }
 }

@@ -1,6 +1,6 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
-import { ApiError } from '../errors'
+import { HttpError } from '../../../common/service/http-error'
 import { ExplorerServices } from '../services'
 import { email, parseInput } from '../validate'
 import { findAccountByEmail, publicAccount } from './accounts'
@@ -14,7 +14,7 @@ const Body = z.object({
     remember: z.boolean().optional().default(false),
 })
 
-const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'email or password is incorrect')
+const invalidCredentials = () => new HttpError(401, 'email or password is incorrect', { code: 'invalid_credentials' })
 
 /**
  * POST /auth/signin: a session token for a verified account. Unknown email and wrong password
@@ -37,7 +37,7 @@ export function signin(s: ExplorerServices): RequestHandler {
             )
         }
         if (!account.email_verified_at) {
-            throw new ApiError(403, 'email_not_verified', 'verify the email address first (POST /auth/verify-code; POST /auth/resend-code sends a new code)')
+            throw new HttpError(403, 'verify the email address first (POST /auth/verify-code; POST /auth/resend-code sends a new code)', { code: 'email_not_verified' })
         }
         const session = await s.sessions.open(s.ctx.pool, account.id, body.remember)
         res.json({

@@ -1,7 +1,8 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { HttpError } from '../../../common/service/http-error'
 import { inTransaction } from '../../../db/transaction'
-import { ApiError, badRequest } from '../errors'
+import { badRequest } from '../errors'
 import { ExplorerServices } from '../services'
 import { email, parseInput, password, text } from '../validate'
 import { AccountRow, publicAccount } from './accounts'
@@ -32,7 +33,7 @@ export function signup(s: ExplorerServices): RequestHandler {
             const challenge = await s.challenges.issue(db, rows[0].id, 'verify_email')
             return { account: rows[0], challenge }
         })
-        if (!created) throw new ApiError(409, 'email_taken', 'an account with this email address already exists', 'email')
+        if (!created) throw new HttpError(409, 'an account with this email address already exists', { code: 'email_taken', details: { field: 'email' } })
         s.mailer.sendInBackground(verificationMail(created.account.email, created.challenge, s.publicUrl))
         res.status(201).json({
             account: publicAccount(created.account),

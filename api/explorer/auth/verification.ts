@@ -1,7 +1,7 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { HttpError } from '../../../common/service/http-error'
 import { inTransaction } from '../../../db/transaction'
-import { ApiError } from '../errors'
 import { emailKey } from '../rate-limits'
 import { ExplorerServices } from '../services'
 import { email, parseInput, text } from '../validate'
@@ -21,8 +21,8 @@ const LinkQuery = z.object({
 
 const ResendBody = z.object({ email })
 
-const invalidCode = () => new ApiError(400, 'invalid_code', 'the code is wrong, expired or used up; ask for a new one with POST /auth/resend-code', 'code')
-const invalidToken = () => new ApiError(400, 'invalid_token', 'the link is wrong, expired or used up; ask for a new code with POST /auth/resend-code', 'token')
+const invalidCode = () => new HttpError(400, 'the code is wrong, expired or used up; ask for a new one with POST /auth/resend-code', { code: 'invalid_code', details: { field: 'code' } })
+const invalidToken = () => new HttpError(400, 'the link is wrong, expired or used up; ask for a new code with POST /auth/resend-code', { code: 'invalid_token', details: { field: 'token' } })
 
 async function markVerified(db: { query: (sql: string, params: unknown[]) => Promise<unknown> }, accountId: string): Promise<void> {
     await db.query(
