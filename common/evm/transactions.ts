@@ -1,5 +1,5 @@
 import { Address, Hex, parseTransaction, PublicClient, recoverTransactionAddress, TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem'
-import { BroadcastResult, Finality, TxState } from '../sending/chain'
+import { BroadcastResult, Finality, TxChain, TxState } from '../sending/chain'
 import { errorText } from './errors'
 import { finalHeight, settled } from './finality'
 
@@ -84,5 +84,14 @@ async function coversCost(client: PublicClient, raw: Hex): Promise<boolean> {
         return balance >= (tx.value ?? 0n) + (tx.gas ?? 0n) * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n)
     } catch {
         return false
+    }
+}
+
+/** An EVM network as the durable sender sees it; `networkFinality` is the depth at which a used nonce is final. */
+export function evmTxChain(chain: string, client: PublicClient, networkFinality: Finality): TxChain {
+    return {
+        chain,
+        broadcast: (raw) => broadcast(client, raw),
+        inspect: (tx, finality) => inspectTransaction(client, networkFinality, tx, finality),
     }
 }
