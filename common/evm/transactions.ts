@@ -51,7 +51,10 @@ export async function inspectTransaction(
         if (!(err instanceof TransactionNotFoundError)) throw err
     }
     if (tx.nonce === null) return { kind: 'missing' }
-    const finalNonce = await client.getTransactionCount({ address: tx.from as Address, blockNumber: await finalHeight(client, networkFinality) })
+    const final = await finalHeight(client, networkFinality)
+    // A chain shorter than its finality depth has no final block yet: nothing is proven.
+    if (final < 0n) return { kind: 'missing' }
+    const finalNonce = await client.getTransactionCount({ address: tx.from as Address, blockNumber: final })
     return finalNonce > tx.nonce ? { kind: 'superseded' } : { kind: 'missing' }
 }
 
