@@ -13,14 +13,14 @@ import { appendBenchmark, machine } from './report'
 
 /**
  * npm run bench:platform — native-coin sends through the wallet platform on a devnet:
- * (a) sends per second from one wallet (SENDS requests, CONCURRENCY in flight), which the nonce
- *     manager serialises per address;
+ * (a) sends per second from one wallet (SENDS requests, CONCURRENCY in flight), which the durable
+ *     sender serialises per address (docs/sending.md);
  * (b) sends per second from 20 wallets at once;
  * (c) the latency the platform adds to one transfer: LATENCY_SAMPLES sequential sends through
  *     the API against the same transfer signed and sent with viem directly, both waiting for the
  *     receipt; medians and their ratio.
  * Each platform send is a complete request: password check (argon2id, or its short-lived cache),
- * key decryption, simulation, nonce, signing, broadcast, and the wait for the receipt.
+ * key decryption, simulation, nonce, signing, storing, broadcast, and the wait for the receipt.
  * The devnet mines a block per transaction unless BENCH_BLOCK_TIME is set.
  */
 
