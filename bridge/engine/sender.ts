@@ -9,11 +9,9 @@ import { KeyRole } from '../keys'
 import { OperatorHoldError } from './hold'
 
 /**
- * The bridge's transactions (gathers, payouts, refunds, pool trades) through the durable sender
- * (common/sending/sender.ts; rules in docs/sending.md), stored in bridge_tx by swap and purpose.
- * At most one transaction per swap and purpose can be live (a partial unique index): a second
- * payout row for a swap cannot even be inserted while the first may still land. A nonce used at a
- * final block by no transaction of ours holds the swap for an operator (OperatorHoldError).
+ * The bridge's transactions through the durable sender (docs/sending.md), in bridge_tx by swap and
+ * purpose: one live per swap and purpose (a partial unique index refuses a second payout row), and
+ * a nonce taken by no transaction of ours holds the swap for an operator (OperatorHoldError).
  */
 
 export { MINED, SECOND_LOOK_MS } from '../../common/sending/sender'

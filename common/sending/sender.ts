@@ -4,16 +4,9 @@ import { Finality, SignedTx, TxChain, TxState } from './chain'
 import { StoredTx, TxTable } from './tx-table'
 
 /**
- * Sign, store, broadcast, follow: the rules every transaction of ours is sent by, the bridge's
- * and the wallet platform's alike (docs/sending.md):
- * 1. A transaction is stored before it is broadcast; a stored one is only ever rebroadcast with
- *    the same bytes, never signed again.
- * 2. It is given up only on final evidence that it cannot land: a refusal on its first broadcast
- *    (once its bytes may have reached a node, a refusal proves nothing), or the chain's final state
- *    ruling it out, and then only when a second look SECOND_LOOK_MS later agrees.
- * 3. Signing for one sender address is serialized across processes (advisory lock per chain and
- *    address); the nonce is the node's pending count, skipping the nonces of our stored unfinished
- *    and recently landed transactions.
+ * Sign, store, broadcast, follow: the one way the bridge and the wallet platform send a
+ * transaction (rules in docs/sending.md: stored before broadcast, given up only on final evidence
+ * seen twice, one signer per address with nonces never reused).
  */
 
 /** The finality of a transaction whose landing is enough: one confirmation. */
