@@ -1,10 +1,12 @@
-import { Address, Hash, Hex, keccak256, LocalAccount, numberToHex, TransactionReceipt } from 'viem'
+import { randomUUID } from 'crypto'
+import { DatabaseError } from 'pg'
+import { Address, Hash, Hex, LocalAccount, numberToHex, TransactionReceipt } from 'viem'
 import { Logger } from '../../common/logger'
 import { ChainService } from './chain'
 import { explainChainError } from './chain-errors'
-import { HttpError, PendingTransactionError } from './http'
-import { NonceManager } from './nonce-manager'
+import { HttpError, PendingTransactionError, unavailable } from './http'
 import { ReceiptWatcher } from './receipts'
+import { PlatformTx, WalletTransactions } from './wallet-txs'
 
 /** One transaction of a plan; `to` undefined deploys a contract. */
 export interface TxStep {
@@ -23,13 +25,14 @@ export interface ExecutedPlan {
 /**
  * Sends a plan (say, an approval and then a swap) from a platform wallet: the whole plan is
  * simulated first, so a plan that would revert sends nothing and uses no nonce; then each
- * transaction is signed here and sent with the wallet's next nonce; then the receipts are
- * awaited, with a time limit.
+ * transaction is signed with the wallet's next nonce, stored and broadcast (wallet-txs.ts); then
+ * the receipts are awaited, with a time limit. What is not mined by then is followed after the
+ * request ends (docs/sending.md).
  */
 export class TxSender {
     constructor(
         private readonly chain: ChainService,
-        private readonly nonces: NonceManager,
+        private readonly txs: WalletTransactions,
         private readonly receipts: ReceiptWatcher,
         private readonly timeoutMs: number,
         private readonly log: Logger
@@ -44,27 +47,37 @@ export class TxSender {
             // A node without eth_simulateV1: run the preparatory steps for real, then the main one.
             return this.executeStepwise(account, steps)
         }
-        const hashes: Hash[] = []
-        for (let i = 0; i < steps.length; i++) hashes.push(await this.sendOne(account, steps[i], gas[i]))
-        const receipts = await this.await(hashes)
-        await this.checkStatus(account.address, steps, receipts, gas)
-        return { hashes, receipts, receipt: receipts[receipts.length - 1] }
+        const request = randomUUID()
+        const sent: PlatformTx[] = []
+        try {
+            for (let i = 0; i < steps.length; i++) sent.push(await this.sendOne(account, steps[i], gas[i], request, i))
+            const receipts = await this.await(sent)
+            await this.checkStatus(account.address, steps, receipts, gas)
+            return { hashes: sent.map((tx) => tx.hash as Hash), receipts, receipt: receipts[receipts.length - 1] }
+        } finally {
+            for (const tx of sent) this.txs.release(tx)
+        }
     }
 
     private async executeStepwise(account: LocalAccount, steps: TxStep[]): Promise<ExecutedPlan> {
-        const hashes: Hash[] = []
+        const request = randomUUID()
+        const sent: PlatformTx[] = []
         const receipts: TransactionReceipt[] = []
-        for (const step of steps) {
-            const [gas] = await this.simulate(account.address, [step]).catch((err) => {
-                throw explainChainError(err)
-            })
-            const hash = await this.sendOne(account, step, gas)
-            const [receipt] = await this.await([hash])
-            await this.checkStatus(account.address, [step], [receipt], [gas])
-            hashes.push(hash)
-            receipts.push(receipt)
+        try {
+            for (const [i, step] of steps.entries()) {
+                const [gas] = await this.simulate(account.address, [step]).catch((err) => {
+                    throw explainChainError(err)
+                })
+                const tx = await this.sendOne(account, step, gas, request, i)
+                sent.push(tx)
+                const [receipt] = await this.await([tx])
+                await this.checkStatus(account.address, [step], [receipt], [gas])
+                receipts.push(receipt)
+            }
+        } finally {
+            for (const tx of sent) this.txs.release(tx)
         }
-        return { hashes, receipts, receipt: receipts[receipts.length - 1] }
+        return { hashes: sent.map((tx) => tx.hash as Hash), receipts, receipt: receipts[receipts.length - 1] }
     }
 
     /** Gas limits of the steps, or the error of the first that would revert. */
@@ -91,36 +104,24 @@ export class TxSender {
         })
     }
 
-    private sendOne(account: LocalAccount, step: TxStep, gas: bigint): Promise<Hash> {
-        return this.nonces.send(account.address, async (nonce) => {
-            const serialized = await account.signTransaction!({
-                type: 'eip1559',
-                chainId: this.chain.chainId,
-                nonce,
-                gas,
-                maxFeePerGas: 0n,
-                maxPriorityFeePerGas: 0n,
-                to: step.to ?? null,
-                data: step.data,
-                value: step.value ?? 0n,
-            })
-            const hash = keccak256(serialized)
-            try {
-                await this.chain.client.request({ method: 'eth_sendRawTransaction', params: [serialized] })
-            } catch (err) {
-                if (/already known/i.test(String((err as any)?.details ?? (err as Error)?.message))) return hash
-                throw err
+    private async sendOne(account: LocalAccount, step: TxStep, gas: bigint, request: string, index: number): Promise<PlatformTx> {
+        try {
+            return await this.txs.send(account, { to: step.to, data: step.data, value: step.value ?? 0n, gas }, request, index)
+        } catch (err) {
+            if (err instanceof DatabaseError || /timed out waiting for lock/.test(String((err as Error)?.message))) {
+                this.log.error({ err, address: account.address }, 'could not store or serialise a transaction')
+                throw unavailable('the database is unavailable; retry later')
             }
-            return hash
-        }).catch((err) => {
             throw explainChainError(err)
-        })
+        }
     }
 
-    private async await(hashes: Hash[]): Promise<TransactionReceipt[]> {
-        const receipts = await Promise.all(hashes.map((h) => this.receipts.wait(h, this.timeoutMs)))
+    /** The receipts, each noted as landed; a PendingTransactionError (202) when one is not mined in time. */
+    private async await(txs: PlatformTx[]): Promise<TransactionReceipt[]> {
+        const receipts = await Promise.all(txs.map((tx) => this.receipts.wait(tx.hash as Hash, this.timeoutMs)))
+        await Promise.all(txs.map((tx, i) => receipts[i] && this.txs.landed(tx, receipts[i]!)))
         const missing = receipts.findIndex((r) => !r)
-        if (missing >= 0) throw new PendingTransactionError(hashes[hashes.length - 1])
+        if (missing >= 0) throw new PendingTransactionError(txs[txs.length - 1].hash)
         return receipts as TransactionReceipt[]
     }
 

@@ -1,13 +1,17 @@
 import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
+import { LockManager } from '../../db/advisory-locks'
 import { ApiContext } from '../context'
 import { Auth } from './auth'
 import { ChainService } from './chain'
 import { PlatformEnv } from './config'
 import { Keystore } from './keystore'
-import { NonceManager } from './nonce-manager'
 import { ReceiptWatcher } from './receipts'
 import { TxSender } from './sender'
+import { WalletTransactions } from './wallet-txs'
+
+/** How often stored transactions no request waits on are followed (rebroadcast, or noted landed or dead). */
+const RESUME_INTERVAL_MS = 5_000
 
 /** What the platform's routes are built from; one instance per process. */
 export interface PlatformServices {
@@ -24,19 +28,12 @@ export function createServices(ctx: ApiContext): PlatformServices {
     const log = ctx.log.child({ surface: 'platform' })
     const keystore = new Keystore(ctx.secrets.masterKey)
     const chain = new ChainService(ctx.env)
-    // Nonce locks hold a connection while a wallet's queue drains; their own small pool keeps
-    // them from starving request queries, and bounds how long a lock may be waited for.
-    const lockPool = new Pool({
-        connectionString: ctx.env.DATABASE_URL,
-        max: 8,
-        idleTimeoutMillis: 10_000,
-        allowExitOnIdle: true,
-        lock_timeout: 15_000,
-        statement_timeout: 15_000,
-    } as ConstructorParameters<typeof Pool>[0])
-    lockPool.on('error', (err) => log.error({ err }, 'idle nonce-lock connection failed'))
-    const nonces = new NonceManager(chain.client, lockPool, log)
+    // Signing per wallet is serialised by advisory locks on one connection of their own (db/advisory-locks.ts).
+    const locks = new LockManager(ctx.env.DATABASE_URL!, log)
+    // A nonce used at this depth by a transaction not ours proves a stored one dead: the depth the indexer takes as final.
+    const txs = new WalletTransactions(ctx.pool, locks, chain.client, chain.chainId, { confirmations: ctx.env.INDEXER_FINALITY_CONFIRMATION }, log)
+    txs.start(RESUME_INTERVAL_MS)
     const receipts = new ReceiptWatcher(chain.client, log)
-    const sender = new TxSender(chain, nonces, receipts, ctx.env.PLATFORM_TX_TIMEOUT_SECONDS * 1000, log)
+    const sender = new TxSender(chain, txs, receipts, ctx.env.PLATFORM_TX_TIMEOUT_SECONDS * 1000, log)
     return { env: ctx.env, pool: ctx.pool, log, keystore, auth: new Auth(ctx.pool, keystore, ctx.env, log), chain, sender }
 }

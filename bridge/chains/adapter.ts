@@ -1,7 +1,11 @@
 import { Asset } from '../config'
 import { KeyRole } from '../keys'
 import { ChainName, Family } from '../registry'
+import { BroadcastResult, SignedTx, TxState } from '../../common/sending/chain'
 import { Finality } from './finality'
+
+/** How a network answers a broadcast and where a stored transaction stands: the durable sender's terms. */
+export type { BroadcastResult, Settled, TxState } from '../../common/sending/chain'
 
 /**
  * What the engine needs from a network. The engine never looks inside a transaction or an
@@ -67,50 +71,10 @@ export interface TransferRequest {
     amount: bigint | 'all'
 }
 
-/** A signed transaction, ready to broadcast any number of times. */
-export interface SignedTransfer {
-    from: string
-    hash: string
-    raw: string
-    /** Account sequence where the chain has one (EVM nonce); null for UTXO or blockhash-bound chains. */
-    nonce: number | null
+/** A signed transfer, ready to broadcast any number of times; `amount` is what it moves (base units). */
+export interface SignedTransfer extends SignedTx {
     amount: bigint
 }
-
-export type BroadcastResult =
-    | { kind: 'accepted' }
-    /** The node refused it for good: it cannot land as signed (e.g. the sender cannot pay the fee). */
-    | { kind: 'rejected'; reason: string; insufficientFunds: boolean }
-    /** No clear answer (network error, node busy): rebroadcast the same bytes later. */
-    | { kind: 'uncertain'; reason: string }
-
-/** Where a mined transaction stands against the chain's finality rule (the one deposits follow). */
-export interface Settled {
-    blockNumber: bigint
-    /** Its block is at or below the finalized/safe tag, or has the configured confirmations. */
-    final: boolean
-    confirmations: number
-}
-
-export type TxState =
-    | ({ kind: 'confirmed' } & Settled)
-    | ({ kind: 'reverted' } & Settled)
-    /** Known to the node, not mined yet. */
-    | { kind: 'pending' }
-    /** Unknown to the node but could still land: rebroadcast the same bytes. */
-    | { kind: 'missing' }
-    /**
-     * Can never land, by the chain's final state (its inputs spent by another transaction at depth,
-     * its expiration or blockhash passed in a final block): a new one may be signed, once a second
-     * look agrees (sender.ts).
-     */
-    | { kind: 'dead' }
-    /**
-     * Account chains: its nonce was consumed in a final block and it has no receipt. Which
-     * transaction used the nonce decides: another of ours (then this one is dead), or none we know
-     * (an operator must look; nothing is signed again). The sender finds out.
-     */
-    | { kind: 'superseded' }
 
 /** A coin sweep ('all') whose balance does not even cover the network fee. */
 export class InsufficientForFeeError extends Error {}

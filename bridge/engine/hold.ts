@@ -1,5 +1,6 @@
+import { Pool } from 'pg'
+import { Logger } from '../../common/logger'
 import { inTransaction } from '../db'
-import { EngineContext } from './context'
 import { mapSwap, Swap, writeEvent } from './lifecycle'
 
 /** Operator holds, for a swap whose money may be where the engine cannot account for it: docs/bridge/lifecycle.md#operator-holds */
@@ -12,7 +13,7 @@ export class OperatorHoldError extends Error {
 }
 
 /** Holds the swap (once: a held swap is not held again), and writes the event. */
-export async function hold(ctx: EngineContext, swap: Swap, reason: string, data: Record<string, unknown> = {}): Promise<void> {
+export async function hold(ctx: { pool: Pool; log: Logger }, swap: Swap, reason: string, data: Record<string, unknown> = {}): Promise<void> {
     ctx.log.error({ swap: swap.id, status: swap.status, reason, ...data }, 'swap held for an operator')
     await inTransaction(ctx.pool, async (client) => {
         const { rows } = await client.query(

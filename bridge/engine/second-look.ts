@@ -1,4 +1,4 @@
-import { SECOND_LOOK_MS } from './sender'
+import { SECOND_LOOK_MS } from '../../common/sending/sender'
 
 /**
  * "Gone" is never concluded from one read: a node behind a load balancer may answer from a

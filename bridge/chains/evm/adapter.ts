@@ -1,5 +1,6 @@
 import { Address, PublicClient } from 'viem'
 import { Logger } from '../../../common/logger'
+import { broadcast, inspectTransaction } from '../../../common/evm/transactions'
 import { Asset, EvmNetworkConfig } from '../../config'
 import { Finality } from '../finality'
 import { KeyManager, KeyRole } from '../../keys'
@@ -10,8 +11,7 @@ import { normalizeAddress } from './address'
 import { allowance, pairReserves, poolSwapOutput, signApprove, signPoolSwap } from './amm'
 import { balanceOf, balancesOf } from './balances'
 import { checkDeposit, scanDeposits } from './deposits'
-import { broadcast, EvmSigner, signTransfer, transferFee } from './sending'
-import { inspectTransaction } from './transactions'
+import { EvmSigner, signTransfer, transferFee } from './sending'
 import { evmClients } from './transport'
 
 /**

@@ -1,8 +1,8 @@
 import { Address, BaseError, ContractFunctionRevertedError, encodeFunctionData, erc20Abi, Hex, maxUint256, parseEventLogs, PublicClient, zeroAddress } from 'viem'
+import { errorText } from '../../../common/evm/errors'
 import { ammFactoryAbi, ammPairAbi, ammRouterAbi } from '../../../abi'
 import { KeyRole } from '../../keys'
 import { PairReserves, PoolSwapRequest, PoolTradeError, SignedTransfer } from '../adapter'
-import { errorText } from './errors'
 import { EvmSigner, fees, sign } from './sending'
 
 /** Seconds a signed pool trade stays valid (the router's deadline): a trade stuck longer reverts instead of running at a stale price. */

@@ -1,12 +1,12 @@
 import { Address, BlockNotFoundError, parseAbiItem, PublicClient } from 'viem'
+import { agreedBlockHash, finalHeight, settled } from '../../../common/evm/finality'
+import { isNoStateError } from '../../../common/evm/errors'
+import { receiptOrNull } from '../../../common/evm/transactions'
 import { Finality } from '../finality'
 import { DepositCheck, DepositSeen, DepositWatch, PartialScanError } from '../adapter'
 import { scanWatches } from '../scan'
 import { coinBalancesAt } from './balances'
 import { coinTransferTx } from './coin-transfer'
-import { isNoStateError } from './errors'
-import { agreedBlockHash, finalHeight, settled } from './finality'
-import { receiptOrNull } from './transactions'
 
 /** Deposits on an EVM chain: a token's by Transfer logs, a coin's by the address's balance (no log shows an internal transfer): docs/bridge/lifecycle.md#deposits */
 

@@ -1,8 +1,8 @@
-import { Address, encodeFunctionData, erc20Abi, Hex, keccak256, parseTransaction, PublicClient, recoverTransactionAddress } from 'viem'
+import { Address, encodeFunctionData, erc20Abi, Hex, keccak256, PublicClient } from 'viem'
+import { nextNonce } from '../../../common/evm/transactions'
 import { Asset } from '../../config'
 import { KeyManager, KeyRole } from '../../keys'
-import { BroadcastResult, InsufficientForFeeError, SignedTransfer, TransferRequest } from '../adapter'
-import { errorText } from './errors'
+import { InsufficientForFeeError, SignedTransfer, TransferRequest } from '../adapter'
 
 /** Gas a token transfer may take when it cannot be estimated yet (standard ERC-20s use 35-65k). */
 const TOKEN_TRANSFER_GAS = 100_000n
@@ -101,45 +101,9 @@ export async function sign(
     reservedSequences: number[],
     amount: bigint
 ): Promise<SignedTransfer> {
-    // The lowest nonce from the node's count that no stored, unfinished transaction holds: normally
-    // the next one; after a transaction was refused for good, its nonce again (no gap to stall the rest).
-    const held = new Set(reservedSequences)
-    let nonce = await signer.client.getTransactionCount({ address: from, blockTag: 'pending' })
-    while (held.has(nonce)) nonce++
+    const nonce = await nextNonce(signer.client, from, reservedSequences)
     const raw = await signer.keys.withSeed('evm', (seedBytes) =>
         KeyManager.evmAccount(seedBytes, role).signTransaction({ chainId: signer.chainId, type: 'eip1559', nonce, ...tx })
     )
     return { from, hash: keccak256(raw), raw, nonce, amount }
-}
-
-export async function broadcast(client: PublicClient, raw: string): Promise<BroadcastResult> {
-    try {
-        await client.sendRawTransaction({ serializedTransaction: raw as Hex })
-        return { kind: 'accepted' }
-    } catch (err) {
-        const text = errorText(err)
-        if (/already known|already imported|known transaction/i.test(text)) return { kind: 'accepted' }
-        if (/insufficient funds/i.test(text)) {
-            // A node behind the one that saw our funding says so too: believe it only when our own read agrees.
-            if (await coversCost(client, raw as Hex)) return { kind: 'uncertain', reason: `${text} (but the sender's balance covers it)` }
-            return { kind: 'rejected', reason: text, insufficientFunds: true }
-        }
-        if (/less than block base fee|underpriced|fee cap|intrinsic gas|exceeds block gas limit/i.test(text)) {
-            return { kind: 'rejected', reason: text, insufficientFunds: false }
-        }
-        // "nonce too low" included: it may be this very transaction, mined already; inspect() tells.
-        return { kind: 'uncertain', reason: text }
-    }
-}
-
-/** Whether the signer of `raw` holds its value and its most gas cost now; false when that cannot be read. */
-async function coversCost(client: PublicClient, raw: Hex): Promise<boolean> {
-    try {
-        const tx = parseTransaction(raw)
-        const from = await recoverTransactionAddress({ serializedTransaction: raw as any })
-        const balance = await client.getBalance({ address: from })
-        return balance >= (tx.value ?? 0n) + (tx.gas ?? 0n) * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n)
-    } catch {
-        return false
-    }
 }

@@ -1,6 +1,6 @@
 import { createPublicClient, defineChain, http, PublicClient, Transport } from 'viem'
+import { errorText } from '../../../common/evm/errors'
 import { EvmNetworkConfig } from '../../config'
-import { errorText } from './errors'
 
 /** What a backend behind the others answers for a block it has not seen yet. */
 const BEHIND = /header not found|unknown block|block not found|not found: block/i

@@ -1,9 +1,8 @@
 import { PublicClient } from 'viem'
-import { Settled } from '../adapter'
-import { Finality } from '../finality'
+import { Finality, Settled } from '../sending/chain'
 
 /**
- * The one finality rule of the bridge, for deposits and for its own transactions alike: a block
+ * The one finality rule of our EVM reads: the bridge's deposits and both services' own transactions: a block
  * is final at or below the node's finalized/safe tag, or with the configured confirmations on top
  * of `head` (read only when the rule counts confirmations).
  */

@@ -1,0 +1,154 @@
+import { LockManager } from '../../db/advisory-locks'
+import { Logger } from '../logger'
+import { Finality, SignedTx, TxChain, TxState } from './chain'
+import { StoredTx, TxTable } from './tx-table'
+
+/**
+ * Sign, store, broadcast, follow: the one way the bridge and the wallet platform send a
+ * transaction (rules in docs/sending.md: stored before broadcast, given up only on final evidence
+ * seen twice, one signer per address with nonces never reused).
+ */
+
+/** The finality of a transaction whose landing is enough: one confirmation. */
+export const MINED: Finality = { confirmations: 1 }
+
+/** How long a "cannot land" verdict must stand before it is acted on (two looks, never one). */
+export const SECOND_LOOK_MS = 10_000
+
+export type SendResult<T> = { kind: 'sent'; tx: T } | { kind: 'rejected'; tx: T; insufficientFunds: boolean; reason: string }
+
+/** One transaction to send: how to sign it, how to store it, and what may already stand for it. */
+export interface SendPlan<T, S extends SignedTx> {
+    /** A live stored transaction that already does this job: it is (re)broadcast instead, nothing is signed. */
+    existing?: () => Promise<T | undefined>
+    /** Signs (never broadcasts), skipping the nonces in `reservedNonces`. */
+    sign: (reservedNonces: number[]) => Promise<S>
+    /** Inserts the signed transaction with status 'signed'. */
+    store: (signed: S) => Promise<T>
+}
+
+/**
+ * What to do when a transaction's nonce was used at a final block by no transaction of ours:
+ * throw to stop (the transaction stays as it is), or return to have it marked dead.
+ */
+export type ForeignNoncePolicy<T> = (tx: T) => Promise<void> | void
+
+export class DurableSender<T extends StoredTx> {
+    constructor(
+        readonly table: TxTable<T>,
+        private readonly locks: LockManager,
+        /** The advisory-lock namespace of this table's senders. */
+        private readonly lockNamespace: number,
+        private readonly log: Logger,
+        private readonly foreignNonce: ForeignNoncePolicy<T>
+    ) {}
+
+    /** Signs, stores and broadcasts a transaction from `from`, unless plan.existing finds one, which is (re)broadcast and returned. */
+    async send<S extends SignedTx>(chain: TxChain, from: string, plan: SendPlan<T, S>): Promise<SendResult<T>> {
+        const standing = await plan.existing?.()
+        if (standing) return this.rebroadcastIfNeeded(chain, standing)
+        const release = await this.locks.lock(this.lockNamespace, `${chain.chain}:${from.toLowerCase()}`)
+        try {
+            const existing = await plan.existing?.()
+            if (existing) return await this.rebroadcastIfNeeded(chain, existing)
+            // Stored but unconfirmed-broadcast transactions of this sender go out first: a later
+            // nonce would wait behind them anyway.
+            const held: number[] = []
+            for (const tx of await this.table.unfinished(chain.chain, from)) {
+                if (tx.status === 'signed' && (await this.broadcast(chain, tx)).kind === 'rejected') continue
+                if (tx.nonce !== null) held.push(tx.nonce)
+            }
+            held.push(...(await this.table.landedNonces(chain.chain, from)))
+            const stored = await plan.store(await plan.sign(held))
+            return await this.broadcast(chain, stored)
+        } finally {
+            await release()
+        }
+    }
+
+    /**
+     * Where a stored transaction stands, judged against `finality` once mined; a missing one is
+     * rebroadcast (same bytes), a dead one is marked so that a replacement may be signed. A
+     * transaction seen mined and later gone (a reorg took its block) is a broadcast one again:
+     * the same bytes go out again, and its nonce stays held.
+     */
+    async track(chain: TxChain, tx: T, finality: Finality): Promise<TxState> {
+        const state = await chain.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce, raw: tx.raw }, finality)
+        if (state.kind === 'dead' || state.kind === 'superseded') return this.provenDead(chain, tx, state.kind)
+        await this.table.clearSuspicion(tx.id)
+        if (state.kind === 'confirmed' || state.kind === 'reverted') {
+            await this.table.markMined(tx.id, state.kind, state.blockNumber)
+            return state
+        }
+        const reorged = await this.table.markUnmined(tx.id)
+        if (reorged) this.log.warn({ ...this.context(tx) }, 'a mined transaction was reorged out; following it again')
+        if (state.kind === 'missing') {
+            const result = await this.broadcast(chain, reorged ? { ...tx, status: 'broadcast' } : tx)
+            if (result.kind === 'rejected') return { kind: 'dead' }
+        }
+        return state
+    }
+
+    /**
+     * A verdict that the transaction cannot land, acted on only when a look SECOND_LOOK_MS after
+     * the first still says so ('pending' until then: the caller waits). A nonce used at a final
+     * block (superseded) is then traced to the transaction of ours that used it; when there is
+     * none, the foreign-nonce policy decides.
+     */
+    private async provenDead(chain: TxChain, tx: T, verdict: 'dead' | 'superseded'): Promise<TxState> {
+        if (!(await this.table.suspect(tx.id, SECOND_LOOK_MS))) return { kind: 'pending' }
+        if (verdict === 'superseded') {
+            const user = await this.nonceUser(chain, tx)
+            if (user) this.log.warn({ chain: tx.chain, hash: tx.hash, nonce: tx.nonce, by: user }, 'transaction can no longer land: another of ours used its nonce')
+            else await this.foreignNonce(tx)
+        } else {
+            this.log.warn({ ...this.context(tx) }, 'transaction can no longer land, by the final state of the chain')
+        }
+        await this.table.markDead(tx.id)
+        return { kind: 'dead' }
+    }
+
+    /** The hash of the stored transaction of ours, other than `tx`, that landed at tx's nonce. */
+    private async nonceUser(chain: TxChain, tx: T): Promise<string | undefined> {
+        for (const other of await this.table.atNonce(tx)) {
+            const state = await chain.inspect({ hash: other.hash, from: other.from, nonce: other.nonce, raw: other.raw }, MINED)
+            if (state.kind === 'confirmed' || state.kind === 'reverted') return other.hash
+        }
+        return undefined
+    }
+
+    private async rebroadcastIfNeeded(chain: TxChain, tx: T): Promise<SendResult<T>> {
+        if (tx.status === 'signed') return this.broadcast(chain, tx)
+        return { kind: 'sent', tx }
+    }
+
+    private async broadcast(chain: TxChain, tx: T): Promise<SendResult<T>> {
+        const result = await chain.broadcast(tx.raw)
+        if (result.kind === 'accepted') {
+            if (tx.status === 'signed') await this.table.markBroadcast(tx.id)
+            return { kind: 'sent', tx: { ...tx, status: tx.status === 'signed' ? 'broadcast' : tx.status } }
+        }
+        if (result.kind === 'rejected' && tx.status !== 'signed') {
+            // These bytes may already be in some node's pool, or mined where this node cannot see yet.
+            this.log.warn({ ...this.context(tx), reason: result.reason }, 'a node refused a transaction sent before; following it still')
+            return { kind: 'sent', tx }
+        }
+        if (result.kind === 'rejected') {
+            // Refused outright on its first broadcast: it never entered any pool, its nonce is free again.
+            this.log.warn({ ...this.context(tx), reason: result.reason }, 'transaction rejected by the node')
+            await this.table.markRejected(tx.id, result.reason)
+            return { kind: 'rejected', tx: { ...tx, status: 'rejected' }, insufficientFunds: result.insufficientFunds, reason: result.reason }
+        }
+        this.log.warn({ ...this.context(tx), reason: result.reason }, 'broadcast uncertain; the same bytes will be sent again')
+        // It may have reached a node: from now on a refusal is no proof that it cannot land.
+        if (tx.status === 'signed') {
+            await this.table.markBroadcast(tx.id)
+            return { kind: 'sent', tx: { ...tx, status: 'broadcast' } }
+        }
+        return { kind: 'sent', tx }
+    }
+
+    private context(tx: T): Record<string, unknown> {
+        return { chain: tx.chain, hash: tx.hash, ...this.table.describe(tx) }
+    }
+}

@@ -1,0 +1,119 @@
+import { Pool } from 'pg'
+
+export type TxStatus = 'signed' | 'broadcast' | 'confirmed' | 'reverted' | 'rejected' | 'dead'
+
+/** What every stored transaction of ours has, whichever service signed it. */
+export interface StoredTx {
+    id: string
+    chain: string
+    from: string
+    nonce: number | null
+    hash: string
+    raw: string
+    status: TxStatus
+    error: string | null
+}
+
+/** Nonces of a sender's own landed transactions that the next signature skips (the most recent ones suffice). */
+const LANDED_NONCES = 256
+
+/**
+ * A table of our signed transactions (bridge_tx, platform_tx), through the columns they share:
+ * chain, from_address, nonce, tx_hash, raw, status, error, block_number, suspect_since,
+ * updated_at. Each service's rows carry what else it needs (the bridge's swap and purpose, the
+ * platform's request); `map` reads a row, `describe` names it in logs, and the service inserts its
+ * rows itself. Every transition is a conditional update, safe to race.
+ */
+export class TxTable<T extends StoredTx> {
+    constructor(
+        readonly pool: Pool,
+        /** A table name from code, never from input. */
+        readonly table: string,
+        readonly map: (row: any) => T,
+        readonly describe: (tx: T) => Record<string, unknown>
+    ) {}
+
+    async byId(id: string): Promise<T> {
+        const { rows } = await this.pool.query(`SELECT * FROM ${this.table} WHERE id = $1`, [id])
+        return this.map(rows[0])
+    }
+
+    /** A sender's transactions not yet seen landed: signed (maybe never broadcast) or broadcast. */
+    async unfinished(chain: string, from: string): Promise<T[]> {
+        const { rows } = await this.pool.query(
+            `SELECT * FROM ${this.table} WHERE chain = $1 AND from_address = $2 AND status IN ('signed', 'broadcast')`,
+            [chain, from]
+        )
+        return rows.map(this.map)
+    }
+
+    /** Every unfinished transaction on a chain, oldest first (a process resuming what it left). */
+    async allUnfinished(chain: string, limit: number): Promise<T[]> {
+        const { rows } = await this.pool.query(
+            `SELECT * FROM ${this.table} WHERE chain = $1 AND status IN ('signed', 'broadcast') ORDER BY id LIMIT $2`,
+            [chain, limit]
+        )
+        return rows.map(this.map)
+    }
+
+    /** The nonces of a sender's most recent landed transactions. */
+    async landedNonces(chain: string, from: string): Promise<number[]> {
+        const { rows } = await this.pool.query(
+            `SELECT nonce FROM ${this.table} WHERE chain = $1 AND from_address = $2 AND nonce IS NOT NULL AND status IN ('confirmed', 'reverted')
+             ORDER BY nonce DESC LIMIT ${LANDED_NONCES}`,
+            [chain, from]
+        )
+        return rows.map((r) => Number(r.nonce))
+    }
+
+    /** Our other transactions signed with tx's nonce. */
+    async atNonce(tx: T): Promise<T[]> {
+        const { rows } = await this.pool.query(
+            `SELECT * FROM ${this.table} WHERE chain = $1 AND from_address = $2 AND nonce = $3 AND id <> $4`,
+            [tx.chain, tx.from, tx.nonce, tx.id]
+        )
+        return rows.map(this.map)
+    }
+
+    async markBroadcast(id: string): Promise<void> {
+        await this.pool.query(`UPDATE ${this.table} SET status = 'broadcast', updated_at = now() WHERE id = $1 AND status = 'signed'`, [id])
+    }
+
+    async markRejected(id: string, reason: string): Promise<void> {
+        await this.pool.query(`UPDATE ${this.table} SET status = 'rejected', error = $2, updated_at = now() WHERE id = $1`, [id, reason.slice(0, 500)])
+    }
+
+    async markDead(id: string): Promise<void> {
+        await this.pool.query(`UPDATE ${this.table} SET status = 'dead', updated_at = now() WHERE id = $1`, [id])
+    }
+
+    async markMined(id: string, status: 'confirmed' | 'reverted', blockNumber: bigint): Promise<void> {
+        await this.pool.query(
+            `UPDATE ${this.table} SET status = $2, block_number = $3, updated_at = now() WHERE id = $1 AND (status <> $2 OR block_number IS DISTINCT FROM $3)`,
+            [id, status, blockNumber.toString()]
+        )
+    }
+
+    /** A mined transaction back to broadcast (a reorg took its block); whether it had been mined. */
+    async markUnmined(id: string): Promise<boolean> {
+        const { rowCount } = await this.pool.query(
+            `UPDATE ${this.table} SET status = 'broadcast', block_number = NULL, updated_at = now() WHERE id = $1 AND status IN ('confirmed', 'reverted')`,
+            [id]
+        )
+        return Boolean(rowCount)
+    }
+
+    async clearSuspicion(id: string): Promise<void> {
+        await this.pool.query(`UPDATE ${this.table} SET suspect_since = NULL WHERE id = $1 AND suspect_since IS NOT NULL`, [id])
+    }
+
+    /** Notes a "cannot land" verdict; whether the first such verdict is at least `afterMs` old. */
+    async suspect(id: string, afterMs: number): Promise<boolean> {
+        const { rows } = await this.pool.query(
+            `UPDATE ${this.table} SET suspect_since = COALESCE(suspect_since, now()) WHERE id = $1
+             RETURNING suspect_since <= now() - make_interval(secs => $2) AS settled`,
+            [id, afterMs / 1000]
+        )
+        return Boolean(rows[0]?.settled)
+    }
+}

@@ -1,0 +1,166 @@
+import { expect } from 'chai'
+import { Pool } from 'pg'
+import { Address, Hash, parseEther } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { waitFor } from '../../../common/processes'
+import { ApiProcess, startApi } from '../../support/api'
+import { BroadcastGate } from '../../support/broadcast-gate'
+import { startTestChain, TestChain } from '../../support/chain'
+import { createTestDatabase } from '../../support/postgres'
+import { nativeBalance, newWallet, PlatformClient, Reply, setNativeBalance } from './support'
+
+const PWD = 'durable-password-123'
+
+/**
+ * The platform stores every transaction before broadcasting it (docs/sending.md). The node sits
+ * behind a gate that holds back or swallows broadcasts; the api process is SIGKILLed with a
+ * transaction stored and restarted on the same database, or stays up while an answer is lost.
+ * Each transfer must land exactly once (counted in balances and the wallet's nonce on chain, not
+ * in rows), and the next send must take the next nonce.
+ */
+describe('wallet platform: durable sends (killed after storing, answers lost)', function () {
+    let chain: TestChain
+    let gate: BroadcastGate
+    let databaseUrl: string
+    let api: ApiProcess
+    let http: PlatformClient
+    let pool: Pool
+    let wallet: Address
+
+    // Short enough that a request gives up (202) well before the resume pass's second look.
+    const TX_TIMEOUT_SECONDS = 8
+
+    async function start(): Promise<void> {
+        api = await startApi({ databaseUrl, rpcUrl: gate.url, contracts: chain.contracts, env: { PLATFORM_TX_TIMEOUT_SECONDS: String(TX_TIMEOUT_SECONDS) } })
+        http = new PlatformClient(api.platformUrl)
+    }
+
+    before(async function () {
+        chain = await startTestChain()
+        gate = new BroadcastGate(chain.url)
+        await gate.start()
+        databaseUrl = await createTestDatabase('platform_durable')
+        pool = new Pool({ connectionString: databaseUrl, max: 2 })
+        await start()
+        wallet = await newWallet(http, 'durable', PWD)
+        await setNativeBalance(chain, wallet, parseEther('100'))
+    })
+
+    after(async function () {
+        await pool?.end()
+        await api?.stop()
+        await gate?.stop()
+        await chain?.stop()
+    })
+
+    afterEach(async function () {
+        gate.blocked = false
+        gate.swallow = false
+        gate.hang = false
+        if (api.process.child.exitCode !== null || api.process.child.signalCode !== null) await start()
+    })
+
+    const fresh = () => privateKeyToAccount(generatePrivateKey()).address
+    const nonceOf = (address: Address) => chain.client.getTransactionCount({ address })
+    const send = (to: Address, amount: string): Promise<Reply> =>
+        http.post('/api/wallet/send', { address_from: wallet, token: 'NATIVE', amount, address_to: to }, PWD)
+
+    async function rows(): Promise<{ tx_hash: Hash; nonce: string; status: string }[]> {
+        return (await pool.query(`SELECT tx_hash, nonce::text, status FROM platform_tx WHERE from_address = $1 ORDER BY id`, [wallet.toLowerCase()])).rows
+    }
+
+    /** Starts a send and SIGKILLs the api once `ready` holds (the transaction is stored, and maybe on chain). */
+    async function sendAndKill(to: Address, amount: string, ready: () => Promise<boolean>): Promise<void> {
+        const reply = send(to, amount).catch((err: Error) => err)
+        await waitFor('the transaction to be stored', async () => ready(), 30_000, 50)
+        api.process.kill('SIGKILL')
+        await api.process.exited
+        expect(await reply).to.be.instanceOf(Error)
+    }
+
+    /** The next send takes the next nonce and lands. */
+    async function nextSendTakesNextNonce(): Promise<void> {
+        const before = await nonceOf(wallet)
+        const to = fresh()
+        const reply = await send(to, '0.25')
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200)
+        expect((await chain.client.getTransaction({ hash: reply.body.hash })).nonce).to.equal(before)
+        expect(await nativeBalance(chain, to)).to.equal(parseEther('0.25'))
+        expect(await nonceOf(wallet)).to.equal(before + 1)
+    }
+
+    it('killed with the transaction stored and never broadcast: the restart sends those bytes, once', async function () {
+        const to = fresh()
+        const nonce = await nonceOf(wallet)
+        const stored = (await rows()).length
+        gate.blocked = true
+        gate.hang = true
+        await sendAndKill(to, '1.5', async () => (await rows()).length > stored && gate.refused.length > 0)
+        expect(await nativeBalance(chain, to)).to.equal(0n)
+        expect(await nonceOf(wallet)).to.equal(nonce)
+        const [row] = (await rows()).slice(stored)
+        expect(row.status).to.equal('signed')
+
+        gate.blocked = false
+        await start()
+        await waitFor('the stored transaction to land', async () => (await nativeBalance(chain, to)) > 0n, 30_000)
+        await waitFor('the row to be noted confirmed', async () => (await rows()).slice(stored)[0].status === 'confirmed', 30_000)
+        expect(await nativeBalance(chain, to)).to.equal(parseEther('1.5'))
+        expect(await nonceOf(wallet)).to.equal(nonce + 1)
+        expect((await chain.client.getTransaction({ hash: row.tx_hash })).nonce).to.equal(nonce)
+        await nextSendTakesNextNonce()
+    })
+
+    it('killed after the node took the transaction but before its answer came back: the restart finds it mined and sends nothing more', async function () {
+        const to = fresh()
+        const nonce = await nonceOf(wallet)
+        const stored = (await rows()).length
+        gate.blocked = true
+        gate.swallow = true
+        await sendAndKill(to, '2', async () => (await rows()).length > stored && (await nativeBalance(chain, to)) > 0n)
+        expect((await rows()).slice(stored)[0].status).to.equal('signed')
+
+        gate.blocked = false
+        await start()
+        await waitFor('the row to be noted confirmed', async () => (await rows()).slice(stored)[0].status === 'confirmed', 30_000)
+        expect(await nativeBalance(chain, to)).to.equal(parseEther('2'))
+        expect(await nonceOf(wallet)).to.equal(nonce + 1)
+        await nextSendTakesNextNonce()
+        expect(await nativeBalance(chain, to)).to.equal(parseEther('2'))
+    })
+
+    it('an answer lost while the api stays up: the request still answers 200 with the mined transaction', async function () {
+        const to = fresh()
+        const nonce = await nonceOf(wallet)
+        gate.blocked = true
+        gate.swallow = true
+        const reply = await send(to, '0.5')
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200)
+        expect(gate.swallowed).to.have.length.greaterThan(0)
+        expect(await nativeBalance(chain, to)).to.equal(parseEther('0.5'))
+        expect((await chain.client.getTransaction({ hash: reply.body.hash })).nonce).to.equal(nonce)
+        gate.blocked = false
+        await nextSendTakesNextNonce()
+    })
+
+    it('a broadcast the node never took answers 202; the next send does not reuse its nonce, and both land once the node is back', async function () {
+        const first = fresh()
+        const second = fresh()
+        const nonce = await nonceOf(wallet)
+        gate.blocked = true
+        const pending = await send(first, '0.75')
+        expect(pending.status, JSON.stringify(pending.body)).to.equal(202)
+        expect(pending.body).to.include({ success: true, pending: true })
+        expect(await nonceOf(wallet)).to.equal(nonce)
+
+        gate.blocked = false
+        // The stored transaction holds its nonce: this one is signed with the next, and lands once the resume pass rebroadcasts the first.
+        const next = await send(second, '0.5')
+        expect(next.status, JSON.stringify(next.body)).to.equal(200)
+        expect((await chain.client.getTransaction({ hash: next.body.hash })).nonce).to.equal(nonce + 1)
+        expect((await chain.client.getTransaction({ hash: pending.body.hash })).nonce).to.equal(nonce)
+        expect(await nativeBalance(chain, first)).to.equal(parseEther('0.75'))
+        expect(await nativeBalance(chain, second)).to.equal(parseEther('0.5'))
+        expect(await nonceOf(wallet)).to.equal(nonce + 2)
+    })
+})

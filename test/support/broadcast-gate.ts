@@ -1,0 +1,80 @@
+import * as http from 'http'
+import { AddressInfo } from 'net'
+
+/**
+ * A JSON-RPC proxy in front of a real node that, while `blocked`, answers every
+ * eth_sendRawTransaction with HTTP 503 (a node restarting), and forwards everything else. The
+ * sender then holds signed transactions it could not send: what a crash between signing and
+ * broadcasting leaves behind. It can also play a node that lacks some methods (`unsupported`).
+ * With `swallow` set, a blocked transaction is forwarded to the node after all but its answer
+ * never comes back (the connection hangs): the broadcast went through and the sender cannot know.
+ * With `hang` set, it is neither forwarded nor answered: the sender waits on a broadcast that
+ * never reached the node.
+ */
+export class BroadcastGate {
+    blocked = false
+    /** While blocked: forward the matching transactions and never answer, rather than refuse them. */
+    swallow = false
+    /** While blocked: never forward nor answer the matching transactions (swallow wins when both are set). */
+    hang = false
+    /** Transactions forwarded whose answer was withheld (swallow). */
+    readonly swallowed: string[] = []
+    /** While blocked, only the transactions this accepts are refused (all when unset). */
+    filter?: (raw: string) => boolean | Promise<boolean>
+    /** JSON-RPC methods answered "method not found", as a node without them would (e.g. tracing). */
+    readonly unsupported = new Set<string>()
+    readonly refused: string[] = []
+    private server?: http.Server
+
+    constructor(private readonly upstream: string) {}
+
+    get url(): string {
+        return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`
+    }
+
+    async start(): Promise<void> {
+        this.server = http.createServer((req, res) => {
+            const chunks: Buffer[] = []
+            req.on('data', (c) => chunks.push(c))
+            req.on('end', async () => {
+                const body = Buffer.concat(chunks).toString()
+                const calls = [JSON.parse(body)].flat()
+                const missing = calls.find((c: any) => this.unsupported.has(c.method))
+                if (missing) {
+                    res.writeHead(200, { 'content-type': 'application/json' })
+                        .end(JSON.stringify({ jsonrpc: '2.0', id: missing.id, error: { code: -32601, message: `the method ${missing.method} does not exist/is not available` } }))
+                    return
+                }
+                const raws: string[] = calls.filter((c: any) => c.method === 'eth_sendRawTransaction').map((c: any) => c.params[0])
+                const stopped = this.blocked ? await Promise.all(raws.map(async (raw) => !this.filter || (await this.filter(raw)))) : []
+                if (stopped.some(Boolean) && this.swallow) {
+                    this.swallowed.push(...raws.filter((_, i) => stopped[i]))
+                    // The node gets it; the sender never hears back (stop() closes the connection).
+                    await fetch(this.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => undefined)
+                    return
+                }
+                if (stopped.some(Boolean) && this.hang) {
+                    this.refused.push(...raws.filter((_, i) => stopped[i]))
+                    return
+                }
+                if (stopped.some(Boolean)) {
+                    this.refused.push(...raws.filter((_, i) => stopped[i]))
+                    res.writeHead(503).end('node restarting')
+                    return
+                }
+                try {
+                    const upstream = await fetch(this.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+                    res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text())
+                } catch {
+                    res.writeHead(502).end('upstream unreachable')
+                }
+            })
+        })
+        await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
+    }
+
+    async stop(): Promise<void> {
+        this.server?.closeAllConnections()
+        await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve())
+    }
+}
