@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import { parseEnv, SharedEnvSchema } from '../common/config'
-import { IndexerSettingsSchema } from '../indexer/config'
+import { IndexedRangeSchema, parseEnv, SharedEnvSchema } from '../common/config'
 import { ChainApiSettingsSchema } from './chain/config'
 import { ExplorerSettingsSchema } from './explorer/config'
 import { PlatformSettingsSchema } from './platform/config'
@@ -11,7 +10,7 @@ export const ApiEnvSchema = SharedEnvSchema.extend({
     ...ExplorerSettingsSchema.shape,
     ...PlatformSettingsSchema.shape,
     // The chain data API serves what the indexer wrote: it needs the indexer's first block and finality depth.
-    ...IndexerSettingsSchema.pick({ INDEXER_START_BLOCK: true, INDEXER_FINALITY_CONFIRMATION: true }).shape,
+    ...IndexedRangeSchema.shape,
 })
 
 export type ApiEnv = z.infer<typeof ApiEnvSchema>

@@ -1,12 +1,8 @@
 import { z } from 'zod'
-import { parseEnv, port, SharedEnvSchema } from '../common/config'
+import { IndexedRangeSchema, parseEnv, port, SharedEnvSchema } from '../common/config'
 
 /** The indexer's variables (docs/configuration.md); the GraphQL server is part of this surface. */
-export const IndexerSettingsSchema = z.object({
-    INDEXER_FINALITY_CONFIRMATION: z.coerce.number().int().min(1).max(1000).default(10)
-        .describe('blocks behind the head treated as final (a deeper reorg stops the indexer, as in Subsquid)'),
-    INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0)
-        .describe('first block to index'),
+export const IndexerSettingsSchema = IndexedRangeSchema.extend({
     INDEXER_END_BLOCK: z.coerce.number().int().min(0).optional()
         .meta({ description: 'stop after this block (a bounded backfill, as the benchmark runs)', unset: 'follows the chain' }),
     INDEXER_TRACING: z.enum(['auto', 'trace_block', 'debug_traceBlockByHash', 'none']).default('auto')
