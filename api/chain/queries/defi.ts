@@ -53,3 +53,13 @@ export async function dailyVolume(db: Db, first: string, last: string): Promise<
     )
     return rows
 }
+
+/** Pairs in which any of the holders has LP tokens, by the indexer's balances (the wallet platform's positions). */
+export async function pairsHeldBy(db: Db, holders: string[]): Promise<string[]> {
+    const { rows } = await db.query<{ id: string }>(
+        `SELECT DISTINCT p.id FROM pair p JOIN token_balance b ON b.token = p.id
+         WHERE b.holder = ANY($1) AND b.value > 0 ORDER BY p.id`,
+        [holders.map((holder) => holder.toLowerCase())]
+    )
+    return rows.map((row) => row.id)
+}

@@ -161,3 +161,24 @@ export async function tokenUnits(db: Db, token: string): Promise<{ symbol: strin
     )
     return rows[0]
 }
+
+export interface HeldTokenRow {
+    token: string
+    value: string
+    name: string | null
+    symbol: string | null
+    decimals: number | null
+    type: string | null
+}
+
+/** Every token the indexer saw the holder hold, with a non-zero balance (the wallet platform's balances). */
+export async function heldTokens(db: Db, holder: string): Promise<HeldTokenRow[]> {
+    const { rows } = await db.query<HeldTokenRow>(
+        `SELECT b.token, b.value::text AS value, t.name, t.symbol, t.decimals, t.type
+         FROM token_balance b LEFT JOIN token t ON t.id = b.token
+         WHERE b.holder = $1 AND b.value > 0
+         ORDER BY t.symbol NULLS LAST, b.token`,
+        [holder.toLowerCase()]
+    )
+    return rows
+}

@@ -2,6 +2,7 @@ import { Request, Response, Router } from 'express'
 import { Address, encodeFunctionData, getAddress, Log, parseEventLogs, zeroAddress } from 'viem'
 import { z } from 'zod'
 import { ammPairAbi, ammRouterAbi } from '../../../abi'
+import { pairsHeldBy } from '../../chain/queries/defi'
 import { amountFields, fraction, parseAmount, parsePositiveAmount } from '../amounts'
 import { approvalStep, requireBalance, requireNativeBalance, same, transferred } from '../amm'
 import { TokenMeta } from '../chain'
@@ -277,12 +278,8 @@ function pairAmounts(logs: Log[], pair: Address, event: 'Mint' | 'Burn', tokenA:
 async function positions(services: PlatformServices, holders: Address[]) {
     if (holders.length === 0) return []
     await services.chain.ready()
-    const { rows } = await services.pool.query(
-        `SELECT DISTINCT p.id FROM pair p JOIN token_balance b ON b.token = p.id
-         WHERE b.holder = ANY($1) AND b.value > 0 ORDER BY p.id`,
-        [holders.map((holder) => holder.toLowerCase())]
-    )
-    const views = await Promise.all(rows.map((row) => poolView(services, getAddress(row.id), holders)))
+    const pairs = await pairsHeldBy(services.pool, holders)
+    const views = await Promise.all(pairs.map((pair) => poolView(services, getAddress(pair), holders)))
     // The indexer can trail the chain by a block: keep what the chain says is still held.
     return views.filter(([pair]) => BigInt(pair.lp_balance_raw) > 0n)
 }

@@ -5,6 +5,7 @@ import { Address, encodeFunctionData, formatEther, getAddress, Hex, toHex } from
 import { english, generateMnemonic, generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { z } from 'zod'
 import { platformTokenAbi } from '../../../abi'
+import { heldTokens } from '../../chain/queries/tokens'
 import { formatAmount, parsePositiveAmount } from '../amounts'
 import { badRequest, conflict, noStore, parseInput, sendData } from '../http'
 import { PlatformServices } from '../services'
@@ -178,14 +179,7 @@ async function store(s: PlatformServices, userId: string, secret: Buffer, key: H
 
 /** Every token the indexer saw the wallet hold, with a non-zero balance. */
 async function tokenBalances(s: PlatformServices, holder: Address) {
-    const { rows } = await s.pool.query(
-        `SELECT b.token, b.value::text AS value, t.name, t.symbol, t.decimals, t.type
-         FROM token_balance b LEFT JOIN token t ON t.id = b.token
-         WHERE b.holder = $1 AND b.value > 0
-         ORDER BY t.symbol NULLS LAST, b.token`,
-        [holder.toLowerCase()]
-    )
-    return rows.map((r) => {
+    return (await heldTokens(s.pool, holder)).map((r) => {
         const value = BigInt(r.value)
         const decimals = r.decimals === null ? null : Number(r.decimals)
         return {
