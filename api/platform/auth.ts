@@ -4,6 +4,7 @@ import { Pool } from 'pg'
 import { Address, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { Logger } from '../../common/logger'
+import { clientIp } from '../../common/service/client-ip'
 import { FailureLimit } from '../../common/service/rate-limit'
 import { PlatformEnv } from './config'
 import { badRequest, unauthorized } from './http'
@@ -26,16 +27,25 @@ const MAX_PASSWORD = 1024
 export const MIN_NEW_PASSWORD = 8
 const CACHE_LIMIT = 10_000
 
+/** The account a password is checked for, and the client checking it: the keys of the failure counts. */
+interface Attempt {
+    ip: string
+    /** `user:<user_id>`, or `wallet:<address>` when no user_id is given. */
+    account: string
+}
+
 /**
  * User-level auth proves a user_id with its password; wallet-level auth proves the
  * password of the user owning a wallet address (and, when a user_id is given too, that the wallet
  * is that user's). Every failure is the same 401, after the same argon2id work: an unknown user or
- * wallet is checked against a dummy credential. Failures count per user_id (or per wallet address
- * when no user_id is given) in Postgres, shared by all replicas; past the limit the key gets 429
- * until its window ends, and a success clears its count.
+ * wallet is checked against a dummy credential. Failures count in Postgres (shared by all replicas)
+ * per (account, client IP) and per client IP, both checked before any argon2id work; past either
+ * limit that IP gets 429 until the window ends, and no other IP does, so nobody can lock an owner
+ * out (docs/platform-api.md, Limits). A success clears its (account, IP) count only.
  */
 export class Auth {
-    private readonly failures: FailureLimit
+    private readonly accountFailures: FailureLimit
+    private readonly ipFailures: FailureLimit
     /** Verified passwords for a short while, keyed by an HMAC of (user_id, password) under a per-process key. */
     private readonly cache = new Map<string, { secret: Buffer; expires: number }>()
     private readonly cacheKey = randomBytes(32)
@@ -46,13 +56,15 @@ export class Auth {
         private readonly env: PlatformEnv,
         private readonly log: Logger
     ) {
-        this.failures = new FailureLimit(
+        const limit = (name: string, points: number) => new FailureLimit(
             pool,
             'platform_auth_failure',
-            { name: 'platform', points: env.PLATFORM_AUTH_MAX_FAILURES, windowSeconds: env.PLATFORM_AUTH_WINDOW_SECONDS },
+            { name, points, windowSeconds: env.PLATFORM_AUTH_WINDOW_SECONDS },
             (seconds) => `Too many failed authentication attempts; retry in ${seconds} seconds`,
             { announceBudget: true }
         )
+        this.accountFailures = limit('platform', env.PLATFORM_AUTH_MAX_FAILURES)
+        this.ipFailures = limit('platform-ip', env.PLATFORM_AUTH_IP_MAX_FAILURES)
     }
 
     /** The password from header x-user-pwd, else body user_pwd, else query user_pwd (which is logged, without its value). */
@@ -72,7 +84,7 @@ export class Auth {
     async user(req: Request, userId: string): Promise<UserAuth> {
         const password = this.password(req)
         if (!password) throw unauthorized()
-        const secret = await this.verify(`user:${userId}`, userId, password)
+        const secret = await this.verify({ ip: clientIp(req), account: `user:${userId}` }, userId, password)
         return { userId, secret }
     }
 
@@ -81,9 +93,9 @@ export class Auth {
         if (!password) throw unauthorized()
         const wallet = await findWallet(this.pool, address)
         const owner = wallet && (userId === undefined || wallet.userId === userId) ? wallet.userId : undefined
-        const limitKey = userId !== undefined ? `user:${userId}` : `wallet:${address.toLowerCase()}`
+        const account = userId !== undefined ? `user:${userId}` : `wallet:${address.toLowerCase()}`
         // With no owner, verify() still runs the dummy check, so this failure costs what a wrong password costs.
-        const secret = await this.verify(limitKey, owner, password)
+        const secret = await this.verify({ ip: clientIp(req), account }, owner, password)
         return { userId: wallet!.userId, secret, wallet: wallet! }
     }
 
@@ -117,7 +129,7 @@ export class Auth {
             if (await insertUser(this.pool, userId, credential)) return { userId, secret, created: true }
             // Created by a concurrent request a moment ago: from here on it is an existing user.
         }
-        const secret = await this.verify(`user:${userId}`, userId, password)
+        const secret = await this.verify({ ip: clientIp(req), account: `user:${userId}` }, userId, password)
         return { userId, secret, created: false }
     }
 
@@ -126,24 +138,27 @@ export class Auth {
         return privateKeyToAccount(this.keystore.open(auth.wallet.sealed, auth.secret, auth.userId, auth.wallet.address))
     }
 
-    private async verify(limitKey: string, userId: string | undefined, password: string): Promise<Buffer> {
-        const failed = await this.failures.check(limitKey)
+    private async verify(attempt: Attempt, userId: string | undefined, password: string): Promise<Buffer> {
+        const [, failed] = await Promise.all([this.ipFailures.check(attempt.ip), this.accountFailures.check(accountKey(attempt))])
         if (password.length > MAX_PASSWORD) {
-            await this.fail(limitKey)
+            await this.fail(attempt)
         }
         const cacheKey = userId === undefined ? undefined : this.cacheKeyOf(userId, password)
         const cached = cacheKey ? this.cache.get(cacheKey) : undefined
         if (cached && cached.expires > Date.now()) return cached.secret
         const row = userId === undefined ? undefined : await findUser(this.pool, userId)
         const secret = await this.keystore.verify(password, row ?? this.keystore.dummyCredential)
-        if (!row || !secret) await this.fail(limitKey)
-        if (failed > 0) await this.failures.clear(limitKey)
+        if (!row || !secret) await this.fail(attempt)
+        if (failed > 0) await this.accountFailures.clear(accountKey(attempt))
         this.remember(cacheKey!, secret!)
         return secret!
     }
 
-    private async fail(limitKey: string): Promise<never> {
-        await this.failures.fail(limitKey)
+    /** Counts the failure in both; a 429 when either is now beyond its limit, else the 401. */
+    private async fail(attempt: Attempt): Promise<never> {
+        const counted = await Promise.allSettled([this.ipFailures.fail(attempt.ip), this.accountFailures.fail(accountKey(attempt))])
+        const refused = counted.find((c) => c.status === 'rejected')
+        if (refused) throw refused.reason
         throw unauthorized()
     }
 
@@ -162,4 +177,9 @@ export class Auth {
         }
         this.cache.set(key, { secret, expires: Date.now() + ttl * 1000 })
     }
+}
+
+/** The IP first: it holds no `|`, so no user_id can make two attempts share a key. */
+function accountKey(attempt: Attempt): string {
+    return `${attempt.ip}|${attempt.account}`
 }

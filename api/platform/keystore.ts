@@ -1,6 +1,7 @@
 import argon2 from 'argon2'
 import { createHmac, randomBytes, timingSafeEqual } from 'crypto'
 import { Hex } from 'viem'
+import { HashPool } from '../../common/hash-pool'
 import { deriveKey, masterKeyBytes, open, seal } from '../../common/sealing'
 
 /** The platform's secrets at rest: password verifier and sealed wallet keys, opened only with the master key and the password together: docs/platform-api.md (Keys at rest) */
@@ -26,7 +27,8 @@ export interface SealedKey {
 export class Keystore {
     private readonly masterKey: Buffer
 
-    constructor(masterKeyHex: string) {
+    /** Every argon2id run goes through `hashes`, which refuses with 503 when it is full. */
+    constructor(masterKeyHex: string, private readonly hashes: HashPool) {
         this.masterKey = masterKeyBytes(masterKeyHex)
     }
 
@@ -34,7 +36,7 @@ export class Keystore {
     async passwordSecret(password: string, salt: Buffer, kdf: string): Promise<Buffer> {
         const params = KDF_FORMAT.exec(kdf)
         if (!params) throw new Error(`unknown password kdf ${kdf}`)
-        return argon2.hash(password, {
+        return this.hashes.run(() => argon2.hash(password, {
             type: argon2.argon2id,
             raw: true,
             salt,
@@ -42,7 +44,7 @@ export class Keystore {
             memoryCost: Number(params[1]),
             timeCost: Number(params[2]),
             parallelism: Number(params[3]),
-        })
+        }))
     }
 
     /** Credential of a new user, and the password secret to seal their first wallet with. */

@@ -1,5 +1,7 @@
 import { Pool } from 'pg'
+import { HashPool } from '../../common/hash-pool'
 import { Logger } from '../../common/logger'
+import { RateLimit } from '../../common/service/rate-limit'
 import { LockManager } from '../../db/advisory-locks'
 import { ApiContext } from '../context'
 import { Auth } from './auth'
@@ -20,13 +22,22 @@ export interface PlatformServices {
     log: Logger
     keystore: Keystore
     auth: Auth
+    /** Per client IP, on register and register_random: each may create a user, which costs an argon2id run. */
+    registrations: RateLimit
     chain: ChainService
     sender: TxSender
 }
 
 export function createServices(ctx: ApiContext): PlatformServices {
     const log = ctx.log.child({ surface: 'platform' })
-    const keystore = new Keystore(ctx.secrets.masterKey)
+    const hashes = new HashPool({ concurrency: ctx.env.PLATFORM_HASH_CONCURRENCY, queue: ctx.env.PLATFORM_HASH_QUEUE })
+    const keystore = new Keystore(ctx.secrets.masterKey, hashes)
+    const registrations = new RateLimit(
+        ctx.pool,
+        'platform_rate_limit',
+        { name: 'register', points: ctx.env.PLATFORM_REGISTER_PER_IP, windowSeconds: ctx.env.PLATFORM_REGISTER_WINDOW_SECONDS },
+        (seconds) => `Too many registrations from this address; retry in ${seconds} seconds`
+    )
     const chain = new ChainService(ctx.env)
     // Signing per wallet is serialised by advisory locks on one connection of their own (db/advisory-locks.ts).
     const locks = new LockManager(ctx.env.DATABASE_URL!, log)
@@ -35,5 +46,5 @@ export function createServices(ctx: ApiContext): PlatformServices {
     txs.start(RESUME_INTERVAL_MS)
     const receipts = new ReceiptWatcher(chain.client, log)
     const sender = new TxSender(chain, txs, receipts, ctx.env.PLATFORM_TX_TIMEOUT_SECONDS * 1000, log)
-    return { env: ctx.env, pool: ctx.pool, log, keystore, auth: new Auth(ctx.pool, keystore, ctx.env, log), chain, sender }
+    return { env: ctx.env, pool: ctx.pool, log, keystore, auth: new Auth(ctx.pool, keystore, ctx.env, log), registrations, chain, sender }
 }

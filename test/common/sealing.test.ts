@@ -1,9 +1,11 @@
 import { expect } from 'chai'
 import { createCipheriv, hkdfSync, randomBytes } from 'crypto'
 import { Keystore } from '../../api/platform/keystore'
+import { HashPool } from '../../common/hash-pool'
 import { deriveKey, masterKeyBytes, open, seal, SealError, Sealer } from '../../common/sealing'
 
 const MASTER = '11'.repeat(32)
+const hashes = new HashPool({ concurrency: 1, queue: 0 })
 
 /** AES-256-GCM exactly as values already in databases were written: IV beside, tag after the ciphertext. */
 function legacySeal(key: Buffer, plain: Buffer, aad: string): { iv: Buffer; ciphertext: Buffer } {
@@ -29,7 +31,7 @@ describe('sealing', function () {
         const kek = Buffer.from(hkdfSync('sha256', Buffer.concat([Buffer.from(MASTER, 'hex'), secret]), salt, 'platform/v1/wallet-key', 32))
         const privateKey = randomBytes(32)
         const stored = legacySeal(kek, privateKey, `platform/v1|${userId}|${address.toLowerCase()}`)
-        const opened = new Keystore(MASTER).open({ salt, ...stored }, secret, userId, address)
+        const opened = new Keystore(MASTER, hashes).open({ salt, ...stored }, secret, userId, address)
         expect(opened).to.equal(`0x${privateKey.toString('hex')}`)
     })
 
@@ -51,6 +53,6 @@ describe('sealing', function () {
         const master = masterKeyBytes(MASTER)
         expect(deriveKey(master, 'p', Buffer.from('a'))).to.not.deep.equal(deriveKey(master, 'p', Buffer.from('b')))
         expect(() => masterKeyBytes('11'.repeat(31))).to.throw(/MASTER_KEY must be 32 bytes/)
-        expect(() => new Keystore('11')).to.throw(/32 bytes/)
+        expect(() => new Keystore('11', hashes)).to.throw(/32 bytes/)
     })
 })

@@ -22,7 +22,7 @@ import { findWallet, insertWallet, WalletOrigin } from '../wallets'
 export function walletRoutes(s: PlatformServices): Router {
     const router = Router()
 
-    router.post('/api/wallet/register', async (req, res) => {
+    router.post('/api/wallet/register', s.registrations.perIp(), async (req, res) => {
         const input = parseInput(z.object({ user_id: userId, address, priv_key: z.string() }), req.body)
         const key = privateKeyOf(input.priv_key, 'priv_key')
         if (privateKeyToAccount(key).address !== input.address) throw badRequest('priv_key is not the key of address')
@@ -34,7 +34,7 @@ export function walletRoutes(s: PlatformServices): Router {
         res.status(stored.inserted ? 201 : 200).json({ success: true, data: { address: stored.address } })
     })
 
-    router.post('/api/wallet/register_random', async (req, res) => {
+    router.post('/api/wallet/register_random', s.registrations.perIp(), async (req, res) => {
         const input = parseInput(z.object({ user_id: userId }), req.body)
         const auth = await s.auth.registerOrVerify(req, input.user_id)
         const stored = await store(s, auth.userId, auth.secret, generatePrivateKey(), 'random')

@@ -53,8 +53,8 @@ describe('wallet platform: authentication', function () {
     ]
 
     before(async function () {
-        // The matrix fails far more often than the default limit allows; the limit has its own test below.
-        f = await startPlatform({ env: { PLATFORM_AUTH_MAX_FAILURES: '10000' } })
+        // The matrix fails far more often than the default limits allow, all from one IP; the limits have their own tests.
+        f = await startPlatform({ env: { PLATFORM_AUTH_MAX_FAILURES: '10000', PLATFORM_AUTH_IP_MAX_FAILURES: '10000' } })
         stable = f.chain.contracts.stable
         wnative = f.chain.contracts.wnative
         alice = await newWallet(f.http, 'alice', A_PWD)
@@ -119,7 +119,8 @@ describe('wallet platform: authentication', function () {
         before(async function () {
             limited = await startApi({
                 databaseUrl: f.databaseUrl, rpcUrl: f.chain.url, contracts: f.chain.contracts,
-                env: { PLATFORM_AUTH_MAX_FAILURES: '3', PLATFORM_AUTH_CACHE_SECONDS: '0' },
+                // The matrix's failures came from this IP too; the per-IP limit has its test in auth-limits.test.ts.
+                env: { PLATFORM_AUTH_MAX_FAILURES: '3', PLATFORM_AUTH_IP_MAX_FAILURES: '10000', PLATFORM_AUTH_CACHE_SECONDS: '0' },
             })
             http = new PlatformClient(limited.platformUrl)
         })

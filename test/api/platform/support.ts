@@ -47,9 +47,20 @@ export interface Reply {
     headers: Headers
 }
 
-/** HTTP against the platform port; `pwd` goes in the x-user-pwd header. */
+let ipCounter = 0
+
+/** A fresh client IP (TEST-NET-2), so the per-IP budgets of callers do not mix. */
+export function nextIp(): string {
+    ipCounter++
+    return `198.51.${100 + ((ipCounter >> 8) & 15)}.${ipCounter & 255}`
+}
+
+/**
+ * HTTP against the platform port; `pwd` goes in the x-user-pwd header. Given an `ip`, the client
+ * poses as that address in X-Forwarded-For (which counts when the api runs with TRUST_PROXY).
+ */
 export class PlatformClient {
-    constructor(readonly url: string) {}
+    constructor(readonly url: string, readonly ip?: string) {}
 
     async get(path: string, query: Record<string, string> = {}, pwd?: string): Promise<Reply> {
         const qs = new URLSearchParams(query).toString()
@@ -64,6 +75,7 @@ export class PlatformClient {
         const headers: Record<string, string> = {}
         if (body !== undefined || rawBody !== undefined) headers['content-type'] = 'application/json'
         if (pwd !== undefined) headers['x-user-pwd'] = pwd
+        if (this.ip !== undefined) headers['x-forwarded-for'] = this.ip
         const res = await fetch(`${this.url}${path}`, { method, headers, body: rawBody ?? (body === undefined ? undefined : JSON.stringify(body)) })
         const text = await res.text()
         let parsed: any
