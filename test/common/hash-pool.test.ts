@@ -1,0 +1,55 @@
+import { expect } from 'chai'
+import { HashPool, HashPoolBusyError } from '../../common/hash-pool'
+
+/** A job that runs until its release() is called. */
+function job(): { run: () => Promise<string>; release: () => void; started: boolean } {
+    let release!: () => void
+    const done = new Promise<void>((resolve) => (release = resolve))
+    const j = {
+        started: false,
+        release: () => release(),
+        run: async () => {
+            j.started = true
+            await done
+            return 'hashed'
+        },
+    }
+    return j
+}
+
+describe('HashPool', function () {
+    it('runs `concurrency` at once, queues `queue` more, and refuses the next at once with a 503', async function () {
+        const pool = new HashPool({ concurrency: 1, queue: 1 })
+        const first = job()
+        const second = job()
+        const a = pool.run(first.run)
+        const b = pool.run(second.run)
+        expect(first.started).to.equal(true)
+        expect(second.started).to.equal(false)
+        expect(pool.load).to.deep.equal({ running: 1, waiting: 1 })
+
+        let ran = false
+        const refused = await pool.run(async () => (ran = true)).catch((e) => e)
+        expect(refused).to.be.instanceOf(HashPoolBusyError)
+        expect(refused.status).to.equal(503)
+        expect(refused.code).to.equal('busy')
+        expect(refused.headers).to.deep.equal({ 'Retry-After': '1' })
+        expect(ran).to.equal(false)
+
+        first.release()
+        expect(await a).to.equal('hashed')
+        expect(second.started).to.equal(true)
+        second.release()
+        expect(await b).to.equal('hashed')
+        expect(pool.load).to.deep.equal({ running: 0, waiting: 0 })
+    })
+
+    it('frees the slot when a run throws', async function () {
+        const pool = new HashPool({ concurrency: 1, queue: 0 })
+        await pool.run(async () => {
+            throw new Error('argon2 failed')
+        }).catch(() => undefined)
+        expect(await pool.run(async () => 'again')).to.equal('again')
+        expect(pool.load).to.deep.equal({ running: 0, waiting: 0 })
+    })
+})
