@@ -9,21 +9,22 @@ import { HttpError } from '../../common/service/http-error'
 export const explorerErrors: ErrorSurface = {
     name: 'explorer',
     body: codedErrorBody,
-    parserFault: ({ status, type, message }) => {
-        const code = PARSER_CODES[type ?? ''] ?? 'invalid_request'
-        return new HttpError(status, code === 'invalid_json' ? 'request body is not valid JSON' : String(message || 'bad request'), { code })
+    // Our own words for each parser fault: a library's text is not part of the API.
+    parserFault: ({ status, type }) => {
+        const [code, message] = PARSER_FAULTS[type ?? ''] ?? ['invalid_request', 'the request body could not be read']
+        return new HttpError(status, message, { code })
     },
     internalMessage: 'internal error',
 }
 
-/** body-parser's error types, named in our codes. */
-const PARSER_CODES: Record<string, string> = {
-    'entity.parse.failed': 'invalid_json',
-    'entity.too.large': 'payload_too_large',
-    'encoding.unsupported': 'unsupported_encoding',
-    'charset.unsupported': 'unsupported_charset',
-    'request.aborted': 'request_aborted',
-    'request.size.invalid': 'invalid_request',
+/** body-parser's error types, as our codes and messages. */
+const PARSER_FAULTS: Record<string, [code: string, message: string]> = {
+    'entity.parse.failed': ['invalid_json', 'request body is not valid JSON'],
+    'entity.too.large': ['payload_too_large', 'request body is too large'],
+    'encoding.unsupported': ['unsupported_encoding', 'the Content-Encoding of the body is not supported'],
+    'charset.unsupported': ['unsupported_charset', 'the charset of the body is not supported; send UTF-8'],
+    'request.aborted': ['request_aborted', 'the request was aborted'],
+    'request.size.invalid': ['invalid_request', 'the request body is not as long as its Content-Length'],
 }
 
 export const badRequest = (message: string, field?: string) =>

@@ -1,9 +1,11 @@
 import cors from 'cors'
 import express, { Router } from 'express'
+import { HashPool } from '../../common/hash-pool'
 import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
 import { authRouter } from './auth'
 import { Challenges } from './auth/challenges'
+import { Passwords } from './auth/passwords'
 import { Sessions } from './auth/sessions'
 import { defiRouter } from './defi'
 import { explorerErrors, unknownPath } from './errors'
@@ -23,9 +25,10 @@ export function explorerRouter(ctx: ApiContext): Router {
     const s: ExplorerServices = {
         ctx,
         mailer: new Mailer(ctx.env, ctx.log),
-        limits: createLimits(ctx.pool),
+        limits: createLimits(ctx.pool, ctx.env),
         sessions: new Sessions(ctx.pool, ctx.secrets.jwtSecret),
         challenges: new Challenges(ctx.secrets.jwtSecret),
+        passwords: new Passwords(new HashPool({ concurrency: ctx.env.EXPLORER_HASH_CONCURRENCY, queue: ctx.env.EXPLORER_HASH_QUEUE })),
         publicUrl: (ctx.env.PUBLIC_URL ?? `http://localhost:${ctx.env.EXPLORER_PORT}/api`).replace(/\/+$/, ''),
     }
     const router = express.Router()
@@ -40,6 +43,9 @@ export function explorerRouter(ctx: ApiContext): Router {
     // Per-IP limits before the body is read, so that malformed requests use up the budget too.
     router.post('/auth/signin', s.limits.signin.perIp())
     router.post('/auth/signup', s.limits.signup.perIp())
+    router.post('/auth/verify-code', s.limits.verifyCode.perIp())
+    router.post('/auth/reset-password', s.limits.resetPassword.perIp())
+    router.post(['/auth/resend-code', '/auth/forgot-password'], s.limits.mailRequests.perIp())
     router.post(['/support/requests', '/newsletter/subscribe'], s.limits.forms.perIp())
     router.use(express.json({ limit: BODY_LIMIT }))
 

@@ -1,5 +1,6 @@
 import { ApiContext } from '../context'
 import { Challenges } from './auth/challenges'
+import { Passwords } from './auth/passwords'
 import { Sessions } from './auth/sessions'
 import { Mailer } from './mail'
 import { Limits } from './rate-limits'
@@ -11,6 +12,8 @@ export interface ExplorerServices {
     limits: Limits
     sessions: Sessions
     challenges: Challenges
+    /** Hashing and verification of passwords, in the bounded pool. */
+    passwords: Passwords
     /** Public base of this API (ends in /api), for links in mail. */
     publicUrl: string
 }

@@ -1,7 +1,7 @@
 import express, { Router } from 'express'
 import { ExplorerServices } from '../services'
 import { forgotPassword, resetPassword } from './password-reset'
-import { me, status } from './session'
+import { logout, me, status } from './session'
 import { signin } from './signin'
 import { signup } from './signup'
 import { resendCode, verifyCode, verifyLink } from './verification'
@@ -13,6 +13,7 @@ export function authRouter(s: ExplorerServices): Router {
     router.post('/signin', signin(s))
     router.get('/me', s.sessions.required(), me)
     router.get('/status', s.sessions.required(), status)
+    router.post('/logout', s.sessions.required(), logout(s))
     router.get('/verify', verifyLink(s))
     router.post('/verify-code', verifyCode(s))
     router.post('/resend-code', resendCode(s))

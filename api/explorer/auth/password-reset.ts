@@ -7,7 +7,6 @@ import { ExplorerServices } from '../services'
 import { email, parseInput, password, text } from '../validate'
 import { findAccountByEmail } from './accounts'
 import { resetMail } from './mails'
-import { hashPassword } from './passwords'
 
 /** Password reset: POST /auth/forgot-password mails a single-use token, POST /auth/reset-password spends it. */
 
@@ -21,7 +20,7 @@ const ResetBody = z.object({
 export function forgotPassword(s: ExplorerServices): RequestHandler {
     return async (req, res) => {
         const body = parseInput(ForgotBody, req.body, 'body')
-        await s.limits.mail.take(res, emailKey(body.email))
+        await s.limits.resetMail.take(res, emailKey(body.email))
         s.mailer.ensureAvailable()
         const account = await findAccountByEmail(s.ctx.pool, body.email)
         if (account) {
@@ -36,11 +35,12 @@ export function forgotPassword(s: ExplorerServices): RequestHandler {
 export function resetPassword(s: ExplorerServices): RequestHandler {
     return async (req, res) => {
         const body = parseInput(ResetBody, req.body, 'body')
-        // Hashed before the token is spent, so a refused password never burns the token.
-        const passwordHash = await hashPassword(body.password)
+        // The token is checked before any hashing, so a wrong token costs no hash. Hashing inside the
+        // transaction means a busy pool (503) rolls back and leaves the token unspent.
         const accountId = await inTransaction(s.ctx.pool, async (db) => {
             const id = await s.challenges.consumeToken(db, 'reset_password', body.token)
             if (!id) return undefined
+            const passwordHash = await s.passwords.hash(body.password)
             // Following the mailed token proves the mailbox, so it also verifies the address.
             await db.query(
                 `UPDATE explorer_account SET password_hash = $2, email_verified_at = COALESCE(email_verified_at, now()),

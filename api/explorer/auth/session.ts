@@ -1,4 +1,5 @@
 import { RequestHandler } from 'express'
+import { ExplorerServices } from '../services'
 import { sessionOf } from './sessions'
 import { publicAccount } from './accounts'
 
@@ -23,4 +24,12 @@ export const status: RequestHandler = (_req, res) => {
         email_verified: session.account.email_verified_at !== null,
         expires_at: session.expiresAt.toISOString(),
     })
+}
+
+/** POST /auth/logout: ends the bearer's session; its token is refused with 401 from then on. */
+export function logout(s: ExplorerServices): RequestHandler {
+    return async (_req, res) => {
+        await s.sessions.revoke(sessionOf(res).id)
+        res.status(204).end()
+    }
 }

@@ -9,7 +9,7 @@ import { AccountRow } from './accounts'
 /**
  * Sessions: a sign-in stores a row in explorer_session and hands out an HS256 JWT naming it
  * (jti). The token alone is not enough: each request checks that its session row is neither
- * revoked nor expired, so a password reset can end every older session at once.
+ * revoked nor expired, so a logout ends its session and a password reset every older one at once.
  */
 export const SESSION_DAYS = 7
 export const REMEMBER_DAYS = 30
@@ -53,6 +53,11 @@ export class Sessions {
             expiresIn: seconds,
         })
         return { token, expiresAt }
+    }
+
+    /** Ends one session (a logout): its token gets 401 from then on. */
+    async revoke(sessionId: string): Promise<void> {
+        await this.pool.query('UPDATE explorer_session SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [sessionId])
     }
 
     /** Ends every open session of an account (after a password reset). */

@@ -1,10 +1,11 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { clientIp } from '../../../common/service/client-ip'
 import { HttpError } from '../../../common/service/http-error'
 import { ExplorerServices } from '../services'
 import { email, parseInput } from '../validate'
 import { findAccountByEmail, publicAccount } from './accounts'
-import { hashPassword, spendVerificationTime, verifyPassword } from './passwords'
+import { SigninGuard } from './signin-guard'
 
 const Body = z.object({
     email,
@@ -18,22 +19,32 @@ const invalidCredentials = () => new HttpError(401, 'email or password is incorr
 
 /**
  * POST /auth/signin: a session token for a verified account. Unknown email and wrong password
- * get the same answer after the same work. Legacy bcrypt hashes are replaced on success.
+ * get the same answer after the same work, and count as failures alike. Legacy bcrypt hashes are
+ * replaced on success. The per-IP limit is taken by the router; the failure limits here are read
+ * before any hashing.
  */
 export function signin(s: ExplorerServices): RequestHandler {
+    const guard = new SigninGuard(s.limits, s.ctx.env.EXPLORER_SIGNIN_ACCOUNT_ALERT)
     return async (req, res) => {
         const body = parseInput(Body, req.body, 'body')
+        const ip = clientIp(req)
+        await guard.check(body.email, ip)
         const account = await findAccountByEmail(s.ctx.pool, body.email)
         if (!account) {
-            await spendVerificationTime(body.password)
+            await s.passwords.spendVerificationTime(body.password)
+            await guard.failed(body.email, ip)
             throw invalidCredentials()
         }
-        const check = await verifyPassword(account.password_hash, body.password)
-        if (!check.ok) throw invalidCredentials()
+        const check = await s.passwords.verify(account.password_hash, body.password)
+        if (!check.ok) {
+            await guard.failed(body.email, ip)
+            throw invalidCredentials()
+        }
+        await guard.succeeded(body.email, ip)
         if (check.rehash) {
             await s.ctx.pool.query(
                 'UPDATE explorer_account SET password_hash = $2, updated_at = now() WHERE id = $1 AND password_hash = $3',
-                [account.id, await hashPassword(body.password), account.password_hash]
+                [account.id, await s.passwords.hash(body.password), account.password_hash]
             )
         }
         if (!account.email_verified_at) {

@@ -7,7 +7,6 @@ import { ExplorerServices } from '../services'
 import { email, parseInput, password, text } from '../validate'
 import { AccountRow, publicAccount } from './accounts'
 import { verificationMail } from './mails'
-import { hashPassword } from './passwords'
 
 const Body = z.object({
     email,
@@ -21,7 +20,7 @@ export function signup(s: ExplorerServices): RequestHandler {
         s.mailer.ensureAvailable()
         const body = parseInput(Body, req.body, 'body')
         if (body.password.trim().toLowerCase() === body.email) throw badRequest('password: must not be the email address', 'password')
-        const passwordHash = await hashPassword(body.password)
+        const passwordHash = await s.passwords.hash(body.password)
         const created = await inTransaction(s.ctx.pool, async (db) => {
             const { rows } = await db.query<AccountRow>(
                 `INSERT INTO explorer_account (email, name, password_hash) VALUES ($1, $2, $3)

@@ -72,7 +72,7 @@ export function verifyLink(s: ExplorerServices): RequestHandler {
 export function resendCode(s: ExplorerServices): RequestHandler {
     return async (req, res) => {
         const body = parseInput(ResendBody, req.body, 'body')
-        await s.limits.mail.take(res, emailKey(body.email))
+        await s.limits.verifyMail.take(res, emailKey(body.email))
         s.mailer.ensureAvailable()
         const account = await findAccountByEmail(s.ctx.pool, body.email)
         if (account && !account.email_verified_at) {

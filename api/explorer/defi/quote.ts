@@ -12,14 +12,19 @@ export interface QuoteToken {
     decimals: number
 }
 
+let warned = false
+
 /** STABLE's address from the configuration, its symbol and decimals from the indexer's token row. */
 export async function quoteToken(s: ExplorerServices): Promise<QuoteToken> {
     let contracts
     try {
         contracts = nativeContracts(s.ctx.env)
     } catch (err) {
-        if (err instanceof ConfigError) throw notConfigured(`the DeFi routes need the contract addresses: ${err.message}`)
-        throw err
+        if (!(err instanceof ConfigError)) throw err
+        // The detail (variable names, a file path of this host) goes to the log, once, not to the public.
+        if (!warned) s.ctx.log.warn({ err }, 'the DeFi routes need the contract addresses')
+        warned = true
+        throw notConfigured('the DeFi routes are not configured on this deployment (contract addresses)')
     }
     const address = contracts.stable.toLowerCase()
     const units = await tokenUnits(s.ctx.pool, address)

@@ -274,6 +274,20 @@ describe('explorer services API: accounts', function () {
         expect(stack.mail.to(nobody)).to.have.length(0)
     })
 
+    it('ends the session on logout: its token gets 401, other sessions of the account go on', async function () {
+        const { email, password, token } = await verifiedAccount(stack)
+        const client = stack.client()
+        const other = (await client.post('/auth/signin', { email, password })).body.token
+        expectError(await client.post('/auth/logout'), 401, 'unauthorized')
+
+        const logout = await client.post('/auth/logout', undefined, token)
+        expect(logout.status, logout.text).to.equal(204)
+        expectError(await client.get('/auth/me', token), 401, 'unauthorized')
+        expectError(await client.get('/watchlist', token), 401, 'unauthorized')
+        expectError(await client.post('/auth/logout', undefined, token), 401, 'unauthorized')
+        expect((await client.get('/auth/me', other)).status).to.equal(200)
+    })
+
     it('refuses malformed, forged, expired and ended session tokens with 401', async function () {
         const { token } = await verifiedAccount(stack)
         const client = stack.client()

@@ -143,7 +143,9 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
         const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'explorer-no-contracts-'))
         const bare = await startExplorerStack({ env: { DATA_DIR: dataDir } })
         try {
-            expectError(await bare.client().get('/defi/pools'), 503, 'not_configured')
+            const error = expectError(await bare.client().get('/defi/pools'), 503, 'not_configured')
+            // The configuration error names a path of the host: it goes to the log, the answer is ours.
+            expect(error.message).to.not.include(dataDir)
             expectError(await bare.client().get('/defi/volume'), 503, 'not_configured')
         } finally {
             await bare.stop()

@@ -82,15 +82,46 @@ describe('explorer services API: rate limits', function () {
         expectLimited(await client.post('/support/requests', { kind: 'support', name: 'Ann', email: uniqueEmail('form'), subject: 'Hi', message: 'A message long enough' }), 10, 3600)
     })
 
-    it('allows 5 mails per hour per address through resend-code and forgot-password, from any IP', async function () {
-        const email = uniqueEmail('flood')
+    it('gives verification mails and reset mails a budget each of 5 per hour per address, from any IP', async function () {
+        const { email } = await verifiedAccount(stack)
         for (let i = 1; i <= 5; i++) {
-            const reply = await stack.client().post(i % 2 ? '/auth/resend-code' : '/auth/forgot-password', { email })
+            const reply = await stack.client().post('/auth/resend-code', { email })
+            expect(reply.status, reply.text).to.equal(202)
+            expectBudget(reply, 5, 5 - i, 3600)
+        }
+        expectLimited(await stack.client().post('/auth/resend-code', { email: email.toUpperCase() }), 5, 3600)
+        // Spending the verification mails leaves the reset mails untouched: the reset mail still arrives.
+        for (let i = 1; i <= 5; i++) {
+            const reply = await stack.client().post('/auth/forgot-password', { email })
+            expect(reply.status, reply.text).to.equal(202)
+            expectBudget(reply, 5, 5 - i, 3600)
+        }
+        expect((await stack.mail.nth(email, 2)).subject).to.equal('Reset your password')
+        expectLimited(await stack.client().post('/auth/forgot-password', { email }), 5, 3600)
+        expect((await stack.client().post('/auth/forgot-password', { email: uniqueEmail('other') })).status).to.equal(202)
+    })
+
+    it('allows 20 mail requests per hour per IP across resend-code and forgot-password; the 21st is a 429', async function () {
+        const client = stack.client()
+        for (let i = 1; i <= 20; i++) {
+            const reply = await client.post(i % 2 ? '/auth/resend-code' : '/auth/forgot-password', { email: uniqueEmail('mailer') })
             expect(reply.status, reply.text).to.equal(202)
         }
-        expectLimited(await stack.client().post('/auth/forgot-password', { email }), 5, 3600)
-        expectLimited(await stack.client().post('/auth/resend-code', { email: email.toUpperCase() }), 5, 3600)
-        expect((await stack.client().post('/auth/forgot-password', { email: uniqueEmail('other') })).status).to.equal(202)
+        expectLimited(await client.post('/auth/forgot-password', { email: uniqueEmail('mailer') }), 20, 3600)
+        expectLimited(await client.post('/auth/resend-code', { email: uniqueEmail('mailer') }), 20, 3600)
+        expect((await stack.client().post('/auth/resend-code', { email: uniqueEmail('mailer') })).status).to.equal(202)
+    })
+
+    it('allows 20 verify-code attempts per 15 minutes per IP; the 21st is a 429', async function () {
+        const client = stack.client()
+        for (let i = 1; i <= 20; i++) {
+            const reply = await client.post('/auth/verify-code', { email: uniqueEmail('guess'), code: '000000' })
+            expectError(reply, 400, 'invalid_code')
+            expectBudget(reply, 20, 20 - i, 900)
+        }
+        expectLimited(await client.post('/auth/verify-code', { email: uniqueEmail('guess'), code: '000000' }), 20, 900)
+        expectLimited(await client.request('POST', '/auth/verify-code', { raw: '{"email":' }), 20, 900)
+        expectError(await stack.client().post('/auth/verify-code', { email: uniqueEmail('guess'), code: '000000' }), 400, 'invalid_code')
     })
 
     it('ignores X-Forwarded-For unless TRUST_PROXY is set', async function () {
