@@ -38,7 +38,7 @@ async function main({ log, onStop }: Service): Promise<void> {
             await new Promise((r) => setTimeout(r, 1000 * attempt))
         }
     }
-    const secrets = loadSecrets(env, log)
+    const secrets = loadSecrets(env, ['masterKey', 'bridgeAdminToken'], log)
     const config = loadBridgeConfig(env)
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20 })
     pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))

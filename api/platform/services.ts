@@ -1,7 +1,6 @@
 import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
 import { LockManager } from '../../db/advisory-locks'
-import { ApiContext } from '../context'
 import { Auth } from './auth'
 import { ChainService } from './chain'
 import { PlatformEnv } from './config'
@@ -12,6 +11,15 @@ import { WalletTransactions } from './wallet-txs'
 
 /** How often stored transactions no request waits on are followed (rebroadcast, or noted landed or dead). */
 const RESUME_INTERVAL_MS = 5_000
+
+/** What the platform process starts from (api/platform/main.ts). */
+export interface PlatformContext {
+    env: PlatformEnv
+    /** Wallet keys are sealed under it (keystore.ts). */
+    masterKey: string
+    pool: Pool
+    log: Logger
+}
 
 /** What the platform's routes are built from; one instance per process. */
 export interface PlatformServices {
@@ -24,9 +32,9 @@ export interface PlatformServices {
     sender: TxSender
 }
 
-export function createServices(ctx: ApiContext): PlatformServices {
+export function createServices(ctx: PlatformContext): PlatformServices {
     const log = ctx.log.child({ surface: 'platform' })
-    const keystore = new Keystore(ctx.secrets.masterKey)
+    const keystore = new Keystore(ctx.masterKey)
     const chain = new ChainService(ctx.env)
     // Signing per wallet is serialised by advisory locks on one connection of their own (db/advisory-locks.ts).
     const locks = new LockManager(ctx.env.DATABASE_URL!, log)
