@@ -1,14 +1,17 @@
 import { z } from 'zod'
-import { IndexedRangeSchema, parseEnv, SharedEnvSchema } from '../common/config'
+import { IndexedRangeSchema, parseEnv, SecretsSchema, SharedSettingsSchema } from '../common/config'
 import { ChainApiSettingsSchema } from './chain/config'
 import { ExplorerSettingsSchema } from './explorer/config'
-import { PlatformSettingsSchema } from './platform/config'
 
-/** What the api process reads: the shared variables and those of the three APIs it serves. */
-export const ApiEnvSchema = SharedEnvSchema.extend({
+/**
+ * What the api process reads: the shared settings, the secret that signs explorer sessions, and the
+ * variables of the two APIs it serves. MASTER_KEY is the wallet platform's (api/platform/config.ts):
+ * the process that serves anonymous traffic holds no wallet keys.
+ */
+export const ApiEnvSchema = SharedSettingsSchema.extend({
+    ...SecretsSchema.pick({ JWT_SECRET: true }).shape,
     ...ChainApiSettingsSchema.shape,
     ...ExplorerSettingsSchema.shape,
-    ...PlatformSettingsSchema.shape,
     // The chain data API serves what the indexer wrote: it needs the indexer's first block and finality depth.
     ...IndexedRangeSchema.shape,
 })

@@ -6,7 +6,8 @@ import { ApiEnv } from './config'
 /** What every surface of the api process is built from: configuration, the one database, a logger. */
 export interface ApiContext {
     env: ApiEnv
-    secrets: Secrets
+    /** Only the session secret: wallet keys and MASTER_KEY belong to the platform process. */
+    secrets: Pick<Secrets, 'jwtSecret'>
     pool: Pool
     log: Logger
 }

@@ -8,12 +8,12 @@ import { createChainApi } from './chain/router'
 import { parseApiEnv } from './config'
 import { ApiContext } from './context'
 import { explorerRouter } from './explorer/router'
-import { createPlatformApp } from './platform/app'
 
 /**
- * The api process: the explorer port serves the explorer services API (/api), the chain data API
- * (/api/v2) and its live-update socket (/socket/v2/websocket); the platform port serves the wallet
- * platform API. Stateless apart from Postgres, so it can run as several replicas.
+ * The api process: on the explorer port, the explorer services API (/api), the chain data API
+ * (/api/v2) and its live-update socket (/socket/v2/websocket). The wallet platform, which holds
+ * MASTER_KEY, is a process of its own (platform/main.ts). Stateless apart from Postgres, so it can
+ * run as several replicas.
  */
 async function main({ log, onStop }: Service): Promise<void> {
     const env = parseApiEnv()
@@ -22,7 +22,7 @@ async function main({ log, onStop }: Service): Promise<void> {
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20 })
     pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))
     onStop(() => pool.end())
-    const ctx: ApiContext = { env, secrets: loadSecrets(env, log), pool, log }
+    const ctx: ApiContext = { env, secrets: loadSecrets(env, ['jwtSecret'], log), pool, log }
 
     const explorer = express()
     explorer.disable('x-powered-by')
@@ -40,9 +40,8 @@ async function main({ log, onStop }: Service): Promise<void> {
     explorer.use('/api', explorerRouter(ctx))
     const explorerServer = await listen(explorer, env.EXPLORER_PORT)
     await chain.socket.attach(explorerServer.server, '/socket/v2/websocket')
-    const platformServer = await listen(createPlatformApp(ctx), env.PLATFORM_PORT)
-    onStop(() => chain.socket.close(), () => explorerServer.close(), () => platformServer.close())
-    log.info({ explorerPort: explorerServer.port, platformPort: platformServer.port }, 'api listening')
+    onStop(() => chain.socket.close(), () => explorerServer.close())
+    log.info({ explorerPort: explorerServer.port }, 'api listening')
 }
 
 runService('api', main)

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
         const log = createLogger('bench')
         const config = loadBridgeConfig(env)
         pool = new Pool({ connectionString: pg.url, max: 20 })
-        const keys = new KeyManager(pool, loadSecrets(env, log).masterKey)
+        const keys = new KeyManager(pool, loadSecrets(env, ['masterKey'], log).masterKey)
         const networks = Object.values(config.networks)
         await keys.init([...new Set(networks.map((n) => n.family))])
         locks = new LockManager(pg.url, log)

@@ -7,7 +7,7 @@ import { nativeChain, ZERO_FEES } from '../common/chain'
 import { startAnvil } from '../devnet/anvil'
 import { deployNativeContracts } from '../devnet/deploy'
 import { startEmbeddedPostgres } from '../db/postgres'
-import { startApi } from '../test/support/api'
+import { startPlatformProcess } from '../test/support/api'
 import { freePort } from '../test/support/ports'
 import { appendBenchmark, machine } from './report'
 
@@ -45,10 +45,10 @@ async function main(): Promise<void> {
     const anvil = await startAnvil({ port: await freePort(), chainId: CHAIN_ID, blockTime: BLOCK_TIME || undefined })
     const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-platform-pg-'))
     const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench' })
-    let api: Awaited<ReturnType<typeof startApi>> | undefined
+    let api: Awaited<ReturnType<typeof startPlatformProcess>> | undefined
     try {
         const { contracts } = await deployNativeContracts({ rpcUrl: anvil.url, chainId: CHAIN_ID })
-        api = await startApi({ databaseUrl: pg.url, rpcUrl: anvil.url, contracts })
+        api = await startPlatformProcess({ databaseUrl: pg.url, rpcUrl: anvil.url, contracts })
         const base = api.platformUrl
         const client = createPublicClient({ transport: http(anvil.url) }) as PublicClient
         const fund = (address: Address) => client.request({ method: 'anvil_setBalance' as any, params: [address, numberToHex(parseEther('1000000'))] as any })

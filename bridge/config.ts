@@ -1,6 +1,7 @@
 import { getAddress } from 'viem'
 import { z } from 'zod'
 import { address, boolFlag, nativeContracts, parseEnv, port, readBridgeChains, rpcUrl, SharedEnvSchema, url } from '../common/config'
+import { WsLimits } from '../common/service/ws-hub'
 import { BitcoinConfig, BitcoinSettingsSchema, parseBitcoinEnv } from './chains/bitcoin/config'
 import { Finality } from './chains/finality'
 import { finalityOf, parseSolanaEnv, SolanaConfig, SolanaSettingsSchema } from './chains/solana/config'
@@ -63,6 +64,16 @@ export const BridgeSettingsSchema = z.object({
         .describe('days the deposit address of an ended swap (completed, failed, expired) stays watched for late deposits, which are refunded (or held for an operator); 0 turns the watch off'),
     BRIDGE_WS_IDLE_SECONDS: z.coerce.number().int().min(5).max(3_600).default(60)
         .describe('a WebSocket that sends nothing (not even a ping) for this long is closed'),
+    BRIDGE_WS_MAX_TOPICS: z.coerce.number().int().min(1).max(10_000).default(200)
+        .describe('subscriptions one WebSocket may hold; the next is answered `{"type":"error"}`'),
+    BRIDGE_WS_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20)
+        .describe('WebSockets open at once from one client IP (see `TRUST_PROXY`); the next upgrade is answered HTTP 429'),
+    BRIDGE_WS_MESSAGES_PER_SECOND: z.coerce.number().positive().max(10_000).default(10)
+        .describe('messages a WebSocket may send per second on average; one sending faster is closed with code 1008'),
+    BRIDGE_WS_MESSAGE_BURST: z.coerce.number().int().min(1).max(100_000).default(200)
+        .describe('messages a WebSocket may send at once above that rate (subscribing to many swaps together)'),
+    BRIDGE_WS_SEND_BUFFER_KB: z.coerce.number().int().min(1).max(1_048_576).default(1024)
+        .describe('data queued for a WebSocket that does not read, beyond which it is closed with code 4008'),
     BRIDGE_POOL_TOLERANCE_PERCENT: percentSetting('1.00').default('1.00')
         .describe('how far below the locked amount a route\'s pool trade may deliver (the pool moved since the rate was locked), the vault covering the shortfall; the router\'s `amountOutMin`. Beyond it the trade is not made (or reverts) and the swap fails and is refunded'),
     BRIDGE_REFUND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8)
@@ -190,6 +201,7 @@ export interface BridgeConfig {
     workerIntervalMs: number
     depositWindowSeconds: number
     wsIdleSeconds: number
+    wsLimits: WsLimits
     createLimit: { points: number; windowSeconds: number }
     /** Where the USD prices of assets no pool of ours quotes come from (bridge/prices.ts). */
     prices: PriceSourceConfig
@@ -313,6 +325,12 @@ export function loadBridgeConfig(env: BridgeEnv): BridgeConfig {
         workerIntervalMs: env.BRIDGE_WORKER_INTERVAL_MS,
         depositWindowSeconds: env.BRIDGE_DEPOSIT_WINDOW_SECONDS,
         wsIdleSeconds: env.BRIDGE_WS_IDLE_SECONDS,
+        wsLimits: {
+            maxTopics: env.BRIDGE_WS_MAX_TOPICS,
+            maxConnectionsPerIp: env.BRIDGE_WS_MAX_CONNECTIONS_PER_IP,
+            messages: { perSecond: env.BRIDGE_WS_MESSAGES_PER_SECOND, burst: env.BRIDGE_WS_MESSAGE_BURST },
+            maxBufferedBytes: env.BRIDGE_WS_SEND_BUFFER_KB * 1024,
+        },
         createLimit: { points: env.BRIDGE_CREATE_LIMIT, windowSeconds: env.BRIDGE_CREATE_LIMIT_WINDOW_SECONDS },
         prices: parsePriceSource(env),
         maxSlippageBps: percentToBps(env.BRIDGE_MAX_SLIPPAGE_PERCENT),

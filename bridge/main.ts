@@ -38,7 +38,7 @@ async function main({ log, onStop }: Service): Promise<void> {
             await new Promise((r) => setTimeout(r, 1000 * attempt))
         }
     }
-    const secrets = loadSecrets(env, log)
+    const secrets = loadSecrets(env, ['masterKey', 'bridgeAdminToken'], log)
     const config = loadBridgeConfig(env)
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20 })
     pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))
@@ -60,7 +60,7 @@ async function main({ log, onStop }: Service): Promise<void> {
     const webhooks = new Webhooks({ databaseUrl: env.DATABASE_URL, masterKey: secrets.masterKey, adminToken: env.BRIDGE_ADMIN_TOKEN, config: config.webhooks, log })
     const server = await listen(createApp(env, ctx, vaults, webhooks), env.BRIDGE_PORT)
     onStop(() => server.close())
-    const socket = new BridgeSocket(ctx, env.DATABASE_URL)
+    const socket = new BridgeSocket(ctx, env.DATABASE_URL, env.TRUST_PROXY)
     await socket.attach(server.server, '/ws')
     const worker = new Worker(ctx)
     const monitor = new Monitor(ctx, () => worker.kick())

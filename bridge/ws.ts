@@ -8,8 +8,6 @@ import { loadSwap } from './engine/lifecycle'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const ADDRESS = /^[0-9A-Za-z]{20,128}$/
-const MAX_TOPICS = 200
-const TOO_MANY = { type: 'error', error: `at most ${MAX_TOPICS} subscriptions per connection` }
 
 /** Topics: `swap:<id>` and `address:<lowercase address>`. */
 const swapTopic = (id: string) => `swap:${id}`
@@ -18,14 +16,15 @@ const addressTopic = (address: string) => `address:${address}`
 export class BridgeSocket {
     private readonly hub: WsHub<BridgeEventNotification>
 
-    constructor(private readonly ctx: EngineContext, databaseUrl: string) {
+    constructor(private readonly ctx: EngineContext, databaseUrl: string, trustProxy: number) {
         this.hub = new WsHub<BridgeEventNotification>({
             log: ctx.log,
             listen: { databaseUrl, channel: BRIDGE_EVENT_CHANNEL, onNotification: (n) => this.push(n) },
             maxPayload: 4096,
             idleMs: ctx.config.wsIdleSeconds * 1000,
             idleClose: { code: 4000, reason: 'idle timeout: send {"type":"ping"} to stay connected' },
-            maxTopics: MAX_TOPICS,
+            limits: ctx.config.wsLimits,
+            trustProxy,
             onMessage: (client, data, binary) => this.handle(client, binary ? undefined : data),
             onMessageFailed: (client) => send(client, { type: 'error', error: 'internal error' }),
         })
@@ -37,6 +36,10 @@ export class BridgeSocket {
 
     async close(): Promise<void> {
         await this.hub.close()
+    }
+
+    private tooMany(): object {
+        return { type: 'error', error: `at most ${this.ctx.config.wsLimits.maxTopics} subscriptions per connection` }
     }
 
     private push(n: BridgeEventNotification): void {
@@ -77,7 +80,7 @@ export class BridgeSocket {
                     }
                     const swap = await loadSwap(this.ctx.pool, id)
                     if (!swap) return send(c, { type: 'error', error: 'swap_id: no swap with this id', swap_id: id })
-                    if (!c.subscribe(swapTopic(id), undefined)) return send(c, TOO_MANY)
+                    if (!c.subscribe(swapTopic(id), undefined)) return send(c, this.tooMany())
                     return send(c, { type: 'subscribed', swap_id: id, status: swap.status })
                 }
                 if (typeof message.address === 'string') {
@@ -89,7 +92,7 @@ export class BridgeSocket {
                         c.unsubscribe(addressTopic(address))
                         return send(c, { type: 'unsubscribed', address })
                     }
-                    if (!c.subscribe(addressTopic(address), undefined)) return send(c, TOO_MANY)
+                    if (!c.subscribe(addressTopic(address), undefined)) return send(c, this.tooMany())
                     return send(c, { type: 'subscribed', address })
                 }
                 return send(c, { type: 'error', error: `${message.type} needs a "swap_id" or an "address"` })

@@ -20,12 +20,14 @@ const GENERATORS: Record<keyof Secrets, { env: keyof SharedEnv; make: () => stri
 }
 
 /**
- * Secrets come from env. In production a missing one is a start-up error. In development it is
+ * The secrets a process uses, and only those: the api process reads JWT_SECRET, the platform
+ * MASTER_KEY, the bridge MASTER_KEY and BRIDGE_ADMIN_TOKEN, so a process never holds a key it has
+ * no use for. Secrets come from env. In production a missing one is a start-up error. In development it is
  * generated once into DATA_DIR/secrets.json (mode 0600) and reused, so restarts keep sessions valid
  * and encrypted keys readable; a warning says so, without printing the values.
  */
-export function loadSecrets(env: SharedEnv, log?: Logger): Secrets {
-    const missing = (Object.keys(GENERATORS) as (keyof Secrets)[]).filter((k) => !env[GENERATORS[k].env])
+export function loadSecrets<K extends keyof Secrets>(env: SharedEnv, keys: readonly K[], log?: Logger): Pick<Secrets, K> {
+    const missing = keys.filter((k) => !env[GENERATORS[k].env])
     if (missing.length > 0 && env.NODE_ENV === 'production') {
         throw new ConfigError(
             `Missing required secrets in production: ${missing.map((k) => GENERATORS[k].env).join(', ')}`
@@ -37,15 +39,15 @@ export function loadSecrets(env: SharedEnv, log?: Logger): Secrets {
         stored = JSON.parse(fs.readFileSync(file, 'utf8'))
     }
     let generated = false
-    const result = {} as Secrets
-    for (const key of Object.keys(GENERATORS) as (keyof Secrets)[]) {
+    const result = {} as Pick<Secrets, K>
+    for (const key of keys) {
         const fromEnv = env[GENERATORS[key].env] as string | undefined
         if (fromEnv) {
             result[key] = fromEnv
         } else if (stored[key]) {
-            result[key] = stored[key]!
+            result[key] = stored[key]! as Secrets[K]
         } else {
-            result[key] = GENERATORS[key].make()
+            result[key] = GENERATORS[key].make() as Secrets[K]
             stored[key] = result[key]
             generated = true
         }
@@ -62,3 +64,13 @@ export function loadSecrets(env: SharedEnv, log?: Logger): Secrets {
     }
     return result
 }
+
+/** The variables that carry these secrets, e.g. `{ MASTER_KEY: '…' }`: what a launcher passes to a child process. */
+export function secretVariables(secrets: Partial<Secrets>): Record<string, string> {
+    const vars: Record<string, string> = {}
+    for (const key of Object.keys(secrets) as (keyof Secrets)[]) vars[GENERATORS[key].env] = secrets[key]!
+    return vars
+}
+
+/** Every secret's variable name. */
+export const SECRET_VARIABLE_NAMES: readonly string[] = Object.values(GENERATORS).map((g) => g.env)

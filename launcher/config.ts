@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ApiEnvSchema } from '../api/config'
+import { PlatformEnvSchema } from '../api/platform/config'
 import { BridgeEnvSchema } from '../bridge/config'
 import { parseEnv, port } from '../common/config'
 import { DevnetSettingsSchema } from '../devnet/config'
@@ -14,6 +15,7 @@ export const LauncherSettingsSchema = z.object({
 /** `npm start` runs every process, so it checks every variable before starting any. */
 export const LauncherEnvSchema = IndexerEnvSchema.extend({
     ...ApiEnvSchema.shape,
+    ...PlatformEnvSchema.shape,
     ...BridgeEnvSchema.shape,
     ...DevnetSettingsSchema.shape,
     ...LauncherSettingsSchema.shape,

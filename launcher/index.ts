@@ -8,38 +8,13 @@ import { startEmbeddedPostgres } from '../db/postgres'
 import { startDevnet } from '../devnet'
 import { fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
 import { LauncherEnv, parseLauncherEnv } from './config'
+import { serviceEnv, SERVICES } from './services'
 
 /**
  * `npm start`: the whole stack on one machine. Embedded Postgres and the native devnet unless
  * DATABASE_URL / RPC_URL point elsewhere, then every service as its own process, as production
  * runs them. Ctrl-C or SIGTERM stops everything it started.
  */
-
-interface Service {
-    name: string
-    /** Compiled entry point, relative to lib/. Services not built yet are skipped. */
-    entry: string
-    urls: (env: LauncherEnv) => string[]
-}
-
-const SERVICES: Service[] = [
-    { name: 'indexer', entry: 'indexer/main.js', urls: () => [] },
-    { name: 'graphql', entry: 'indexer/graphql.js', urls: (env) => [`GraphQL (analysts)       http://localhost:${env.GRAPHQL_PORT}/graphql`] },
-    {
-        name: 'api',
-        entry: 'api/main.js',
-        urls: (env) => [
-            `Explorer services API    http://localhost:${env.EXPLORER_PORT}/api`,
-            `Chain data API (v2)      http://localhost:${env.EXPLORER_PORT}/api/v2`,
-            `Wallet platform API      http://localhost:${env.PLATFORM_PORT}`,
-        ],
-    },
-    {
-        name: 'bridge',
-        entry: 'bridge/main.js',
-        urls: (env) => [`Bridge API               http://localhost:${env.BRIDGE_PORT}/api`, `Bridge WebSocket         ws://localhost:${env.BRIDGE_PORT}/ws`],
-    },
-]
 
 const LIB_DIR = path.resolve(__dirname, '..')
 
@@ -63,7 +38,7 @@ async function main(): Promise<void> {
     process.on('SIGTERM', () => void shutdown(0))
 
     try {
-        const secrets = loadSecrets(env, log)
+        const secrets = loadSecrets(env, ['jwtSecret', 'masterKey', 'bridgeAdminToken'], log)
         let databaseUrl = env.DATABASE_URL
         if (!databaseUrl) {
             const pg = await startEmbeddedPostgres({
@@ -89,15 +64,12 @@ async function main(): Promise<void> {
             DATABASE_URL: databaseUrl,
             RPC_URL: rpcUrl(env),
             DATA_DIR: dataDir(env),
-            JWT_SECRET: secrets.jwtSecret,
-            MASTER_KEY: secrets.masterKey,
-            BRIDGE_ADMIN_TOKEN: secrets.bridgeAdminToken,
         }
         const urls: string[] = []
         for (const service of SERVICES) {
             const entry = path.join(LIB_DIR, service.entry)
             if (!fs.existsSync(entry)) continue
-            started.push(superviseService(service.name, entry, childEnv, log, () => stopping))
+            started.push(superviseService(service.name, entry, serviceEnv(service, childEnv, secrets), log, () => stopping))
             urls.push(...service.urls(env))
         }
         if (fs.existsSync(path.join(LIB_DIR, 'bridge/main.js'))) {

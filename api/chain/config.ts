@@ -1,7 +1,30 @@
 import { z } from 'zod'
+import { WsLimits } from '../../common/service/ws-hub'
 
 /** The chain data API's variables (docs/configuration.md). */
 export const ChainApiSettingsSchema = z.object({
     CHAIN_API_ITEM_CACHE_MB: z.coerce.number().int().min(0).max(16_384).default(64)
         .describe('memory for rendered chain API list items (transactions, blocks), reused by later requests until the indexed head moves (0: render every item every time)'),
+    CHAIN_SOCKET_MAX_TOPICS: z.coerce.number().int().min(1).max(10_000).default(100)
+        .describe('channels one live-update socket may join; the next join is answered with a `phx_reply` error'),
+    CHAIN_SOCKET_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20)
+        .describe('live-update sockets open at once from one client IP (see `TRUST_PROXY`); the next upgrade is answered HTTP 429'),
+    CHAIN_SOCKET_MESSAGES_PER_SECOND: z.coerce.number().positive().max(10_000).default(10)
+        .describe('frames a socket may send per second on average; a socket sending faster is closed with code 1008'),
+    CHAIN_SOCKET_MESSAGE_BURST: z.coerce.number().int().min(1).max(100_000).default(200)
+        .describe('frames a socket may send at once above that rate (joining many channels on page load)'),
+    CHAIN_SOCKET_SEND_BUFFER_KB: z.coerce.number().int().min(1).max(1_048_576).default(1024)
+        .describe('data queued for a socket that does not read, beyond which it is closed with code 4008'),
 })
+
+export type ChainApiSettings = z.infer<typeof ChainApiSettingsSchema>
+
+/** The live-update socket's limits from its variables. */
+export function chainSocketLimits(env: ChainApiSettings): WsLimits {
+    return {
+        maxTopics: env.CHAIN_SOCKET_MAX_TOPICS,
+        maxConnectionsPerIp: env.CHAIN_SOCKET_MAX_CONNECTIONS_PER_IP,
+        messages: { perSecond: env.CHAIN_SOCKET_MESSAGES_PER_SECOND, burst: env.CHAIN_SOCKET_MESSAGE_BURST },
+        maxBufferedBytes: env.CHAIN_SOCKET_SEND_BUFFER_KB * 1024,
+    }
+}

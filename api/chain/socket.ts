@@ -1,6 +1,7 @@
 import * as http from 'http'
 import { WsClient, WsHub } from '../../common/service/ws-hub'
 import { HEAD_CHANNEL, HeadNotification } from '../../db/channels'
+import { chainSocketLimits } from './config'
 import { ChainContext } from './context'
 import { balanceUpdates } from './queries/addresses'
 import { blocksBetween } from './queries/blocks'
@@ -19,8 +20,6 @@ const ADDRESS_TOPIC = /^(addresses|tokens|blocks):(0x[0-9a-fA-F]{40})$/
 const HASH_TOPIC = /^transactions:0x[0-9a-fA-F]{64}$/
 /** Phoenix clients heartbeat every 30 s; one silent for twice that is gone. */
 const IDLE_MS = 60_000
-/** Channels one socket may join: a Blockscout page joins a handful. */
-const MAX_TOPICS = 200
 /** Blocks pushed per commit at most: a backfill commits thousands at once and nobody watches those. */
 const MAX_BLOCKS_PER_PUSH = 10
 
@@ -46,7 +45,8 @@ export class ChainSocket {
             },
             maxPayload: 64 * 1024,
             idleMs: IDLE_MS,
-            maxTopics: MAX_TOPICS,
+            limits: chainSocketLimits(ctx.env),
+            trustProxy: ctx.env.TRUST_PROXY,
             onMessage: (client, data) => {
                 let message: Message
                 try {
@@ -77,7 +77,7 @@ export class ChainSocket {
             if (!STATIC_TOPICS.has(topic) && !ADDRESS_TOPIC.test(topic) && !HASH_TOPIC.test(topic)) {
                 return reply('error', { reason: 'unmatched topic' })
             }
-            if (!client.subscribe(canonical(topic), joinRef)) return reply('error', { reason: `at most ${MAX_TOPICS} channels per socket` })
+            if (!client.subscribe(canonical(topic), joinRef)) return reply('error', { reason: `at most ${this.ctx.env.CHAIN_SOCKET_MAX_TOPICS} channels per socket` })
             return reply('ok', {})
         }
         if (event === 'phx_leave') {

@@ -1,20 +1,19 @@
 import express, { Express } from 'express'
 import { errorHandler } from '../../common/service/error-handler'
-import { ApiContext } from '../context'
 import { HttpError, pendingTransactionAnswer, platformErrors } from './http'
 import { healthRoutes } from './routes/health'
 import { poolRoutes } from './routes/pools'
 import { swapRoutes } from './routes/swap'
 import { tokenRoutes } from './routes/token'
 import { walletRoutes } from './routes/wallet'
-import { createServices } from './services'
+import { createServices, PlatformContext } from './services'
 
 /**
  * The wallet platform API (docs/platform-api.md): managed wallets the server signs for.
- * Served on PLATFORM_PORT by the api process. Chain routes answer 503 while no chain contracts are
- * configured, so the process (and the explorer beside it) starts without a chain.
+ * Served on PLATFORM_PORT by its own process (main.ts). Chain routes answer 503 while no chain
+ * contracts are configured, so the process starts without a chain.
  */
-export function createPlatformApp(ctx: ApiContext): Express {
+export function createPlatformApp(ctx: PlatformContext): Express {
     const services = createServices(ctx)
     const app = express()
     app.disable('x-powered-by')

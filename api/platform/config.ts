@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { port, SharedEnv } from '../../common/config'
+import { IndexedRangeSchema, parseEnv, port, SecretsSchema, SharedSettingsSchema } from '../../common/config'
 
 /** The wallet platform API's variables (docs/configuration.md). */
 export const PlatformSettingsSchema = z.object({
@@ -27,4 +27,19 @@ export const PlatformSettingsSchema = z.object({
         .describe('router deadline of liquidity and swap transactions, from the chain\'s latest block time'),
 })
 
-export type PlatformEnv = SharedEnv & z.infer<typeof PlatformSettingsSchema>
+/**
+ * What the platform process reads: the shared settings, MASTER_KEY (under which wallet keys are
+ * sealed), its own variables, and the indexer's finality depth (the depth at which a stored send is
+ * proven dead, docs/sending.md).
+ */
+export const PlatformEnvSchema = SharedSettingsSchema.extend({
+    ...SecretsSchema.pick({ MASTER_KEY: true }).shape,
+    ...PlatformSettingsSchema.shape,
+    ...IndexedRangeSchema.shape,
+})
+
+export type PlatformEnv = z.infer<typeof PlatformEnvSchema>
+
+export function parsePlatformEnv(env: NodeJS.ProcessEnv = process.env): PlatformEnv {
+    return parseEnv(PlatformEnvSchema, env)
+}

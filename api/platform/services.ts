@@ -3,7 +3,6 @@ import { HashPool } from '../../common/hash-pool'
 import { Logger } from '../../common/logger'
 import { RateLimit } from '../../common/service/rate-limit'
 import { LockManager } from '../../db/advisory-locks'
-import { ApiContext } from '../context'
 import { Auth } from './auth'
 import { ChainService } from './chain'
 import { PlatformEnv } from './config'
@@ -14,6 +13,15 @@ import { WalletTransactions } from './wallet-txs'
 
 /** How often stored transactions no request waits on are followed (rebroadcast, or noted landed or dead). */
 const RESUME_INTERVAL_MS = 5_000
+
+/** What the platform process starts from (api/platform/main.ts). */
+export interface PlatformContext {
+    env: PlatformEnv
+    /** Wallet keys are sealed under it (keystore.ts). */
+    masterKey: string
+    pool: Pool
+    log: Logger
+}
 
 /** What the platform's routes are built from; one instance per process. */
 export interface PlatformServices {
@@ -28,10 +36,10 @@ export interface PlatformServices {
     sender: TxSender
 }
 
-export function createServices(ctx: ApiContext): PlatformServices {
+export function createServices(ctx: PlatformContext): PlatformServices {
     const log = ctx.log.child({ surface: 'platform' })
     const hashes = new HashPool({ concurrency: ctx.env.PLATFORM_HASH_CONCURRENCY, queue: ctx.env.PLATFORM_HASH_QUEUE })
-    const keystore = new Keystore(ctx.secrets.masterKey, hashes)
+    const keystore = new Keystore(ctx.masterKey, hashes)
     const registrations = new RateLimit(
         ctx.pool,
         'platform_rate_limit',

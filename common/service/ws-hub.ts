@@ -2,12 +2,31 @@ import * as http from 'http'
 import { WebSocket, WebSocketServer } from 'ws'
 import { ChannelListener } from '../../db/listener'
 import { Logger } from '../logger'
+import { upgradeClientIp } from './client-ip'
 
 /**
  * A WebSocket endpoint fed by a Postgres LISTEN channel: clients subscribe to topics, a
  * notification fans out to the clients of its topics. Every replica listens, so every replica
- * pushes every event. The wire protocol (framing, topic names, replies) is the surface's.
+ * pushes every event. The wire protocol (framing, topic names, replies) is the surface's; the
+ * limits and their close codes are docs/decisions.md's (WebSocket hub).
  */
+
+/** Close code of a client sending faster than `messages` allows (RFC 6455: policy violation). */
+export const CLOSE_MESSAGE_RATE = 1008
+/** Close code of a client that does not read what it is sent, once `maxBufferedBytes` are queued. */
+export const CLOSE_SLOW_CONSUMER = 4008
+
+/** What one client may take; each surface sets them from its configuration. */
+export interface WsLimits {
+    /** Topics one client may hold at once. */
+    maxTopics: number
+    /** Open connections from one client IP; the next upgrade from it is answered HTTP 429. */
+    maxConnectionsPerIp: number
+    /** Frames a client may send: `perSecond` on average, up to `burst` at once (a token bucket); beyond, close CLOSE_MESSAGE_RATE. */
+    messages: { perSecond: number; burst: number }
+    /** Bytes queued for a client beyond which it is closed with CLOSE_SLOW_CONSUMER. */
+    maxBufferedBytes: number
+}
 
 export interface WsHubOptions<N, V> {
     log: Logger
@@ -19,8 +38,9 @@ export interface WsHubOptions<N, V> {
     idleMs: number
     /** How an idle client is closed: with this close frame, or (absent) by dropping the connection. */
     idleClose?: { code: number; reason: string }
-    /** Topics one client may hold at once. */
-    maxTopics: number
+    limits: WsLimits
+    /** Reverse proxies in front (TRUST_PROXY): the client IP is read this many hops back along X-Forwarded-For. */
+    trustProxy: number
     /** One frame from a client; one client's frames are handled one after another, so replies keep their order. */
     onMessage: (client: WsClient<V>, data: string, binary: boolean) => void | Promise<void>
     /** onMessage threw (the error is logged): tells the client. */
@@ -32,21 +52,44 @@ export class WsClient<V> {
     private readonly topicValues = new Map<string, V>()
     lastSeen = Date.now()
     queue: Promise<void> = Promise.resolve()
+    private tokens: number
+    private refilledAt = Date.now()
 
     constructor(
         readonly socket: WebSocket,
-        private readonly maxTopics: number,
+        readonly ip: string,
+        private readonly limits: WsLimits,
         /** Keeps the hub's topic → clients index in step. */
-        private readonly indexTopic: (client: WsClient<V>, topic: string, held: boolean) => void
-    ) {}
+        private readonly indexTopic: (client: WsClient<V>, topic: string, held: boolean) => void,
+        /** Closes the client and forgets it. */
+        private readonly shut: (client: WsClient<V>, code: number, reason: string) => void
+    ) {
+        this.tokens = limits.messages.burst
+    }
 
+    /** Queues a frame; a client whose queue passes maxBufferedBytes is not reading, and is closed. */
     send(text: string): void {
-        if (this.socket.readyState === WebSocket.OPEN) this.socket.send(text)
+        if (this.socket.readyState !== WebSocket.OPEN) return
+        this.socket.send(text)
+        if (this.socket.bufferedAmount > this.limits.maxBufferedBytes) {
+            this.shut(this, CLOSE_SLOW_CONSUMER, 'send buffer full: the client does not read')
+        }
+    }
+
+    /** Takes one frame from the client's budget; false when it has none left. */
+    takeMessage(): boolean {
+        const now = Date.now()
+        const { perSecond, burst } = this.limits.messages
+        this.tokens = Math.min(burst, this.tokens + ((now - this.refilledAt) / 1000) * perSecond)
+        this.refilledAt = now
+        if (this.tokens < 1) return false
+        this.tokens -= 1
+        return true
     }
 
     /** Subscribes (or updates the value of a topic held); false when the client already holds maxTopics. */
     subscribe(topic: string, value: V): boolean {
-        if (!this.topicValues.has(topic) && this.topicValues.size >= this.maxTopics) return false
+        if (!this.topicValues.has(topic) && this.topicValues.size >= this.limits.maxTopics) return false
         this.topicValues.set(topic, value)
         this.indexTopic(this, topic, true)
         return true
@@ -69,6 +112,7 @@ export class WsHub<N, V = undefined> {
     private readonly wss: WebSocketServer
     private readonly clients = new Set<WsClient<V>>()
     private readonly subscribers = new Map<string, Set<WsClient<V>>>()
+    private readonly perIp = new Map<string, number>()
     private listener?: ChannelListener<N>
     private idleTimer?: NodeJS.Timeout
 
@@ -87,7 +131,13 @@ export class WsHub<N, V = undefined> {
                 socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n')
                 return
             }
-            this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws))
+            const ip = upgradeClientIp(req, this.options.trustProxy)
+            if ((this.perIp.get(ip) ?? 0) >= this.options.limits.maxConnectionsPerIp) {
+                socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n'
+                    + `at most ${this.options.limits.maxConnectionsPerIp} connections per client IP\n`)
+                return
+            }
+            this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, ip))
         })
         const { idleMs } = this.options
         this.idleTimer = setInterval(() => this.closeIdle(), Math.min(5_000, idleMs / 4))
@@ -135,10 +185,13 @@ export class WsHub<N, V = undefined> {
         }
     }
 
-    private accept(socket: WebSocket): void {
-        const client = new WsClient<V>(socket, this.options.maxTopics, (c, topic, held) => this.indexTopic(c, topic, held))
+    private accept(socket: WebSocket, ip: string): void {
+        const client = new WsClient<V>(socket, ip, this.options.limits, (c, topic, held) => this.indexTopic(c, topic, held), (c, code, reason) => this.shut(c, code, reason))
         this.clients.add(client)
+        this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1)
         socket.on('message', (data, binary) => {
+            if (!this.clients.has(client)) return
+            if (!client.takeMessage()) return this.shut(client, CLOSE_MESSAGE_RATE, 'message rate exceeded')
             client.lastSeen = Date.now()
             const text = data.toString()
             client.queue = client.queue
@@ -156,6 +209,19 @@ export class WsHub<N, V = undefined> {
     private drop(client: WsClient<V>): void {
         if (!this.clients.delete(client)) return
         for (const topic of [...client.topics()]) client.unsubscribe(topic)
+        const left = (this.perIp.get(client.ip) ?? 1) - 1
+        if (left > 0) this.perIp.set(client.ip, left)
+        else this.perIp.delete(client.ip)
+    }
+
+    /**
+     * Sends the close frame (after what is queued, so a client that catches up learns why) and
+     * forgets the client at once: it gets nothing more, and ws drops the connection if the closing
+     * handshake does not complete.
+     */
+    private shut(client: WsClient<V>, code: number, reason: string): void {
+        this.drop(client)
+        client.socket.close(code, reason)
     }
 
     private closeIdle(): void {

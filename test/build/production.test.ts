@@ -13,7 +13,7 @@ import * as path from 'path'
 const ROOT = path.resolve(__dirname, '../../..')
 
 /** What docker-compose.yml and the launcher start, relative to lib/. */
-const ENTRY_POINTS = ['indexer/main.js', 'indexer/graphql.js', 'api/main.js', 'bridge/main.js', 'launcher/index.js']
+const ENTRY_POINTS = ['indexer/main.js', 'indexer/graphql.js', 'api/main.js', 'api/platform/main.js', 'bridge/main.js', 'launcher/index.js']
 
 function listFiles(dir: string, prefix = ''): string[] {
     return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -5,7 +5,7 @@ import pino from 'pino'
 import { Client } from 'pg'
 import WebSocket from 'ws'
 import { waitFor } from '../../common/processes'
-import { WsHub } from '../../common/service/ws-hub'
+import { CLOSE_MESSAGE_RATE, CLOSE_SLOW_CONSUMER, WsHub, WsLimits } from '../../common/service/ws-hub'
 import { createTestDatabase } from '../support/postgres'
 
 /** The shared LISTEN → WebSocket hub with a toy protocol: "sub <topic>", "unsub <topic>", "boom"; notifications {topic, text}. */
@@ -16,6 +16,7 @@ describe('WebSocket hub', function () {
     let hub: WsHub<{ topics: string[]; text: string }, string>
     let url: string
     const opened: WebSocket[] = []
+    const LIMITS: WsLimits = { maxTopics: 2, maxConnectionsPerIp: 3, messages: { perSecond: 1, burst: 10 }, maxBufferedBytes: 64 * 1024 }
 
     before(async () => {
         databaseUrl = await createTestDatabase('ws_hub')
@@ -30,7 +31,9 @@ describe('WebSocket hub', function () {
             maxPayload: 1024,
             idleMs: 800,
             idleClose: { code: 4000, reason: 'idle' },
-            maxTopics: 2,
+            limits: LIMITS,
+            // One proxy hop trusted, so a test can speak from other client IPs through X-Forwarded-For.
+            trustProxy: 1,
             onMessage: (client, data) => {
                 const [verb, topic] = data.split(' ')
                 if (verb === 'boom') throw new Error('handler failed')
@@ -53,8 +56,8 @@ describe('WebSocket hub', function () {
         await new Promise((resolve) => server.close(resolve))
     })
 
-    async function connect(): Promise<{ ws: WebSocket; next: () => Promise<string>; closed: Promise<number> }> {
-        const ws = new WebSocket(url)
+    async function connect(ip = '10.0.0.1'): Promise<{ ws: WebSocket; next: () => Promise<string>; closed: Promise<number> }> {
+        const ws = new WebSocket(url, { headers: { 'x-forwarded-for': ip } })
         opened.push(ws)
         const inbox: string[] = []
         const waiting: ((m: string) => void)[] = []
@@ -117,5 +120,60 @@ describe('WebSocket hub', function () {
             ws.on('error', reject)
         })
         expect(status).to.equal(404)
+    })
+
+    /** The HTTP status an upgrade is refused with. */
+    function refusal(ip: string): Promise<number> {
+        return new Promise<number>((resolve, reject) => {
+            const ws = new WebSocket(url, { headers: { 'x-forwarded-for': ip } })
+            opened.push(ws)
+            ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!))
+            ws.on('open', () => reject(new Error(`a connection from ${ip} was accepted`)))
+            ws.on('error', reject)
+        })
+    }
+
+    it('refuses a client IP\'s connection past the limit with 429, not another IP\'s, and takes it again once one closes', async () => {
+        const mine = [await connect('10.0.0.7'), await connect('10.0.0.7'), await connect('10.0.0.7')]
+        expect(await refusal('10.0.0.7')).to.equal(429)
+        const other = await connect('10.0.0.8')
+        await ask(other, 'sub x', 'ok x')
+        mine[0].ws.close()
+        await mine[0].closed
+        await waitFor('the hub to count the closed connection out', async () => hub.size === 3 || undefined, 5_000, 20)
+        await ask(await connect('10.0.0.7'), 'sub y', 'ok y')
+    })
+
+    it('closes a client that sends faster than its message budget with 1008, and serves the others', async () => {
+        const flooder = await connect('10.0.0.9')
+        const calm = await connect('10.0.0.10')
+        // The burst is 10 frames and one more comes per second: 30 at once overdraw it.
+        for (let i = 0; i < 30; i++) flooder.ws.send('ping')
+        expect(await flooder.closed).to.equal(CLOSE_MESSAGE_RATE)
+        await ask(calm, 'sub x', 'ok x')
+    })
+
+    it('closes a client that does not read once its send buffer passes the cap, and the others keep receiving', async () => {
+        const stalled = await connect('10.0.0.11')
+        const reader = await connect('10.0.0.12')
+        await ask(stalled, 'sub big', 'ok big')
+        await ask(reader, 'sub big', 'ok big')
+        await ask(reader, 'sub news', 'ok news')
+        // The client stops reading from its TCP socket: what the server sends piles up in the kernel, then in ws's queue.
+        ;(stalled.ws as any)._socket.pause()
+        const frame = 'x'.repeat(64 * 1024)
+        for (let i = 0; i < 2_000 && hub.size === 2; i++) {
+            hub.publish(['big'], frame)
+            // Let the sockets flush between frames, as a hub does between notifications.
+            await new Promise((resolve) => setImmediate(resolve))
+        }
+        expect(hub.size, 'clients left after the stalled one was dropped').to.equal(1)
+        hub.publish(['news'], 'after')
+        let got: string
+        do got = await reader.next()
+        while (got !== 'after')
+        // Once it reads again, the stalled client finds the close frame after what was queued.
+        ;(stalled.ws as any)._socket.resume()
+        expect(await stalled.closed).to.equal(CLOSE_SLOW_CONSUMER)
     })
 })

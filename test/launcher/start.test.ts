@@ -28,6 +28,20 @@ function descendants(pid: number): number[] {
     return result
 }
 
+/** The environment of the one descendant of `pid` whose command line ends with `entry`. */
+function environOf(pid: number, entry: string): Record<string, string> {
+    const matches = descendants(pid).filter((p) => {
+        try {
+            return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').some((arg) => arg.endsWith(entry))
+        } catch {
+            return false
+        }
+    })
+    expect(matches, `processes running ${entry}`).to.have.length(1)
+    const pairs = fs.readFileSync(`/proc/${matches[0]}/environ`, 'utf8').split('\0').filter(Boolean)
+    return Object.fromEntries(pairs.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]))
+}
+
 const DEVNET_BLOCK_TIME = 2
 
 /**
@@ -119,6 +133,16 @@ describe('npm start (the launcher)', function () {
         }
         // The seeded history ends up to an hour back; the blocks after it follow the wall clock.
         await expectHeadOnTheWallClock(client as PublicClient)
+
+        // The wallet platform is a process of its own; only it, of the two, holds MASTER_KEY.
+        expect(output).to.include(`http://localhost:${env.PLATFORM_PORT}`)
+        expect((await fetch(`http://127.0.0.1:${env.PLATFORM_PORT}/health`)).status).to.equal(200)
+        const api = environOf(launcher!.child.pid!, 'lib/api/main.js')
+        const platform = environOf(launcher!.child.pid!, 'lib/api/platform/main.js')
+        expect(api).to.have.property('JWT_SECRET')
+        expect(api, 'environment of the api process').not.to.have.property('MASTER_KEY')
+        expect(platform).to.have.property('MASTER_KEY').that.matches(/^[0-9a-f]{64}$/)
+        expect(platform).not.to.have.property('JWT_SECRET')
 
         const stopped = await stop()
         expect(stopped.length, 'processes the launcher started').to.be.greaterThanOrEqual(3)

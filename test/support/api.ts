@@ -1,76 +1,100 @@
 import * as path from 'path'
+import { WebSocket } from 'ws'
 import { NativeContracts } from '../../common/config'
 import { spawnManaged, Spawned, waitFor } from '../../common/processes'
 import { freePort } from './ports'
 
 const API_MAIN = path.resolve(__dirname, '../../api/main.js')
+const PLATFORM_MAIN = path.resolve(__dirname, '../../api/platform/main.js')
 
-export interface ApiProcess {
-    process: Spawned
-    /** http://127.0.0.1:<explorer port> — the chain data API is under /api/v2, explorer services under /api. */
-    explorerUrl: string
-    /** http://127.0.0.1:<platform port> */
-    platformUrl: string
-    output(): string
-    stop(): Promise<void>
-}
-
-/** Runs the real api process (both ports) against a database and, optionally, a chain. */
-export async function startApi(options: {
+export interface ServiceOptions {
     databaseUrl: string
     rpcUrl?: string
     contracts?: NativeContracts
     env?: Record<string, string>
-}): Promise<ApiProcess> {
-    const explorerPort = await freePort()
-    const platformPort = await freePort()
+}
+
+/** A service process started for a test, with its recent output. */
+export interface ServiceProcess {
+    process: Spawned
+    output(): string
+    stop(): Promise<void>
+}
+
+export interface ApiProcess extends ServiceProcess {
+    /** http://127.0.0.1:<explorer port> — the chain data API is under /api/v2, explorer services under /api. */
+    explorerUrl: string
+}
+
+export interface PlatformProcess extends ServiceProcess {
+    /** http://127.0.0.1:<platform port> */
+    platformUrl: string
+}
+
+/** Runs the real api process (explorer services and chain data API) against a database and, optionally, a chain. */
+export async function startApi(options: ServiceOptions): Promise<ApiProcess> {
+    const port = await freePort()
+    const explorerUrl = `http://127.0.0.1:${port}`
+    // No MASTER_KEY: the api process has no use for it.
+    // The live-update socket is attached after the port is bound: ready once it takes an upgrade.
+    const ready = () => new Promise<boolean>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/socket/v2/websocket?vsn=2.0.0`)
+        ws.once('open', () => (ws.close(), resolve(true)))
+        ws.once('error', () => resolve(false))
+    })
+    const service = await startService('api', API_MAIN, ready, options, {
+        EXPLORER_PORT: String(port),
+        JWT_SECRET: 'test-jwt-secret-of-at-least-32-characters',
+    })
+    return { ...service, explorerUrl }
+}
+
+/** Runs the real wallet platform process against a database and, optionally, a chain. */
+export async function startPlatformProcess(options: ServiceOptions): Promise<PlatformProcess> {
+    const port = await freePort()
+    const platformUrl = `http://127.0.0.1:${port}`
+    const ready = () => fetch(`${platformUrl}/health`).then(() => true, () => false)
+    const service = await startService('platform', PLATFORM_MAIN, ready, options, {
+        PLATFORM_PORT: String(port),
+        MASTER_KEY: '11'.repeat(32),
+    })
+    return { ...service, platformUrl }
+}
+
+async function startService(name: string, main: string, ready: () => Promise<boolean>, options: ServiceOptions, own: Record<string, string>): Promise<ServiceProcess> {
     let output = ''
     const c = options.contracts
-    const proc = spawnManaged(process.execPath, [API_MAIN], {
-        name: 'api',
-        env: {
-            ...process.env,
-            NODE_ENV: 'test',
-            LOG_LEVEL: 'warn',
-            DATABASE_URL: options.databaseUrl,
-            EXPLORER_PORT: String(explorerPort),
-            PLATFORM_PORT: String(platformPort),
-            JWT_SECRET: 'test-jwt-secret-of-at-least-32-characters',
-            MASTER_KEY: '11'.repeat(32),
-            BRIDGE_ADMIN_TOKEN: 'test-bridge-admin-token-0123456789',
-            ...(options.rpcUrl ? { RPC_URL: options.rpcUrl } : {}),
-            ...(c ? {
-                WNATIVE_ADDRESS: c.wnative,
-                STABLE_ADDRESS: c.stable,
-                AMM_FACTORY_ADDRESS: c.factory,
-                AMM_ROUTER_ADDRESS: c.router,
-            } : {}),
-            ...options.env,
-        },
-    })
+    const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: options.databaseUrl,
+        ...own,
+        ...(options.rpcUrl ? { RPC_URL: options.rpcUrl } : {}),
+        ...(c ? {
+            WNATIVE_ADDRESS: c.wnative,
+            STABLE_ADDRESS: c.stable,
+            AMM_FACTORY_ADDRESS: c.factory,
+            AMM_ROUTER_ADDRESS: c.router,
+        } : {}),
+        ...options.env,
+    }
+    const proc = spawnManaged(process.execPath, [main], { name, env })
     const collect = (d: Buffer) => {
         output = (output + d.toString()).slice(-20_000)
     }
     proc.child.stdout?.on('data', collect)
     proc.child.stderr?.on('data', collect)
-    const explorerUrl = `http://127.0.0.1:${explorerPort}`
     try {
         await Promise.race([
-            // The platform port is bound last: any HTTP answer there means both ports listen.
-            waitFor('api to listen', () => fetch(`http://127.0.0.1:${platformPort}/`).then(() => true, () => false), 60_000, 100),
+            waitFor(`${name} to listen`, ready, 60_000, 100),
             proc.exited.then((code) => {
-                throw new Error(`api exited with ${code}:\n${output}`)
+                throw new Error(`${name} exited with ${code}:\n${output}`)
             }),
         ])
     } catch (err) {
         await proc.stop()
         throw err
     }
-    return {
-        process: proc,
-        explorerUrl,
-        platformUrl: `http://127.0.0.1:${platformPort}`,
-        output: () => output,
-        stop: () => proc.stop(5000),
-    }
+    return { process: proc, output: () => output, stop: () => proc.stop(5000) }
 }

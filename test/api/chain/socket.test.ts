@@ -38,8 +38,9 @@ class PhoenixClient {
         })
     }
 
-    static async connect(url: string): Promise<PhoenixClient> {
-        const ws = new WebSocket(url)
+    /** `from`: the local address to connect from (any of 127.0.0.0/8), i.e. the client IP the server sees. */
+    static async connect(url: string, from?: string): Promise<PhoenixClient> {
+        const ws = new WebSocket(url, from ? { localAddress: from } : {})
         await new Promise<void>((resolve, reject) => {
             ws.once('open', () => resolve())
             ws.once('error', reject)
@@ -179,5 +180,33 @@ describe('chain API: Phoenix WebSocket /socket/v2/websocket', function () {
         await socket.next('new_block', (f) => f[3] === 'new_block' && f[4]?.block?.hash === receipt.blockHash)
         const stray = await socket.next('anything on the other address', (f) => f[2] === other && f[3] !== 'phx_reply', 2_000).then((f) => f, () => undefined)
         expect(stray, 'a push to an unrelated address channel').to.equal(undefined)
+    })
+
+    it('refuses the 101st channel of one socket with a phx_reply error; the channels joined keep working', async () => {
+        socket = await PhoenixClient.connect(url())
+        for (let i = 1; i <= 100; i++) await socket.join(`addresses:0x${i.toString(16).padStart(40, '0')}`)
+        const ref = socket.nextRef()
+        socket.send([ref, ref, 'blocks:new_block', 'phx_join', {}])
+        const refused = await socket.next('phx_reply to the 101st join', (f) => f[1] === ref, 15_000)
+        expect(refused[4]).to.deep.equal({ status: 'error', response: { reason: 'at most 100 channels per socket' } })
+        const leave = socket.nextRef()
+        socket.send([null, leave, 'addresses:0x0000000000000000000000000000000000000001', 'phx_leave', {}])
+        await socket.next('phx_leave reply', (f) => f[1] === leave, 15_000)
+        await socket.join('blocks:new_block')
+    })
+
+    it('refuses the 21st socket from one client IP with HTTP 429, while another IP connects', async () => {
+        // Client IPs of their own (loopback aliases), so no other test's sockets count.
+        const mine: PhoenixClient[] = []
+        try {
+            for (let i = 0; i < 20; i++) mine.push(await PhoenixClient.connect(url(), '127.0.0.3'))
+            const refused = PhoenixClient.connect(url(), '127.0.0.3')
+            await refused.then(() => expect.fail('the 21st socket from 127.0.0.3 was accepted'), (err) => expect(String(err)).to.include('HTTP 429'))
+            socket = await PhoenixClient.connect(url(), '127.0.0.4')
+            await socket.join('blocks:new_block')
+            await mine[0].join('blocks:new_block')
+        } finally {
+            for (const c of mine) c.close()
+        }
     })
 })

@@ -3,7 +3,7 @@ import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { ApiProcess, startApi } from '../../support/api'
+import { PlatformProcess, startPlatformProcess } from '../../support/api'
 import { createTestDatabase } from '../../support/postgres'
 import { newWallet, nextIp, PlatformClient, Reply } from './support'
 
@@ -21,11 +21,11 @@ function expectRefused(res: Reply, status: 429 | 503): void {
 describe('wallet platform: limits under abuse', function () {
     let databaseUrl: string
     let dataDir: string
-    const started: ApiProcess[] = []
+    const started: PlatformProcess[] = []
 
     /** The api without a chain (these routes need none), behind a declared proxy so each client picks its IP. */
-    async function platform(env: Record<string, string>): Promise<ApiProcess> {
-        const api = await startApi({ databaseUrl, env: { DATA_DIR: dataDir, TRUST_PROXY: 'true', PLATFORM_AUTH_CACHE_SECONDS: '0', ...env } })
+    async function platform(env: Record<string, string>): Promise<PlatformProcess> {
+        const api = await startPlatformProcess({ databaseUrl, env: { DATA_DIR: dataDir, TRUST_PROXY: 'true', PLATFORM_AUTH_CACHE_SECONDS: '0', ...env } })
         started.push(api)
         return api
     }
@@ -41,7 +41,7 @@ describe('wallet platform: limits under abuse', function () {
     })
 
     describe('failed passwords', function () {
-        let api: ApiProcess
+        let api: PlatformProcess
 
         before(async function () {
             api = await platform({ PLATFORM_AUTH_MAX_FAILURES: '3', PLATFORM_AUTH_IP_MAX_FAILURES: '5' })
@@ -80,7 +80,7 @@ describe('wallet platform: limits under abuse', function () {
     })
 
     describe('registrations', function () {
-        let api: ApiProcess
+        let api: PlatformProcess
 
         before(async function () {
             api = await platform({ PLATFORM_REGISTER_PER_IP: '3' })
@@ -104,7 +104,7 @@ describe('wallet platform: limits under abuse', function () {
     })
 
     describe('the hashing pool', function () {
-        let api: ApiProcess
+        let api: PlatformProcess
 
         before(async function () {
             api = await platform({ PLATFORM_HASH_CONCURRENCY: '1', PLATFORM_HASH_QUEUE: '1' })

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { ApiProcess, startApi } from '../../support/api'
+import { PlatformProcess, startPlatformProcess } from '../../support/api'
 import { newWallet, PlatformClient, PlatformFixture, startPlatform } from './support'
 
 const A_PWD = 'password-of-alice'
@@ -106,18 +106,18 @@ describe('wallet platform: authentication', function () {
         expect(body.status).to.equal(201)
         const query = await f.http.get(`/api/wallet/balance/${alice}`, { user_id: 'alice', user_pwd: A_PWD })
         expect(query.status).to.equal(200)
-        expect(f.api.output()).to.include('user_pwd query parameter')
-        expect(f.api.output()).to.not.include(A_PWD)
+        expect(f.platform.output()).to.include('user_pwd query parameter')
+        expect(f.platform.output()).to.not.include(A_PWD)
         const nonString = await f.http.post('/api/wallet/from-private-key', { user_id: 'alice', user_pwd: 12345678, privateKey: generatePrivateKey() })
         expect(nonString.status).to.equal(401)
     })
 
     describe('repeated failures', function () {
-        let limited: ApiProcess
+        let limited: PlatformProcess
         let http: PlatformClient
 
         before(async function () {
-            limited = await startApi({
+            limited = await startPlatformProcess({
                 databaseUrl: f.databaseUrl, rpcUrl: f.chain.url, contracts: f.chain.contracts,
                 // The matrix's failures came from this IP too; the per-IP limit has its test in auth-limits.test.ts.
                 env: { PLATFORM_AUTH_MAX_FAILURES: '3', PLATFORM_AUTH_IP_MAX_FAILURES: '10000', PLATFORM_AUTH_CACHE_SECONDS: '0' },

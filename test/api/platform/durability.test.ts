@@ -3,7 +3,7 @@ import { Pool } from 'pg'
 import { Address, Hash, parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { waitFor } from '../../../common/processes'
-import { ApiProcess, startApi } from '../../support/api'
+import { PlatformProcess, startPlatformProcess } from '../../support/api'
 import { BroadcastGate } from '../../support/broadcast-gate'
 import { startTestChain, TestChain } from '../../support/chain'
 import { createTestDatabase } from '../../support/postgres'
@@ -22,7 +22,7 @@ describe('wallet platform: durable sends (killed after storing, answers lost)', 
     let chain: TestChain
     let gate: BroadcastGate
     let databaseUrl: string
-    let api: ApiProcess
+    let api: PlatformProcess
     let http: PlatformClient
     let pool: Pool
     let wallet: Address
@@ -31,7 +31,7 @@ describe('wallet platform: durable sends (killed after storing, answers lost)', 
     const TX_TIMEOUT_SECONDS = 8
 
     async function start(): Promise<void> {
-        api = await startApi({ databaseUrl, rpcUrl: gate.url, contracts: chain.contracts, env: { PLATFORM_TX_TIMEOUT_SECONDS: String(TX_TIMEOUT_SECONDS) } })
+        api = await startPlatformProcess({ databaseUrl, rpcUrl: gate.url, contracts: chain.contracts, env: { PLATFORM_TX_TIMEOUT_SECONDS: String(TX_TIMEOUT_SECONDS) } })
         http = new PlatformClient(api.platformUrl)
     }
 

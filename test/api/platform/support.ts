@@ -4,16 +4,16 @@ import { platformTokenAbi } from '../../../abi'
 import { ZERO_FEES, nativeChain } from '../../../common/chain'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
 import { mintStable } from '../../../devnet/deploy'
-import { ApiProcess, startApi } from '../../support/api'
+import { PlatformProcess, startPlatformProcess } from '../../support/api'
 import { CHAIN_ID, headHash, startTestChain, TestChain } from '../../support/chain'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../../support/indexer'
 import { createTestDatabase } from '../../support/postgres'
 
-/** A chain with our contracts, a database, the real api process, and (when asked) the real indexer. */
+/** A chain with our contracts, a database, the real platform process, and (when asked) the real indexer. */
 export interface PlatformFixture {
     chain: TestChain
     databaseUrl: string
-    api: ApiProcess
+    platform: PlatformProcess
     indexer?: IndexerProcess
     http: PlatformClient
     stop(): Promise<void>
@@ -27,14 +27,14 @@ export async function startPlatform(options: { indexer?: boolean; env?: Record<s
     }
     try {
         const databaseUrl = await createTestDatabase('platform')
-        const api = await startApi({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts, env: options.env })
-        stops.push(api.stop)
+        const platform = await startPlatformProcess({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts, env: options.env })
+        stops.push(platform.stop)
         let indexer: IndexerProcess | undefined
         if (options.indexer) {
             indexer = startIndexer({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
             stops.push(indexer.stop)
         }
-        return { chain, databaseUrl, api, indexer, http: new PlatformClient(api.platformUrl), stop }
+        return { chain, databaseUrl, platform, indexer, http: new PlatformClient(platform.platformUrl), stop }
     } catch (err) {
         await stop()
         throw err

@@ -5,7 +5,7 @@ import * as path from 'path'
 import { Client } from 'pg'
 import { Address, parseEther, parseUnits } from 'viem'
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
-import { startApi } from '../../support/api'
+import { startPlatformProcess } from '../../support/api'
 import {
     deployer, giveStable, nativeBalance, newWallet, ONE, PlatformClient, PlatformFixture, setNativeBalance, startPlatform, tokenBalance,
     transferFromDeployer, waitForIndexedHead,
@@ -34,7 +34,7 @@ describe('wallet platform: wallets, balances and transfers', function () {
 
         it('without chain contracts configured: rpcConfigured false and 503 on chain routes, the rest still works', async function () {
             const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-nochain-'))
-            const bare = await startApi({ databaseUrl: f.databaseUrl, env: { DATA_DIR: dataDir } })
+            const bare = await startPlatformProcess({ databaseUrl: f.databaseUrl, env: { DATA_DIR: dataDir } })
             try {
                 const http = new PlatformClient(bare.platformUrl)
                 expect((await http.get('/health')).body.rpcConfigured).to.equal(false)

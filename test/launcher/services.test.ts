@@ -1,0 +1,26 @@
+import { expect } from 'chai'
+import { serviceEnv, SERVICES } from '../../launcher/services'
+
+const SECRETS = { jwtSecret: 'j'.repeat(40), masterKey: 'ab'.repeat(32), bridgeAdminToken: 't'.repeat(32) }
+
+describe('npm start: what each service is given', () => {
+    const envOf = (name: string) => serviceEnv(SERVICES.find((s) => s.name === name)!, { PATH: '/bin', MASTER_KEY: 'cd'.repeat(32), JWT_SECRET: 'x'.repeat(40) }, SECRETS)
+
+    it('gives the api process the session secret and no MASTER_KEY, even one exported to the launcher', () => {
+        const api = envOf('api')
+        expect(api).not.to.have.property('MASTER_KEY')
+        expect(api).not.to.have.property('BRIDGE_ADMIN_TOKEN')
+        expect(api).to.include({ JWT_SECRET: SECRETS.jwtSecret, PATH: '/bin' })
+    })
+
+    it('gives the platform MASTER_KEY alone, the bridge MASTER_KEY and its admin token, the indexer none', () => {
+        expect(envOf('platform')).to.deep.equal({ PATH: '/bin', MASTER_KEY: SECRETS.masterKey })
+        expect(envOf('bridge')).to.deep.equal({ PATH: '/bin', MASTER_KEY: SECRETS.masterKey, BRIDGE_ADMIN_TOKEN: SECRETS.bridgeAdminToken })
+        expect(envOf('indexer')).to.deep.equal({ PATH: '/bin' })
+    })
+
+    it('starts the wallet platform as its own process', () => {
+        expect(SERVICES.find((s) => s.name === 'platform')?.entry).to.equal('api/platform/main.js')
+        expect(SERVICES.find((s) => s.name === 'api')?.secrets).to.deep.equal(['jwtSecret'])
+    })
+})
