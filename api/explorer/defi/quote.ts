@@ -1,5 +1,6 @@
 import { formatUnits } from 'viem'
 import { ConfigError, nativeContracts } from '../../../common/config'
+import { Db } from '../../chain/db'
 import { tokenUnits } from '../../chain/queries/tokens'
 import { ExplorerServices } from '../services'
 import { notConfigured } from '../errors'
@@ -13,7 +14,7 @@ export interface QuoteToken {
 }
 
 /** STABLE's address from the configuration, its symbol and decimals from the indexer's token row. */
-export async function quoteToken(s: ExplorerServices): Promise<QuoteToken> {
+export async function quoteToken(s: ExplorerServices, db: Db): Promise<QuoteToken> {
     let contracts
     try {
         contracts = nativeContracts(s.ctx.env)
@@ -22,7 +23,7 @@ export async function quoteToken(s: ExplorerServices): Promise<QuoteToken> {
         throw err
     }
     const address = contracts.stable.toLowerCase()
-    const units = await tokenUnits(s.ctx.pool, address)
+    const units = await tokenUnits(db, address)
     // Until the indexer has seen STABLE, its deployment facts stand in (contracts/Stable.sol: 6 decimals).
     return { address, wnative: contracts.wnative.toLowerCase(), symbol: units?.symbol ?? 'STABLE', decimals: units?.decimals ?? 6 }
 }
