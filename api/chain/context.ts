@@ -2,7 +2,7 @@ import { Response } from 'express'
 import { createPublicClient, http, PublicClient } from 'viem'
 import { rpcUrl } from '../../common/config'
 import { ApiContext } from '../context'
-import { Db, preparedDb } from './db'
+import { boundedPool, Db, preparedDb } from './db'
 import { ChainHead } from './head'
 import { RenderedItems } from './rendered-items'
 
@@ -14,10 +14,21 @@ export interface ChainContext extends ApiContext {
     rendered: RenderedItems
     /** The node, for the little the indexer does not keep (a contract's runtime code). */
     node: PublicClient
+    /** Ends the chain API's own database connections. */
+    closeDb(): Promise<void>
 }
 
+/**
+ * The chain API reads through a pool of its own whose sessions carry CHAIN_API_STATEMENT_TIMEOUT_MS,
+ * so a heavy public request is cancelled (503) instead of starving the other surfaces' connections.
+ */
 export function createChainContext(api: ApiContext): ChainContext {
-    const db = preparedDb(api.pool)
+    if (!api.env.DATABASE_URL) throw new Error('DATABASE_URL is required by the chain data API')
+    const timeoutMs = api.env.CHAIN_API_STATEMENT_TIMEOUT_MS
+    const pool = boundedPool({
+        databaseUrl: api.env.DATABASE_URL, max: api.env.CHAIN_API_DB_POOL_SIZE, statementTimeoutMs: timeoutMs, name: 'chain data API', log: api.log,
+    })
+    const db = preparedDb(pool, timeoutMs)
     const head = new ChainHead(db)
     return {
         ...api,
@@ -25,6 +36,7 @@ export function createChainContext(api: ApiContext): ChainContext {
         head,
         rendered: new RenderedItems(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
         node: createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient,
+        closeDb: () => pool.end(),
     }
 }
 

@@ -53,6 +53,9 @@ export function createChainApi(api: ApiContext) {
         router,
         etherscan: [readCors, jsonResponses, etherscan.handler],
         socket: new ChainSocket(ctx),
-        close: etherscan.close,
+        close: async () => {
+            await etherscan.close()
+            await ctx.closeDb()
+        },
     }
 }

@@ -1,4 +1,4 @@
-import { Address, createPublicClient, getAddress, hexToString, http, PublicClient, zeroAddress } from 'viem'
+import { Address, createPublicClient, getAddress, hexToString, http, parseAbi, PublicClient, zeroAddress } from 'viem'
 import { ammFactoryAbi, ammPairAbi, bytes32TokenAbi, platformTokenAbi } from '../../abi'
 import { nativeChain } from '../../common/chain'
 import { ConfigError, NativeContracts, nativeContracts, rpcUrl, SharedEnv } from '../../common/config'
@@ -11,6 +11,15 @@ export interface TokenMeta {
     symbol: string
     decimals: number
 }
+
+/**
+ * Most decimals a token may report: the ERC-20 standard's uint8. Beyond that an amount's decimal
+ * text grows with the decimals (a token answering 10^8 would make every amount a 100 MB string).
+ */
+export const MAX_TOKEN_DECIMALS = 255
+
+/** decimals() read as the full word a contract returns, so a value past uint8 is seen, not wrapped or refused by the decoder. */
+const decimalsWordAbi = parseAbi(['function decimals() view returns (uint256)'])
 
 export interface TokenFees {
     /** Basis points charged on transfers out of one of our pairs. */
@@ -108,11 +117,14 @@ export class ChainService {
     private async readMeta(token: Address): Promise<TokenMeta> {
         const code = await this.read(() => this.client.getCode({ address: token }))
         if (!code || code === '0x') throw badRequest(`There is no contract at ${token}; give the address of an ERC-20 token`)
-        const decimals = await this.client.readContract({ address: token, abi: platformTokenAbi, functionName: 'decimals' }).catch((err) => {
+        const decimals = await this.client.readContract({ address: token, abi: decimalsWordAbi, functionName: 'decimals' }).catch((err) => {
             if (isNodeUnavailable(err)) throw explainChainError(err)
             return undefined
         })
         if (decimals === undefined) throw badRequest(`${token} is not an ERC-20 token (it has no decimals())`)
+        if (decimals > BigInt(MAX_TOKEN_DECIMALS)) {
+            throw new HttpError(422, `token ${getAddress(token)} reports ${decimals} decimals; at most ${MAX_TOKEN_DECIMALS} are supported`)
+        }
         const [name, symbol] = await Promise.all([this.text(token, 'name'), this.text(token, 'symbol')])
         return { address: getAddress(token), name, symbol, decimals: Number(decimals) }
     }

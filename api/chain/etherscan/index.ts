@@ -1,5 +1,6 @@
 import { Request, Response } from 'express'
 import { ChainContext, setLiveCaching } from '../context'
+import { StatementTimeout } from '../db'
 import { account } from './account'
 import { block } from './block'
 import { contract } from './contract'
@@ -11,9 +12,6 @@ import { stats } from './stats'
 import { transaction } from './transaction'
 
 const MODULES: Record<string, Module> = { account, block, contract, logs, stats, transaction }
-
-/** Postgres cancelled the statement: its statement_timeout (see context.ts) ran out. */
-const QUERY_CANCELED = '57014'
 
 /**
  * The Etherscan-style RPC API Blockscout serves at `GET /api?module=...&action=...` for wallets,
@@ -37,8 +35,9 @@ export function etherscanApi(chain: ChainContext) {
             ok(res, await action(ctx, req.query as Record<string, unknown>))
         } catch (err) {
             if (err instanceof EtherscanError) return fail(res, err)
-            if ((err as { code?: string }).code === QUERY_CANCELED) {
-                return fail(res, new EtherscanError('Query Timeout occured. Please select a smaller result dataset'))
+            // Blockscout's words for a cancelled statement, with 503 so that clients and proxies know to back off.
+            if (err instanceof StatementTimeout) {
+                return fail(res, new EtherscanError('Query Timeout occured. Please select a smaller result dataset', null, 503))
             }
             ctx.log.error({ err, module: moduleName, action: actionName }, 'Etherscan-style API request failed')
             fail(res, new EtherscanError('Something went wrong.', null, 500))

@@ -78,9 +78,12 @@ export async function minedBlockKeys(db: Db, miner: string, before: number | und
     return rows
 }
 
-/** How many blocks `miner` mined, as the decimal string Blockscout's counters send. */
-export async function minedBlockCount(db: Db, miner: string): Promise<string> {
-    const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM block WHERE miner = $1', [miner])
+/**
+ * How many blocks `miner` mined, counted up to `cap` (the indexer keeps no per-miner counter, and
+ * a chain's one validator mines every block): an index-only scan that stops at the cap.
+ */
+export async function minedBlockCount(db: Db, miner: string, cap: number): Promise<number> {
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM (SELECT 1 FROM block WHERE miner = $1 LIMIT $2) x', [miner, cap])
     return rows[0].n
 }
 

@@ -115,9 +115,9 @@ export interface TokenBalanceRow extends TokenRow {
     value: string
 }
 
-/** The tokens an address holds, largest balance first; a page after `after` when `limit` is given, else all. */
+/** The tokens an address holds, largest balance first, at most `limit` of them, after `after` when given. */
 export async function addressTokenBalances(
-    db: Db, holder: string, types: readonly string[] | null, after?: { value: bigint; id: string }, limit?: number,
+    db: Db, holder: string, types: readonly string[] | null, after: { value: bigint; id: string } | undefined, limit: number,
 ): Promise<TokenBalanceRow[]> {
     const params: unknown[] = [holder, types]
     let cursor = ''
@@ -129,7 +129,7 @@ export async function addressTokenBalances(
         `SELECT ${TOKEN_COLUMNS}, tb.value
            FROM token_balance tb JOIN token k ON k.id = tb.token
           WHERE tb.holder = $1 AND tb.value > 0 AND ($2::text[] IS NULL OR k.type = ANY($2)) ${cursor}
-          ORDER BY tb.value DESC, k.id DESC ${limit ? `LIMIT ${limit}` : ''}`,
+          ORDER BY tb.value DESC, k.id DESC LIMIT ${Math.trunc(limit)}`,
         params
     )
     return rows

@@ -135,10 +135,16 @@ export async function latestTransactionKeys(db: Db, count: number): Promise<Tran
     return rows
 }
 
+/**
+ * The orders of an address's transaction list. Each has an index per side (from, to) in exactly
+ * its order (db/migrations: the (side, block_number, index) ones and SortIndexes): a new one needs its own.
+ */
+export const ADDRESS_TRANSACTION_SORTS = ['block_number', 'value', 'fee'] as const
+
 /** An address's transaction list: which side, the order, and the cursor (the last row's sort key). */
 export interface AddressTransactionsQuery {
     filter?: 'to' | 'from'
-    sort?: 'block_number' | 'value' | 'fee'
+    sort?: typeof ADDRESS_TRANSACTION_SORTS[number]
     order?: 'asc' | 'desc'
     block_number?: number
     index?: number

@@ -9,7 +9,7 @@ import { countAddressFrames } from '../queries/internal-transactions'
 import { addressLogs } from '../queries/logs'
 import { addressTransfers, TOKEN_TYPES } from '../queries/token-transfers'
 import { addressTokenBalances, TokenBalanceRow } from '../queries/tokens'
-import { addressTransactionKeys } from '../queries/transactions'
+import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../queries/transactions'
 import { addressParam } from '../render/address'
 import { renderLogs } from '../render/log'
 import { loadTokens, renderToken } from '../render/token'
@@ -21,7 +21,7 @@ import { transactionPage } from './transactions'
 
 const TransactionsQuery = z.object({
     filter: z.enum(['to', 'from']).optional(),
-    sort: z.enum(['block_number', 'value', 'fee']).optional(),
+    sort: z.enum(ADDRESS_TRANSACTION_SORTS).optional(),
     order: z.enum(['asc', 'desc']).optional(),
     block_number: q.int.optional(),
     index: q.int.optional(),
@@ -148,13 +148,14 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
 
     router.get('/addresses/:hash/counters', async (req, res) => {
         const hash = parseAddress(req.params.hash)
-        const [row, validations] = await Promise.all([addressById(ctx.db, hash), minedBlockCount(ctx.db, hash)])
+        const [row, validations] = await Promise.all([addressById(ctx.db, hash), minedBlockCount(ctx.db, hash, ctx.env.CHAIN_API_VALIDATIONS_COUNT_CAP)])
         setLiveCaching(res)
         res.json({
             transactions_count: String(row?.transaction_count ?? 0),
             token_transfers_count: String(row?.token_transfer_count ?? 0),
             gas_usage_count: row?.gas_used ?? '0',
-            validations_count: validations,
+            // At most CHAIN_API_VALIDATIONS_COUNT_CAP: a lower bound for a validator that mined more.
+            validations_count: String(validations),
         })
     })
 
@@ -192,7 +193,9 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
     router.get('/addresses/:hash/token-balances', async (req, res) => {
         const hash = parseAddress(req.params.hash)
         setLiveCaching(res)
-        res.json((await addressTokenBalances(ctx.db, hash, null)).map((r) => renderBalance(r)))
+        // Blockscout answers a plain array, which has no next page: the largest CHAIN_API_TOKEN_BALANCES_MAX
+        // balances; the paginated /tokens lists them all.
+        res.json((await addressTokenBalances(ctx.db, hash, null, undefined, ctx.env.CHAIN_API_TOKEN_BALANCES_MAX)).map((r) => renderBalance(r)))
     })
 
     router.get('/addresses/:hash/tokens', async (req, res) => {

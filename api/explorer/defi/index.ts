@@ -1,4 +1,5 @@
 import express, { Router } from 'express'
+import { timeLimitedDb } from '../../chain/db'
 import { ExplorerServices } from '../services'
 import { ResponseCache } from './cache'
 import { pools } from './pools'
@@ -10,8 +11,10 @@ export const DEFI_CACHE_SECONDS = 15
 /** The public DeFi routes: read the indexer's ready aggregates, never the event history. */
 export function defiRouter(s: ExplorerServices): Router {
     const cache = new ResponseCache(DEFI_CACHE_SECONDS)
+    // Public reads of indexed data: bounded like the chain data API's (a cancelled one answers 503).
+    const db = timeLimitedDb(s.ctx.pool, s.ctx.env.CHAIN_API_STATEMENT_TIMEOUT_MS)
     const router = express.Router()
-    router.get('/pools', pools(s, cache))
-    router.get('/volume', volume(s, cache))
+    router.get('/pools', pools(s, db, cache))
+    router.get('/volume', volume(s, db, cache))
     return router
 }

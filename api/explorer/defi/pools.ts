@@ -2,6 +2,7 @@ import { RequestHandler } from 'express'
 import { formatUnits } from 'viem'
 import { QuoteValuation, tokensKey } from '../../../common/quote-value'
 import { pairsWithRecentVolume, PairRow } from '../../chain/queries/defi'
+import { Db } from '../../chain/db'
 import { ExplorerServices } from '../services'
 import { ResponseCache } from './cache'
 import { quoteToken, toNumber } from './quote'
@@ -25,17 +26,17 @@ interface Pair {
 
 const HOUR_MS = 3_600_000
 
-export function pools(s: ExplorerServices, cache: ResponseCache): RequestHandler {
+export function pools(s: ExplorerServices, db: Db, cache: ResponseCache): RequestHandler {
     return async (req, res) => {
         const since = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 23 * HOUR_MS
-        const rendered = await cache.get(`pools:${since}`, () => build(s, new Date(since)))
+        const rendered = await cache.get(`pools:${since}`, () => build(s, db, new Date(since)))
         cache.send(req, res, rendered)
     }
 }
 
-async function build(s: ExplorerServices, since: Date) {
-    const quote = await quoteToken(s)
-    const rows = await pairsWithRecentVolume(s.ctx.pool, since)
+async function build(s: ExplorerServices, db: Db, since: Date) {
+    const quote = await quoteToken(s, db)
+    const rows = await pairsWithRecentVolume(db, since)
     const pairs: Pair[] = rows.map((row) => ({
         row,
         token0: row.token0,

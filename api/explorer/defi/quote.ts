@@ -1,5 +1,6 @@
 import { formatUnits } from 'viem'
 import { ConfigError, nativeContracts } from '../../../common/config'
+import { Db } from '../../chain/db'
 import { tokenUnits } from '../../chain/queries/tokens'
 import { ExplorerServices } from '../services'
 import { notConfigured } from '../errors'
@@ -15,7 +16,7 @@ export interface QuoteToken {
 let warned = false
 
 /** STABLE's address from the configuration, its symbol and decimals from the indexer's token row. */
-export async function quoteToken(s: ExplorerServices): Promise<QuoteToken> {
+export async function quoteToken(s: ExplorerServices, db: Db): Promise<QuoteToken> {
     let contracts
     try {
         contracts = nativeContracts(s.ctx.env)
@@ -27,7 +28,7 @@ export async function quoteToken(s: ExplorerServices): Promise<QuoteToken> {
         throw notConfigured('the DeFi routes are not configured on this deployment (contract addresses)')
     }
     const address = contracts.stable.toLowerCase()
-    const units = await tokenUnits(s.ctx.pool, address)
+    const units = await tokenUnits(db, address)
     // Until the indexer has seen STABLE, its deployment facts stand in (contracts/Stable.sol: 6 decimals).
     return { address, wnative: contracts.wnative.toLowerCase(), symbol: units?.symbol ?? 'STABLE', decimals: units?.decimals ?? 6 }
 }

@@ -1,6 +1,7 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
 import { dailyVolume } from '../../chain/queries/defi'
+import { Db } from '../../chain/db'
 import { ExplorerServices } from '../services'
 import { parseInput } from '../validate'
 import { ResponseCache } from './cache'
@@ -24,19 +25,19 @@ const Query = z.object({
 
 const DAY_MS = 86_400_000
 
-export function volume(s: ExplorerServices, cache: ResponseCache): RequestHandler {
+export function volume(s: ExplorerServices, db: Db, cache: ResponseCache): RequestHandler {
     return async (req, res) => {
         const { days } = parseInput(Query, req.query, 'query')
         const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
         const dates = Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10))
-        const rendered = await cache.get(`volume:${dates[0]}:${days}`, () => build(s, dates))
+        const rendered = await cache.get(`volume:${dates[0]}:${days}`, () => build(s, db, dates))
         cache.send(req, res, rendered)
     }
 }
 
-async function build(s: ExplorerServices, dates: string[]) {
-    const quote = await quoteToken(s)
-    const rows = await dailyVolume(s.ctx.pool, dates[0], dates[dates.length - 1])
+async function build(s: ExplorerServices, db: Db, dates: string[]) {
+    const quote = await quoteToken(s, db)
+    const rows = await dailyVolume(db, dates[0], dates[dates.length - 1])
     const byDay = new Map(rows.map((r) => [r.id, r]))
     return dates.map((date) => {
         const day = byDay.get(date)

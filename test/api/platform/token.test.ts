@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { Address, parseUnits } from 'viem'
+import { Address, Hex, parseUnits } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { platformTokenAbi } from '../../../abi'
 import { newWallet, PlatformFixture, startPlatform, tokenBalance } from './support'
@@ -119,6 +119,22 @@ describe('wallet platform: tokens', function () {
         expect((await f.http.get('/api/token/info/0x12', { user_id: 'minter' }, PWD)).status).to.equal(400)
         expect((await f.http.get(`/api/token/info/${stable}`, {}, PWD)).status).to.equal(400)
         expect((await f.http.post('/api/token/info_by_address', { user_id: 'minter' }, PWD)).status).to.equal(400)
+    })
+
+    it('a token reporting more than 255 decimals is refused with 422 naming the problem; 255 is served', async function () {
+        // Runtime code answering every call with one word: PUSH4/PUSH1 <value>, MSTORE at 0, RETURN 32 bytes.
+        const answering = (word: Hex): Hex => `0x${word.length === 4 ? '60' : '63'}${word.slice(2)}60005260206000f3`
+        const huge = privateKeyToAccount(generatePrivateKey()).address
+        await f.chain.client.request({ method: 'anvil_setCode' as any, params: [huge, answering('0x05f5e100')] as any })
+        const refused = await f.http.get(`/api/token/info/${huge}`, { user_id: 'minter' }, PWD)
+        expect(refused.status, JSON.stringify(refused.body)).to.equal(422)
+        expect(refused.body.error).to.equal(`token ${huge} reports 100000000 decimals; at most 255 are supported`)
+
+        const widest = privateKeyToAccount(generatePrivateKey()).address
+        await f.chain.client.request({ method: 'anvil_setCode' as any, params: [widest, answering('0xff')] as any })
+        const served = await f.http.get(`/api/token/info/${widest}`, { user_id: 'minter' }, PWD)
+        expect(served.status, JSON.stringify(served.body)).to.equal(200)
+        expect(served.body.data.decimals).to.equal(255)
     })
 
     it('GET /api/token/list and /api/token/tokens list what the platform deployed, newest first', async function () {

@@ -1,0 +1,167 @@
+import { expect } from 'chai'
+import { Client } from 'pg'
+import { getAddress } from 'viem'
+import { Db } from '../../../api/chain/db'
+import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../../../api/chain/queries/transactions'
+import { tokenList } from '../../../api/chain/queries/tokens'
+import { ApiProcess, startApi } from '../../support/api'
+import { createTestDatabase } from '../../support/postgres'
+
+/**
+ * The chain data API's bounds (docs/chain-api.md, Bounds) on a database of hand-written rows: the
+ * statement timeout (503, then the pool serves again), every accepted order backed by an index,
+ * validations counted up to a cap, token-balances capped.
+ */
+describe('chain API: bounded queries', function () {
+    this.timeout(120_000)
+    const TIMEOUT_MS = 1500
+    const miner = '0x' + '11'.repeat(20)
+    const smallMiner = '0x' + '22'.repeat(20)
+    const holder = '0x' + '33'.repeat(20)
+    const tokens = [1, 2, 3, 4].map((i) => '0x' + String(i).repeat(2).repeat(20).replace(/^../, 'aa'))
+    let databaseUrl: string
+    let api: ApiProcess | undefined
+    let db: Client
+
+    before(async () => {
+        databaseUrl = await createTestDatabase('bounded')
+        // The api applies the migrations; one connection each, so recovery is shown on the connection a cancel hit.
+        api = await startApi({
+            databaseUrl,
+            contracts: { wnative: `0x${'a1'.repeat(20)}`, stable: `0x${'a2'.repeat(20)}`, factory: `0x${'a3'.repeat(20)}`, router: `0x${'a4'.repeat(20)}` },
+            env: {
+                CHAIN_API_STATEMENT_TIMEOUT_MS: String(TIMEOUT_MS),
+                ETHERSCAN_API_STATEMENT_TIMEOUT_MS: String(TIMEOUT_MS),
+                CHAIN_API_DB_POOL_SIZE: '1',
+                CHAIN_API_VALIDATIONS_COUNT_CAP: '3',
+                CHAIN_API_TOKEN_BALANCES_MAX: '2',
+            },
+        })
+        db = new Client({ connectionString: databaseUrl })
+        await db.connect()
+        for (let n = 1; n <= 7; n++) {
+            await db.query(
+                `INSERT INTO block (id, number, parent_hash, timestamp, miner, gas_used, gas_limit, size, difficulty, nonce, extra_data,
+                                    transaction_count, transaction_fees, burnt_fees)
+                 VALUES ($1, $2, '0x', now(), $3, 0, 0, 0, 0, '0x', '0x', 0, 0, 0)`,
+                ['0x' + n.toString(16).padStart(64, '0'), n, n <= 5 ? miner : smallMiner]
+            )
+        }
+        await db.query(
+            `INSERT INTO address (id, balance, balance_block, is_contract, transaction_count, token_transfer_count, gas_used, log_count, first_block, last_block)
+             VALUES ($1, 0, 1, false, 7, 2, 21000, 0, 1, 5)`,
+            [miner]
+        )
+        for (const [i, token] of tokens.entries()) {
+            await db.query(
+                `INSERT INTO token (id, type, name, symbol, decimals, total_supply, holder_count, transfer_count, first_block)
+                 VALUES ($1, 'ERC-20', $2, $2, 18, 1000, 1, 1, 1)`,
+                [token, `T${i}`]
+            )
+            await db.query('INSERT INTO token_balance (id, token, holder, value) VALUES ($1, $2, $3, $4)', [`${token}-${holder}`, token, holder, 100 * (i + 1)])
+        }
+    })
+
+    after(async () => {
+        await db?.end()
+        await api?.stop()
+    })
+
+    const get = async (path: string) => {
+        const res = await fetch(`${api!.explorerUrl}${path}`)
+        return { status: res.status, body: await res.json() as any }
+    }
+
+    it('a statement held past CHAIN_API_STATEMENT_TIMEOUT_MS answers 503 on every surface, and the next request is served', async () => {
+        const locker = new Client({ connectionString: databaseUrl })
+        await locker.connect()
+        try {
+            // The api's reads wait for this lock until Postgres cancels them at the timeout.
+            await locker.query('BEGIN')
+            await locker.query('LOCK TABLE address, block, token, pair IN ACCESS EXCLUSIVE MODE')
+            const v2 = await get(`/api/v2/addresses/${miner}/counters`)
+            expect(v2.status, JSON.stringify(v2.body)).to.equal(503)
+            expect(v2.body).to.deep.equal({ message: `The query took longer than ${TIMEOUT_MS} ms and was cancelled; try again later or narrow the request` })
+            const etherscan = await get(`/api?module=account&action=balance&address=${miner}`)
+            expect(etherscan.status, JSON.stringify(etherscan.body)).to.equal(503)
+            expect(etherscan.body).to.deep.equal({ status: '0', message: 'Query Timeout occured. Please select a smaller result dataset', result: null })
+            const defi = await get('/api/defi/pools')
+            expect(defi.status, JSON.stringify(defi.body)).to.equal(503)
+            expect(defi.body.error.code).to.equal('query_timeout')
+        } finally {
+            await locker.query('ROLLBACK')
+            await locker.end()
+        }
+        expect((await get(`/api/v2/addresses/${miner}/counters`)).status).to.equal(200)
+        expect((await get(`/api?module=account&action=balance&address=${miner}`)).body.status).to.equal('1')
+        expect((await get('/api/defi/pools')).status).to.equal(200)
+    })
+
+    it('/addresses/{h}/counters counts mined blocks up to CHAIN_API_VALIDATIONS_COUNT_CAP and reads the rest from the address row', async () => {
+        const capped = await get(`/api/v2/addresses/${miner}/counters`)
+        expect(capped.body).to.deep.equal({ transactions_count: '7', token_transfers_count: '2', gas_usage_count: '21000', validations_count: '3' })
+        const exact = await get(`/api/v2/addresses/${smallMiner}/counters`)
+        expect(exact.body).to.deep.equal({ transactions_count: '0', token_transfers_count: '0', gas_usage_count: '0', validations_count: '2' })
+    })
+
+    it('/addresses/{h}/token-balances answers the CHAIN_API_TOKEN_BALANCES_MAX largest balances; /tokens pages through all', async () => {
+        const capped = await get(`/api/v2/addresses/${holder}/token-balances`)
+        expect(capped.status).to.equal(200)
+        expect(capped.body.map((b: any) => [b.token.address_hash, b.value])).to.deep.equal([[getAddress(tokens[3]), '400'], [getAddress(tokens[2]), '300']])
+        const all = await get(`/api/v2/addresses/${holder}/tokens`)
+        expect(all.body.items).to.have.length(4)
+    })
+
+    it('an order the API does not back with an index is refused with 422', async () => {
+        const res = await get(`/api/v2/addresses/${miner}/transactions?sort=gas_price&order=desc`)
+        expect(res.status).to.equal(422)
+        expect(res.body.errors[0].source).to.deep.equal({ pointer: '/sort' })
+    })
+
+    /** The plans Postgres makes for the API's statements, with every alternative to an index made unattractive. */
+    async function indexesUsed(run: (db: Db) => Promise<unknown>): Promise<string[]> {
+        const client = new Client({ connectionString: databaseUrl })
+        await client.connect()
+        try {
+            await client.query('SET enable_seqscan = off; SET enable_bitmapscan = off')
+            const names: string[] = []
+            const explaining: Db = {
+                query: async (text, values) => {
+                    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${text}`, values)
+                    JSON.stringify(rows[0]['QUERY PLAN'], (key, value) => {
+                        if (key === 'Index Name') names.push(value)
+                        return value
+                    })
+                    return { rows: [] } as any
+                },
+            }
+            await run(explaining)
+            return names
+        } finally {
+            await client.end()
+        }
+    }
+
+    it('every order of an address\'s transactions reads each side from an index in that order', async () => {
+        const bySide: Record<string, Record<string, string>> = {
+            block_number: { from: 'IDX_607f7872f250772aff26dd13e2', to: 'IDX_5304217e644fc66558b720bd2c' },
+            value: { from: 'transaction_from_by_value', to: 'transaction_to_by_value' },
+            fee: { from: 'transaction_from_by_fee', to: 'transaction_to_by_fee' },
+        }
+        for (const sort of ADDRESS_TRANSACTION_SORTS) {
+            expect(bySide, `an index for sort=${sort}`).to.have.property(sort)
+            for (const order of ['asc', 'desc'] as const) {
+                for (const cursor of [{}, { block_number: 3, index: 1, value: 10n, fee: 10n }]) {
+                    const used = await indexesUsed((d) => addressTransactionKeys(d, miner, { sort, order, ...cursor }))
+                    expect(used, `sort=${sort}&order=${order} ${JSON.stringify(cursor, (_, v) => typeof v === 'bigint' ? String(v) : v)}`)
+                        .to.include.members([bySide[sort].from, bySide[sort].to])
+                }
+            }
+        }
+    })
+
+    it('the token list in either order of holder count reads its index', async () => {
+        expect(await indexesUsed((d) => tokenList(d, { asc: false, pageSize: 50 }))).to.deep.equal(['token_list_desc'])
+        expect(await indexesUsed((d) => tokenList(d, { asc: true, pageSize: 50 }))).to.deep.equal(['token_list_asc'])
+    })
+})
