@@ -55,6 +55,10 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
                 await ctx.sender.track(adapter, topUp, MINED)
                 return { state: 'waiting', tx: topUp }
             }
+            if (topUp && landedTopUpCovers(topUp, fee)) {
+                await ctx.sender.track(adapter, topUp, MINED)
+                return { state: 'waiting', tx: topUp }
+            }
             const result = await ctx.sender.send(adapter, swap.id, 'gather_gas', { from: { kind: 'vault' }, to: swap.depositAddress, asset: coin, amount: fee * 2n - held })
             if (result.kind === 'rejected') {
                 ctx.log.error({ swap: swap.id, chain: swap.sourceChain, reason: result.reason }, 'the vault cannot pay the gas of a gather; will retry')
@@ -77,4 +81,14 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
     }
     const result = await ctx.sender.send(adapter, swap.id, 'gather', { from: deposit, to: vault, asset, amount: balance })
     return { state: 'waiting', tx: result.tx }
+}
+
+/**
+ * A landed top-up left the deposit address at least its own amount (nothing but our gather spends
+ * from it), so while that covers the fee a lower balance is a read from a node behind the one that
+ * saw it land: follow the top-up (a reorg that took it makes it broadcast again) and wait, rather
+ * than pay the gas twice. Only fees risen past it call for another.
+ */
+export function landedTopUpCovers(topUp: { status: string; amount: bigint }, fee: bigint): boolean {
+    return topUp.status === 'confirmed' && topUp.amount >= fee
 }
