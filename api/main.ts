@@ -1,9 +1,8 @@
 import express from 'express'
-import { Pool } from 'pg'
 import { loadSecrets } from '../common/secrets'
+import { openDatabase } from '../common/service/database'
 import { listen } from '../common/service/listen'
 import { runService, Service } from '../common/service/run-service'
-import { applyMigrations } from '../db/migrate'
 import { createChainApi } from './chain/router'
 import { parseApiEnv } from './config'
 import { ApiContext } from './context'
@@ -15,13 +14,10 @@ import { explorerRouter } from './explorer/router'
  * MASTER_KEY, is a process of its own (platform/main.ts). Stateless apart from Postgres, so it can
  * run as several replicas.
  */
-async function main({ log, onStop }: Service): Promise<void> {
+async function main(service: Service): Promise<void> {
+    const { log, onStop } = service
     const env = parseApiEnv()
-    if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for the embedded database)')
-    await applyMigrations(env.DATABASE_URL)
-    const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20 })
-    pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))
-    onStop(() => pool.end())
+    const { pool } = await openDatabase(env.DATABASE_URL, service)
     const ctx: ApiContext = { env, secrets: loadSecrets(env, ['jwtSecret'], log), pool, log }
 
     const explorer = express()

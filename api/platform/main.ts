@@ -1,8 +1,7 @@
-import { Pool } from 'pg'
 import { loadSecrets } from '../../common/secrets'
+import { openDatabase } from '../../common/service/database'
 import { listen } from '../../common/service/listen'
 import { runService, Service } from '../../common/service/run-service'
-import { applyMigrations } from '../../db/migrate'
 import { createPlatformApp } from './app'
 import { parsePlatformEnv } from './config'
 
@@ -10,13 +9,10 @@ import { parsePlatformEnv } from './config'
  * The wallet platform process (`npm run platform`), on PLATFORM_PORT: the one API process that
  * holds MASTER_KEY and signs for wallets, apart from the process serving anonymous explorer traffic.
  */
-async function main({ log, onStop }: Service): Promise<void> {
+async function main(service: Service): Promise<void> {
+    const { log, onStop } = service
     const env = parsePlatformEnv()
-    if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for the embedded database)')
-    await applyMigrations(env.DATABASE_URL)
-    const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20 })
-    pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))
-    onStop(() => pool.end())
+    const { pool } = await openDatabase(env.DATABASE_URL, service)
     const { masterKey } = loadSecrets(env, ['masterKey'], log)
     const server = await listen(createPlatformApp({ env, masterKey, pool, log }), env.PLATFORM_PORT)
     onStop(() => server.close())
