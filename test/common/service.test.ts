@@ -63,7 +63,7 @@ describe('service kit', function () {
             const expected: Array<[ErrorSurface, string[]]> = [
                 [explorerErrors, [
                     '400 {"error":{"code":"invalid_json","message":"request body is not valid JSON"}}',
-                    '413 {"error":{"code":"payload_too_large","message":"request entity too large"}}',
+                    '413 {"error":{"code":"payload_too_large","message":"request body is too large"}}',
                     '500 {"error":{"code":"internal","message":"internal error"}}',
                 ]],
                 [bridgeErrors, [
