@@ -1,0 +1,188 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi'
+import express, { Express, RequestHandler, Router } from 'express'
+import swaggerUi from 'swagger-ui-express'
+import { z } from 'zod'
+
+/**
+ * The OpenAPI 3.1 document of one HTTP surface, written where its routes are registered: a
+ * route is added to express and to the document by one call (DocumentedRouter), from the same
+ * zod schemas its handler validates with. Served at /api/docs (a Swagger UI page) and
+ * /api/docs/openapi.json. Rules in docs/openapi.md.
+ */
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
+const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete']
+
+/** One documented answer. A bare string on a 4xx/5xx status is that description with the surface's error body. */
+export interface Answer {
+    description: string
+    /** The JSON body; absent for answers without one (204, 304). */
+    schema?: z.ZodType
+    /** Defaults to application/json. */
+    contentType?: string
+    headers?: z.ZodObject
+}
+
+export interface Operation {
+    summary: string
+    description?: string
+    /** Defaults to the router's tag. */
+    tags?: string[]
+    /** Path parameters: one key per `:name` in the route's path. */
+    params?: z.ZodObject
+    query?: z.ZodObject
+    headers?: z.ZodObject
+    /** A JSON request body. */
+    body?: z.ZodType
+    /** Names of security schemes (ApiDoc.securityScheme), any one of which the route accepts. */
+    security?: string[]
+    responses: Record<number, Answer | string>
+}
+
+export interface ApiDocOptions {
+    title: string
+    version: string
+    description?: string
+    /** The body every error of this surface has (its ErrorSurface). */
+    errorSchema: z.ZodType
+    /** Answers any route of the surface may give, e.g. 503 while the database is away. */
+    everyRoute?: Record<number, string>
+}
+
+/** The mount path a DocumentedRouter's express router carries, so a test can list what is registered and where. */
+export const MOUNT_PATH = Symbol.for('api-doc.mount-path')
+
+export interface DocumentedRoute {
+    method: Method
+    /** OpenAPI form: /blocks/{block}. */
+    path: string
+}
+
+export class ApiDoc {
+    private readonly registry = new OpenAPIRegistry()
+    private readonly routes: DocumentedRoute[] = []
+    private generated?: object
+
+    constructor(private readonly options: ApiDocOptions) {}
+
+    /** A router whose routes are documented as they are registered; mount it with mount(). */
+    router(mountPath: string, tag: string, options?: { mergeParams?: boolean }): DocumentedRouter {
+        return new DocumentedRouter(this, mountPath, tag, options)
+    }
+
+    mount(app: Express, router: DocumentedRouter): void {
+        app.use(router.mountPath, router.express)
+    }
+
+    securityScheme(name: string, scheme: { type: 'http'; scheme: string; bearerFormat?: string } | { type: 'apiKey'; in: 'header' | 'cookie' | 'query'; name: string; description?: string }): void {
+        this.registry.registerComponent('securitySchemes', name, scheme)
+    }
+
+    /** Serves the document at /api/docs/openapi.json and the interactive page at /api/docs. */
+    serve(app: Express): void {
+        const docs = this.router('/api/docs', 'Documentation')
+        docs.get('/openapi.json', {
+            summary: 'This OpenAPI 3.1 document',
+            responses: { 200: { description: 'The document', schema: z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }) } },
+        }, (_req, res) => {
+            res.json(this.document())
+        })
+        this.mount(app, docs)
+        const page = { swaggerOptions: { url: '/api/docs/openapi.json' }, customSiteTitle: this.options.title }
+        app.use('/api/docs', swaggerUi.serveFiles(undefined, page), swaggerUi.setup(undefined, page))
+    }
+
+    /** Every documented (method, path). */
+    documentedRoutes(): readonly DocumentedRoute[] {
+        return this.routes
+    }
+
+    document(): object {
+        this.generated ??= new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
+            openapi: '3.1.0',
+            info: { title: this.options.title, version: this.options.version, description: this.options.description },
+        })
+        return this.generated
+    }
+
+    /** @internal DocumentedRouter's half of registering a route. */
+    add(method: Method, path: string, tag: string, op: Operation): void {
+        const openApiPath = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')
+        if (/[*?()]|\{[^}]*\}.*:/.test(path)) throw new Error(`${method} ${path}: only :name path parameters can be documented`)
+        const pathNames = [...openApiPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort()
+        const paramNames = Object.keys(op.params?.shape ?? {}).sort()
+        if (pathNames.join() !== paramNames.join()) {
+            throw new Error(`${method} ${path}: path parameters [${pathNames}] documented as [${paramNames}]`)
+        }
+        const statuses = Object.keys(op.responses).map(Number)
+        if (!statuses.some((s) => s < 400)) throw new Error(`${method} ${path}: no success answer documented`)
+        if ((op.params || op.query || op.body || op.headers) && !statuses.some((s) => s >= 400 && s < 500)) {
+            throw new Error(`${method} ${path}: takes input but documents no 4xx for bad input`)
+        }
+        if (this.routes.some((r) => r.method === method && r.path === openApiPath)) throw new Error(`${method} ${path}: documented twice`)
+        this.routes.push({ method, path: openApiPath })
+        this.generated = undefined
+
+        const responses: Record<number, ResponseConfig> = {}
+        for (const [status, answer] of Object.entries({ ...this.options.everyRoute, ...op.responses })) {
+            responses[Number(status)] = this.response(Number(status), answer)
+        }
+        const route: RouteConfig = {
+            method,
+            path: openApiPath,
+            summary: op.summary,
+            description: op.description,
+            tags: op.tags ?? [tag],
+            security: op.security?.map((name) => ({ [name]: [] })),
+            request: {
+                params: op.params,
+                query: op.query,
+                headers: op.headers,
+                body: op.body ? { required: true, content: { 'application/json': { schema: op.body } } } : undefined,
+            },
+            responses,
+        }
+        this.registry.registerPath(route)
+    }
+
+    private response(status: number, answer: Answer | string): ResponseConfig {
+        const a: Answer = typeof answer === 'string'
+            ? { description: answer, schema: status >= 400 ? this.options.errorSchema : undefined }
+            : answer
+        return {
+            description: a.description,
+            headers: a.headers,
+            content: a.schema ? { [a.contentType ?? 'application/json']: { schema: a.schema } } : undefined,
+        }
+    }
+}
+
+/** An express Router whose get/post/put/patch/delete also document the route in its ApiDoc. */
+export class DocumentedRouter {
+    readonly express: Router
+
+    constructor(private readonly doc: ApiDoc, readonly mountPath: string, private readonly tag: string, options?: { mergeParams?: boolean }) {
+        this.express = express.Router(options)
+        Object.defineProperty(this.express, MOUNT_PATH, { value: mountPath })
+    }
+
+    get(path: string, op: Operation, ...handlers: RequestHandler[]): this { return this.route('get', path, op, handlers) }
+    post(path: string, op: Operation, ...handlers: RequestHandler[]): this { return this.route('post', path, op, handlers) }
+    put(path: string, op: Operation, ...handlers: RequestHandler[]): this { return this.route('put', path, op, handlers) }
+    patch(path: string, op: Operation, ...handlers: RequestHandler[]): this { return this.route('patch', path, op, handlers) }
+    delete(path: string, op: Operation, ...handlers: RequestHandler[]): this { return this.route('delete', path, op, handlers) }
+
+    /** Middleware for this router's routes (not documented: it is not a route). */
+    use(...handlers: RequestHandler[]): this {
+        this.express.use(...handlers)
+        return this
+    }
+
+    private route(method: Method, path: string, op: Operation, handlers: RequestHandler[]): this {
+        if (!METHODS.includes(method)) throw new Error(`unsupported method ${method}`)
+        const full = path === '/' ? (this.mountPath || '/') : `${this.mountPath.replace(/\/$/, '')}${path}`
+        this.doc.add(method, full, this.tag, op)
+        this.express[method](path, ...handlers)
+        return this
+    }
+}

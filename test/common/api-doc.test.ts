@@ -1,0 +1,54 @@
+import { expect } from 'chai'
+import express from 'express'
+import { z } from 'zod'
+import { ApiDoc } from '../../common/service/api-doc'
+import { listen } from '../../common/service/listen'
+import { registeredRoutes } from '../support/registered-routes'
+
+function sampleDoc(): ApiDoc {
+    return new ApiDoc({ title: 'Sample', version: '1', errorSchema: z.object({ message: z.string() }) })
+}
+
+describe('service kit: OpenAPI documents written where routes are registered', () => {
+    it('serves the document and the page, and lists exactly the registered routes', async () => {
+        const doc = sampleDoc()
+        const app = express()
+        const things = doc.router('/api/things', 'Things')
+        things.get('/:id', {
+            summary: 'One thing',
+            params: z.object({ id: z.string().regex(/^\d+$/) }),
+            query: z.object({ full: z.enum(['true', 'false']).optional() }),
+            responses: { 200: { description: 'The thing', schema: z.object({ id: z.string() }) }, 404: 'No such thing', 422: 'Bad id' },
+        }, (req, res) => void res.json({ id: req.params.id }))
+        doc.mount(app, things)
+        doc.serve(app)
+        app.get('/stray', (_req, res) => void res.send('x'))
+
+        const server = await listen(app, 0)
+        try {
+            const body = await (await fetch(`http://127.0.0.1:${server.port}/api/docs/openapi.json`)).json() as any
+            expect(body.openapi).to.equal('3.1.0')
+            const op = body.paths['/api/things/{id}'].get
+            expect(op.parameters.map((p: any) => `${p.in}:${p.name}`)).to.deep.equal(['path:id', 'query:full'])
+            expect(op.responses['404'].content['application/json'].schema.properties).to.have.key('message')
+            const page = await fetch(`http://127.0.0.1:${server.port}/api/docs/`)
+            expect(page.status).to.equal(200)
+            expect(await page.text()).to.contain('swagger-ui')
+        } finally {
+            await server.close()
+        }
+        // The stray app-level route has no documented mount: it shows as "?/stray" and never matches.
+        expect(registeredRoutes(app)).to.deep.equal(['get /api/docs/openapi.json', 'get /api/things/{id}', 'get ?/stray'])
+        expect(doc.documentedRoutes().map((r) => `${r.method} ${r.path}`).sort()).to.deep.equal(['get /api/docs/openapi.json', 'get /api/things/{id}'])
+    })
+
+    it('refuses a route whose path parameters, success answer or bad-input answer are not documented', () => {
+        const router = sampleDoc().router('/x', 'X')
+        const ok = { 200: 'fine' as const }
+        expect(() => router.get('/:id', { summary: 's', responses: { 200: { description: 'ok' }, 404: 'no' } }, () => undefined)).to.throw(/path parameters \[id\]/)
+        expect(() => router.get('/a', { summary: 's', responses: { 404: 'no' } }, () => undefined)).to.throw(/no success answer/)
+        expect(() => router.post('/b', { summary: 's', body: z.object({}), responses: { 200: { description: 'ok' } } }, () => undefined)).to.throw(/no 4xx/)
+        router.get('/c', { summary: 's', responses: ok }, () => undefined)
+        expect(() => router.get('/c', { summary: 's', responses: ok }, () => undefined)).to.throw(/documented twice/)
+    })
+})

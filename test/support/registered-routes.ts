@@ -1,0 +1,33 @@
+import { Express } from 'express'
+import { MOUNT_PATH } from '../../common/service/api-doc'
+
+/**
+ * Every (method, path) an express app answers, read from its router stack. A route on a router
+ * that is not a DocumentedRouter (or on the app itself) has no known mount path: it is listed as
+ * `?` + its own path, so it can never equal a documented one.
+ */
+export function registeredRoutes(app: Express): string[] {
+    const found: string[] = []
+    walk((app as unknown as { router: StackOwner }).router, undefined, found)
+    return found.sort()
+}
+
+interface StackOwner { stack: Layer[]; [MOUNT_PATH]?: string }
+interface Layer { route?: { path: string; methods: Record<string, boolean> }; handle?: Partial<StackOwner> }
+
+function walk(owner: StackOwner, mount: string | undefined, found: string[]): void {
+    for (const layer of owner.stack) {
+        if (layer.route) {
+            const path = mount === undefined ? `?${layer.route.path}` : join(mount, layer.route.path)
+            for (const method of Object.keys(layer.route.methods)) {
+                if (method !== '_all') found.push(`${method} ${path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')}`)
+            }
+        } else if (layer.handle && Array.isArray(layer.handle.stack)) {
+            walk(layer.handle as StackOwner, layer.handle[MOUNT_PATH], found)
+        }
+    }
+}
+
+function join(mount: string, path: string): string {
+    return path === '/' ? (mount || '/') : `${mount.replace(/\/$/, '')}${path}`
+}
