@@ -1,11 +1,13 @@
 import express from 'express'
 import { loadSecrets } from '../common/secrets'
+import { ApiDoc } from '../common/service/api-doc'
 import { openDatabase } from '../common/service/database'
 import { listen } from '../common/service/listen'
 import { runService, Service } from '../common/service/run-service'
 import { createChainApi } from './chain/router'
 import { parseApiEnv } from './config'
 import { ApiContext } from './context'
+import { explorerErrorSchema } from './explorer/errors'
 import { explorerRouter } from './explorer/router'
 
 /**
@@ -28,12 +30,15 @@ async function main(service: Service): Promise<void> {
     explorer.set('etag', false)
     // A hop count, never `true`: `true` would believe the left-most X-Forwarded-For entry, which the client writes.
     explorer.set('trust proxy', env.TRUST_PROXY)
-    const chain = createChainApi(ctx)
+    // One OpenAPI document for the port: the chain data API's routes carry their own error body.
+    const doc = new ApiDoc({ title: 'Explorer services and chain data API', version: '1.0.0', errorSchema: explorerErrorSchema })
+    doc.serve(explorer)
+    const chain = createChainApi(ctx, doc)
     onStop(() => chain.close())
     // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
     explorer.use('/api/v2', chain.router)
     explorer.get('/api', chain.etherscan)
-    explorer.use('/api', explorerRouter(ctx))
+    explorer.use('/api', explorerRouter(ctx, doc))
     const explorerServer = await listen(explorer, env.EXPLORER_PORT)
     await chain.socket.attach(explorerServer.server, '/socket/v2/websocket')
     onStop(() => chain.socket.close(), () => explorerServer.close())

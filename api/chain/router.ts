@@ -1,5 +1,6 @@
 import cors from 'cors'
 import express, { Router } from 'express'
+import { ApiDoc } from '../../common/service/api-doc'
 import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
 import { createChainContext } from './context'
@@ -28,7 +29,7 @@ export const readCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'OPTIONS'],
  * The chain data API: Blockscout REST API v2 under /api/v2, its Etherscan-style RPC API
  * (`GET /api?module=...&action=...`) and the Phoenix socket for live updates.
  */
-export function createChainApi(api: ApiContext) {
+export function createChainApi(api: ApiContext, _doc: ApiDoc) {
     const ctx = createChainContext(api)
     const router: Router = express.Router()
     router.use(readCors)

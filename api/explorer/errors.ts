@@ -1,4 +1,5 @@
 import { RequestHandler } from 'express'
+import { z } from 'zod'
 import { codedErrorBody, ErrorSurface } from '../../common/service/error-handler'
 import { HttpError } from '../../common/service/http-error'
 
@@ -16,6 +17,11 @@ export const explorerErrors: ErrorSurface = {
     },
     internalMessage: 'internal error',
 }
+
+/** The error body as the OpenAPI document states it. */
+export const explorerErrorSchema = z.object({
+    error: z.looseObject({ code: z.string(), message: z.string(), field: z.string().optional() }),
+}).meta({ id: 'ExplorerError' })
 
 /** body-parser's error types, as our codes and messages. */
 const PARSER_FAULTS: Record<string, [code: string, message: string]> = {

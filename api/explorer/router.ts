@@ -1,5 +1,6 @@
 import cors from 'cors'
 import express, { Router } from 'express'
+import { ApiDoc } from '../../common/service/api-doc'
 import { HashPool } from '../../common/hash-pool'
 import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
@@ -21,7 +22,7 @@ import { watchlistRouter } from './watchlist'
 const BODY_LIMIT = '64kb'
 
 /** The explorer services API under /api (docs/explorer-api.md). */
-export function explorerRouter(ctx: ApiContext): Router {
+export function explorerRouter(ctx: ApiContext, _doc: ApiDoc): Router {
     const s: ExplorerServices = {
         ctx,
         mailer: new Mailer(ctx.env, ctx.log),

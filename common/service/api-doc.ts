@@ -52,6 +52,12 @@ export interface ApiDocOptions {
 /** The mount path a DocumentedRouter's express router carries, so a test can list what is registered and where. */
 export const MOUNT_PATH = Symbol.for('api-doc.mount-path')
 
+export interface RouterOptions {
+    /** The error body of this router's routes, where it differs from the document's (one port, two surfaces). */
+    errorSchema?: z.ZodType
+    mergeParams?: boolean
+}
+
 export interface DocumentedRoute {
     method: Method
     /** OpenAPI form: /blocks/{block}. */
@@ -66,7 +72,7 @@ export class ApiDoc {
     constructor(private readonly options: ApiDocOptions) {}
 
     /** A router whose routes are documented as they are registered; mount it with mount(). */
-    router(mountPath: string, tag: string, options?: { mergeParams?: boolean }): DocumentedRouter {
+    router(mountPath: string, tag: string, options: RouterOptions = {}): DocumentedRouter {
         return new DocumentedRouter(this, mountPath, tag, options)
     }
 
@@ -106,7 +112,7 @@ export class ApiDoc {
     }
 
     /** @internal DocumentedRouter's half of registering a route. */
-    add(method: Method, path: string, tag: string, op: Operation): void {
+    add(method: Method, path: string, tag: string, op: Operation, errorSchema = this.options.errorSchema): void {
         const openApiPath = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')
         if (/[*?()]|\{[^}]*\}.*:/.test(path)) throw new Error(`${method} ${path}: only :name path parameters can be documented`)
         const pathNames = [...openApiPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort()
@@ -125,7 +131,7 @@ export class ApiDoc {
 
         const responses: Record<number, ResponseConfig> = {}
         for (const [status, answer] of Object.entries({ ...this.options.everyRoute, ...op.responses })) {
-            responses[Number(status)] = this.response(Number(status), answer)
+            responses[Number(status)] = response(Number(status), answer, errorSchema)
         }
         const route: RouteConfig = {
             method,
@@ -145,15 +151,16 @@ export class ApiDoc {
         this.registry.registerPath(route)
     }
 
-    private response(status: number, answer: Answer | string): ResponseConfig {
-        const a: Answer = typeof answer === 'string'
-            ? { description: answer, schema: status >= 400 ? this.options.errorSchema : undefined }
-            : answer
-        return {
-            description: a.description,
-            headers: a.headers,
-            content: a.schema ? { [a.contentType ?? 'application/json']: { schema: a.schema } } : undefined,
-        }
+}
+
+function response(status: number, answer: Answer | string, errorSchema: z.ZodType): ResponseConfig {
+    const a: Answer = typeof answer === 'string'
+        ? { description: answer, schema: status >= 400 ? errorSchema : undefined }
+        : answer
+    return {
+        description: a.description,
+        headers: a.headers,
+        content: a.schema ? { [a.contentType ?? 'application/json']: { schema: a.schema } } : undefined,
     }
 }
 
@@ -161,8 +168,8 @@ export class ApiDoc {
 export class DocumentedRouter {
     readonly express: Router
 
-    constructor(private readonly doc: ApiDoc, readonly mountPath: string, private readonly tag: string, options?: { mergeParams?: boolean }) {
-        this.express = express.Router(options)
+    constructor(private readonly doc: ApiDoc, readonly mountPath: string, private readonly tag: string, private readonly options: RouterOptions = {}) {
+        this.express = express.Router({ mergeParams: options.mergeParams })
         Object.defineProperty(this.express, MOUNT_PATH, { value: mountPath })
     }
 
@@ -181,7 +188,7 @@ export class DocumentedRouter {
     private route(method: Method, path: string, op: Operation, handlers: RequestHandler[]): this {
         if (!METHODS.includes(method)) throw new Error(`unsupported method ${method}`)
         const full = path === '/' ? (this.mountPath || '/') : `${this.mountPath.replace(/\/$/, '')}${path}`
-        this.doc.add(method, full, this.tag, op)
+        this.doc.add(method, full, this.tag, op, this.options.errorSchema)
         this.express[method](path, ...handlers)
         return this
     }

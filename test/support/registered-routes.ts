@@ -9,7 +9,8 @@ import { MOUNT_PATH } from '../../common/service/api-doc'
 export function registeredRoutes(app: Express): string[] {
     const found: string[] = []
     walk((app as unknown as { router: StackOwner }).router, undefined, found)
-    return found.sort()
+    // A path may hold several route layers (a rate limit registered before the handler): one route.
+    return [...new Set(found)].sort()
 }
 
 interface StackOwner { stack: Layer[]; [MOUNT_PATH]?: string }
