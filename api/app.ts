@@ -1,0 +1,30 @@
+import express, { Express } from 'express'
+import { ApiDoc } from '../common/service/api-doc'
+import { createChainApi } from './chain/router'
+import { ApiContext } from './context'
+import { explorerErrorSchema } from './explorer/errors'
+import { explorerRouter } from './explorer/router'
+
+/**
+ * The explorer port's app: explorer services (/api), the chain data API (/api/v2) and the
+ * Etherscan-style API (GET /api), with one OpenAPI document at /api/docs (docs/openapi.md).
+ */
+export function createApiApp(ctx: ApiContext) {
+    const app = express()
+    app.disable('x-powered-by')
+    // No automatic ETags, as Blockscout sends none: hashing every 50-150 KB list answer costs more
+    // than the rare 304 saves. Finalized data carries an immutable Cache-Control instead, and the
+    // DeFi figures set their own ETag.
+    app.set('etag', false)
+    // A hop count, never `true`: `true` would believe the left-most X-Forwarded-For entry, which the client writes.
+    app.set('trust proxy', ctx.env.TRUST_PROXY)
+    // The chain data API's routes carry their own error body.
+    const doc = new ApiDoc({ title: 'Explorer services and chain data API', version: '1.0.0', errorSchema: explorerErrorSchema })
+    doc.serve(app)
+    const chain = createChainApi(ctx, doc)
+    // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
+    app.use('/api/v2', chain.router)
+    app.get('/api', chain.etherscan)
+    app.use('/api', explorerRouter(ctx, doc))
+    return { app, doc, chain }
+}
