@@ -4,7 +4,7 @@ import { Pool } from 'pg'
 import { Address, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { Logger } from '../../common/logger'
-import { clientIp } from '../../common/service/client-ip'
+import { clientKey } from '../../common/service/client-ip'
 import { FailureLimit } from '../../common/service/rate-limit'
 import { PlatformEnv } from './config'
 import { badRequest, unauthorized } from './http'
@@ -84,7 +84,7 @@ export class Auth {
     async user(req: Request, userId: string): Promise<UserAuth> {
         const password = this.password(req)
         if (!password) throw unauthorized()
-        const secret = await this.verify({ ip: clientIp(req), account: `user:${userId}` }, userId, password)
+        const secret = await this.verify({ ip: clientKey(req), account: `user:${userId}` }, userId, password)
         return { userId, secret }
     }
 
@@ -95,7 +95,7 @@ export class Auth {
         const owner = wallet && (userId === undefined || wallet.userId === userId) ? wallet.userId : undefined
         const account = userId !== undefined ? `user:${userId}` : `wallet:${address.toLowerCase()}`
         // With no owner, verify() still runs the dummy check, so this failure costs what a wrong password costs.
-        const secret = await this.verify({ ip: clientIp(req), account }, owner, password)
+        const secret = await this.verify({ ip: clientKey(req), account }, owner, password)
         return { userId: wallet!.userId, secret, wallet: wallet! }
     }
 
@@ -129,7 +129,7 @@ export class Auth {
             if (await insertUser(this.pool, userId, credential)) return { userId, secret, created: true }
             // Created by a concurrent request a moment ago: from here on it is an existing user.
         }
-        const secret = await this.verify({ ip: clientIp(req), account: `user:${userId}` }, userId, password)
+        const secret = await this.verify({ ip: clientKey(req), account: `user:${userId}` }, userId, password)
         return { userId, secret, created: false }
     }
 

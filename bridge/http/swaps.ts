@@ -1,6 +1,6 @@
 import { Router } from 'express'
 import { z } from 'zod'
-import { clientIp } from '../../common/service/client-ip'
+import { clientKey } from '../../common/service/client-ip'
 import { HttpError } from '../../common/service/http-error'
 import { RateLimit } from '../../common/service/rate-limit'
 import { numberToDecimal } from '../amounts'
@@ -61,7 +61,7 @@ export function swapRoutes(ctx: EngineContext): Router {
         }
         const parsed = CreateBody.safeParse(req.body)
         if (!parsed.success) throw invalidInput(parsed.error)
-        const { swap } = await createSwap(ctx, parsed.data, clientIp(req))
+        const { swap } = await createSwap(ctx, parsed.data, clientKey(req))
         res.status(201).location(`/api/swap/${swap.id}`).json(detailView(swap))
     })
 

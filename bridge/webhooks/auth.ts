@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'crypto'
 import { Request, RequestHandler } from 'express'
 import { Pool } from 'pg'
-import { clientIp } from '../../common/service/client-ip'
+import { clientKey } from '../../common/service/client-ip'
 import { HttpError } from '../../common/service/http-error'
 import { FailureLimit } from '../../common/service/rate-limit'
 
@@ -33,10 +33,10 @@ export function adminAuth(pool: Pool, token: string | undefined): RequestHandler
         if (!token) {
             throw new HttpError(503, 'webhook management is not configured on this deployment: set BRIDGE_ADMIN_TOKEN', { code: 'not_configured' })
         }
-        await limit.check(clientIp(req))
+        await limit.check(clientKey(req))
         const presented = bearer(req)
         if (!presented || !tokenMatches(presented, token)) {
-            await limit.fail(clientIp(req))
+            await limit.fail(clientKey(req))
             res.set('WWW-Authenticate', 'Bearer realm="bridge-webhooks"')
             throw new HttpError(401, presented ? 'the admin token is not valid' : 'send Authorization: Bearer <admin token>', { code: 'unauthorized' })
         }

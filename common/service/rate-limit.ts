@@ -1,7 +1,7 @@
 import { RequestHandler, Response } from 'express'
 import { Pool } from 'pg'
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible'
-import { clientIp } from './client-ip'
+import { clientKey } from './client-ip'
 import { HttpError } from './http-error'
 
 /**
@@ -70,7 +70,7 @@ export class RateLimit {
     /** Middleware form, keyed by the client IP. */
     perIp(): RequestHandler {
         return async (req, res, next) => {
-            await this.take(res, clientIp(req))
+            await this.take(res, clientKey(req))
             next()
         }
     }

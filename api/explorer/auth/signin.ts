@@ -1,6 +1,6 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
-import { clientIp } from '../../../common/service/client-ip'
+import { clientKey } from '../../../common/service/client-ip'
 import { HttpError } from '../../../common/service/http-error'
 import { ExplorerServices } from '../services'
 import { email, parseInput } from '../validate'
@@ -27,7 +27,7 @@ export function signin(s: ExplorerServices): RequestHandler {
     const guard = new SigninGuard(s.limits, s.ctx.env.EXPLORER_SIGNIN_ACCOUNT_ALERT)
     return async (req, res) => {
         const body = parseInput(Body, req.body, 'body')
-        const ip = clientIp(req)
+        const ip = clientKey(req)
         await guard.check(body.email, ip)
         const account = await findAccountByEmail(s.ctx.pool, body.email)
         if (!account) {
