@@ -8,7 +8,7 @@ import { emailKey } from '../rate-limits'
 import { ExplorerServices } from '../services'
 import { email, parseInput, password, text } from '../validate'
 import { findAccountByEmail } from './accounts'
-import { resetMail } from './mails'
+import { mailRequestOperation, resetMail } from './mails'
 
 /** Password reset: POST /auth/forgot-password mails a single-use token, POST /auth/reset-password spends it. */
 
@@ -19,18 +19,12 @@ const ResetBody = z.object({
     password,
 })
 
-export const forgotPasswordOperation: Operation = {
+export const forgotPasswordOperation = mailRequestOperation({
     summary: 'Mail a password reset token',
-    description: 'The same answer whether or not an account uses the address.',
     body: ForgotBody,
-    responses: {
-        202: { description: 'A reset token is on its way if an account uses the address', schema: messageSchema, headers: rateLimitHeaders },
-        400: 'The email is missing or invalid (invalid_request), or the body is not JSON (invalid_json)',
-        ...BODY_FAULTS,
-        429: tooManyRequests('mail requests from this IP, or reset mails to this address'),
-        503: 'Mail is not configured on this deployment (not_configured)',
-    },
-}
+    sent: 'A reset token is on its way if an account uses the address',
+    mails: 'reset mails',
+})
 
 export const resetPasswordOperation: Operation = {
     summary: 'Set a new password with a reset token',

@@ -4,11 +4,11 @@ import { Operation } from '../../../common/service/api-doc'
 import { HttpError } from '../../../common/service/http-error'
 import { inTransaction } from '../../../db/transaction'
 import { emailKey } from '../rate-limits'
-import { BODY_FAULTS, messageSchema, rateLimitHeaders, tooManyRequests } from '../answers'
+import { BODY_FAULTS, rateLimitHeaders, tooManyRequests } from '../answers'
 import { ExplorerServices } from '../services'
 import { email, parseInput, text } from '../validate'
 import { accountSchema, findAccountByEmail, findAccountById, publicAccount } from './accounts'
-import { verificationMail } from './mails'
+import { mailRequestOperation, verificationMail } from './mails'
 
 /** Email verification: POST /auth/verify-code, GET /auth/verify (the mailed link), POST /auth/resend-code. */
 
@@ -50,18 +50,12 @@ export const verifyLinkOperation: Operation = {
     },
 }
 
-export const resendCodeOperation: Operation = {
+export const resendCodeOperation = mailRequestOperation({
     summary: 'Send a new verification code',
-    description: 'The same answer whether or not an unverified account uses the address.',
     body: ResendBody,
-    responses: {
-        202: { description: 'A new code is on its way if an unverified account uses the address', schema: messageSchema, headers: rateLimitHeaders },
-        400: 'The email is missing or invalid (invalid_request), or the body is not JSON (invalid_json)',
-        ...BODY_FAULTS,
-        429: tooManyRequests('mail requests from this IP, or verification mails to this address'),
-        503: 'Mail is not configured on this deployment (not_configured)',
-    },
-}
+    sent: 'A new code is on its way if an unverified account uses the address',
+    mails: 'verification mails',
+})
 
 const invalidCode = () => new HttpError(400, 'the code is wrong, expired or used up; ask for a new one with POST /auth/resend-code', { code: 'invalid_code', details: { field: 'code' } })
 const invalidToken = () => new HttpError(400, 'the link is wrong, expired or used up; ask for a new code with POST /auth/resend-code', { code: 'invalid_token', details: { field: 'token' } })
