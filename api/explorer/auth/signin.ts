@@ -1,10 +1,12 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { Operation } from '../../../common/service/api-doc'
 import { clientKey } from '../../../common/service/client-ip'
 import { HttpError } from '../../../common/service/http-error'
+import { BODY_FAULTS, hashPoolFull, rateLimitHeaders, timestamp, tooManyRequests } from '../answers'
 import { ExplorerServices } from '../services'
 import { email, parseInput } from '../validate'
-import { findAccountByEmail, publicAccount } from './accounts'
+import { accountSchema, findAccountByEmail, publicAccount } from './accounts'
 import { SigninGuard } from './signin-guard'
 
 const Body = z.object({
@@ -14,6 +16,31 @@ const Body = z.object({
     /** A 30-day session instead of 7 days. */
     remember: z.boolean().optional().default(false),
 })
+
+export const signinOperation: Operation = {
+    summary: 'Sign in',
+    description: 'A session token for a verified account: 7 days, 30 with `remember`. Failures are counted per (account, IP); see docs/explorer-api.md, Rate limits.',
+    body: Body,
+    responses: {
+        200: {
+            description: 'A session',
+            schema: z.looseObject({
+                token: z.string().meta({ description: 'Send it as `Authorization: Bearer <token>`' }),
+                token_type: z.literal('Bearer'),
+                expires_at: timestamp,
+                remember: z.boolean(),
+                account: accountSchema,
+            }),
+            headers: rateLimitHeaders,
+        },
+        400: 'A field is missing or invalid (invalid_request), or the body is not JSON (invalid_json)',
+        401: 'The email or the password is incorrect (invalid_credentials; an unknown email alike)',
+        403: 'The email address is not verified yet (email_not_verified)',
+        ...BODY_FAULTS,
+        429: tooManyRequests('sign-ins from this IP, or failed sign-ins for this account from this IP'),
+        503: hashPoolFull,
+    },
+}
 
 const invalidCredentials = () => new HttpError(401, 'email or password is incorrect', { code: 'invalid_credentials' })
 
