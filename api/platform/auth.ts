@@ -39,7 +39,7 @@ interface Attempt {
  * password of the user owning a wallet address (and, when a user_id is given too, that the wallet
  * is that user's). Every failure is the same 401, after the same argon2id work: an unknown user or
  * wallet is checked against a dummy credential. Failures count in Postgres (shared by all replicas)
- * per (account, client IP) and per client IP, both checked before any argon2id work; past either
+ * per (account, client IP) and per client IP, each attempt counted before any argon2id work; past either
  * limit that IP gets 429 until the window ends, and no other IP does, so nobody can lock an owner
  * out (docs/platform-api.md, Limits). A success clears its (account, IP) count only.
  */
@@ -139,27 +139,35 @@ export class Auth {
     }
 
     private async verify(attempt: Attempt, userId: string | undefined, password: string): Promise<Buffer> {
-        const [, failed] = await Promise.all([this.ipFailures.check(attempt.ip), this.accountFailures.check(accountKey(attempt))])
-        if (password.length > MAX_PASSWORD) {
-            await this.fail(attempt)
-        }
+        // A cached (user_id, password) was verified moments ago: no guess gets here, nothing to count.
         const cacheKey = userId === undefined ? undefined : this.cacheKeyOf(userId, password)
         const cached = cacheKey ? this.cache.get(cacheKey) : undefined
         if (cached && cached.expires > Date.now()) return cached.secret
+        const failedBefore = await this.reserve(attempt)
+        if (password.length > MAX_PASSWORD) throw unauthorized()
         const row = userId === undefined ? undefined : await findUser(this.pool, userId)
         const secret = await this.keystore.verify(password, row ?? this.keystore.dummyCredential)
-        if (!row || !secret) await this.fail(attempt)
-        if (failed > 0) await this.accountFailures.clear(accountKey(attempt))
-        this.remember(cacheKey!, secret!)
-        return secret!
+        // A failure stays counted: reserve() counted it before the work.
+        if (!row || !secret) throw unauthorized()
+        await Promise.all([
+            this.ipFailures.refund(attempt.ip),
+            failedBefore > 0 ? this.accountFailures.clear(accountKey(attempt)) : this.accountFailures.refund(accountKey(attempt)),
+        ])
+        this.remember(cacheKey!, secret)
+        return secret
     }
 
-    /** Counts the failure in both; a 429 when either is now beyond its limit, else the 401. */
-    private async fail(attempt: Attempt): Promise<never> {
-        const counted = await Promise.allSettled([this.ipFailures.fail(attempt.ip), this.accountFailures.fail(accountKey(attempt))])
-        const refused = counted.find((c) => c.status === 'rejected')
-        if (refused) throw refused.reason
-        throw unauthorized()
+    /**
+     * Counts the attempt as a failure in both limits before any argon2id work, so guesses sent at
+     * once cannot pass together; a 429 when either is full, and then neither counts it. Resolves
+     * with the (account, IP) failures before this attempt.
+     */
+    private async reserve(attempt: Attempt): Promise<number> {
+        const [ip, pair] = await Promise.allSettled([this.ipFailures.reserve(attempt.ip), this.accountFailures.reserve(accountKey(attempt))])
+        if (ip.status === 'fulfilled' && pair.status === 'fulfilled') return pair.value
+        if (ip.status === 'fulfilled') await this.ipFailures.refund(attempt.ip)
+        if (pair.status === 'fulfilled') await this.accountFailures.refund(accountKey(attempt))
+        throw ip.status === 'rejected' ? ip.reason : (pair as PromiseRejectedResult).reason
     }
 
     private cacheKeyOf(userId: string, password: string): string {

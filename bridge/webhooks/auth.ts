@@ -33,10 +33,13 @@ export function adminAuth(pool: Pool, token: string | undefined): RequestHandler
         if (!token) {
             throw new HttpError(503, 'webhook management is not configured on this deployment: set BRIDGE_ADMIN_TOKEN', { code: 'not_configured' })
         }
-        await limit.check(clientKey(req))
+        // Counted before the compare, so that guesses sent at once cannot all pass a read of the count.
+        const client = clientKey(req)
+        const failedBefore = await limit.reserve(client)
         const presented = bearer(req)
-        if (!presented || !tokenMatches(presented, token)) {
-            await limit.fail(clientKey(req))
+        if (presented && tokenMatches(presented, token)) {
+            await (failedBefore > 0 ? limit.clear(client) : limit.refund(client))
+        } else {
             res.set('WWW-Authenticate', 'Bearer realm="bridge-webhooks"')
             throw new HttpError(401, presented ? 'the admin token is not valid' : 'send Authorization: Bearer <admin token>', { code: 'unauthorized' })
         }

@@ -98,6 +98,26 @@ export class FailureLimit {
         return state?.consumedPoints ?? 0
     }
 
+    /**
+     * Counts an attempt as a failure before its credential is checked, so that attempts sent at
+     * once cannot all pass a read of the count; throws the 429 (and counts nothing) once key's
+     * window is full. Resolves with the failures counted before this attempt. A success gives the
+     * point back with refund() or clear().
+     */
+    async reserve(key: string): Promise<number> {
+        const state = await this.limiter.penalty(key, 1)
+        if (state.consumedPoints > this.rule.points) {
+            await this.limiter.reward(key, 1)
+            throw this.tooMany(state.msBeforeNext)
+        }
+        return state.consumedPoints - 1
+    }
+
+    /** Gives back the point of a reserve() whose attempt succeeded, or was never made. */
+    async refund(key: string): Promise<void> {
+        await this.limiter.reward(key, 1)
+    }
+
     /** Counts one failure; throws the 429 when it goes beyond the limit (attempts racing past check()). */
     async fail(key: string): Promise<void> {
         const state = await this.limiter.penalty(key, 1)

@@ -47,24 +47,24 @@ const invalidCredentials = () => new HttpError(401, 'email or password is incorr
 /**
  * POST /auth/signin: a session token for a verified account. Unknown email and wrong password
  * get the same answer after the same work, and count as failures alike. Legacy bcrypt hashes are
- * replaced on success. The per-IP limit is taken by the router; the failure limits here are read
- * before any hashing.
+ * replaced on success. The per-IP limit is taken by the router; an attempt is counted as a
+ * failure before any hashing, and given back when it succeeds.
  */
 export function signin(s: ExplorerServices): RequestHandler {
     const guard = new SigninGuard(s.limits, s.ctx.env.EXPLORER_SIGNIN_ACCOUNT_ALERT)
     return async (req, res) => {
         const body = parseInput(Body, req.body, 'body')
         const ip = clientKey(req)
-        await guard.check(body.email, ip)
+        await guard.reserve(body.email, ip)
         const account = await findAccountByEmail(s.ctx.pool, body.email)
         if (!account) {
             await s.passwords.spendVerificationTime(body.password)
-            await guard.failed(body.email, ip)
+            await guard.failed(body.email)
             throw invalidCredentials()
         }
         const check = await s.passwords.verify(account.password_hash, body.password)
         if (!check.ok) {
-            await guard.failed(body.email, ip)
+            await guard.failed(body.email)
             throw invalidCredentials()
         }
         await guard.succeeded(body.email, ip)
