@@ -19,9 +19,8 @@ const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 20)
 const WARMUP_SECONDS = 3
 /** Abusing connections on each surface: the explorer's reset-password and the platform's password check. */
 const ABUSERS = 64
-/** main-page/blocks requests per second: a steady visitor load, far below what the api serves. */
-const SAMPLE_RATE = 100
-const SAMPLE_CONNECTIONS = 10
+/** The visitors sampled: main-page/blocks at a steady rate (requests per second), far below what the api serves. */
+const VISITORS = { rate: 100, connections: 10 }
 /** Target of the design: main-page/blocks p99 under abuse at most this many times its idle p99. */
 const MAX_P99_RATIO = 2
 /** Requests already sent when the abusers stop are still served: the next phase waits for them. */
@@ -89,8 +88,8 @@ function sample(explorerUrl: string, seconds: number): Promise<AutocannonResult>
     // In a worker thread, so the abusers' load on this process's event loop does not delay the sample.
     return autocannon({
         url: `${explorerUrl}/api/v2/main-page/blocks`,
-        connections: SAMPLE_CONNECTIONS,
-        overallRate: SAMPLE_RATE,
+        connections: VISITORS.connections,
+        overallRate: VISITORS.rate,
         duration: seconds,
         workers: 1,
     })
@@ -198,7 +197,7 @@ async function run(databaseUrl: string, postgresPid: number): Promise<void> {
         })
         if (registered.status !== 201) throw new Error(`registering the owner answered ${registered.status}: ${await registered.text()}`)
         const stack = { api, platform, postgresPid }
-        log(`measuring: main-page/blocks at ${SAMPLE_RATE} req/s for ${SECONDS} s per phase; abusers: ${ABUSERS} reset-password + ${ABUSERS} platform connections`)
+        log(`measuring: main-page/blocks at ${VISITORS.rate} req/s for ${SECONDS} s per phase; abusers: ${ABUSERS} reset-password + ${ABUSERS} platform connections`)
         // The first requests pay for JIT compilation and cold caches: not part of any phase.
         await sample(stack.api.explorerUrl, WARMUP_SECONDS)
         const phases: Measured[] = []
@@ -239,7 +238,7 @@ function report(phases: Measured[], owner: number, blocks: number, load: string)
     appendBenchmark('Public APIs under abuse (npm run bench:abuse)', figures, [
         `Real api and platform processes (NODE_ENV=production, default limits, TRUST_PROXY=true) on embedded Postgres with fsync on, ` +
             `${blocks} synthetic blocks loaded through the indexer's handlers and writer.`,
-        `main-page/blocks sampled by autocannon in a worker thread at ${SAMPLE_RATE} req/s (${SAMPLE_CONNECTIONS} connections, latency corrected for coordinated omission) for ${SECONDS} s per phase, in order: ` +
+        `main-page/blocks sampled by autocannon in a worker thread at ${VISITORS.rate} req/s (${VISITORS.connections} connections, latency corrected for coordinated omission) for ${SECONDS} s per phase, in order: ` +
             `${phases.map((m) => m.label).join(', ')}.`,
         `Abusers: ${ABUSERS} connections looping POST /api/auth/reset-password with a well-formed unknown token and ${ABUSERS} more looping ` +
             `GET /api/wallet/create on the platform with a wrong x-user-pwd for a real user_id; started ${WARMUP_SECONDS} s before the sample, ` +
