@@ -144,17 +144,29 @@ export class Auth {
         const cached = cacheKey ? this.cache.get(cacheKey) : undefined
         if (cached && cached.expires > Date.now()) return cached.secret
         const failedBefore = await this.reserve(attempt)
-        if (password.length > MAX_PASSWORD) throw unauthorized()
+        // A check that could not be made (the hash pool full, the database away) is no failure.
+        const secret = await this.check(userId, password).catch(async (err) => {
+            await this.giveBack(attempt)
+            throw err
+        })
+        // A failure stays counted: reserve() counted it before the work.
+        if (!secret) throw unauthorized()
+        if (failedBefore > 0) await Promise.all([this.ipFailures.refund(attempt.ip), this.accountFailures.clear(accountKey(attempt))])
+        else await this.giveBack(attempt)
+        if (cacheKey) this.remember(cacheKey, secret)
+        return secret
+    }
+
+    /** The secret a correct password opens; undefined for a wrong one or an unknown user, after the same work. */
+    private async check(userId: string | undefined, password: string): Promise<Buffer | undefined> {
+        if (password.length > MAX_PASSWORD) return undefined
         const row = userId === undefined ? undefined : await findUser(this.pool, userId)
         const secret = await this.keystore.verify(password, row ?? this.keystore.dummyCredential)
-        // A failure stays counted: reserve() counted it before the work.
-        if (!row || !secret) throw unauthorized()
-        await Promise.all([
-            this.ipFailures.refund(attempt.ip),
-            failedBefore > 0 ? this.accountFailures.clear(accountKey(attempt)) : this.accountFailures.refund(accountKey(attempt)),
-        ])
-        this.remember(cacheKey!, secret)
-        return secret
+        return row ? secret ?? undefined : undefined
+    }
+
+    private async giveBack(attempt: Attempt): Promise<void> {
+        await Promise.all([this.ipFailures.refund(attempt.ip), this.accountFailures.refund(accountKey(attempt))])
     }
 
     /**

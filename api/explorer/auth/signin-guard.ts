@@ -19,6 +19,11 @@ export class SigninGuard {
         await pairLimit.reserve(pairKey(email, ip))
     }
 
+    /** The attempt could not be checked (the hash pool full, the database away): it is no failure. */
+    async giveBack(email: string, ip: string): Promise<void> {
+        await this.limits.signinFailures.refund(pairKey(email, ip))
+    }
+
     /** The (account, IP) failure is counted already (reserve); the account's tally is not. */
     async failed(email: string): Promise<void> {
         await this.limits.signinAccountFailures.fail(emailKey(email))

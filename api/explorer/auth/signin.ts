@@ -56,14 +56,11 @@ export function signin(s: ExplorerServices): RequestHandler {
         const body = parseInput(Body, req.body, 'body')
         const ip = clientKey(req)
         await guard.reserve(body.email, ip)
-        const account = await findAccountByEmail(s.ctx.pool, body.email)
-        if (!account) {
-            await s.passwords.spendVerificationTime(body.password)
-            await guard.failed(body.email)
-            throw invalidCredentials()
-        }
-        const check = await s.passwords.verify(account.password_hash, body.password)
-        if (!check.ok) {
+        const { account, check } = await checkPassword(s, body.email, body.password).catch(async (err) => {
+            await guard.giveBack(body.email, ip)
+            throw err
+        })
+        if (!account || !check.ok) {
             await guard.failed(body.email)
             throw invalidCredentials()
         }
@@ -86,4 +83,14 @@ export function signin(s: ExplorerServices): RequestHandler {
             account: publicAccount(account),
         })
     }
+}
+
+/** The account and the verdict on its password; an unknown email costs the same work as a wrong password. */
+async function checkPassword(s: ExplorerServices, email: string, password: string) {
+    const account = await findAccountByEmail(s.ctx.pool, email)
+    if (!account) {
+        await s.passwords.spendVerificationTime(password)
+        return { account: undefined, check: { ok: false as const } }
+    }
+    return { account, check: await s.passwords.verify(account.password_hash, password) }
 }
