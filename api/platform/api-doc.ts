@@ -93,7 +93,7 @@ export const SEND_ANSWERS = {
     ...CHAIN_ANSWERS,
     202: {
         description: 'Sent, and not mined within PLATFORM_TX_TIMEOUT_SECONDS: follow it by its hash',
-        schema: z.looseObject({ success: z.literal(true), pending: z.literal(true), hash: txHash, message: z.string() }),
+        schema: z.looseObject({ success: z.literal(true), pending: z.literal(true), hash: txHash, message: z.string() }).meta({ id: 'PendingTransaction' }),
     },
     409: 'The transaction reverted or ran out of gas after its simulation passed (the state changed); quote again and retry',
 } satisfies Record<number, Answer | string>

@@ -54,7 +54,7 @@ const PoolPair = z.looseObject({
     ...amountSchema('lp_balance'),
     share: z.string().regex(/^\d+(\.\d+)?$/),
     wallets: z.array(z.looseObject({ address: checksummedAddress, ...amountSchema('lp_balance') })),
-})
+}).meta({ id: 'PoolPair' })
 const PoolToken = z.looseObject({
     address: checksummedAddress,
     name: z.string(),
@@ -62,9 +62,9 @@ const PoolToken = z.looseObject({
     decimals: z.number().int(),
     ...amountSchema('reserve'),
     ...amountSchema('user_amount'),
-})
+}).meta({ id: 'PoolToken' })
 /** poolView: [pair, token1, token2]. */
-const PoolView = z.tuple([PoolPair, PoolToken, PoolToken])
+const PoolView = z.tuple([PoolPair, PoolToken, PoolToken]).meta({ id: 'PoolView' })
 
 function writing(summary: string, body: z.ZodObject, result: z.ZodType): Operation {
     return {

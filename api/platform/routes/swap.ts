@@ -67,7 +67,8 @@ function withAliases(schema: z.ZodObject, ...groups: string[][]): z.ZodObject {
     return schema.extend(Object.fromEntries(groups.flat().map((name) => [name, amount.nullish()])))
 }
 
-function swapAnswer(intent: Intent) {
+/** A swap as mined: the quote of the exact side (quoted_amount_out for exact input, quoted_amount_in for exact output). */
+function swapResult(intent: Intent) {
     return z.looseObject({
         hash: txHash,
         approval_hash: txHash.nullable(),
@@ -84,6 +85,10 @@ function swapAnswer(intent: Intent) {
         ...(intent === 'exact_in' ? amountSchema('quoted_amount_out') : amountSchema('quoted_amount_in')),
     })
 }
+const SWAP_RESULTS: Record<Intent, z.ZodType> = {
+    exact_in: swapResult('exact_in').meta({ id: 'SwapExactInput' }),
+    exact_out: swapResult('exact_out').meta({ id: 'SwapExactOutput' }),
+}
 
 export function swapRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
     const router = doc.router('/api/swap', 'Swaps')
@@ -95,7 +100,7 @@ export function swapRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
             body,
             security: PASSWORD,
             responses: {
-                200: { description: 'Mined; amount_in and amount_out as the receipt recorded them', schema: inData(swapAnswer(intent)) },
+                200: { description: 'Mined; amount_in and amount_out as the receipt recorded them', schema: inData(SWAP_RESULTS[intent]) },
                 400: 'Invalid input, an amount the token cannot represent, too little balance, no route, a bound the quote misses, or a swap the chain rejects',
                 ...PASSWORD_ANSWERS,
                 ...TOKEN_ANSWERS,
@@ -129,36 +134,24 @@ export function swapRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
         return { intent: 'exact_in', tokenIn: NATIVE, tokenOut: b.token, exact: spend.value, exactField: spend.field, bound: b.amount_out_min, boundField: 'amount_out_min', from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle(
-        'execute_native_for_exact_tokens',
-        'Swap at most amount_native (or amount_in_max) of the native coin for an exact amount (amount_out_min, or amount_out) of a token',
-        'exact_out',
-        withAliases(NativeForExactTokens, EXACT_TOKENS_OUT, NATIVE_MAX_SPEND),
-        (req) => {
-            const b = parseInput(NativeForExactTokens, req.body)
-            noNative(b.token, 'token', 'a token address as the output')
-            // Clients name the exact output amount_out_min on this route (docs/platform-api.md, swaps); amount_out is accepted too.
-            const out = aliased(req.body, EXACT_TOKENS_OUT)
-            const max = aliased(req.body, NATIVE_MAX_SPEND)
-            return { intent: 'exact_out', tokenIn: NATIVE, tokenOut: b.token, exact: out.value, exactField: out.field, bound: max.value, boundField: max.field, from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
-        }
-    )
+    handle('execute_native_for_exact_tokens', 'Swap at most amount_native (or amount_in_max) of the native coin for an exact amount (amount_out_min, or amount_out) of a token', 'exact_out', withAliases(NativeForExactTokens, EXACT_TOKENS_OUT, NATIVE_MAX_SPEND), (req) => {
+        const b = parseInput(NativeForExactTokens, req.body)
+        noNative(b.token, 'token', 'a token address as the output')
+        // Clients name the exact output amount_out_min on this route (docs/platform-api.md, swaps); amount_out is accepted too.
+        const out = aliased(req.body, EXACT_TOKENS_OUT)
+        const max = aliased(req.body, NATIVE_MAX_SPEND)
+        return { intent: 'exact_out', tokenIn: NATIVE, tokenOut: b.token, exact: out.value, exactField: out.field, bound: max.value, boundField: max.field, from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
+    })
 
-    handle(
-        'execute_exact_tokens_for_native',
-        'Swap an exact amount (amount_in_max, or amount_in) of token1 for at least amount_out (or amount_out_min) of the native coin',
-        'exact_in',
-        withAliases(ExactTokensForNative, EXACT_TOKENS_SPEND, NATIVE_FLOOR),
-        (req) => {
-            const b = parseInput(ExactTokensForNative, req.body)
-            noNative(b.token1, 'token1', 'a token address as the input')
-            nativeOutput(s, b.token2)
-            // Clients send amount_in_max (the exact spend) and amount_out (the floor) here (docs/platform-api.md, swaps); amount_in and amount_out_min are accepted too.
-            const spend = aliased(req.body, EXACT_TOKENS_SPEND)
-            const floor = aliased(req.body, NATIVE_FLOOR)
-            return { intent: 'exact_in', tokenIn: b.token1, tokenOut: NATIVE, exact: spend.value, exactField: spend.field, bound: floor.value, boundField: floor.field, from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
-        }
-    )
+    handle('execute_exact_tokens_for_native', 'Swap an exact amount (amount_in_max, or amount_in) of token1 for at least amount_out (or amount_out_min) of the native coin', 'exact_in', withAliases(ExactTokensForNative, EXACT_TOKENS_SPEND, NATIVE_FLOOR), (req) => {
+        const b = parseInput(ExactTokensForNative, req.body)
+        noNative(b.token1, 'token1', 'a token address as the input')
+        nativeOutput(s, b.token2)
+        // Clients send amount_in_max (the exact spend) and amount_out (the floor) here (docs/platform-api.md, swaps); amount_in and amount_out_min are accepted too.
+        const spend = aliased(req.body, EXACT_TOKENS_SPEND)
+        const floor = aliased(req.body, NATIVE_FLOOR)
+        return { intent: 'exact_in', tokenIn: b.token1, tokenOut: NATIVE, exact: spend.value, exactField: spend.field, bound: floor.value, boundField: floor.field, from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
+    })
 
     handle('execute_tokens_for_exact_native', 'Swap at most amount_in_max of token1 for an exact amount of the native coin', 'exact_out', TokensForExactNative, (req) => {
         const b = parseInput(TokensForExactNative, req.body)

@@ -68,7 +68,7 @@ const DeployedRecord = z.looseObject({
     transferHash: txHash.nullable(),
     blockNumber: z.number().int(),
     createdAt: z.string(),
-})
+}).meta({ id: 'DeployedToken' })
 const TokenInfo = z.looseObject({
     address: checksummedAddress,
     name: z.string(),

@@ -5,7 +5,7 @@ import { Address, encodeFunctionData, formatEther, getAddress, Hex, toHex } from
 import { english, generateMnemonic, generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { z } from 'zod'
 import { platformTokenAbi } from '../../../abi'
-import { ApiDoc, DocumentedRouter } from '../../../common/service/api-doc'
+import { ApiDoc, DocumentedRouter, Operation } from '../../../common/service/api-doc'
 import { heldTokens } from '../../chain/queries/tokens'
 import { formatAmount, parsePositiveAmount } from '../amounts'
 import {
@@ -35,7 +35,7 @@ const HeldToken = z.looseObject({
     type: z.string().nullable(),
     balance: z.string().regex(/^\d+$/),
     balanceFormatted: wholeTokens,
-})
+}).meta({ id: 'HeldToken' })
 const Sent = z.looseObject({
     success: z.literal(true),
     hash: txHash,
@@ -50,6 +50,22 @@ const Sent = z.looseObject({
 const REGISTER_ANSWERS = {
     ...PASSWORD_ANSWERS,
     429: { ...PASSWORD_ANSWERS[429], description: 'Too many registrations from this client, or too many failed passwords (docs/platform-api.md, Limits)' },
+}
+
+/** from-mnemonic and from-private-key: a key imported for a user proved by its password. */
+function importing(summary: string, body: z.ZodObject, answer: z.ZodType, invalid: string): Operation {
+    return {
+        summary,
+        body,
+        security: PASSWORD,
+        responses: {
+            200: { description: 'The user already held this wallet', schema: answer },
+            201: { description: 'The wallet was stored', schema: answer },
+            400: invalid,
+            409: 'The address is already managed by another user',
+            ...PASSWORD_ANSWERS,
+        },
+    }
 }
 
 /**
@@ -141,18 +157,12 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
         res.json({ success: true, address: account.address, privateKey: toHex(account.getHdKey().privateKey!), mnemonic })
     })
 
-    router.post('/from-mnemonic', {
-        summary: "Import a BIP-39 mnemonic's first account (m/44'/60'/0'/0/0) for a user",
-        body: MnemonicInput,
-        security: PASSWORD,
-        responses: {
-            200: { description: 'The user already held this wallet; sent with Cache-Control: no-store', schema: ImportedKey },
-            201: { description: 'The wallet was stored; sent with Cache-Control: no-store', schema: ImportedKey },
-            400: 'Invalid input, or not a valid BIP-39 English phrase',
-            409: 'The address is already managed by another user',
-            ...PASSWORD_ANSWERS,
-        },
-    }, async (req, res) => {
+    router.post('/from-mnemonic', importing(
+        "Import a BIP-39 mnemonic's first account (m/44'/60'/0'/0/0) for a user; answered with Cache-Control: no-store",
+        MnemonicInput,
+        ImportedKey,
+        'Invalid input, or not a valid BIP-39 English phrase'
+    ), async (req, res) => {
         const input = parseInput(MnemonicInput, req.body)
         const phrase = input.mnemonic.trim().toLowerCase().split(/\s+/).join(' ')
         if (!validateMnemonic(phrase, wordlist)) {
@@ -166,18 +176,7 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
         res.status(stored.inserted ? 201 : 200).json({ success: true, address: stored.address, privateKey: key })
     })
 
-    router.post('/from-private-key', {
-        summary: 'Import a private key for a user',
-        body: PrivateKeyInput,
-        security: PASSWORD,
-        responses: {
-            200: { description: 'The user already held this wallet', schema: Imported },
-            201: { description: 'The wallet was stored', schema: Imported },
-            400: 'Invalid input, or not a valid secp256k1 private key',
-            409: 'The address is already managed by another user',
-            ...PASSWORD_ANSWERS,
-        },
-    }, async (req, res) => {
+    router.post('/from-private-key', importing('Import a private key for a user', PrivateKeyInput, Imported, 'Invalid input, or not a valid secp256k1 private key'), async (req, res) => {
         const input = parseInput(PrivateKeyInput, req.body)
         const key = privateKeyOf(input.privateKey, 'privateKey')
         const auth = await s.auth.user(req, input.user_id)
