@@ -13,7 +13,7 @@ import { createServices, PlatformContext } from './services'
  * The wallet platform API (docs/platform-api.md): managed wallets the server signs for.
  * Served on PLATFORM_PORT by its own process (main.ts), with its OpenAPI document at /api/docs
  * (docs/openapi.md). Chain routes answer 503 while no chain contracts are configured, so the
- * process starts without a chain.
+ * process starts without a chain. `stop` ends its background work, before its pool closes.
  */
 export function createPlatformApp(ctx: PlatformContext) {
     const services = createServices(ctx)
@@ -31,5 +31,5 @@ export function createPlatformApp(ctx: PlatformContext) {
     })
     app.use(pendingTransactionAnswer)
     app.use(errorHandler(platformErrors, services.log))
-    return { app, doc }
+    return { app, doc, stop: services.stop }
 }

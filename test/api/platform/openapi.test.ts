@@ -18,7 +18,7 @@ describe('platform port: OpenAPI document = registered routes', () => {
 
     before(async () => {
         const databaseUrl = await createTestDatabase('platform_openapi')
-        // The app follows stored transactions from the start (wallet-txs.ts): its tables must exist.
+        // The app follows stored transactions from the start (wallet-txs.ts) until stopped: its tables must exist.
         await applyMigrations(databaseUrl)
         const env = parsePlatformEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' })
         pool = new Pool({ connectionString: databaseUrl, max: 2 })
@@ -29,6 +29,7 @@ describe('platform port: OpenAPI document = registered routes', () => {
 
     after(async () => {
         await server?.close()
+        await built?.stop()
         await pool?.end()
     })
 
