@@ -75,7 +75,7 @@ export class Auth {
         if (body && typeof body === 'object' && typeof body.user_pwd === 'string' && body.user_pwd.length > 0) return body.user_pwd
         const query = req.query.user_pwd
         if (typeof query === 'string' && query.length > 0) {
-            this.log.warn({ method: req.method, path: req.path }, 'password sent as the user_pwd query parameter, where URLs get logged; send the x-user-pwd header instead')
+            this.log.warn({ method: req.method, path: req.baseUrl + req.path }, 'password sent as the user_pwd query parameter, where URLs get logged; send the x-user-pwd header instead')
             return query
         }
         return undefined
