@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ApiDoc, DocumentedRouter } from '../../common/service/api-doc'
+import { ApiDoc, DocumentedRouter, Operation } from '../../common/service/api-doc'
 import { clientIp } from '../../common/service/client-ip'
 import { HttpError } from '../../common/service/http-error'
 import { RateLimit } from '../../common/service/rate-limit'
@@ -47,15 +47,23 @@ const SwapParams = z.object({
     id: z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a swap id (a UUID)'),
 })
 
-const noStore = z.object({ 'Cache-Control': z.literal('no-store') })
 const rateLimitHeaders = {
     'RateLimit-Limit': z.string(),
     'RateLimit-Remaining': z.string(),
     'RateLimit-Reset': z.string(),
     'RateLimit-Policy': z.string(),
 }
-const badId = 'id is not a UUID (invalid_request, field id)'
-const noSwap = 'No swap with this id (not_found)'
+
+/** A read of one swap: its id checked, never cached. */
+const swapRead = (summary: string, answer: string, schema: z.ZodType): Operation => ({
+    summary,
+    params: SwapParams,
+    responses: {
+        200: { description: answer, schema, headers: z.object({ 'Cache-Control': z.literal('no-store') }) },
+        400: 'id is not a UUID (invalid_request, field id)',
+        404: 'No swap with this id (not_found)',
+    },
+})
 
 export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
     const router = doc.router('/api', 'Swaps')
@@ -111,27 +119,15 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         return swap
     }
 
-    router.get('/swap/:id', {
-        summary: 'The swap, with the deposits that arrived after it ended',
-        params: SwapParams,
-        responses: { 200: { description: 'The swap', schema: SwapWithLateDeposits, headers: noStore }, 400: badId, 404: noSwap },
-    }, async (req, res) => {
+    router.get('/swap/:id', swapRead('The swap, with the deposits that arrived after it ended', 'The swap', SwapWithLateDeposits), async (req, res) => {
         const swap = await swapOf(req.params)
         const late = await lateDepositsOf(ctx.pool, swap.id)
         res.set('Cache-Control', 'no-store').json({ ...detailView(swap), late_deposits: late.map(lateDepositView) })
     })
-    router.get('/swap/:id/status', {
-        summary: 'The swap\'s status and its deposit and payout transactions',
-        params: SwapParams,
-        responses: { 200: { description: 'Exactly five fields', schema: SwapStatus, headers: noStore }, 400: badId, 404: noSwap },
-    }, async (req, res) => {
+    router.get('/swap/:id/status', swapRead('The swap\'s status and its deposit and payout transactions', 'Exactly five fields', SwapStatus), async (req, res) => {
         res.set('Cache-Control', 'no-store').json(statusView(await swapOf(req.params)))
     })
-    router.get('/swap/:id/events', {
-        summary: 'The swap\'s lifecycle events, oldest first',
-        params: SwapParams,
-        responses: { 200: { description: 'The events', schema: SwapEvents, headers: noStore }, 400: badId, 404: noSwap },
-    }, async (req, res) => {
+    router.get('/swap/:id/events', swapRead('The swap\'s lifecycle events, oldest first', 'The events', SwapEvents), async (req, res) => {
         const swap = await swapOf(req.params)
         const events = await loadEvents(ctx.pool, swap.id)
         res.set('Cache-Control', 'no-store').json({ swap_id: swap.id, status: swap.status, events: events.map(eventView) })

@@ -1,6 +1,6 @@
 import { Request } from 'express'
 import { z } from 'zod'
-import { Answer, ApiDoc, DocumentedRouter } from '../../common/service/api-doc'
+import { Answer, ApiDoc, DocumentedRouter, Operation } from '../../common/service/api-doc'
 import { HttpError } from '../../common/service/http-error'
 import { bridgeErrorSchema, invalidInput } from '../http/errors'
 import { adminAuth } from './auth'
@@ -60,6 +60,13 @@ const HistoryQuery = z.object({
     before: z.string().regex(/^\d{1,18}$/, 'must be the value of next_page_params.before').optional(),
 })
 
+/** The request's JSON body as `schema` reads it; a 400 naming the first wrong field. */
+function bodyOf<S extends z.ZodType>(schema: S, req: Request, optional = false): z.infer<S> {
+    const parsed = schema.safeParse(jsonBody(req, optional))
+    if (!parsed.success) throw invalidInput(parsed.error)
+    return parsed.data
+}
+
 function jsonBody(req: Request, optional = false): Record<string, unknown> {
     const empty = req.body === undefined && (req.get('content-length') ?? '0') === '0' && !req.get('transfer-encoding')
     if (optional && empty) return {}
@@ -118,16 +125,29 @@ const adminAnswers: Record<number, Answer | string> = {
     },
     503: 'Webhook management is off: BRIDGE_ADMIN_TOKEN is not set (not_configured)',
 }
-const badId = 'id is not a UUID (invalid_request, field id)'
-const noSubscription = 'No webhook subscription with this id (not_found)'
+/** Any POST or PATCH: the JSON parser in front of every /api route (bridge/http/app.ts). */
 const tooLarge = 'The body is larger than 16 kB (payload_too_large)'
-const notJson = 'The body is not sent as application/json (unsupported_media_type)'
+/** What a route reading a JSON body (jsonBody) may answer besides its own 400s. */
+const bodyAnswers: Record<number, Answer | string> = {
+    413: tooLarge,
+    415: 'The body is not sent as application/json (unsupported_media_type)',
+}
+
+/** A route behind the admin token. */
+const admin = (op: Operation): Operation => ({ ...op, security: [ADMIN_TOKEN], responses: { ...op.responses, ...adminAnswers } })
+
+/** A route behind the admin token on one subscription (:id), which subscriptionOf reads first. */
+const onSubscription = (op: Omit<Operation, 'params'>): Operation => admin({
+    ...op,
+    params: SubscriptionParams,
+    responses: { 400: 'id is not a UUID (invalid_request, field id)', 404: 'No webhook subscription with this id (not_found)', ...op.responses },
+})
+
 const badUrl = ', or the url is refused (url_not_allowed: a non-public address; url_unresolvable: no DNS answer)'
 
 export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter {
     const router = doc.router('/api/webhook', 'Webhook admin')
     doc.securityScheme(ADMIN_TOKEN, { type: 'http', scheme: 'bearer', bearerFormat: 'BRIDGE_ADMIN_TOKEN' })
-    const security = [ADMIN_TOKEN]
     const { store, dispatcher } = webhooks
 
     router.get('/event-types', {
@@ -167,21 +187,16 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
         return subscription
     }
 
-    router.post('/subscriptions', {
+    router.post('/subscriptions', admin({
         summary: 'Register an endpoint; the answer shows its signing secret, once',
-        security,
         body: CreateBody,
         responses: {
             201: { description: 'The subscription and its secret', schema: answers.CreatedSubscription, headers: z.object({ Location: z.string() }) },
             400: `A field is missing or wrong (invalid_request, with field), the body is not JSON (invalid_json) or not an object${badUrl}`,
-            413: tooLarge,
-            415: notJson,
-            ...adminAnswers,
+            ...bodyAnswers,
         },
-    }, async (req, res) => {
-        const parsed = CreateBody.safeParse(jsonBody(req))
-        if (!parsed.success) throw invalidInput(parsed.error)
-        const b = parsed.data
+    }), async (req, res) => {
+        const b = bodyOf(CreateBody, req)
         const eventTypes = filters(b.event_types) ?? null
         const url = await checkUrl(b.url)
         const { subscription, secret } = await store.create({
@@ -190,42 +205,32 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
         res.status(201).location(`/api/webhook/subscriptions/${subscription.id}`).json({ ...subscriptionView(subscription), secret })
     })
 
-    router.get('/subscriptions', {
+    router.get('/subscriptions', admin({
         summary: 'Every subscription, oldest first (never a secret)',
-        security,
-        responses: { 200: { description: 'The subscriptions', schema: answers.SubscriptionList }, ...adminAnswers },
-    }, async (_req, res) => {
+        responses: { 200: { description: 'The subscriptions', schema: answers.SubscriptionList } },
+    }), async (_req, res) => {
         res.json({ items: (await store.list()).map(subscriptionView) })
     })
 
-    router.get('/subscriptions/:id', {
+    router.get('/subscriptions/:id', onSubscription({
         summary: 'One subscription and the count of its deliveries by state',
-        security,
-        params: SubscriptionParams,
-        responses: { 200: { description: 'The subscription', schema: answers.SubscriptionDetail }, 400: badId, 404: noSubscription, ...adminAnswers },
-    }, async (req, res) => {
+        responses: { 200: { description: 'The subscription', schema: answers.SubscriptionDetail } },
+    }), async (req, res) => {
         const subscription = await subscriptionOf(req.params)
         res.json({ ...subscriptionView(subscription), deliveries: await store.deliveryCounts(subscription.id) })
     })
 
-    router.patch('/subscriptions/:id', {
+    router.patch('/subscriptions/:id', onSubscription({
         summary: 'Change the fields sent; active: true also clears the failure counters and the disable reason',
-        security,
-        params: SubscriptionParams,
         body: PatchBody,
         responses: {
             200: { description: 'The subscription', schema: answers.Subscription },
             400: `The id is not a UUID, a field is wrong (invalid_request, with field), no field is sent, the body is not JSON (invalid_json) or not an object${badUrl}`,
-            404: noSubscription,
-            413: tooLarge,
-            415: notJson,
-            ...adminAnswers,
+            ...bodyAnswers,
         },
-    }, async (req, res) => {
+    }), async (req, res) => {
         const { id } = await subscriptionOf(req.params)
-        const parsed = PatchBody.safeParse(jsonBody(req))
-        if (!parsed.success) throw invalidInput(parsed.error)
-        const b = parsed.data
+        const b = bodyOf(PatchBody, req)
         if (Object.keys(b).length === 0) throw new HttpError(400, 'body: send at least one of url, event_types, description, method, active', { code: 'invalid_request', details: { field: 'body' } })
         const updated = await store.update(id, {
             url: b.url === undefined ? undefined : await checkUrl(b.url),
@@ -240,70 +245,50 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
         res.json(subscriptionView(updated))
     })
 
-    router.delete('/subscriptions/:id', {
+    router.delete('/subscriptions/:id', onSubscription({
         summary: 'Remove a subscription, its secrets, its queued deliveries and its history',
-        security,
-        params: SubscriptionParams,
-        responses: { 200: { description: 'Removed', schema: answers.Deleted }, 400: badId, 404: noSubscription, ...adminAnswers },
-    }, async (req, res) => {
+        responses: { 200: { description: 'Removed', schema: answers.Deleted } },
+    }), async (req, res) => {
         const { id } = await subscriptionOf(req.params)
         const removed = await store.remove(id)
         if (!removed) throw new HttpError(404, 'no webhook subscription with this id', { code: 'not_found' })
         res.json({ id, deleted: true, queued_deliveries_removed: removed.queued })
     })
 
-    router.post('/subscriptions/:id/rotate-secret', {
+    router.post('/subscriptions/:id/rotate-secret', onSubscription({
         summary: 'A new signing secret; the old one keeps signing for grace_seconds (default 86400)',
         description: 'The body may be left out altogether (no body, no Content-Type): the default grace applies.',
-        security,
-        params: SubscriptionParams,
         body: RotateBody,
         responses: {
             200: { description: 'The new secret', schema: answers.RotatedSecret },
             400: 'The id is not a UUID, grace_seconds is wrong (invalid_request, with field), or the body is not JSON (invalid_json) or not an object',
-            404: noSubscription,
-            413: tooLarge,
-            415: notJson,
-            ...adminAnswers,
+            ...bodyAnswers,
         },
-    }, async (req, res) => {
+    }), async (req, res) => {
         const { id } = await subscriptionOf(req.params)
-        const parsed = RotateBody.safeParse(jsonBody(req, true))
-        if (!parsed.success) throw invalidInput(parsed.error)
-        const graceMs = parsed.data.grace_seconds === undefined ? webhooks.defaultGraceMs : parsed.data.grace_seconds * 1000 * webhooks.config.timeScale
+        const { grace_seconds: grace } = bodyOf(RotateBody, req, true)
+        const graceMs = grace === undefined ? webhooks.defaultGraceMs : grace * 1000 * webhooks.config.timeScale
         const rotated = await store.rotate(id, graceMs)
         if (!rotated) throw new HttpError(404, 'no webhook subscription with this id', { code: 'not_found' })
         res.json({ id, secret: rotated.secret, previous_secret_expires_at: iso(rotated.subscription.previousSecretExpiresAt) })
     })
 
-    router.post('/subscriptions/:id/test', {
+    router.post('/subscriptions/:id/test', onSubscription({
         summary: 'Send one signed test_ping now and tell how the endpoint answered',
-        security,
-        params: SubscriptionParams,
-        responses: {
-            200: { description: 'The attempt (delivered or not)', schema: answers.TestResult },
-            400: badId,
-            404: noSubscription,
-            413: tooLarge,
-            ...adminAnswers,
-        },
-    }, async (req, res) => {
+        responses: { 200: { description: 'The attempt (delivered or not)', schema: answers.TestResult }, 413: tooLarge },
+    }), async (req, res) => {
         const subscription = await subscriptionOf(req.params)
         res.json(await dispatcher.sendTest(subscription))
     })
 
-    router.get('/subscriptions/:id/deliveries', {
+    router.get('/subscriptions/:id/deliveries', onSubscription({
         summary: 'The subscription\'s deliveries with every attempt, newest first',
-        security,
-        params: SubscriptionParams,
         query: HistoryQuery,
         responses: {
             200: { description: 'A page of deliveries', schema: answers.DeliveryHistory },
             400: 'The id is not a UUID or a query parameter is wrong (invalid_request, with field)',
-            404: noSubscription,
-            ...adminAnswers,
         },
-    }, async (req, res) => {
+    }), async (req, res) => {
         const { id } = await subscriptionOf(req.params)
         const parsed = HistoryQuery.safeParse(req.query)
         if (!parsed.success) throw invalidInput(parsed.error)
@@ -312,9 +297,8 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
         }))
     })
 
-    router.post('/retry/:eventId', {
+    router.post('/retry/:eventId', admin({
         summary: 'Make every undelivered delivery of an event due now, on every replica',
-        security,
         params: EventParams,
         responses: {
             200: { description: 'Nothing was re-driven (see skipped)', schema: answers.Retried },
@@ -322,9 +306,8 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
             400: 'eventId is not a UUID (invalid_request, field eventId)',
             404: 'No webhook event with this id (not_found)',
             413: tooLarge,
-            ...adminAnswers,
         },
-    }, async (req, res) => {
+    }), async (req, res) => {
         const parsed = EventParams.safeParse(req.params)
         if (!parsed.success) throw invalidInput(parsed.error)
         const eventId = parsed.data.eventId.toLowerCase()
