@@ -109,7 +109,7 @@ export function subscriptionView(s: Subscription) {
 }
 
 /** The security scheme of every route but the catalogue (auth.ts). */
-export const ADMIN_TOKEN = 'webhookAdminToken'
+const ADMIN_TOKEN = 'webhookAdminToken'
 
 /** What the admin token check (auth.ts) may answer on any route behind it. */
 const adminAnswers: Record<number, Answer | string> = {
