@@ -1,8 +1,8 @@
-import { Router } from 'express'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
 import { carried, FETCH_SIZE, paginate, paginateTransfers } from '../pagination'
-import { addressParam as parseAddress, parseQuery, q } from '../params'
+import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
 import { addressById, addressFlags, addressTabCounts, heldCoinSupply, topAccounts } from '../queries/addresses'
 import { minedBlockCount, minedBlockKeys } from '../queries/blocks'
 import { countAddressFrames } from '../queries/internal-transactions'
@@ -16,8 +16,13 @@ import { loadTokens, renderToken } from '../render/token'
 import { renderTokenTransfers } from '../render/token-transfer'
 import { sendJson } from '../json-response'
 import { Recent } from '../recent'
+import {
+    AddressCounters, AddressDetails, AddressTabsCounters, answer, Block, EmptyPage, Log, page, TokenBalance, TokenTransfer, TopAddressesPage, Transaction,
+} from '../schemas'
 import { blockPage } from './blocks'
 import { transactionPage } from './transactions'
+
+const TAGS = ['addresses']
 
 const TransactionsQuery = z.object({
     filter: z.enum(['to', 'from']).optional(),
@@ -97,9 +102,14 @@ function renderBalance(row: TokenBalanceRow) {
     return { token: renderToken(row), token_id: null, value: row.value, token_instance: null }
 }
 
-export function addressesRoutes(router: Router, ctx: ChainContext): void {
+export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     /** Top accounts: every address holding coin, in Blockscout's order (see topAccounts). */
-    router.get('/addresses', async (req, res) => {
+    router.get('/addresses', {
+        summary: 'Top accounts by coin balance',
+        tags: TAGS,
+        query: TopAccountsQuery,
+        responses: { 200: answer.ok('A page of addresses, with the coin supply', TopAddressesPage), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const query = parseQuery(TopAccountsQuery, req.query)
         const after = query.fetched_coin_balance !== undefined && query.hash ? { balance: query.fetched_coin_balance, hash: query.hash } : undefined
         const [rows, supply] = await Promise.all([topAccounts(ctx.db, after), coinSupply(ctx)])
@@ -122,7 +132,13 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         })
     })
 
-    router.get('/addresses/:hash', async (req, res) => {
+    router.get('/addresses/:hash', {
+        summary: 'An address',
+        description: 'An address the indexer never saw answers with its fields empty, as Blockscout does.',
+        tags: TAGS,
+        params: AddressPath,
+        responses: { 200: answer.ok('The address', AddressDetails), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const [row, tokens, flags] = await Promise.all([addressById(ctx.db, hash), loadTokens(ctx.db, [hash]), addressFlags(ctx.db, hash)])
         const token = tokens.get(hash)
@@ -146,7 +162,12 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         })
     })
 
-    router.get('/addresses/:hash/counters', async (req, res) => {
+    router.get('/addresses/:hash/counters', {
+        summary: "An address's counters",
+        tags: TAGS,
+        params: AddressPath,
+        responses: { 200: answer.ok('The counters', AddressCounters), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const [row, validations] = await Promise.all([addressById(ctx.db, hash), minedBlockCount(ctx.db, hash, ctx.env.CHAIN_API_VALIDATIONS_COUNT_CAP)])
         setLiveCaching(res)
@@ -159,7 +180,12 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         })
     })
 
-    router.get('/addresses/:hash/tabs-counters', async (req, res) => {
+    router.get('/addresses/:hash/tabs-counters', {
+        summary: "An address's tab counts, each capped at 51",
+        tags: TAGS,
+        params: AddressPath,
+        responses: { 200: answer.ok('The counts', AddressTabsCounters), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const cap = (n: number) => Math.min(n, 51)
         const [row, counts, internal] = await Promise.all([addressById(ctx.db, hash), addressTabCounts(ctx.db, hash), countAddressFrames(ctx.db, hash, 51)])
@@ -175,14 +201,26 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         })
     })
 
-    router.get('/addresses/:hash/transactions', async (req, res) => {
+    router.get('/addresses/:hash/transactions', {
+        summary: "An address's transactions",
+        tags: TAGS,
+        params: AddressPath,
+        query: TransactionsQuery,
+        responses: { 200: answer.ok('A page of transactions', page(Transaction)), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TransactionsQuery, req.query)
         setLiveCaching(res)
         sendJson(res, await addressTransactions(ctx, hash, query, carried(req.query, ['filter', 'sort', 'order'])))
     })
 
-    router.get('/addresses/:hash/token-transfers', async (req, res) => {
+    router.get('/addresses/:hash/token-transfers', {
+        summary: "An address's token transfers",
+        tags: TAGS,
+        params: AddressPath,
+        query: TokenTransfersQuery,
+        responses: { 200: answer.ok('A page of token transfers', page(TokenTransfer)), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TokenTransfersQuery, req.query)
         setLiveCaching(res)
@@ -190,7 +228,12 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
     })
 
-    router.get('/addresses/:hash/token-balances', async (req, res) => {
+    router.get('/addresses/:hash/token-balances', {
+        summary: "An address's largest token balances (at most CHAIN_API_TOKEN_BALANCES_MAX), unpaginated",
+        tags: TAGS,
+        params: AddressPath,
+        responses: { 200: answer.ok('The balances', z.array(TokenBalance)), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const hash = parseAddress(req.params.hash)
         setLiveCaching(res)
         // Blockscout answers a plain array, which has no next page: the largest CHAIN_API_TOKEN_BALANCES_MAX
@@ -198,7 +241,13 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         res.json((await addressTokenBalances(ctx.db, hash, null, undefined, ctx.env.CHAIN_API_TOKEN_BALANCES_MAX)).map((r) => renderBalance(r)))
     })
 
-    router.get('/addresses/:hash/tokens', async (req, res) => {
+    router.get('/addresses/:hash/tokens', {
+        summary: "An address's token balances, paginated",
+        tags: TAGS,
+        params: AddressPath,
+        query: TokensQuery,
+        responses: { 200: answer.ok('A page of balances', page(TokenBalance)), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TokensQuery, req.query)
         const after = query.value !== undefined && query.id ? { value: query.value, id: query.id } : undefined
@@ -209,7 +258,13 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         res.json({ items: shown.map((r) => renderBalance(r)), next_page_params: next })
     })
 
-    router.get('/addresses/:hash/logs', async (req, res) => {
+    router.get('/addresses/:hash/logs', {
+        summary: 'Logs emitted by an address',
+        tags: TAGS,
+        params: AddressPath,
+        query: LogsQuery,
+        responses: { 200: answer.ok('A page of logs', page(Log)), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(LogsQuery, req.query)
         const rows = await addressLogs(ctx.db, hash, query)
@@ -220,7 +275,13 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
     })
 
-    router.get('/addresses/:hash/blocks-validated', async (req, res) => {
+    router.get('/addresses/:hash/blocks-validated', {
+        summary: 'Blocks an address mined',
+        tags: TAGS,
+        params: AddressPath,
+        query: CursorQuery,
+        responses: { 200: answer.ok('A page of blocks', page(Block)), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(CursorQuery, req.query)
         const rows = await minedBlockKeys(ctx.db, hash, query.block_number)
@@ -230,7 +291,12 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
 
     // Tabs a Blockscout frontend may open that this indexer does not keep: answered empty, never 404.
     for (const tab of ['nft', 'withdrawals']) {
-        router.get(`/addresses/:hash/${tab}`, (req, res) => {
+        router.get(`/addresses/:hash/${tab}`, {
+            summary: `An address's ${tab} (not indexed: always empty)`,
+            tags: TAGS,
+            params: AddressPath,
+            responses: { 200: answer.ok('An empty page', EmptyPage), 422: answer.invalid },
+        }, (req, res) => {
             parseAddress(req.params.hash)
             res.json({ items: [], next_page_params: null })
         })

@@ -1,9 +1,10 @@
-import { Router } from 'express'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { z } from 'zod'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { carried, paginate } from '../pagination'
-import { blockParam, parseQuery, q } from '../params'
+import { BlockPath, blockParam, parseQuery, q } from '../params'
+import { answer, Block, BlockDetails, EmptyPage, page, Transaction } from '../schemas'
 import { BlockKey, blockByRef, blockKeysBefore, blocksByIds } from '../queries/blocks'
 import { countBlockFrames } from '../queries/internal-transactions'
 import { blockTransactionKeys, TRANSACTION_TYPES } from '../queries/transactions'
@@ -11,6 +12,8 @@ import { blockMiners, renderBlock } from '../render/block'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { sendJson } from '../json-response'
 import { transactionPage } from './transactions'
+
+const TAGS = ['blocks']
 
 const BlocksQuery = z.object({
     type: z.enum(['block', 'uncle', 'reorg']).optional(),
@@ -25,8 +28,13 @@ const BlockTransactionsQuery = z.object({
     items_count: q.itemsCount.optional(),
 })
 
-export function blocksRoutes(router: Router, ctx: ChainContext): void {
-    router.get('/blocks', async (req, res) => {
+export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+    router.get('/blocks', {
+        summary: 'Blocks, newest first',
+        tags: TAGS,
+        query: BlocksQuery,
+        responses: { 200: answer.ok('A page of blocks', page(Block)), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const query = parseQuery(BlocksQuery, req.query)
         setLiveCaching(res)
         // Uncles do not exist on this chain and orphaned blocks are not kept.
@@ -35,7 +43,12 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         sendJson(res, await blockPage(ctx, rows, carried(req.query, ['type'])))
     })
 
-    router.get('/blocks/:block', async (req, res) => {
+    router.get('/blocks/:block', {
+        summary: 'A block by number or hash',
+        tags: TAGS,
+        params: BlockPath,
+        responses: { 200: answer.ok('The block', BlockDetails), 404: answer.notFound('block'), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const ref = blockParam(req.params.block)
         const [row, head] = await Promise.all([blockByRef(ctx.db, ref), ctx.head.get()])
         if (!row) throw notFound()
@@ -43,7 +56,13 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         res.json({ ...renderBlock(row, blockMiners([row])(row.miner), 'single'), internal_transactions_count: await countBlockFrames(ctx.db, row.number) })
     })
 
-    router.get('/blocks/:block/transactions', async (req, res) => {
+    router.get('/blocks/:block/transactions', {
+        summary: "A block's transactions",
+        tags: TAGS,
+        params: BlockPath,
+        query: BlockTransactionsQuery,
+        responses: { 200: answer.ok('A page of transactions', page(Transaction)), 404: answer.notFound('block'), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const ref = blockParam(req.params.block)
         const query = parseQuery(BlockTransactionsQuery, req.query)
         const block = await blockByRef(ctx.db, ref)
@@ -56,7 +75,12 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
     })
 
     // A tab a Blockscout frontend may open; this chain has no withdrawals.
-    router.get('/blocks/:block/withdrawals', async (req, res) => {
+    router.get('/blocks/:block/withdrawals', {
+        summary: "A block's withdrawals (none on this chain: always empty)",
+        tags: TAGS,
+        params: BlockPath,
+        responses: { 200: answer.ok('An empty page', EmptyPage), 404: answer.notFound('block'), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const block = await blockByRef(ctx.db, blockParam(req.params.block))
         if (!block) throw notFound()
         res.json({ items: [], next_page_params: null })

@@ -1,17 +1,20 @@
-import { Router } from 'express'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { AbiParameter, decodeAbiParameters, Hex } from 'viem'
 import { z } from 'zod'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { hex, isoTimestamp } from '../format'
 import { carried, paginate } from '../pagination'
-import { addressParam as parseAddress, parseQuery, q } from '../params'
+import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
 import { Recent } from '../recent'
 import {
     contractByAddress, contractCounts, ContractListRow, ContractRow, isSortedList, verifiedContractList,
 } from '../queries/smart-contracts'
 import { displayValue } from '../render/decode'
 import { renderContractListItem, sourceLicense } from '../render/smart-contract'
+import { answer, page, SmartContract, SmartContractCounters, SmartContractListItem } from '../schemas'
+
+const TAGS = ['smart-contracts']
 
 /** Blockscout's language enum; the filter takes any of them. */
 const LANGUAGES = ['solidity', 'vyper', 'yul', 'geas'] as const
@@ -75,7 +78,7 @@ function decodeConstructorArgs(abi: ContractRow['abi'], args: string | null): [u
     }
 }
 
-export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
+export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     /**
      * Verified contracts, the most recently verified first (Blockscout: its row id descending,
      * i.e. verification order), or by balance or transaction count. `q` matches anywhere in the
@@ -83,7 +86,12 @@ export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
      * language's filter is an empty list. Verified contracts are those deployed from this
      * project's artifacts (at most some thousands), so the orders need no index of their own.
      */
-    router.get('/smart-contracts', async (req, res) => {
+    router.get('/smart-contracts', {
+        summary: 'Verified contracts, the most recently verified first',
+        tags: TAGS,
+        query: ContractsQuery,
+        responses: { 200: answer.ok('A page of contracts', page(SmartContractListItem)), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const query = parseQuery(ContractsQuery, req.query)
         setLiveCaching(res)
         if (query.filter && query.filter !== 'solidity') return void res.json({ items: [], next_page_params: null })
@@ -93,12 +101,21 @@ export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
     })
 
     // Before /smart-contracts/:hash, which would take "counters" for a malformed address.
-    router.get('/smart-contracts/counters', async (_req, res) => {
+    router.get('/smart-contracts/counters', {
+        summary: 'Contract and verified-contract counts',
+        tags: TAGS,
+        responses: { 200: answer.ok('The counts', SmartContractCounters), 503: answer.timeout },
+    }, async (_req, res) => {
         setLiveCaching(res)
         res.json(await contractCounters(ctx))
     })
 
-    router.get('/smart-contracts/:hash', async (req, res) => {
+    router.get('/smart-contracts/:hash', {
+        summary: 'A contract: its bytecode, and its source when verified',
+        tags: TAGS,
+        params: AddressPath,
+        responses: { 200: answer.ok('The contract', SmartContract), 404: answer.notFound('contract'), 422: answer.invalid, 503: answer.timeout },
+    }, async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const row = await contractByAddress(ctx.db, hash)
         if (!row?.is_contract) throw notFound()
