@@ -22,6 +22,14 @@ const Count = z.number().int().min(0)
 const JsonObject = z.record(z.string(), z.unknown())
 const TokenType = z.enum(['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'])
 
+/**
+ * A named schema or null. Not `.nullable()`: zod-to-openapi drops the null from a nullable
+ * reference to a component, and the document would refuse the nulls the API sends.
+ */
+function orNull<T extends z.ZodType>(schema: T) {
+    return z.union([schema, z.null()])
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 
@@ -78,7 +86,7 @@ export const TokenTransfer = z.looseObject({
         token_id: IntString.nullable().optional(),
         token_instance: JsonObject.nullable().optional(),
     }).nullable().describe('ERC-20: value and decimals; ERC-721: token_id and token_instance; ERC-1155: all four'),
-    token: Token.nullable(),
+    token: orNull(Token),
     type: z.enum(['token_transfer', 'token_minting', 'token_burning', 'token_spawning']),
     timestamp: IsoTimestamp.nullable(),
     method: z.string().nullable(),
@@ -155,8 +163,8 @@ const transactionFields = {
     block_number: Count.nullable(),
     timestamp: IsoTimestamp.nullable(),
     from: AddressParam,
-    to: AddressParam.nullable(),
-    created_contract: AddressParam.nullable(),
+    to: orNull(AddressParam),
+    created_contract: orNull(AddressParam),
     confirmations: Count,
     confirmation_duration: z.array(z.number()),
     value: IntString,
@@ -174,7 +182,7 @@ const transactionFields = {
     position: Count.nullable(),
     revert_reason: JsonObject.nullable(),
     raw_input: HexBytes,
-    decoded_input: DecodedInput.nullable(),
+    decoded_input: orNull(DecodedInput),
     exchange_rate: DecimalString.nullable(),
     historic_exchange_rate: DecimalString.nullable(),
     method: z.string().nullable(),
@@ -206,8 +214,8 @@ export const Log = z.looseObject({
     topics: z.array(Hash32.nullable()),
     data: HexBytes,
     index: Count,
-    decoded: DecodedLog.nullable(),
-    smart_contract: AddressParam.nullable(),
+    decoded: orNull(DecodedLog),
+    smart_contract: orNull(AddressParam),
     block_number: Count,
     block_hash: Hash32,
     block_timestamp: IsoTimestamp.nullable(),
@@ -220,8 +228,8 @@ export const InternalTransaction = z.looseObject({
     transaction_hash: Hash32,
     transaction_index: Count,
     from: AddressParam,
-    to: AddressParam.nullable(),
-    created_contract: AddressParam.nullable(),
+    to: orNull(AddressParam),
+    created_contract: orNull(AddressParam),
     value: IntString.nullable(),
     index: Count,
     block_number: Count,
@@ -247,7 +255,7 @@ export const StateChange = z.looseObject({
     address: AddressParam,
     is_miner: z.boolean(),
     type: z.enum(['coin', 'token']),
-    token: Token.nullable(),
+    token: orNull(Token),
     token_id: IntString.nullable(),
     balance_before: SignedIntString.nullable(),
     balance_after: SignedIntString.nullable(),
@@ -262,7 +270,7 @@ export const AddressDetails = z.looseObject({
     creator_address_hash: Address.nullable(),
     creation_transaction_hash: Hash32.nullable(),
     creation_status: z.enum(['success', 'failed', 'selfdestructed']).nullable(),
-    token: Token.nullable(),
+    token: orNull(Token),
     coin_balance: IntString.nullable(),
     exchange_rate: DecimalString.nullable(),
     block_number_balance_updated_at: Count.nullable(),
@@ -462,7 +470,7 @@ export const Stats = z.looseObject({
     secondary_coin_image: z.string().nullable(),
     market_cap: DecimalString,
     tvl: DecimalString.nullable(),
-    gas_prices: z.looseObject({ slow: GasPriceTier.nullable(), average: GasPriceTier.nullable(), fast: GasPriceTier.nullable() }).nullable(),
+    gas_prices: z.looseObject({ slow: orNull(GasPriceTier), average: orNull(GasPriceTier), fast: orNull(GasPriceTier) }).nullable(),
     gas_prices_update_in: z.number(),
     gas_price_updated_at: z.string().nullable(),
     static_gas_price: z.string().nullable(),
