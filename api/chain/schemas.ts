@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { Answer, Operation } from '../../common/service/api-doc'
 
 /**
  * The chain data API's answers as its OpenAPI document states them (docs/openapi.md): the fields
@@ -111,7 +112,7 @@ const DecodedLog = z.looseObject({
 }).meta({ id: 'DecodedLog' })
 
 /** Blockscout's list answer: a page and the parameters of the next one (null on the last page). */
-export function page<T extends z.ZodType>(item: T) {
+export function pageOf<T extends z.ZodType>(item: T) {
     return z.object({ items: z.array(item), next_page_params: JsonObject.nullable() })
 }
 
@@ -493,12 +494,30 @@ export const IndexingStatus = z.looseObject({
 export const BackendVersion = z.looseObject({ backend_version: z.string().nullable() }).meta({ id: 'BackendVersion' })
 
 // ---------------------------------------------------------------------------------------------
-// Answers every route documents alike
+// Operations
 
-export const answer = {
-    invalid: { description: 'A parameter failed validation', schema: ChainValidationError },
-    /** 404 `{"message": "Not found"}`. */
-    notFound: (what: string) => `No such ${what}`,
-    timeout: 'A query ran past CHAIN_API_STATEMENT_TIMEOUT_MS and was cancelled: retry later or narrow the request',
-    ok: (description: string, schema: z.ZodType) => ({ description, schema }),
+/** A GET route of /api/v2, for its OpenAPI operation. */
+export interface ChainRoute {
+    summary: string
+    description?: string
+    params?: z.ZodObject
+    query?: z.ZodObject
+    /** What the route looks up, for a route that answers 404 `{"message": "Not found"}` without it. */
+    notFound?: string
+    /** false for a route that answers without reading the database, so never 503. */
+    reads?: boolean
+}
+
+/**
+ * The operation of a route: its success answer, 404 if it looks something up, 422 if it takes
+ * parameters, and 503 if it reads the database (its statements are cancelled at
+ * CHAIN_API_STATEMENT_TIMEOUT_MS).
+ */
+export function chainOperation(tag: string, route: ChainRoute, description: string, schema: z.ZodType): Operation {
+    const { notFound, reads, ...op } = route
+    const responses: Record<number, Answer | string> = { 200: { description, schema } }
+    if (notFound) responses[404] = `No such ${notFound}`
+    if (route.params || route.query) responses[422] = { description: 'A parameter failed validation', schema: ChainValidationError }
+    if (reads !== false) responses[503] = 'A query ran past CHAIN_API_STATEMENT_TIMEOUT_MS and was cancelled: retry later or narrow the request'
+    return { ...op, tags: [tag], responses }
 }

@@ -1,5 +1,5 @@
-import { DocumentedRouter } from '../../../common/service/api-doc'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { carried, FETCH_SIZE, paginate, paginateTransfers } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
@@ -17,12 +17,13 @@ import { renderTokenTransfers } from '../render/token-transfer'
 import { sendJson } from '../json-response'
 import { Recent } from '../recent'
 import {
-    AddressCounters, AddressDetails, AddressTabsCounters, answer, Block, EmptyPage, Log, page, TokenBalance, TokenTransfer, TopAddressesPage, Transaction,
+    AddressCounters, AddressDetails, AddressTabsCounters, Block, chainOperation, EmptyPage, Log, pageOf, TokenBalance, TokenTransfer,
+    TopAddressesPage, Transaction,
 } from '../schemas'
 import { blockPage } from './blocks'
 import { transactionPage } from './transactions'
 
-const TAGS = ['addresses']
+const TAG = 'addresses'
 
 const TransactionsQuery = z.object({
     filter: z.enum(['to', 'from']).optional(),
@@ -104,12 +105,9 @@ function renderBalance(row: TokenBalanceRow) {
 
 export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     /** Top accounts: every address holding coin, in Blockscout's order (see topAccounts). */
-    router.get('/addresses', {
-        summary: 'Top accounts by coin balance',
-        tags: TAGS,
-        query: TopAccountsQuery,
-        responses: { 200: answer.ok('A page of addresses, with the coin supply', TopAddressesPage), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses', chainOperation(TAG, {
+        summary: 'Top accounts by coin balance', query: TopAccountsQuery,
+    }, 'A page of addresses, with the coin supply', TopAddressesPage), async (req, res) => {
         const query = parseQuery(TopAccountsQuery, req.query)
         const after = query.fetched_coin_balance !== undefined && query.hash ? { balance: query.fetched_coin_balance, hash: query.hash } : undefined
         const [rows, supply] = await Promise.all([topAccounts(ctx.db, after), coinSupply(ctx)])
@@ -132,13 +130,11 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         })
     })
 
-    router.get('/addresses/:hash', {
+    router.get('/addresses/:hash', chainOperation(TAG, {
         summary: 'An address',
         description: 'An address the indexer never saw answers with its fields empty, as Blockscout does.',
-        tags: TAGS,
         params: AddressPath,
-        responses: { 200: answer.ok('The address', AddressDetails), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    }, 'The address', AddressDetails), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const [row, tokens, flags] = await Promise.all([addressById(ctx.db, hash), loadTokens(ctx.db, [hash]), addressFlags(ctx.db, hash)])
         const token = tokens.get(hash)
@@ -162,12 +158,9 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         })
     })
 
-    router.get('/addresses/:hash/counters', {
-        summary: "An address's counters",
-        tags: TAGS,
-        params: AddressPath,
-        responses: { 200: answer.ok('The counters', AddressCounters), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/counters', chainOperation(TAG, {
+        summary: "An address's counters", params: AddressPath,
+    }, 'The counters', AddressCounters), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const [row, validations] = await Promise.all([addressById(ctx.db, hash), minedBlockCount(ctx.db, hash, ctx.env.CHAIN_API_VALIDATIONS_COUNT_CAP)])
         setLiveCaching(res)
@@ -180,12 +173,9 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         })
     })
 
-    router.get('/addresses/:hash/tabs-counters', {
-        summary: "An address's tab counts, each capped at 51",
-        tags: TAGS,
-        params: AddressPath,
-        responses: { 200: answer.ok('The counts', AddressTabsCounters), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/tabs-counters', chainOperation(TAG, {
+        summary: "An address's tab counts, each capped at 51", params: AddressPath,
+    }, 'The counts', AddressTabsCounters), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const cap = (n: number) => Math.min(n, 51)
         const [row, counts, internal] = await Promise.all([addressById(ctx.db, hash), addressTabCounts(ctx.db, hash), countAddressFrames(ctx.db, hash, 51)])
@@ -201,26 +191,18 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         })
     })
 
-    router.get('/addresses/:hash/transactions', {
-        summary: "An address's transactions",
-        tags: TAGS,
-        params: AddressPath,
-        query: TransactionsQuery,
-        responses: { 200: answer.ok('A page of transactions', page(Transaction)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/transactions', chainOperation(TAG, {
+        summary: "An address's transactions", params: AddressPath, query: TransactionsQuery,
+    }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TransactionsQuery, req.query)
         setLiveCaching(res)
         sendJson(res, await addressTransactions(ctx, hash, query, carried(req.query, ['filter', 'sort', 'order'])))
     })
 
-    router.get('/addresses/:hash/token-transfers', {
-        summary: "An address's token transfers",
-        tags: TAGS,
-        params: AddressPath,
-        query: TokenTransfersQuery,
-        responses: { 200: answer.ok('A page of token transfers', page(TokenTransfer)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/token-transfers', chainOperation(TAG, {
+        summary: "An address's token transfers", params: AddressPath, query: TokenTransfersQuery,
+    }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TokenTransfersQuery, req.query)
         setLiveCaching(res)
@@ -228,12 +210,9 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
     })
 
-    router.get('/addresses/:hash/token-balances', {
-        summary: "An address's largest token balances (at most CHAIN_API_TOKEN_BALANCES_MAX), unpaginated",
-        tags: TAGS,
-        params: AddressPath,
-        responses: { 200: answer.ok('The balances', z.array(TokenBalance)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/token-balances', chainOperation(TAG, {
+        summary: "An address's largest token balances (at most CHAIN_API_TOKEN_BALANCES_MAX), unpaginated", params: AddressPath,
+    }, 'The balances', z.array(TokenBalance)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         setLiveCaching(res)
         // Blockscout answers a plain array, which has no next page: the largest CHAIN_API_TOKEN_BALANCES_MAX
@@ -241,13 +220,9 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         res.json((await addressTokenBalances(ctx.db, hash, null, undefined, ctx.env.CHAIN_API_TOKEN_BALANCES_MAX)).map((r) => renderBalance(r)))
     })
 
-    router.get('/addresses/:hash/tokens', {
-        summary: "An address's token balances, paginated",
-        tags: TAGS,
-        params: AddressPath,
-        query: TokensQuery,
-        responses: { 200: answer.ok('A page of balances', page(TokenBalance)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/tokens', chainOperation(TAG, {
+        summary: "An address's token balances, paginated", params: AddressPath, query: TokensQuery,
+    }, 'A page of balances', pageOf(TokenBalance)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TokensQuery, req.query)
         const after = query.value !== undefined && query.id ? { value: query.value, id: query.id } : undefined
@@ -258,13 +233,9 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         res.json({ items: shown.map((r) => renderBalance(r)), next_page_params: next })
     })
 
-    router.get('/addresses/:hash/logs', {
-        summary: 'Logs emitted by an address',
-        tags: TAGS,
-        params: AddressPath,
-        query: LogsQuery,
-        responses: { 200: answer.ok('A page of logs', page(Log)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/logs', chainOperation(TAG, {
+        summary: 'Logs emitted by an address', params: AddressPath, query: LogsQuery,
+    }, 'A page of logs', pageOf(Log)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(LogsQuery, req.query)
         const rows = await addressLogs(ctx.db, hash, query)
@@ -275,13 +246,9 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
     })
 
-    router.get('/addresses/:hash/blocks-validated', {
-        summary: 'Blocks an address mined',
-        tags: TAGS,
-        params: AddressPath,
-        query: CursorQuery,
-        responses: { 200: answer.ok('A page of blocks', page(Block)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/blocks-validated', chainOperation(TAG, {
+        summary: 'Blocks an address mined', params: AddressPath, query: CursorQuery,
+    }, 'A page of blocks', pageOf(Block)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(CursorQuery, req.query)
         const rows = await minedBlockKeys(ctx.db, hash, query.block_number)
@@ -291,12 +258,10 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
 
     // Tabs a Blockscout frontend may open that this indexer does not keep: answered empty, never 404.
     for (const tab of ['nft', 'withdrawals']) {
-        router.get(`/addresses/:hash/${tab}`, {
-            summary: `An address's ${tab} (not indexed: always empty)`,
-            tags: TAGS,
-            params: AddressPath,
-            responses: { 200: answer.ok('An empty page', EmptyPage), 422: answer.invalid },
-        }, (req, res) => {
+        const summary = `An address's ${tab} (not indexed: always empty)`
+        router.get(`/addresses/:hash/${tab}`, chainOperation(TAG, {
+            summary, params: AddressPath, reads: false,
+        }, 'An empty page', EmptyPage), (req, res) => {
             parseAddress(req.params.hash)
             res.json({ items: [], next_page_params: null })
         })

@@ -1,11 +1,11 @@
-import { DocumentedRouter } from '../../../common/service/api-doc'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { decimal, isoTimestamp } from '../format'
 import { paginate } from '../pagination'
 import { AddressPath, addressParam, parseQuery, q } from '../params'
 import { balanceByDay, balanceHistory } from '../queries/coin-balances'
-import { answer, CoinBalanceByDay, CoinBalancePoint, page } from '../schemas'
+import { chainOperation, CoinBalanceByDay, CoinBalancePoint, pageOf } from '../schemas'
 
 /** An address's native balance history (queries/coin-balances.ts). */
 
@@ -15,13 +15,9 @@ const Cursor = z.object({ block_number: q.int.optional(), items_count: q.itemsCo
 export const BALANCE_HISTORY_DAYS = 10
 
 export function coinBalanceHistoryRoutes(router: DocumentedRouter, ctx: ChainContext): void {
-    router.get('/addresses/:hash/coin-balance-history', {
-        summary: "An address's coin balance changes, newest first",
-        tags: ['addresses'],
-        params: AddressPath,
-        query: Cursor,
-        responses: { 200: answer.ok('A page of balance points', page(CoinBalancePoint)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/coin-balance-history', chainOperation('addresses', {
+        summary: "An address's coin balance changes, newest first", params: AddressPath, query: Cursor,
+    }, 'A page of balance points', pageOf(CoinBalancePoint)), async (req, res) => {
         const address = addressParam(req.params.hash)
         const query = parseQuery(Cursor, req.query)
         const rows = await balanceHistory(ctx.db, address, query.block_number)
@@ -40,12 +36,9 @@ export function coinBalanceHistoryRoutes(router: DocumentedRouter, ctx: ChainCon
     })
 
     /** The balance at the end of each of the last days, for the chart; days before the address's first point are left out. */
-    router.get('/addresses/:hash/coin-balance-history-by-day', {
-        summary: "An address's coin balance at the end of each of the last days",
-        tags: ['addresses'],
-        params: AddressPath,
-        responses: { 200: answer.ok('The days', CoinBalanceByDay), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/coin-balance-history-by-day', chainOperation('addresses', {
+        summary: "An address's coin balance at the end of each of the last days", params: AddressPath,
+    }, 'The days', CoinBalanceByDay), async (req, res) => {
         const address = addressParam(req.params.hash)
         const rows = await balanceByDay(ctx.db, address, BALANCE_HISTORY_DAYS)
         setLiveCaching(res)

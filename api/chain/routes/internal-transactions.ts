@@ -1,6 +1,6 @@
 import { Response } from 'express'
-import { DocumentedRouter } from '../../../common/service/api-doc'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { carried, paginate } from '../pagination'
@@ -11,7 +11,7 @@ import {
 } from '../queries/internal-transactions'
 import { transactionByHash } from '../queries/transactions'
 import { internalTransactionCursor, renderInternalTransactions, renderRawTrace } from '../render/internal-transaction'
-import { answer, InternalTransaction, page, RawTraceFrame } from '../schemas'
+import { chainOperation, InternalTransaction, pageOf, RawTraceFrame } from '../schemas'
 
 /**
  * Internal transactions: the call frames the indexer stored from the node's traces. Every list is
@@ -35,25 +35,18 @@ async function sendPage(ctx: ChainContext, res: Response, rows: InternalTransact
 }
 
 export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
-    router.get('/internal-transactions', {
-        summary: 'Internal transactions of the whole chain, newest first',
-        tags: ['internal-transactions'],
-        query: Cursor,
-        responses: { 200: answer.ok('A page of internal transactions', page(InternalTransaction)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/internal-transactions', chainOperation('internal-transactions', {
+        summary: 'Internal transactions of the whole chain, newest first', query: Cursor,
+    }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const query = parseQuery(Cursor, req.query)
         const rows = await chainFrames(ctx.db, query)
         setLiveCaching(res)
         await sendPage(ctx, res, rows)
     })
 
-    router.get('/transactions/:hash/internal-transactions', {
-        summary: "A transaction's internal transactions, in call order",
-        tags: ['transactions'],
-        params: TransactionPath,
-        query: Cursor,
-        responses: { 200: answer.ok('A page of internal transactions', page(InternalTransaction)), 404: answer.notFound('transaction'), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/transactions/:hash/internal-transactions', chainOperation('transactions', {
+        summary: "A transaction's internal transactions, in call order", params: TransactionPath, query: Cursor, notFound: 'transaction',
+    }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Cursor, req.query)
         const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
@@ -64,13 +57,9 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
         await sendPage(ctx, res, rows)
     })
 
-    router.get('/blocks/:block/internal-transactions', {
-        summary: "A block's internal transactions, in call order",
-        tags: ['blocks'],
-        params: BlockPath,
-        query: Cursor,
-        responses: { 200: answer.ok('A page of internal transactions', page(InternalTransaction)), 404: answer.notFound('block'), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/blocks/:block/internal-transactions', chainOperation('blocks', {
+        summary: "A block's internal transactions, in call order", params: BlockPath, query: Cursor, notFound: 'block',
+    }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const ref = blockParam(req.params.block)
         const query = parseQuery(Cursor, req.query)
         const [block, head] = await Promise.all([blockByRef(ctx.db, ref), ctx.head.get()])
@@ -81,13 +70,9 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
         await sendPage(ctx, res, rows)
     })
 
-    router.get('/addresses/:hash/internal-transactions', {
-        summary: "An address's internal transactions",
-        tags: ['addresses'],
-        params: AddressPath,
-        query: AddressQuery,
-        responses: { 200: answer.ok('A page of internal transactions', page(InternalTransaction)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/addresses/:hash/internal-transactions', chainOperation('addresses', {
+        summary: "An address's internal transactions", params: AddressPath, query: AddressQuery,
+    }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const address = addressParam(req.params.hash)
         const query = parseQuery(AddressQuery, req.query)
         const rows = await addressFrames(ctx.db, address, query.filter, query)
@@ -95,12 +80,9 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
         await sendPage(ctx, res, rows, carried(req.query, ['filter']))
     })
 
-    router.get('/transactions/:hash/raw-trace', {
-        summary: "A transaction's call tree as trace_transaction shows it",
-        tags: ['transactions'],
-        params: TransactionPath,
-        responses: { 200: answer.ok('The frames', z.array(RawTraceFrame)), 404: answer.notFound('transaction'), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/transactions/:hash/raw-trace', chainOperation('transactions', {
+        summary: "A transaction's call tree as trace_transaction shows it", params: TransactionPath, notFound: 'transaction',
+    }, 'The frames', z.array(RawTraceFrame)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
         if (!tx) throw notFound()

@@ -1,5 +1,5 @@
-import { DocumentedRouter } from '../../../common/service/api-doc'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { checksum, isoTimestamp } from '../format'
 import { isAddress, isFullHash, parseQuery, q } from '../params'
@@ -8,7 +8,7 @@ import {
     transactionsByHash,
 } from '../queries/search'
 import { TokenCursor, TokenRow } from '../queries/tokens'
-import { answer, page, SearchItem, SearchRedirect } from '../schemas'
+import { chainOperation, pageOf, SearchItem, SearchRedirect } from '../schemas'
 
 /**
  * Blockscout's search: the term is classified (block number, address, 32-byte hash, text) and
@@ -16,7 +16,7 @@ import { answer, page, SearchItem, SearchRedirect } from '../schemas'
  * symbol) and verified contracts (prefix of name). Items take Blockscout's shapes, keyed by type.
  */
 
-const TAGS = ['search']
+const TAG = 'search'
 
 const SearchQuery = z.object({
     q: q.text,
@@ -128,12 +128,9 @@ async function search(ctx: ChainContext, raw: string, cursor: TokenCursor | unde
 }
 
 export function searchRoutes(router: DocumentedRouter, ctx: ChainContext): void {
-    router.get('/search', {
-        summary: 'Blocks, transactions, addresses, tokens and contracts matching a term',
-        tags: TAGS,
-        query: SearchQuery,
-        responses: { 200: answer.ok('A page of results', page(SearchItem)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/search', chainOperation(TAG, {
+        summary: 'Blocks, transactions, addresses, tokens and contracts matching a term', query: SearchQuery,
+    }, 'A page of results', pageOf(SearchItem)), async (req, res) => {
         const query = parseQuery(SearchQuery, req.query)
         const holders = query['token[holders_count]']
         const address = query['token[address_hash]']
@@ -145,24 +142,18 @@ export function searchRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         res.json({ items, next_page_params: next })
     })
 
-    router.get('/search/quick', {
-        summary: 'The first results for a term, unpaginated',
-        tags: TAGS,
-        query: QuickQuery,
-        responses: { 200: answer.ok('The results', z.array(SearchItem)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/search/quick', chainOperation(TAG, {
+        summary: 'The first results for a term, unpaginated', query: QuickQuery,
+    }, 'The results', z.array(SearchItem)), async (req, res) => {
         const query = parseQuery(QuickQuery, req.query)
         setLiveCaching(res)
         if (query.q.trim().length < 3 && !/^\d+$/.test(query.q.trim())) return void res.json([])
         res.json((await search(ctx, query.q, undefined, PAGE)).items.slice(0, PAGE))
     })
 
-    router.get('/search/check-redirect', {
-        summary: 'Whether a term names one object to go to',
-        tags: TAGS,
-        query: QuickQuery,
-        responses: { 200: answer.ok('Where to go, if anywhere', SearchRedirect), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/search/check-redirect', chainOperation(TAG, {
+        summary: 'Whether a term names one object to go to', query: QuickQuery,
+    }, 'Where to go, if anywhere', SearchRedirect), async (req, res) => {
         const term = parseQuery(QuickQuery, req.query).q.trim()
         setLiveCaching(res)
         const none = { redirect: false, type: null, parameter: null }

@@ -1,6 +1,6 @@
-import { DocumentedRouter } from '../../../common/service/api-doc'
 import { AbiParameter, decodeAbiParameters, Hex } from 'viem'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { hex, isoTimestamp } from '../format'
@@ -12,9 +12,9 @@ import {
 } from '../queries/smart-contracts'
 import { displayValue } from '../render/decode'
 import { renderContractListItem, sourceLicense } from '../render/smart-contract'
-import { answer, page, SmartContract, SmartContractCounters, SmartContractListItem } from '../schemas'
+import { chainOperation, pageOf, SmartContract, SmartContractCounters, SmartContractListItem } from '../schemas'
 
-const TAGS = ['smart-contracts']
+const TAG = 'smart-contracts'
 
 /** Blockscout's language enum; the filter takes any of them. */
 const LANGUAGES = ['solidity', 'vyper', 'yul', 'geas'] as const
@@ -86,12 +86,9 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
      * language's filter is an empty list. Verified contracts are those deployed from this
      * project's artifacts (at most some thousands), so the orders need no index of their own.
      */
-    router.get('/smart-contracts', {
-        summary: 'Verified contracts, the most recently verified first',
-        tags: TAGS,
-        query: ContractsQuery,
-        responses: { 200: answer.ok('A page of contracts', page(SmartContractListItem)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/smart-contracts', chainOperation(TAG, {
+        summary: 'Verified contracts, the most recently verified first', query: ContractsQuery,
+    }, 'A page of contracts', pageOf(SmartContractListItem)), async (req, res) => {
         const query = parseQuery(ContractsQuery, req.query)
         setLiveCaching(res)
         if (query.filter && query.filter !== 'solidity') return void res.json({ items: [], next_page_params: null })
@@ -101,21 +98,16 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
     })
 
     // Before /smart-contracts/:hash, which would take "counters" for a malformed address.
-    router.get('/smart-contracts/counters', {
+    router.get('/smart-contracts/counters', chainOperation(TAG, {
         summary: 'Contract and verified-contract counts',
-        tags: TAGS,
-        responses: { 200: answer.ok('The counts', SmartContractCounters), 503: answer.timeout },
-    }, async (_req, res) => {
+    }, 'The counts', SmartContractCounters), async (_req, res) => {
         setLiveCaching(res)
         res.json(await contractCounters(ctx))
     })
 
-    router.get('/smart-contracts/:hash', {
-        summary: 'A contract: its bytecode, and its source when verified',
-        tags: TAGS,
-        params: AddressPath,
-        responses: { 200: answer.ok('The contract', SmartContract), 404: answer.notFound('contract'), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/smart-contracts/:hash', chainOperation(TAG, {
+        summary: 'A contract: its bytecode, and its source when verified', params: AddressPath, notFound: 'contract',
+    }, 'The contract', SmartContract), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const row = await contractByAddress(ctx.db, hash)
         if (!row?.is_contract) throw notFound()

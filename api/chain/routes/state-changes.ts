@@ -1,6 +1,6 @@
-import { DocumentedRouter } from '../../../common/service/api-doc'
 import { parseAbi, zeroAddress } from 'viem'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { CoinFrame, coinMovements } from '../../../common/coin-movements'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
@@ -14,7 +14,7 @@ import { BalanceTransferRow, blockTransfers } from '../queries/token-transfers'
 import { blockCoinTransactions, transactionByHash } from '../queries/transactions'
 import { loadAddresses } from '../render/address'
 import { loadTokens, renderToken } from '../render/token'
-import { answer, page, StateChange } from '../schemas'
+import { chainOperation, pageOf, StateChange } from '../schemas'
 
 /** A transaction's state changes, derived per request and bounded by its block: docs/chain-api.md#state-changes */
 
@@ -25,13 +25,9 @@ const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)'])
 const MAX_TOKEN_READS = 200
 
 export function stateChangesRoutes(router: DocumentedRouter, ctx: ChainContext): void {
-    router.get('/transactions/:hash/state-changes', {
-        summary: "A transaction's balance changes",
-        tags: ['transactions'],
-        params: TransactionPath,
-        query: Query,
-        responses: { 200: answer.ok('A page of state changes', page(StateChange)), 404: answer.notFound('transaction'), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/transactions/:hash/state-changes', chainOperation('transactions', {
+        summary: "A transaction's balance changes", params: TransactionPath, query: Query, notFound: 'transaction',
+    }, 'A page of state changes', pageOf(StateChange)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Query, req.query)
         const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])

@@ -3,9 +3,9 @@ import { ChainContext, setLiveCaching } from '../context'
 import { isoTimestamp, percentage } from '../format'
 import { activityTotals, blockGasSince, dailyTransactions, gasPricePercentiles } from '../queries/stats'
 import { Recent } from '../recent'
-import { answer, MarketChart, Stats, TransactionsChart } from '../schemas'
+import { chainOperation, MarketChart, Stats, TransactionsChart } from '../schemas'
 
-const TAGS = ['stats']
+const TAG = 'stats'
 
 const CENTI_GWEI = 10_000_000n
 const ORACLE_BLOCKS = 200
@@ -51,11 +51,9 @@ export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
      * only reads `gas_prices.*.price`: a request that lost the header on the way (a proxy, a
      * server-side prefetch) would show no gas price at all.
      */
-    router.get('/stats', {
+    router.get('/stats', chainOperation(TAG, {
         summary: 'Chain totals and gas price tiers',
-        tags: TAGS,
-        responses: { 200: answer.ok('The figures', Stats), 503: answer.timeout },
-    }, async (_req, res) => {
+    }, 'The figures', Stats), async (_req, res) => {
         const [head, oracle, t] = await Promise.all([ctx.head.get(), gasOracle(ctx), activityTotals(ctx.db)])
         const tier = (wei: bigint) => {
             const priority = wei > oracle.baseFee ? wei - oracle.baseFee : 0n
@@ -94,22 +92,18 @@ export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     })
 
     /** Transactions per UTC day, newest first, every one of the last 30 days present. */
-    router.get('/stats/charts/transactions', {
+    router.get('/stats/charts/transactions', chainOperation(TAG, {
         summary: 'Transactions per UTC day of the last 30 days, newest first',
-        tags: TAGS,
-        responses: { 200: answer.ok('The chart', TransactionsChart), 503: answer.timeout },
-    }, async (_req, res) => {
+    }, 'The chart', TransactionsChart), async (_req, res) => {
         const rows = await dailyTransactions(ctx.db, CHART_DAYS)
         setLiveCaching(res)
         res.json({ chart_data: rows })
     })
 
     // No price feed: the market chart is empty rather than missing.
-    router.get('/stats/charts/market', {
-        summary: 'The market chart (no price feed: always empty)',
-        tags: TAGS,
-        responses: { 200: answer.ok('The chart', MarketChart) },
-    }, (_req, res) => {
+    router.get('/stats/charts/market', chainOperation(TAG, {
+        summary: 'The market chart (no price feed: always empty)', reads: false,
+    }, 'The chart', MarketChart), (_req, res) => {
         res.json({ chart_data: [], available_supply: '0' })
     })
 }

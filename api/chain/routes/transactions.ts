@@ -1,5 +1,5 @@
-import { DocumentedRouter } from '../../../common/service/api-doc'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { carried, FETCH_SIZE, PAGE_SIZE, paginate, paginateTransfers } from '../pagination'
@@ -13,7 +13,7 @@ import { renderLogs } from '../render/log'
 import { renderTokenTransfers } from '../render/token-transfer'
 import { renderTransaction, transactionAddresses } from '../render/transaction'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
-import { answer, Log, page, TokenTransfer, Transaction, TransactionDetails, TransactionStats } from '../schemas'
+import { chainOperation, Log, pageOf, TokenTransfer, Transaction, TransactionDetails, TransactionStats } from '../schemas'
 import { sendJson } from '../json-response'
 
 /** A transaction as a list shows it (parsed back from its rendered item). */
@@ -47,7 +47,7 @@ export async function transactionItems(ctx: ChainContext, keys: readonly Transac
     })
 }
 
-const TAGS = ['transactions']
+const TAG = 'transactions'
 
 const TransactionsQuery = z.object({
     filter: z.enum(['validated', 'pending']).optional(),
@@ -69,12 +69,9 @@ const CursorQuery = z.object({
 const TokenTransfersQuery = CursorQuery.extend({ type: q.list(TOKEN_TYPES).optional() })
 
 export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
-    router.get('/transactions', {
-        summary: 'Transactions, newest first',
-        tags: TAGS,
-        query: TransactionsQuery,
-        responses: { 200: answer.ok('A page of transactions', page(Transaction)), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/transactions', chainOperation(TAG, {
+        summary: 'Transactions, newest first', query: TransactionsQuery,
+    }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const query = parseQuery(TransactionsQuery, req.query)
         setLiveCaching(res)
         // The indexer ingests mined blocks only, and this chain has no blob transactions.
@@ -85,20 +82,15 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         sendJson(res, await transactionPage(ctx, rows, byPosition, carried(req.query, ['filter', 'type', 'method'])))
     })
 
-    router.get('/transactions/stats', {
+    router.get('/transactions/stats', chainOperation(TAG, {
         summary: 'Transaction counts and fees of the last 24 hours',
-        tags: TAGS,
-        responses: { 200: answer.ok('The figures', TransactionStats), 503: answer.timeout },
-    }, async (_req, res) => {
+    }, 'The figures', TransactionStats), async (_req, res) => {
         res.json(await transactionStats(ctx))
     })
 
-    router.get('/transactions/:hash', {
-        summary: 'A transaction, with its first 10 token transfers',
-        tags: TAGS,
-        params: TransactionPath,
-        responses: { 200: answer.ok('The transaction', TransactionDetails), 404: answer.notFound('transaction'), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/transactions/:hash', chainOperation(TAG, {
+        summary: 'A transaction, with its first 10 token transfers', params: TransactionPath, notFound: 'transaction',
+    }, 'The transaction', TransactionDetails), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const row = await transactionByHash(ctx.db, hash)
         if (!row) throw notFound()
@@ -113,13 +105,9 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         res.json(renderTransaction(row, address, head.number, { tokenTransfers, overflow: transfers.length > 10 }))
     })
 
-    router.get('/transactions/:hash/logs', {
-        summary: "A transaction's logs",
-        tags: TAGS,
-        params: TransactionPath,
-        query: CursorQuery,
-        responses: { 200: answer.ok('A page of logs', page(Log)), 404: answer.notFound('transaction'), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/transactions/:hash/logs', chainOperation(TAG, {
+        summary: "A transaction's logs", params: TransactionPath, query: CursorQuery, notFound: 'transaction',
+    }, 'A page of logs', pageOf(Log)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(CursorQuery, req.query)
         const tx = await transactionByHash(ctx.db, hash)
@@ -131,13 +119,9 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
     })
 
-    router.get('/transactions/:hash/token-transfers', {
-        summary: "A transaction's token transfers",
-        tags: TAGS,
-        params: TransactionPath,
-        query: TokenTransfersQuery,
-        responses: { 200: answer.ok('A page of token transfers', page(TokenTransfer)), 404: answer.notFound('transaction'), 422: answer.invalid, 503: answer.timeout },
-    }, async (req, res) => {
+    router.get('/transactions/:hash/token-transfers', chainOperation(TAG, {
+        summary: "A transaction's token transfers", params: TransactionPath, query: TokenTransfersQuery, notFound: 'transaction',
+    }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(TokenTransfersQuery, req.query)
         const tx = await transactionByHash(ctx.db, hash)
