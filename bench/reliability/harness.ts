@@ -6,6 +6,7 @@ import { DEV_MNEMONIC } from '../../devnet/anvil'
 import { mintStable } from '../../devnet/deploy'
 import { CHAIN_ID, mineEmptyBlocks, startTestChain, TestChain } from '../../test/support/chain'
 import { IndexerProcess, startIndexer } from '../../test/support/indexer'
+import { freePort } from '../../test/support/ports'
 import { createTestDatabase } from '../../test/support/postgres'
 import { RpcProxy } from '../../test/support/rpc-proxy'
 
@@ -45,6 +46,7 @@ export class World {
             await proxy.start()
             const world = new World(chain, proxy, await createTestDatabase('reliability'), {
                 INDEXER_BATCH_BLOCKS: '500',
+                INDEXER_HEALTH_PORT: String(await freePort()),
                 ...options.env,
             })
             world.db = new Client({ connectionString: world.databaseUrl })
@@ -146,6 +148,16 @@ export class World {
         for (let i = 0; i < count; i++) {
             const to = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 20 + (i % 5) }).address as Address
             await mintStable(this.chain.url, CHAIN_ID, deployer, this.chain.contracts.stable, to, BigInt(1_000 + i))
+        }
+    }
+
+    /** The indexer's answer to GET /ready, or undefined when it does not answer (no endpoint, not started). */
+    async ready(): Promise<{ status: number; body: { ready: boolean; status: string } } | undefined> {
+        try {
+            const res = await fetch(`http://127.0.0.1:${this.env.INDEXER_HEALTH_PORT}/ready`, { signal: AbortSignal.timeout(5000) })
+            return { status: res.status, body: await res.json() as { ready: boolean; status: string } }
+        } catch {
+            return undefined
         }
     }
 

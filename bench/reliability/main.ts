@@ -1,4 +1,5 @@
 import * as fs from 'fs'
+import * as os from 'os'
 import * as path from 'path'
 import { mochaHooks } from '../../test/support/postgres'
 import { machine } from '../report'
@@ -40,6 +41,11 @@ async function main(): Promise<void> {
                 console.log(`${scenario.id} run ${run}/${runs} (${Math.round((Date.now() - started) / 1000)} s): ${failed.length ? 'FAIL' : 'pass'}`)
                 for (const c of outcome.checks) console.log(`  ${c.pass ? 'ok  ' : 'FAIL'} ${c.name}${c.detail ? `: ${c.detail}` : ''}`)
                 console.log(`  ${JSON.stringify(outcome.measures)}`)
+                if (failed.length && outcome.output) {
+                    const log = path.join(os.tmpdir(), `reliability-${scenario.id}-${run}.log`)
+                    fs.writeFileSync(log, outcome.output)
+                    console.log(`  indexer output: ${log}`)
+                }
             }
             scores.push({ scenario, outcomes })
         }

@@ -17,6 +17,8 @@ export interface Check {
 export interface Outcome {
     checks: Check[]
     measures: Record<string, string | number>
+    /** What the indexer processes printed. */
+    output?: string
 }
 
 export interface Scenario {
@@ -52,6 +54,20 @@ async function consistent(world: World, name = 'loses nothing, applies nothing t
     }
 }
 
+/** GET /ready answered 503 during the fault (`during`) and answers 200 now that the indexer has caught up. */
+async function readinessCheck(world: World, during: Awaited<ReturnType<World['ready']>>): Promise<Check> {
+    const after = await waitFor('ready', async () => {
+        const answer = await world.ready()
+        return answer?.status === 200 ? answer : undefined
+    }, 15_000, 250).catch(() => world.ready())
+    const show = (a: typeof after) => (a ? `${a.status} ${a.body.status}` : 'no answer')
+    return {
+        name: 'readiness: 503 during the fault, 200 once caught up',
+        pass: during?.status === 503 && after?.status === 200,
+        detail: `during: ${show(during)}; after: ${show(after)}`,
+    }
+}
+
 function survived(world: World): Check {
     return {
         name: 'the process survives',
@@ -64,7 +80,7 @@ function survived(world: World): Check {
 async function inWorld(options: WorldOptions, body: (world: World) => Promise<Outcome>): Promise<Outcome> {
     const world = await World.start(options)
     try {
-        return await body(world)
+        return { ...await body(world), output: world.output() }
     } finally {
         await world.stop()
     }
@@ -91,6 +107,7 @@ function rpcFault(kind: FaultKind, label: string): Scenario {
                 await world.activity(5)
                 await sleep(faultMs - (Date.now() - started))
             })
+            const duringFault = await world.ready()
             const atHeal = await world.indexedHeight()
             world.proxy.heal()
             const healed = Date.now()
@@ -105,6 +122,7 @@ function rpcFault(kind: FaultKind, label: string): Scenario {
                     detail: `${round(faulty.rate)} vs ${round(healthy.rate)} req/s`,
                 },
                 await consistent(world),
+                await readinessCheck(world, duringFault),
             ]
             return {
                 checks,
