@@ -152,10 +152,10 @@ export class World {
     }
 
     /** The indexer's answer to GET /ready, or undefined when it does not answer (no endpoint, not started). */
-    async ready(): Promise<{ status: number; body: { ready: boolean; status: string } } | undefined> {
+    async ready(): Promise<{ status: number; body: { ready: boolean; status: string; restarts: number } } | undefined> {
         try {
             const res = await fetch(`http://127.0.0.1:${this.env.INDEXER_HEALTH_PORT}/ready`, { signal: AbortSignal.timeout(5000) })
-            return { status: res.status, body: await res.json() as { ready: boolean; status: string } }
+            return { status: res.status, body: await res.json() as { ready: boolean; status: string; restarts: number } }
         } catch {
             return undefined
         }

@@ -80,7 +80,10 @@ function survived(world: World): Check {
 async function inWorld(options: WorldOptions, body: (world: World) => Promise<Outcome>): Promise<Outcome> {
     const world = await World.start(options)
     try {
-        return { ...await body(world), output: world.output() }
+        const outcome = await body(world)
+        const ready = await world.ready()
+        outcome.measures['loop restarts'] = ready?.body.restarts ?? 'n/a'
+        return { ...outcome, output: world.output() }
     } finally {
         await world.stop()
     }
