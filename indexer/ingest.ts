@@ -4,7 +4,7 @@ import { EvmRpcDataSource } from '@subsquid/evm-processor/lib/ds-rpc/client'
 import { PrometheusServer, Runner } from '@subsquid/util-internal-processor-tools'
 import { Logger } from '../common/logger'
 import { BatchingDatabase, IndexerStore } from './database'
-import { BlockData, createProcessor, ProcessorOptions } from './processor'
+import { BlockData, createProcessor, HEAD_POLL_INTERVAL_MS, ProcessorOptions } from './processor'
 import { Readiness } from './readiness'
 import { RETRY_SCHEDULE } from './rpc'
 
@@ -20,7 +20,8 @@ const RESTART_MAX_MS = 5000
 /**
  * A client that also retries JSON-RPC internal errors (-32603): a load balancer answers them when
  * a backend fails, and the next attempt usually reaches a healthy one. Only the processor's reads
- * (blocks, receipts) go through it; they never fail that way for a deterministic reason.
+ * (blocks and receipts) go through it: the calls, state and trace reads of rpc.ts tell missing
+ * state from other errors, which retrying would hide.
  */
 class PatientRpcClient extends RpcClient {
     override isConnectionError(err: Error): boolean {
@@ -68,7 +69,7 @@ export async function runIngestion(options: IngestOptions): Promise<IngestEnd> {
             hotDataSource: new EvmRpcDataSource({
                 rpc,
                 finalityConfirmation: options.finalityConfirmation,
-                headPollInterval: 1000,
+                headPollInterval: HEAD_POLL_INTERVAL_MS,
                 log: sdkLog.child('rpc', { rpcUrl: options.rpcUrl }),
             }),
             allBlocksAreFinal: false,

@@ -2,13 +2,14 @@ import { expect } from 'chai'
 import { SCENARIOS } from '../../bench/reliability/scenarios'
 
 /**
- * The fast subset of the reliability catalogue (docs/RELIABILITY.md): one run each, faults of 10 s
- * instead of 30 s. `npm run reliability` runs the whole catalogue three times.
+ * The fast subset of the reliability catalogue (docs/RELIABILITY.md): the node faults that used to
+ * end the process, one run each, faults of 10 s instead of 30 s. `npm run reliability` runs the
+ * whole catalogue three times.
  */
 
-const FAST = ['rpc-rpc-error', 'rpc-stall']
+const FAST = ['rpc-rpc-error', 'receipt-logs-twice']
 
-describe('indexer reliability: RPC faults mid-sync', function () {
+describe('indexer reliability: node faults', function () {
     this.timeout(300_000)
 
     for (const id of FAST) {
