@@ -172,13 +172,17 @@ export interface HeldTokenRow {
 }
 
 /** Every token the indexer saw the holder hold, with a non-zero balance (the wallet platform's balances). */
-export async function heldTokens(db: Db, holder: string): Promise<HeldTokenRow[]> {
-    const { rows } = await db.query<HeldTokenRow>(
-        `SELECT b.token, b.value::text AS value, t.name, t.symbol, t.decimals, t.type
-         FROM token_balance b LEFT JOIN token t ON t.id = b.token
-         WHERE b.holder = $1 AND b.value > 0
-         ORDER BY t.symbol NULLS LAST, b.token`,
-        [holder.toLowerCase()]
-    )
-    return rows
+export async function heldTokens(db: Db, holder: string, limit: number, offset: number): Promise<{ rows: HeldTokenRow[]; total: number }> {
+    const [{ rows }, count] = await Promise.all([
+        db.query<HeldTokenRow>(
+            `SELECT b.token, b.value::text AS value, t.name, t.symbol, t.decimals, t.type
+             FROM token_balance b LEFT JOIN token t ON t.id = b.token
+             WHERE b.holder = $1 AND b.value > 0
+             ORDER BY t.symbol NULLS LAST, b.token
+             LIMIT $2 OFFSET $3`,
+            [holder.toLowerCase(), limit, offset]
+        ),
+        db.query<{ n: number }>('SELECT count(*)::int AS n FROM token_balance WHERE holder = $1 AND value > 0', [holder.toLowerCase()]),
+    ])
+    return { rows, total: count.rows[0].n }
 }

@@ -13,7 +13,7 @@ import {
 } from '../api-doc'
 import { badRequest, conflict, noStore, parseInput, sendData } from '../http'
 import { PlatformServices } from '../services'
-import { address, amount, NATIVE, nonZeroAddress, optionalUserId, tokenRef, userId } from '../validation'
+import { address, amount, integer, NATIVE, nonZeroAddress, optionalUserId, tokenRef, userId } from '../validation'
 import { findWallet, insertWallet, WalletOrigin } from '../wallets'
 
 const RegisterInput = z.object({ user_id: userId, address, priv_key: z.string() })
@@ -21,7 +21,9 @@ const UserInput = z.object({ user_id: userId })
 const MnemonicInput = z.object({ user_id: userId, mnemonic: z.string().max(1000) })
 const PrivateKeyInput = z.object({ user_id: userId, privateKey: z.string() })
 const BalanceInput = z.object({ address, user_id: userId })
-const TokensInput = z.object({ address, user_id: optionalUserId })
+/** Tokens per answer, and the default: every token of an ordinary wallet fits one answer. */
+const TOKENS_PAGE_MAX = 1000
+const TokensInput = z.object({ address, user_id: optionalUserId, limit: integer(1, TOKENS_PAGE_MAX).default(TOKENS_PAGE_MAX), offset: integer(0, 1_000_000_000).default(0) })
 const SendInput = z.object({ address_from: address, address_to: nonZeroAddress, token: tokenRef, amount, user_id: optionalUserId })
 
 const privateKey = z.string().regex(/^0x[0-9a-f]{64}$/)
@@ -212,8 +214,15 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
         security: PASSWORD,
         responses: {
             200: {
-                description: 'Every token with a non-zero balance',
-                schema: z.looseObject({ success: z.literal(true), address: checksummedAddress, tokens: z.array(HeldToken) }),
+                description: `The tokens with a non-zero balance, by symbol: at most \`limit\` (default and most ${TOKENS_PAGE_MAX}) from \`offset\``,
+                schema: z.looseObject({
+                    success: z.literal(true),
+                    address: checksummedAddress,
+                    tokens: z.array(HeldToken),
+                    total: z.number().int(),
+                    limit: z.number().int(),
+                    offset: z.number().int(),
+                }),
             },
             400: 'Invalid input',
             ...PASSWORD_ANSWERS,
@@ -221,7 +230,8 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
     }, async (req, res) => {
         const input = parseInput(TokensInput, req.query)
         await s.auth.wallet(req, input.address, input.user_id)
-        res.json({ success: true, address: input.address, tokens: await tokenBalances(s, input.address) })
+        const { tokens, total } = await tokenBalances(s, input.address, input.limit, input.offset)
+        res.json({ success: true, address: input.address, tokens, total, limit: input.limit, offset: input.offset })
     })
 
     const send = async (req: Request, res: Response) => {
@@ -315,9 +325,10 @@ async function store(s: PlatformServices, userId: string, secret: Buffer, key: H
     return { address: addr, inserted: outcome.inserted, createdAt: outcome.row.createdAt, updatedAt: outcome.row.updatedAt }
 }
 
-/** Every token the indexer saw the wallet hold, with a non-zero balance. */
-async function tokenBalances(s: PlatformServices, holder: Address) {
-    return (await heldTokens(s.pool, holder)).map((r) => {
+/** The tokens the indexer saw the wallet hold with a non-zero balance, a page of them. */
+async function tokenBalances(s: PlatformServices, holder: Address, limit: number, offset: number) {
+    const { rows, total } = await heldTokens(s.pool, holder, limit, offset)
+    const tokens = rows.map((r) => {
         const value = BigInt(r.value)
         const decimals = r.decimals === null ? null : Number(r.decimals)
         return {
@@ -330,4 +341,5 @@ async function tokenBalances(s: PlatformServices, holder: Address) {
             balanceFormatted: decimals === null ? value.toString() : formatAmount(value, decimals),
         }
     })
+    return { tokens, total }
 }

@@ -301,6 +301,10 @@ describe('wallet platform: wallets, balances and transfers', function () {
                 balance: '42500000',
                 balanceFormatted: '42.5',
             }])
+            expect([res.body.total, res.body.limit, res.body.offset]).to.deep.equal([1, 1000, 0])
+            const beyond = await f.http.get('/api/wallet/tokens', { address: holder, limit: '1', offset: '1' }, PWD)
+            expect([beyond.body.tokens, beyond.body.total]).to.deep.equal([[], 1])
+            expect((await f.http.get('/api/wallet/tokens', { address: holder, limit: '1001' }, PWD)).status).to.equal(400)
             expect((await f.http.get('/api/wallet/tokens', { address: 'x' }, PWD)).status).to.equal(400)
             expect((await f.http.get('/api/wallet/tokens', {}, PWD)).status).to.equal(400)
         })
