@@ -30,8 +30,9 @@ export function rateLimitHeaders(rule: LimitRule, remaining: number, resetSecond
     }
 }
 
-function postgresLimiter(pool: Pool, table: string, rule: LimitRule): RateLimiterPostgres {
+function postgresLimiter(pool: Pool, table: string, rule: LimitRule, extra: { inMemoryBlockOnConsumed?: number } = {}): RateLimiterPostgres {
     return new RateLimiterPostgres({
+        ...extra,
         storeClient: pool,
         storeType: 'pool',
         tableName: table,
@@ -49,7 +50,9 @@ export class RateLimit {
     private readonly limiter: RateLimiterPostgres
 
     constructor(pool: Pool, table: string, readonly rule: LimitRule, private readonly refusal: Refusal) {
-        this.limiter = postgresLimiter(pool, table, rule)
+        // A key past its budget is refused from memory until its window ends: a flood from one
+        // client then costs no database write per request (each replica learns it on its own).
+        this.limiter = postgresLimiter(pool, table, rule, { inMemoryBlockOnConsumed: rule.points + 1 })
     }
 
     /** Takes one point for key and sets the RateLimit-* headers; a 429 HttpError once the budget is spent. */
