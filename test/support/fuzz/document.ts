@@ -25,6 +25,8 @@ export interface DocumentedOperation {
     path: string
     parameters: Parameter[]
     body?: { schema: JsonSchema; required: boolean }
+    /** Takes credentials (a security requirement of its own or the document's). */
+    secured: boolean
     /** By status as the document writes it: `200`, `4XX` or `default`. */
     answers: Record<string, DocumentedAnswer>
 }
@@ -68,6 +70,7 @@ export class OpenApiDocument {
                     method: method.toUpperCase(),
                     path,
                     parameters: [...byKey.values()],
+                    secured: (op.security ?? this.raw.security ?? []).length > 0,
                     body: json ? { schema: requestBody.content[json].schema ?? true, required: requestBody.required === true } : undefined,
                     answers,
                 })

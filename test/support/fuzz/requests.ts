@@ -92,6 +92,14 @@ export class RequestArbitraries {
         mutations.push(fc.array(fc.tuple(unknownKey, hostileStrings(100)), { minLength: 1, maxLength: 3 }).map((extra) => (p: Parts) => ({
             ...p, query: [...p.query, ...extra], intent: 'unknown query keys',
         })))
+        const given = Object.keys(this.prefs.headers ?? {}).map((k) => k.toLowerCase())
+        if (op.secured && given.length > 0) {
+            const withoutGiven = (p: Parts) => Object.fromEntries(Object.entries(p.headers).filter(([k]) => !given.includes(k)))
+            mutations.push(fc.constant((p: Parts) => ({ ...p, headers: withoutGiven(p), intent: 'credentials left out' })))
+            mutations.push(fc.constantFrom('Bearer x', 'Bearer ', 'Basic Og==', 'x').map((value) => (p: Parts) => ({
+                ...p, headers: { ...withoutGiven(p), authorization: value }, intent: 'wrong credentials',
+            })))
+        }
         if (op.body) {
             const broken = invalidValues(op.body.schema, resolve)
             if (broken) mutations.push(broken.map((b: Broken) => (p: Parts) => ({ ...p, body: { json: b.value }, intent: `body ${b.why}` })))
