@@ -90,7 +90,7 @@ describe('fuzzer: property-based requests from an OpenAPI document, every answer
 
     it('passes a correct app, reaching its success, not-found and every refusal', async () => {
         const report = await fuzz('none')
-        expect(report.failures, describeFailures(report)).to.deep.equal([])
+        expect(report.failures.length, describeFailures(report)).to.equal(0)
         expect(report.operations.map((o) => o.key)).to.deep.equal(['GET /api/things/{id}', 'POST /api/things', 'GET /api/docs/openapi.json'])
         expect(report.requests).to.equal(6 * 60)
         expect(Object.keys(report.byOperation['GET /api/things/{id}']).map(Number)).to.include.members([200, 400, 404, 422])

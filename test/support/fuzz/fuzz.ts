@@ -142,6 +142,12 @@ async function send(baseUrl: string, request: FuzzRequest, timeoutMs: number): P
     return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() }
 }
 
+/** One line per operation: the statuses its requests were answered with, e.g. `GET /api/v2/blocks/{block}: 200×9 404×3 422×18`. */
+export function describeCoverage(report: FuzzReport): string {
+    const lines = report.operations.map((o) => `${o.key}: ${Object.entries(report.byOperation[o.key] ?? {}).map(([status, n]) => `${status}×${n}`).join(' ')}`)
+    return [`${report.operations.length} operations, ${report.requests} requests`, ...lines].join('\n')
+}
+
 /** A report's failures as one readable message (the request, the answer, how to replay). */
 export function describeFailures(report: FuzzReport): string {
     return report.failures.map((f) => [

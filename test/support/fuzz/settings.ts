@@ -10,6 +10,8 @@ export interface FuzzSettings {
     seed: number
     runs: number
     replay?: { kind: Kind; operation: string; path?: string }
+    /** `npm run fuzz`: the tests print what each operation was answered. */
+    verbose: boolean
     /** For mocha: bounded in `npm test`, none in `npm run fuzz` (every request has its own timeout). */
     testTimeoutMs: number
 }
@@ -24,7 +26,7 @@ export function fuzzSettings(defaults: { seed: number; runs: number }, env: Node
         replay = { kind: m[1] as Kind, operation: m[2], path: env.FUZZ_PATH || undefined }
     }
     if (env.FUZZ_SEED || env.FUZZ_RUNS) console.log(`fuzz: seed ${seed}, ${runs} requests per operation and kind`)
-    return { seed, runs, replay, testTimeoutMs: env.FUZZ_RUNS ? 0 : 600_000 }
+    return { seed, runs, replay, verbose: Boolean(env.FUZZ_RUNS), testTimeoutMs: env.FUZZ_RUNS ? 0 : 600_000 }
 }
 
 function integer(name: string, value: string): number {
