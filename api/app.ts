@@ -25,6 +25,6 @@ export function createApiApp(ctx: ApiContext) {
     // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
     app.use('/api/v2', chain.router)
     app.get('/api', chain.etherscan)
-    app.use('/api', explorerRouter(ctx, doc))
+    doc.mount(app, explorerRouter(ctx, doc))
     return { app, doc, chain }
 }

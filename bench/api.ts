@@ -1,11 +1,8 @@
-import * as fs from 'fs'
-import * as os from 'os'
-import * as path from 'path'
 import { applyMigrations } from '../db/migrate'
-import { startEmbeddedPostgres } from '../db/postgres'
 import { ApiProcess, startApi } from '../test/support/api'
+import { autocannon } from './autocannon'
 import { ownCpuMs, treeCpuMs } from './cpu'
-import { freePort } from '../test/support/ports'
+import { runOnBenchPostgres } from './bench-postgres'
 import { appendBenchmark, machine } from './report'
 import { checkSyntheticRows, loadSyntheticRows, SyntheticDataset, TRANSACTIONS_PER_BLOCK } from './synthetic-rows'
 
@@ -21,26 +18,6 @@ const DEEP_PAGE = 1_000
 const MIN_SHARE_OF_BASELINE = 0.25
 /** ... and page 1,000 at most this many times page 1's p50 latency. */
 const MAX_DEEP_PAGE_RATIO = 1.5
-
-// autocannon ships no types; this is the part of its programmatic API used here.
-interface Histogram {
-    average: number
-    p50: number
-    p99: number
-}
-interface AutocannonResult {
-    requests: Histogram & { total: number }
-    latency: Histogram
-    errors: number
-    timeouts: number
-    non2xx: number
-}
-const autocannon: (options: {
-    url: string
-    connections: number
-    duration: number
-    warmup?: { connections: number; duration: number }
-}) => Promise<AutocannonResult> = require('autocannon')
 
 interface Measurement {
     route: string
@@ -293,33 +270,4 @@ function report(dataset: SyntheticDataset, runs: Run[]): void {
     log(`machine: ${machine()}`)
 }
 
-/** The postmaster's pid, from the postmaster.pid file Postgres keeps in its data directory (somewhere under `dir`). */
-function postmasterPid(dir: string): number {
-    const file = (fs.readdirSync(dir, { recursive: true }) as string[]).find((f) => path.basename(f) === 'postmaster.pid')
-    if (!file) throw new Error(`no postmaster.pid under ${dir}`)
-    return Number(fs.readFileSync(path.join(dir, file), 'utf8').split('\n')[0])
-}
-
-async function main(): Promise<void> {
-    // On Ctrl-C or SIGTERM, exit through process.exit so the exit hook of common/processes stops Postgres and the api.
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
-    const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-pg-'))
-    const removeDir = () => fs.rmSync(pgDir, { recursive: true, force: true })
-    try {
-        const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench', fast: true, unixSocket: true })
-        // Registered after the exit hook that kills Postgres, so the directory goes after the cluster.
-        process.on('exit', removeDir)
-        try {
-            await run(pg.url, postmasterPid(pgDir))
-        } finally {
-            await pg.stop()
-        }
-    } finally {
-        removeDir()
-    }
-}
-
-main().catch((err) => {
-    process.stderr.write(`${err.stack ?? err}\n`)
-    process.exit(1)
-})
+runOnBenchPostgres({ name: 'bench-api', fast: true }, run)

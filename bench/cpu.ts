@@ -1,4 +1,5 @@
 import * as fs from 'fs'
+import * as path from 'path'
 
 /**
  * CPU time used by process trees on this machine, from /proc (Linux): where a benchmark's time
@@ -46,4 +47,11 @@ export function treeCpuMs(root: number): number {
 export function ownCpuMs(): number {
     const { user, system } = process.cpuUsage()
     return (user + system) / 1000
+}
+
+/** The postmaster's pid, from the postmaster.pid file Postgres keeps in its data directory (somewhere under `dir`). */
+export function postmasterPid(dir: string): number {
+    const file = (fs.readdirSync(dir, { recursive: true }) as string[]).find((f) => path.basename(f) === 'postmaster.pid')
+    if (!file) throw new Error(`no postmaster.pid under ${dir}`)
+    return Number(fs.readFileSync(path.join(dir, file), 'utf8').split('\n')[0])
 }

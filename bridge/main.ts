@@ -43,7 +43,7 @@ async function main(service: Service): Promise<void> {
 
     // Only a token set in the environment opens webhook management (npm start passes the generated development one).
     const webhooks = new Webhooks({ databaseUrl: databaseUrl, masterKey: secrets.masterKey, adminToken: env.BRIDGE_ADMIN_TOKEN, config: config.webhooks, log })
-    const server = await listen(createApp(env, ctx, vaults, webhooks), env.BRIDGE_PORT)
+    const server = await listen(createApp(env, ctx, vaults, webhooks).app, env.BRIDGE_PORT)
     onStop(() => server.close())
     const socket = new BridgeSocket(ctx, databaseUrl, env.TRUST_PROXY)
     await socket.attach(server.server, '/ws')

@@ -18,9 +18,13 @@ export const explorerErrors: ErrorSurface = {
     internalMessage: 'internal error',
 }
 
-/** The error body as the OpenAPI document states it. */
-export const explorerErrorSchema = z.object({
-    error: z.looseObject({ code: z.string(), message: z.string(), field: z.string().optional() }),
+/** The error body as the OpenAPI document states it: exactly the members codedErrorBody writes for the explorer's errors. */
+export const explorerErrorSchema = z.strictObject({
+    error: z.strictObject({
+        code: z.string().meta({ description: 'What failed, e.g. invalid_request, unauthorized, rate_limited (docs/explorer-api.md lists them)' }),
+        message: z.string().meta({ description: 'Our own words; on a 400 about one field it starts with that field' }),
+        field: z.string().optional().meta({ description: 'The field a 400 is about (`email`, `token`, `body` for a missing body)' }),
+    }),
 }).meta({ id: 'ExplorerError' })
 
 /** body-parser's error types, as our codes and messages. */

@@ -1,8 +1,24 @@
 import { RequestHandler } from 'express'
-import { publicAccount } from './auth/accounts'
+import { z } from 'zod'
+import { Operation } from '../../common/service/api-doc'
+import { noSession, SESSION } from './answers'
+import { accountSchema, publicAccount } from './auth/accounts'
 import { sessionOf } from './auth/sessions'
 import { ExplorerServices } from './services'
 import { WATCHLIST_LIMIT } from './watchlist'
+
+export const profileOperation: Operation = {
+    summary: 'The signed-in account with its watchlist usage',
+    tags: ['Profile'],
+    security: [SESSION],
+    responses: {
+        200: {
+            description: 'The account',
+            schema: accountSchema.extend({ watchlist: z.looseObject({ count: z.int(), limit: z.int() }) }),
+        },
+        401: noSession,
+    },
+}
 
 /** GET /profile: the account with its watchlist usage. */
 export function profile(s: ExplorerServices): RequestHandler {

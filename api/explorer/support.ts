@@ -1,6 +1,8 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { Operation } from '../../common/service/api-doc'
 import { clientIp } from '../../common/service/client-ip'
+import { BODY_FAULTS, rateLimitHeaders, timestamp, tooManyRequests } from './answers'
 import { ExplorerServices } from './services'
 import { email, parseInput, text } from './validate'
 
@@ -15,6 +17,23 @@ const Body = z.object({
     subject: text(200),
     message: text(5000, 10),
 })
+
+export const supportRequestOperation: Operation = {
+    summary: 'Send a support request or an application',
+    description: 'Stored for the operators; the submitted text is never echoed.',
+    tags: ['Forms'],
+    body: Body,
+    responses: {
+        201: {
+            description: 'The request is stored',
+            schema: z.looseObject({ id: z.uuid(), kind: Body.shape.kind, received_at: timestamp }),
+            headers: rateLimitHeaders,
+        },
+        400: 'A field is missing or invalid (invalid_request), or the body is not JSON (invalid_json)',
+        ...BODY_FAULTS,
+        429: tooManyRequests('support requests and newsletter subscriptions from this IP'),
+    },
+}
 
 export function supportRequest(s: ExplorerServices): RequestHandler {
     return async (req, res) => {

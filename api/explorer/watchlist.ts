@@ -1,8 +1,9 @@
-import express, { Router } from 'express'
 import { formatUnits } from 'viem'
 import { z } from 'zod'
 import { sessionOf } from './auth/sessions'
+import { ApiDoc, DocumentedRouter, Operation } from '../../common/service/api-doc'
 import { HttpError } from '../../common/service/http-error'
+import { BODY_FAULTS, noSession, SESSION, timestamp } from './answers'
 import { inTransaction } from '../../db/transaction'
 import { notFound } from './errors'
 import { ExplorerServices } from './services'
@@ -48,11 +49,59 @@ function entry(row: EntryRow) {
     }
 }
 
-export function watchlistRouter(s: ExplorerServices): Router {
-    const router = express.Router()
+const entrySchema = z.looseObject({
+    address: z.string().meta({ description: 'Lowercase' }),
+    name: z.string().nullable(),
+    balance: z.string().nullable().meta({ description: 'Native balance in anative (exact) as the indexer last saw it; null if it never saw the address' }),
+    balance_native: z.string().nullable().meta({ description: 'The same in NATIVE, a decimal string' }),
+    balance_block: z.int().nullable(),
+    added_at: timestamp,
+}).meta({ id: 'WatchlistEntry' })
+
+const listOperation: Operation = {
+    summary: 'The addresses the account follows',
+    security: [SESSION],
+    responses: {
+        200: {
+            description: 'The watchlist, oldest entry first',
+            schema: z.looseObject({ items: z.array(entrySchema), count: z.int(), limit: z.int() }),
+        },
+        401: noSession,
+    },
+}
+
+const addOperation: Operation = {
+    summary: 'Follow an address, or relabel one already followed',
+    description: `A given \`name\` relabels an existing entry, \`null\` clears it. At most ${WATCHLIST_LIMIT} addresses.`,
+    security: [SESSION],
+    body: AddBody,
+    responses: {
+        201: { description: 'The new entry', schema: entrySchema },
+        200: { description: 'The address was already there (relabelled if a name was given)', schema: entrySchema },
+        400: 'A field is missing or invalid (invalid_request), or the body is not JSON (invalid_json)',
+        401: noSession,
+        409: `The watchlist holds ${WATCHLIST_LIMIT} addresses already (watchlist_full)`,
+        ...BODY_FAULTS,
+    },
+}
+
+const removeOperation: Operation = {
+    summary: 'Stop following an address',
+    security: [SESSION],
+    params: Params,
+    responses: {
+        204: { description: 'Removed' },
+        400: 'The address is not 0x and 40 hexadecimal digits (invalid_request)',
+        401: noSession,
+        404: 'The address is not on the watchlist (not_found)',
+    },
+}
+
+export function watchlistRouter(s: ExplorerServices, doc: ApiDoc): DocumentedRouter {
+    const router = doc.router('/api/watchlist', 'Watchlist')
     router.use(s.sessions.required())
 
-    router.get('/', async (_req, res) => {
+    router.get('/', listOperation, async (_req, res) => {
         const { account } = sessionOf(res)
         const { rows } = await s.ctx.pool.query<EntryRow>(
             `${ENTRY_SELECT} WHERE w.account_id = $1 ORDER BY w.created_at, w.address`,
@@ -61,7 +110,7 @@ export function watchlistRouter(s: ExplorerServices): Router {
         res.json({ items: rows.map(entry), count: rows.length, limit: WATCHLIST_LIMIT })
     })
 
-    router.post('/', async (req, res) => {
+    router.post('/', addOperation, async (req, res) => {
         const { account } = sessionOf(res)
         const body = parseInput(AddBody, req.body, 'body')
         const created = await inTransaction(s.ctx.pool, async (db) => {
@@ -85,7 +134,7 @@ export function watchlistRouter(s: ExplorerServices): Router {
         res.status(created ? 201 : 200).json(entry(rows[0]))
     })
 
-    router.delete('/:address', async (req, res) => {
+    router.delete('/:address', removeOperation, async (req, res) => {
         const { account } = sessionOf(res)
         const params = parseInput(Params, req.params, 'params')
         const { rowCount } = await s.ctx.pool.query('DELETE FROM explorer_watchlist WHERE account_id = $1 AND address = $2', [account.id, params.address])

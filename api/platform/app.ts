@@ -1,5 +1,6 @@
-import express, { Express } from 'express'
+import express from 'express'
 import { errorHandler } from '../../common/service/error-handler'
+import { createPlatformDoc } from './api-doc'
 import { HttpError, pendingTransactionAnswer, platformErrors } from './http'
 import { healthRoutes } from './routes/health'
 import { poolRoutes } from './routes/pools'
@@ -10,26 +11,25 @@ import { createServices, PlatformContext } from './services'
 
 /**
  * The wallet platform API (docs/platform-api.md): managed wallets the server signs for.
- * Served on PLATFORM_PORT by its own process (main.ts). Chain routes answer 503 while no chain
- * contracts are configured, so the process starts without a chain.
+ * Served on PLATFORM_PORT by its own process (main.ts), with its OpenAPI document at /api/docs
+ * (docs/openapi.md). Chain routes answer 503 while no chain contracts are configured, so the
+ * process starts without a chain. `stop` ends its background work, before its pool closes.
  */
-export function createPlatformApp(ctx: PlatformContext): Express {
+export function createPlatformApp(ctx: PlatformContext) {
     const services = createServices(ctx)
+    const doc = createPlatformDoc()
     const app = express()
     app.disable('x-powered-by')
     app.set('trust proxy', ctx.env.TRUST_PROXY)
     // Express's query parser would turn user_id[]=a into an array; plain strings are all the platform takes.
     app.set('query parser', 'simple')
     app.use(express.json({ limit: '100kb' }))
-    app.use(healthRoutes(services))
-    app.use(walletRoutes(services))
-    app.use(tokenRoutes(services))
-    app.use(poolRoutes(services))
-    app.use(swapRoutes(services))
+    doc.serve(app)
+    for (const routes of [healthRoutes, walletRoutes, tokenRoutes, poolRoutes, swapRoutes]) doc.mount(app, routes(services, doc))
     app.use(() => {
         throw new HttpError(404, 'No such route')
     })
     app.use(pendingTransactionAnswer)
     app.use(errorHandler(platformErrors, services.log))
-    return app
+    return { app, doc, stop: services.stop }
 }

@@ -4,7 +4,7 @@ import { Pool } from 'pg'
 import { Address, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { Logger } from '../../common/logger'
-import { clientIp } from '../../common/service/client-ip'
+import { clientKey } from '../../common/service/client-ip'
 import { FailureLimit } from '../../common/service/rate-limit'
 import { PlatformEnv } from './config'
 import { badRequest, unauthorized } from './http'
@@ -39,7 +39,7 @@ interface Attempt {
  * password of the user owning a wallet address (and, when a user_id is given too, that the wallet
  * is that user's). Every failure is the same 401, after the same argon2id work: an unknown user or
  * wallet is checked against a dummy credential. Failures count in Postgres (shared by all replicas)
- * per (account, client IP) and per client IP, both checked before any argon2id work; past either
+ * per (account, client IP) and per client IP, each attempt counted before any argon2id work; past either
  * limit that IP gets 429 until the window ends, and no other IP does, so nobody can lock an owner
  * out (docs/platform-api.md, Limits). A success clears its (account, IP) count only.
  */
@@ -75,7 +75,7 @@ export class Auth {
         if (body && typeof body === 'object' && typeof body.user_pwd === 'string' && body.user_pwd.length > 0) return body.user_pwd
         const query = req.query.user_pwd
         if (typeof query === 'string' && query.length > 0) {
-            this.log.warn({ method: req.method, path: req.path }, 'password sent as the user_pwd query parameter, where URLs get logged; send the x-user-pwd header instead')
+            this.log.warn({ method: req.method, path: req.baseUrl + req.path }, 'password sent as the user_pwd query parameter, where URLs get logged; send the x-user-pwd header instead')
             return query
         }
         return undefined
@@ -84,7 +84,7 @@ export class Auth {
     async user(req: Request, userId: string): Promise<UserAuth> {
         const password = this.password(req)
         if (!password) throw unauthorized()
-        const secret = await this.verify({ ip: clientIp(req), account: `user:${userId}` }, userId, password)
+        const secret = await this.verify({ ip: clientKey(req), account: `user:${userId}` }, userId, password)
         return { userId, secret }
     }
 
@@ -95,7 +95,7 @@ export class Auth {
         const owner = wallet && (userId === undefined || wallet.userId === userId) ? wallet.userId : undefined
         const account = userId !== undefined ? `user:${userId}` : `wallet:${address.toLowerCase()}`
         // With no owner, verify() still runs the dummy check, so this failure costs what a wrong password costs.
-        const secret = await this.verify({ ip: clientIp(req), account }, owner, password)
+        const secret = await this.verify({ ip: clientKey(req), account }, owner, password)
         return { userId: wallet!.userId, secret, wallet: wallet! }
     }
 
@@ -129,7 +129,7 @@ export class Auth {
             if (await insertUser(this.pool, userId, credential)) return { userId, secret, created: true }
             // Created by a concurrent request a moment ago: from here on it is an existing user.
         }
-        const secret = await this.verify({ ip: clientIp(req), account: `user:${userId}` }, userId, password)
+        const secret = await this.verify({ ip: clientKey(req), account: `user:${userId}` }, userId, password)
         return { userId, secret, created: false }
     }
 
@@ -139,27 +139,47 @@ export class Auth {
     }
 
     private async verify(attempt: Attempt, userId: string | undefined, password: string): Promise<Buffer> {
-        const [, failed] = await Promise.all([this.ipFailures.check(attempt.ip), this.accountFailures.check(accountKey(attempt))])
-        if (password.length > MAX_PASSWORD) {
-            await this.fail(attempt)
-        }
+        // A cached (user_id, password) was verified moments ago: no guess gets here, nothing to count.
         const cacheKey = userId === undefined ? undefined : this.cacheKeyOf(userId, password)
         const cached = cacheKey ? this.cache.get(cacheKey) : undefined
         if (cached && cached.expires > Date.now()) return cached.secret
-        const row = userId === undefined ? undefined : await findUser(this.pool, userId)
-        const secret = await this.keystore.verify(password, row ?? this.keystore.dummyCredential)
-        if (!row || !secret) await this.fail(attempt)
-        if (failed > 0) await this.accountFailures.clear(accountKey(attempt))
-        this.remember(cacheKey!, secret!)
-        return secret!
+        const failedBefore = await this.reserve(attempt)
+        // A check that could not be made (the hash pool full, the database away) is no failure.
+        const secret = await this.check(userId, password).catch(async (err) => {
+            await this.giveBack(attempt)
+            throw err
+        })
+        // A failure stays counted: reserve() counted it before the work.
+        if (!secret) throw unauthorized()
+        if (failedBefore > 0) await Promise.all([this.ipFailures.refund(attempt.ip), this.accountFailures.clear(accountKey(attempt))])
+        else await this.giveBack(attempt)
+        if (cacheKey) this.remember(cacheKey, secret)
+        return secret
     }
 
-    /** Counts the failure in both; a 429 when either is now beyond its limit, else the 401. */
-    private async fail(attempt: Attempt): Promise<never> {
-        const counted = await Promise.allSettled([this.ipFailures.fail(attempt.ip), this.accountFailures.fail(accountKey(attempt))])
-        const refused = counted.find((c) => c.status === 'rejected')
-        if (refused) throw refused.reason
-        throw unauthorized()
+    /** The secret a correct password opens; undefined for a wrong one or an unknown user, after the same work. */
+    private async check(userId: string | undefined, password: string): Promise<Buffer | undefined> {
+        if (password.length > MAX_PASSWORD) return undefined
+        const row = userId === undefined ? undefined : await findUser(this.pool, userId)
+        const secret = await this.keystore.verify(password, row ?? this.keystore.dummyCredential)
+        return row ? secret ?? undefined : undefined
+    }
+
+    private async giveBack(attempt: Attempt): Promise<void> {
+        await Promise.all([this.ipFailures.refund(attempt.ip), this.accountFailures.refund(accountKey(attempt))])
+    }
+
+    /**
+     * Counts the attempt as a failure in both limits before any argon2id work, so guesses sent at
+     * once cannot pass together; a 429 when either is full, and then neither counts it. Resolves
+     * with the (account, IP) failures before this attempt.
+     */
+    private async reserve(attempt: Attempt): Promise<number> {
+        const [ip, pair] = await Promise.allSettled([this.ipFailures.reserve(attempt.ip), this.accountFailures.reserve(accountKey(attempt))])
+        if (ip.status === 'fulfilled' && pair.status === 'fulfilled') return pair.value
+        if (ip.status === 'fulfilled') await this.ipFailures.refund(attempt.ip)
+        if (pair.status === 'fulfilled') await this.accountFailures.refund(accountKey(attempt))
+        throw ip.status === 'rejected' ? ip.reason : (pair as PromiseRejectedResult).reason
     }
 
     private cacheKeyOf(userId: string, password: string): string {

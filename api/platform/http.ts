@@ -20,6 +20,9 @@ export const platformErrors: ErrorSurface = {
     internalMessage: 'Internal error',
 }
 
+/** The error body as the OpenAPI document states it. */
+export const platformErrorSchema = z.object({ success: z.literal(false), error: z.string() }).meta({ id: 'PlatformError' })
+
 /**
  * The transaction was sent but not mined within the wait: not a failure. The caller gets 202 with
  * the hash, to follow on the chain.

@@ -14,7 +14,9 @@ async function main(service: Service): Promise<void> {
     const env = parsePlatformEnv()
     const { pool } = await openDatabase(env.DATABASE_URL, service)
     const { masterKey } = loadSecrets(env, ['masterKey'], log)
-    const server = await listen(createPlatformApp({ env, masterKey, pool, log }), env.PLATFORM_PORT)
+    const { app, stop } = createPlatformApp({ env, masterKey, pool, log })
+    onStop(stop)
+    const server = await listen(app, env.PLATFORM_PORT)
     onStop(() => server.close())
     log.info({ port: server.port }, 'platform listening')
 }

@@ -34,6 +34,8 @@ export interface PlatformServices {
     registrations: RateLimit
     chain: ChainService
     sender: TxSender
+    /** Ends the background work: following stored transactions, and the advisory locks' connection. */
+    stop(): Promise<void>
 }
 
 export function createServices(ctx: PlatformContext): PlatformServices {
@@ -54,5 +56,9 @@ export function createServices(ctx: PlatformContext): PlatformServices {
     txs.start(RESUME_INTERVAL_MS)
     const receipts = new ReceiptWatcher(chain.client, log)
     const sender = new TxSender(chain, txs, receipts, ctx.env.PLATFORM_TX_TIMEOUT_SECONDS * 1000, log)
-    return { env: ctx.env, pool: ctx.pool, log, keystore, auth: new Auth(ctx.pool, keystore, ctx.env, log), registrations, chain, sender }
+    const stop = async () => {
+        txs.stop()
+        await locks.close()
+    }
+    return { env: ctx.env, pool: ctx.pool, log, keystore, auth: new Auth(ctx.pool, keystore, ctx.env, log), registrations, chain, sender, stop }
 }

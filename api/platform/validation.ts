@@ -18,6 +18,7 @@ export const address = z
     .string()
     .refine((v) => isAddress(v, { strict: true }), 'must be a 0x-prefixed 20-byte address, lowercase or with a valid EIP-55 checksum')
     .transform((v) => getAddress(v))
+    .meta({ description: 'A 0x-prefixed 20-byte address, lowercase or with a valid EIP-55 checksum', pattern: '^0x[0-9a-fA-F]{40}$' })
 
 export const nonZeroAddress = address.refine((v) => v !== zeroAddress, 'must not be the zero address')
 
@@ -31,9 +32,12 @@ export const tokenRef = z
     .string()
     .refine((v) => v.toUpperCase() === NATIVE || isAddress(v, { strict: true }), `must be a token address or ${NATIVE}`)
     .transform((v): TokenRef => (v.toUpperCase() === NATIVE || v.toLowerCase() === zeroAddress ? NATIVE : getAddress(v)))
+    .meta({ description: `A token address (lowercase or EIP-55), or ${NATIVE} (any case) for the native coin`, pattern: '^(0x[0-9a-fA-F]{40}|[Nn][Aa][Tt][Ii][Vv][Ee])$' })
 
 /** An amount before its token's decimals are known: a decimal string or a plain JSON number. */
-export const amount = z.union([z.string().max(100), z.number()], { error: 'must be a decimal string in whole tokens, such as "1.5"' })
+export const amount = z
+    .union([z.string().max(100), z.number()], { error: 'must be a decimal string in whole tokens, such as "1.5"' })
+    .meta({ description: 'Whole tokens as a decimal string, such as "1.5" (a JSON number is accepted when it prints without an exponent)' })
 
 /** Router deadline override, unix seconds. */
 export const deadline = z.coerce.number().int('must be an integer (unix seconds)').positive('must be positive').optional()

@@ -49,6 +49,7 @@ export class WalletTransactions {
     /** Transactions a request of this process still waits on: the resume pass leaves them to it. */
     private readonly awaited = new Set<string>()
     private timer?: NodeJS.Timeout
+    private stopped = false
 
     constructor(
         private readonly pool: Pool,
@@ -124,12 +125,14 @@ export class WalletTransactions {
     start(intervalMs: number): void {
         const pass = async () => {
             await this.resume().catch((err) => this.log.warn({ err }, 'resuming stored transactions failed; trying again later'))
-            this.timer = setTimeout(pass, intervalMs).unref()
+            // stop() may have come while this pass ran.
+            if (!this.stopped) this.timer = setTimeout(pass, intervalMs).unref()
         }
         this.timer = setTimeout(pass, 0).unref()
     }
 
     stop(): void {
+        this.stopped = true
         clearTimeout(this.timer)
     }
 }

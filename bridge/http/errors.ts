@@ -17,6 +17,11 @@ export const bridgeErrors: ErrorSurface = {
     internalMessage: 'internal error',
 }
 
+/** bridgeErrors' body as its OpenAPI document states it. */
+export const bridgeErrorSchema = z.object({
+    error: z.strictObject({ code: z.string(), message: z.string(), field: z.string().optional() }),
+}).meta({ id: 'BridgeError' })
+
 /** A 400 naming the first field a request's body or query got wrong. */
 export function invalidInput(error: z.ZodError): HttpError {
     const issue = error.issues[0]

@@ -1,4 +1,5 @@
-import { Router } from 'express'
+import { z } from 'zod'
+import { ApiDoc, DocumentedRouter } from '../../common/service/api-doc'
 import { HttpError } from '../../common/service/http-error'
 import { formatUnits } from '../amounts'
 import { describeFinality } from '../chains/finality'
@@ -7,12 +8,21 @@ import { EngineContext } from '../engine/context'
 import { EVENT_TYPES, STATUSES } from '../engine/lifecycle'
 import { NoLiquidityError } from '../engine/rates'
 import { CHAINS } from '../registry'
+import { PoolPrice, SwapConfig, Tokens } from './schemas'
 
 /** GET /api/tokens, /api/swap/config and /api/swap/pool-price/:pool. */
-export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>): Router {
-    const router = Router()
 
-    router.get('/tokens', (_req, res) => {
+/** Any name: an unknown pool is a 404 that lists the known ones. */
+const PoolParams = z.object({ pool: z.string() })
+
+export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>, doc: ApiDoc): DocumentedRouter {
+    const router = doc.router('/api', 'Networks and prices')
+
+    router.get('/tokens', {
+        summary: 'Every chain and token of the registry, with decimals and whether it is enabled',
+        description: 'docs/bridge/networks.md',
+        responses: { 200: { description: 'The chains and their tokens', schema: Tokens } },
+    }, (_req, res) => {
         const assets = allAssets(ctx.config)
         res.json({
             chains: CHAINS.map((chain) => {
@@ -37,7 +47,11 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>): Rou
         })
     })
 
-    router.get('/swap/config', (_req, res) => {
+    router.get('/swap/config', {
+        summary: 'The fee, the networks with their vaults, the pools, the reference prices and the route table',
+        description: 'docs/bridge/lifecycle.md, docs/bridge/routes-and-prices.md',
+        responses: { 200: { description: 'The configuration', schema: SwapConfig } },
+    }, (_req, res) => {
         res.json({
             fee_percent: ctx.config.feePercent,
             deposit_window_seconds: ctx.config.depositWindowSeconds,
@@ -77,7 +91,16 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>): Rou
         })
     })
 
-    router.get('/swap/pool-price/:pool', async (req, res) => {
+    router.get('/swap/pool-price/:pool', {
+        summary: 'The current price and reserves of one of our AMM pools',
+        description: 'Pools: bsc-wnative-usdt, nativechain-wnative-stable (those configured are listed in GET /api/swap/config).',
+        params: PoolParams,
+        responses: {
+            200: { description: 'The pool\'s price', schema: PoolPrice },
+            404: 'No such pool (not_found)',
+            503: 'The pool is not configured on this deployment (not_configured), has no liquidity (no_liquidity), or its network cannot be reached (network_unavailable)',
+        },
+    }, async (req, res) => {
         const pool = ctx.config.pools.find((p) => p.id === req.params.pool)
         if (!pool) {
             if (req.params.pool === 'bsc-wnative-usdt') throw new HttpError(503, 'the BSC network or its WNATIVE/USDT pool is not configured on this deployment', { code: 'not_configured' })

@@ -1,6 +1,6 @@
-import { Router } from 'express'
 import { z } from 'zod'
-import { clientIp } from '../../common/service/client-ip'
+import { ApiDoc, DocumentedRouter, Operation } from '../../common/service/api-doc'
+import { clientKey } from '../../common/service/client-ip'
 import { HttpError } from '../../common/service/http-error'
 import { RateLimit } from '../../common/service/rate-limit'
 import { numberToDecimal } from '../amounts'
@@ -8,7 +8,8 @@ import { EngineContext } from '../engine/context'
 import { createSwap } from '../engine/create'
 import { lateDepositsOf } from '../engine/late'
 import { loadEvents, loadSwap } from '../engine/lifecycle'
-import { invalidInput } from './errors'
+import { bridgeErrorSchema, invalidInput } from './errors'
+import { Swap, SwapEvents, SwapStatus, SwapWithLateDeposits, Usage } from './schemas'
 import { detailView, eventView, lateDepositView, statusView } from './serialize'
 import { usage } from './usage'
 
@@ -41,47 +42,93 @@ const CreateBody = z.strictObject({
     min_target_amount: amount().optional(),
 })
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+// No regex flags: the pattern goes into the OpenAPI document as it is written.
+const SwapParams = z.object({
+    id: z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a swap id (a UUID)'),
+})
 
-export function swapRoutes(ctx: EngineContext): Router {
-    const router = Router()
+const rateLimitHeaders = {
+    'RateLimit-Limit': z.string(),
+    'RateLimit-Remaining': z.string(),
+    'RateLimit-Reset': z.string(),
+    'RateLimit-Policy': z.string(),
+}
+
+/** A read of one swap: its id checked, never cached. */
+const swapRead = (summary: string, answer: string, schema: z.ZodType): Operation => ({
+    summary,
+    params: SwapParams,
+    responses: {
+        200: { description: answer, schema, headers: z.object({ 'Cache-Control': z.literal('no-store') }) },
+        400: 'id is not a UUID (invalid_request, field id)',
+        404: 'No swap with this id (not_found)',
+    },
+})
+
+export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
+    const router = doc.router('/api', 'Swaps')
     // Each swap takes a deposit key and a watched address: creation is limited per IP.
     const { points, windowSeconds } = ctx.config.createLimit
     const limit = new RateLimit(ctx.pool, 'bridge_rate_limit', { name: 'create', points, windowSeconds },
         (seconds) => `too many swaps created; try again in ${seconds} seconds`)
 
-    router.get('/swap', (_req, res) => {
+    router.get('/swap', {
+        summary: 'How to create and follow a swap: the body\'s fields, an example, the rules for senders',
+        responses: { 200: { description: 'Usage help', schema: Usage } },
+    }, (_req, res) => {
         res.json(usage(ctx))
     })
 
-    router.post('/swap', limit.perIp(), async (req, res) => {
+    router.post('/swap', {
+        summary: 'Create a swap: its deposit address and deadline',
+        description: 'Rate-limited per client IP (BRIDGE_CREATE_LIMIT per BRIDGE_CREATE_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md',
+        body: CreateBody,
+        responses: {
+            201: {
+                description: 'The swap',
+                schema: Swap,
+                headers: z.object({ Location: z.string().meta({ description: '/api/swap/{id}' }), ...rateLimitHeaders }),
+            },
+            400: 'A field is missing or wrong (invalid_request, with field), the body is not JSON (invalid_json) or not an object, the amount is out of the route\'s bounds (amount_out_of_range), ' +
+                'or the pair cannot be swapped (no_route, no_liquidity, network_not_enabled, token_not_enabled)',
+            413: 'The body is larger than 16 kB (payload_too_large)',
+            415: 'The body is not sent as application/json (unsupported_media_type)',
+            429: {
+                description: 'Too many swaps created from this IP (rate_limited), or too many of its swaps wait for a deposit (too_many_pending_swaps)',
+                schema: bridgeErrorSchema,
+                headers: z.object({ 'Retry-After': z.string().optional().meta({ description: 'with rate_limited' }) }),
+            },
+            503: 'A network does not answer (network_unavailable), the route needs a feature not configured here (not_configured), or a price it needs is stale (price_unavailable)',
+        },
+    }, limit.perIp(), async (req, res) => {
         if (!req.is('application/json')) throw new HttpError(415, 'send the body as JSON with Content-Type: application/json', { code: 'unsupported_media_type', details: { field: 'body' } })
         if (req.body === undefined || req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
             throw new HttpError(400, 'body: must be a JSON object', { code: 'invalid_request', details: { field: 'body' } })
         }
         const parsed = CreateBody.safeParse(req.body)
         if (!parsed.success) throw invalidInput(parsed.error)
-        const { swap } = await createSwap(ctx, parsed.data, clientIp(req))
+        const { swap } = await createSwap(ctx, parsed.data, clientKey(req))
         res.status(201).location(`/api/swap/${swap.id}`).json(detailView(swap))
     })
 
-    const swapOf = async (id: string) => {
-        if (!UUID.test(id)) throw new HttpError(400, 'id: must be a swap id (a UUID)', { code: 'invalid_request', details: { field: 'id' } })
-        const swap = await loadSwap(ctx.pool, id.toLowerCase())
+    const swapOf = async (params: unknown) => {
+        const parsed = SwapParams.safeParse(params)
+        if (!parsed.success) throw invalidInput(parsed.error)
+        const swap = await loadSwap(ctx.pool, parsed.data.id.toLowerCase())
         if (!swap) throw new HttpError(404, 'no swap with this id', { code: 'not_found' })
         return swap
     }
 
-    router.get('/swap/:id', async (req, res) => {
-        const swap = await swapOf(req.params.id)
+    router.get('/swap/:id', swapRead('The swap, with the deposits that arrived after it ended', 'The swap', SwapWithLateDeposits), async (req, res) => {
+        const swap = await swapOf(req.params)
         const late = await lateDepositsOf(ctx.pool, swap.id)
         res.set('Cache-Control', 'no-store').json({ ...detailView(swap), late_deposits: late.map(lateDepositView) })
     })
-    router.get('/swap/:id/status', async (req, res) => {
-        res.set('Cache-Control', 'no-store').json(statusView(await swapOf(req.params.id)))
+    router.get('/swap/:id/status', swapRead('The swap\'s status and its deposit and payout transactions', 'Exactly five fields', SwapStatus), async (req, res) => {
+        res.set('Cache-Control', 'no-store').json(statusView(await swapOf(req.params)))
     })
-    router.get('/swap/:id/events', async (req, res) => {
-        const swap = await swapOf(req.params.id)
+    router.get('/swap/:id/events', swapRead('The swap\'s lifecycle events, oldest first', 'The events', SwapEvents), async (req, res) => {
+        const swap = await swapOf(req.params)
         const events = await loadEvents(ctx.pool, swap.id)
         res.set('Cache-Control', 'no-store').json({ swap_id: swap.id, status: swap.status, events: events.map(eventView) })
     })

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'crypto'
 import { Request, RequestHandler } from 'express'
 import { Pool } from 'pg'
-import { clientIp } from '../../common/service/client-ip'
+import { clientKey } from '../../common/service/client-ip'
 import { HttpError } from '../../common/service/http-error'
 import { FailureLimit } from '../../common/service/rate-limit'
 
@@ -33,10 +33,13 @@ export function adminAuth(pool: Pool, token: string | undefined): RequestHandler
         if (!token) {
             throw new HttpError(503, 'webhook management is not configured on this deployment: set BRIDGE_ADMIN_TOKEN', { code: 'not_configured' })
         }
-        await limit.check(clientIp(req))
+        // Counted before the compare, so that guesses sent at once cannot all pass a read of the count.
+        const client = clientKey(req)
+        const failedBefore = await limit.reserve(client)
         const presented = bearer(req)
-        if (!presented || !tokenMatches(presented, token)) {
-            await limit.fail(clientIp(req))
+        if (presented && tokenMatches(presented, token)) {
+            await (failedBefore > 0 ? limit.clear(client) : limit.refund(client))
+        } else {
             res.set('WWW-Authenticate', 'Bearer realm="bridge-webhooks"')
             throw new HttpError(401, presented ? 'the admin token is not valid' : 'send Authorization: Bearer <admin token>', { code: 'unauthorized' })
         }

@@ -1,11 +1,13 @@
-import { Request, Router } from 'express'
+import { Request } from 'express'
 import { z } from 'zod'
+import { Answer, ApiDoc, DocumentedRouter, Operation } from '../../common/service/api-doc'
 import { HttpError } from '../../common/service/http-error'
-import { invalidInput } from '../http/errors'
+import { bridgeErrorSchema, invalidInput } from '../http/errors'
 import { adminAuth } from './auth'
 import { EVENT_TYPES, FilterError, parseEventTypes } from './catalogue'
 import { deliveryHistory } from './history'
 import { Webhooks } from './service'
+import * as answers from './schemas'
 import { Subscription } from './store'
 import { parseTargetUrl, resolveTarget, TargetRefused } from './url-safety'
 
@@ -15,7 +17,10 @@ import { parseTargetUrl, resolveTarget, TargetRefused } from './url-safety'
  * unsafe URLs and unknown event types are 400s naming the field.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+// No regex flags: the pattern goes into the OpenAPI document as it is written.
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+const SubscriptionParams = z.object({ id: z.string().regex(UUID, 'must be a subscription id (a UUID)') })
+const EventParams = z.object({ eventId: z.string().regex(UUID, 'must be an event id (a UUID, the event_id of a delivery)') })
 const MAX_GRACE_SECONDS = 7 * 86_400
 
 const eventTypes = z.array(z.string().max(64, 'each entry must be at most 64 characters'), { error: 'must be an array of event names' })
@@ -54,6 +59,13 @@ const HistoryQuery = z.object({
         .refine((n) => n >= 1 && n <= 200, 'must be a number from 1 to 200').optional(),
     before: z.string().regex(/^\d{1,18}$/, 'must be the value of next_page_params.before').optional(),
 })
+
+/** The request's JSON body as `schema` reads it; a 400 naming the first wrong field. */
+function bodyOf<S extends z.ZodType>(schema: S, req: Request, optional = false): z.infer<S> {
+    const parsed = schema.safeParse(jsonBody(req, optional))
+    if (!parsed.success) throw invalidInput(parsed.error)
+    return parsed.data
+}
 
 function jsonBody(req: Request, optional = false): Record<string, unknown> {
     const empty = req.body === undefined && (req.get('content-length') ?? '0') === '0' && !req.get('transfer-encoding')
@@ -96,11 +108,52 @@ export function subscriptionView(s: Subscription) {
     }
 }
 
-export function webhookRoutes(webhooks: Webhooks): Router {
-    const router = Router()
+/** The security scheme of every route but the catalogue (auth.ts). */
+const ADMIN_TOKEN = 'webhookAdminToken'
+
+/** What the admin token check (auth.ts) may answer on any route behind it. */
+const adminAnswers: Record<number, Answer | string> = {
+    401: {
+        description: 'No admin token, or a wrong one (unauthorized)',
+        schema: bridgeErrorSchema,
+        headers: z.object({ 'WWW-Authenticate': z.string() }),
+    },
+    429: {
+        description: '20 wrong tokens from this IP within 15 minutes (rate_limited)',
+        schema: bridgeErrorSchema,
+        headers: z.object({ 'Retry-After': z.string() }),
+    },
+    503: 'Webhook management is off: BRIDGE_ADMIN_TOKEN is not set (not_configured)',
+}
+/** Any POST or PATCH: the JSON parser in front of every /api route (bridge/http/app.ts). */
+const tooLarge = 'The body is larger than 16 kB (payload_too_large)'
+/** What a route reading a JSON body (jsonBody) may answer besides its own 400s. */
+const bodyAnswers: Record<number, Answer | string> = {
+    413: tooLarge,
+    415: 'The body is not sent as application/json (unsupported_media_type)',
+}
+
+/** A route behind the admin token. */
+const admin = (op: Operation): Operation => ({ ...op, security: [ADMIN_TOKEN], responses: { ...op.responses, ...adminAnswers } })
+
+/** A route behind the admin token on one subscription (:id), which subscriptionOf reads first. */
+const onSubscription = (op: Omit<Operation, 'params'>): Operation => admin({
+    ...op,
+    params: SubscriptionParams,
+    responses: { 400: 'id is not a UUID (invalid_request, field id)', 404: 'No webhook subscription with this id (not_found)', ...op.responses },
+})
+
+const badUrl = ', or the url is refused (url_not_allowed: a non-public address; url_unresolvable: no DNS answer)'
+
+export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter {
+    const router = doc.router('/api/webhook', 'Webhook admin')
+    doc.securityScheme(ADMIN_TOKEN, { type: 'http', scheme: 'bearer', bearerFormat: 'BRIDGE_ADMIN_TOKEN' })
     const { store, dispatcher } = webhooks
 
-    router.get('/event-types', (_req, res) => {
+    router.get('/event-types', {
+        summary: 'The event catalogue and the filter rules (public)',
+        responses: { 200: { description: 'The event types', schema: answers.EventTypes } },
+    }, (_req, res) => {
         res.json({
             event_types: EVENT_TYPES,
             filters: 'event_types omitted or null: every event except test_ping; an entry ending in * matches every event starting with the part before it',
@@ -126,17 +179,24 @@ export function webhookRoutes(webhooks: Webhooks): Router {
         }
     }
 
-    const subscriptionOf = async (id: string): Promise<Subscription> => {
-        if (!UUID.test(id)) throw new HttpError(400, 'id: must be a subscription id (a UUID)', { code: 'invalid_request', details: { field: 'id' } })
-        const subscription = await store.get(id.toLowerCase())
+    const subscriptionOf = async (params: unknown): Promise<Subscription> => {
+        const parsed = SubscriptionParams.safeParse(params)
+        if (!parsed.success) throw invalidInput(parsed.error)
+        const subscription = await store.get(parsed.data.id.toLowerCase())
         if (!subscription) throw new HttpError(404, 'no webhook subscription with this id', { code: 'not_found' })
         return subscription
     }
 
-    router.post('/subscriptions', async (req, res) => {
-        const parsed = CreateBody.safeParse(jsonBody(req))
-        if (!parsed.success) throw invalidInput(parsed.error)
-        const b = parsed.data
+    router.post('/subscriptions', admin({
+        summary: 'Register an endpoint; the answer shows its signing secret, once',
+        body: CreateBody,
+        responses: {
+            201: { description: 'The subscription and its secret', schema: answers.CreatedSubscription, headers: z.object({ Location: z.string() }) },
+            400: `A field is missing or wrong (invalid_request, with field), the body is not JSON (invalid_json) or not an object${badUrl}`,
+            ...bodyAnswers,
+        },
+    }), async (req, res) => {
+        const b = bodyOf(CreateBody, req)
         const eventTypes = filters(b.event_types) ?? null
         const url = await checkUrl(b.url)
         const { subscription, secret } = await store.create({
@@ -145,20 +205,32 @@ export function webhookRoutes(webhooks: Webhooks): Router {
         res.status(201).location(`/api/webhook/subscriptions/${subscription.id}`).json({ ...subscriptionView(subscription), secret })
     })
 
-    router.get('/subscriptions', async (_req, res) => {
+    router.get('/subscriptions', admin({
+        summary: 'Every subscription, oldest first (never a secret)',
+        responses: { 200: { description: 'The subscriptions', schema: answers.SubscriptionList } },
+    }), async (_req, res) => {
         res.json({ items: (await store.list()).map(subscriptionView) })
     })
 
-    router.get('/subscriptions/:id', async (req, res) => {
-        const subscription = await subscriptionOf(req.params.id)
+    router.get('/subscriptions/:id', onSubscription({
+        summary: 'One subscription and the count of its deliveries by state',
+        responses: { 200: { description: 'The subscription', schema: answers.SubscriptionDetail } },
+    }), async (req, res) => {
+        const subscription = await subscriptionOf(req.params)
         res.json({ ...subscriptionView(subscription), deliveries: await store.deliveryCounts(subscription.id) })
     })
 
-    router.patch('/subscriptions/:id', async (req, res) => {
-        const { id } = await subscriptionOf(req.params.id)
-        const parsed = PatchBody.safeParse(jsonBody(req))
-        if (!parsed.success) throw invalidInput(parsed.error)
-        const b = parsed.data
+    router.patch('/subscriptions/:id', onSubscription({
+        summary: 'Change the fields sent; active: true also clears the failure counters and the disable reason',
+        body: PatchBody,
+        responses: {
+            200: { description: 'The subscription', schema: answers.Subscription },
+            400: `The id is not a UUID, a field is wrong (invalid_request, with field), no field is sent, the body is not JSON (invalid_json) or not an object${badUrl}`,
+            ...bodyAnswers,
+        },
+    }), async (req, res) => {
+        const { id } = await subscriptionOf(req.params)
+        const b = bodyOf(PatchBody, req)
         if (Object.keys(b).length === 0) throw new HttpError(400, 'body: send at least one of url, event_types, description, method, active', { code: 'invalid_request', details: { field: 'body' } })
         const updated = await store.update(id, {
             url: b.url === undefined ? undefined : await checkUrl(b.url),
@@ -173,30 +245,51 @@ export function webhookRoutes(webhooks: Webhooks): Router {
         res.json(subscriptionView(updated))
     })
 
-    router.delete('/subscriptions/:id', async (req, res) => {
-        const { id } = await subscriptionOf(req.params.id)
+    router.delete('/subscriptions/:id', onSubscription({
+        summary: 'Remove a subscription, its secrets, its queued deliveries and its history',
+        responses: { 200: { description: 'Removed', schema: answers.Deleted } },
+    }), async (req, res) => {
+        const { id } = await subscriptionOf(req.params)
         const removed = await store.remove(id)
         if (!removed) throw new HttpError(404, 'no webhook subscription with this id', { code: 'not_found' })
         res.json({ id, deleted: true, queued_deliveries_removed: removed.queued })
     })
 
-    router.post('/subscriptions/:id/rotate-secret', async (req, res) => {
-        const { id } = await subscriptionOf(req.params.id)
-        const parsed = RotateBody.safeParse(jsonBody(req, true))
-        if (!parsed.success) throw invalidInput(parsed.error)
-        const graceMs = parsed.data.grace_seconds === undefined ? webhooks.defaultGraceMs : parsed.data.grace_seconds * 1000 * webhooks.config.timeScale
+    router.post('/subscriptions/:id/rotate-secret', onSubscription({
+        summary: 'A new signing secret; the old one keeps signing for grace_seconds (default 86400)',
+        description: 'The body may be left out altogether (no body, no Content-Type): the default grace applies.',
+        body: RotateBody,
+        responses: {
+            200: { description: 'The new secret', schema: answers.RotatedSecret },
+            400: 'The id is not a UUID, grace_seconds is wrong (invalid_request, with field), or the body is not JSON (invalid_json) or not an object',
+            ...bodyAnswers,
+        },
+    }), async (req, res) => {
+        const { id } = await subscriptionOf(req.params)
+        const { grace_seconds: grace } = bodyOf(RotateBody, req, true)
+        const graceMs = grace === undefined ? webhooks.defaultGraceMs : grace * 1000 * webhooks.config.timeScale
         const rotated = await store.rotate(id, graceMs)
         if (!rotated) throw new HttpError(404, 'no webhook subscription with this id', { code: 'not_found' })
         res.json({ id, secret: rotated.secret, previous_secret_expires_at: iso(rotated.subscription.previousSecretExpiresAt) })
     })
 
-    router.post('/subscriptions/:id/test', async (req, res) => {
-        const subscription = await subscriptionOf(req.params.id)
+    router.post('/subscriptions/:id/test', onSubscription({
+        summary: 'Send one signed test_ping now and tell how the endpoint answered',
+        responses: { 200: { description: 'The attempt (delivered or not)', schema: answers.TestResult }, 413: tooLarge },
+    }), async (req, res) => {
+        const subscription = await subscriptionOf(req.params)
         res.json(await dispatcher.sendTest(subscription))
     })
 
-    router.get('/subscriptions/:id/deliveries', async (req, res) => {
-        const { id } = await subscriptionOf(req.params.id)
+    router.get('/subscriptions/:id/deliveries', onSubscription({
+        summary: 'The subscription\'s deliveries with every attempt, newest first',
+        query: HistoryQuery,
+        responses: {
+            200: { description: 'A page of deliveries', schema: answers.DeliveryHistory },
+            400: 'The id is not a UUID or a query parameter is wrong (invalid_request, with field)',
+        },
+    }), async (req, res) => {
+        const { id } = await subscriptionOf(req.params)
         const parsed = HistoryQuery.safeParse(req.query)
         if (!parsed.success) throw invalidInput(parsed.error)
         res.json(await deliveryHistory(webhooks.pool, {
@@ -204,12 +297,23 @@ export function webhookRoutes(webhooks: Webhooks): Router {
         }))
     })
 
-    router.post('/retry/:eventId', async (req, res) => {
-        const eventId = req.params.eventId
-        if (!UUID.test(eventId)) throw new HttpError(400, 'eventId: must be an event id (a UUID, the event_id of a delivery)', { code: 'invalid_request', details: { field: 'eventId' } })
-        const result = await dispatcher.retry(eventId.toLowerCase())
+    router.post('/retry/:eventId', admin({
+        summary: 'Make every undelivered delivery of an event due now, on every replica',
+        params: EventParams,
+        responses: {
+            200: { description: 'Nothing was re-driven (see skipped)', schema: answers.Retried },
+            202: { description: 'Deliveries were re-driven', schema: answers.Retried },
+            400: 'eventId is not a UUID (invalid_request, field eventId)',
+            404: 'No webhook event with this id (not_found)',
+            413: tooLarge,
+        },
+    }), async (req, res) => {
+        const parsed = EventParams.safeParse(req.params)
+        if (!parsed.success) throw invalidInput(parsed.error)
+        const eventId = parsed.data.eventId.toLowerCase()
+        const result = await dispatcher.retry(eventId)
         if (!result) throw new HttpError(404, 'no webhook event with this id', { code: 'not_found' })
-        res.status(result.redriven.length > 0 ? 202 : 200).json({ event_id: eventId.toLowerCase(), redriven: result.redriven, skipped: result.skipped })
+        res.status(result.redriven.length > 0 ? 202 : 200).json({ event_id: eventId, redriven: result.redriven, skipped: result.skipped })
     })
 
     return router

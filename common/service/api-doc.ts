@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi'
-import express, { Express, RequestHandler, Router } from 'express'
+import express, { ErrorRequestHandler, Express, RequestHandler, Router } from 'express'
 import swaggerUi from 'swagger-ui-express'
 import { z } from 'zod'
 
@@ -20,6 +20,8 @@ export interface Answer {
     schema?: z.ZodType
     /** Defaults to application/json. */
     contentType?: string
+    /** The same answer in further media types, chosen by the request's Accept (e.g. an HTML page for a browser). */
+    alternatives?: Record<string, z.ZodType>
     headers?: z.ZodObject
 }
 
@@ -160,7 +162,10 @@ function response(status: number, answer: Answer | string, errorSchema: z.ZodTyp
     return {
         description: a.description,
         headers: a.headers,
-        content: a.schema ? { [a.contentType ?? 'application/json']: { schema: a.schema } } : undefined,
+        content: a.schema ? {
+            [a.contentType ?? 'application/json']: { schema: a.schema },
+            ...Object.fromEntries(Object.entries(a.alternatives ?? {}).map(([type, schema]) => [type, { schema }])),
+        } : undefined,
     }
 }
 
@@ -179,9 +184,33 @@ export class DocumentedRouter {
     patch(path: string, op: Operation, ...handlers: RequestHandler[]): this { return this.route('patch', path, op, handlers) }
     delete(path: string, op: Operation, ...handlers: RequestHandler[]): this { return this.route('delete', path, op, handlers) }
 
-    /** Middleware for this router's routes (not documented: it is not a route). */
-    use(...handlers: RequestHandler[]): this {
+    /** Middleware for this router's routes, or its error handler (not documented: it is not a route). */
+    use(...handlers: RequestHandler[]): this
+    use(...handlers: ErrorRequestHandler[]): this
+    use(...handlers: (RequestHandler | ErrorRequestHandler)[]): this {
         this.express.use(...handlers)
+        return this
+    }
+
+    /**
+     * Mounts a router of the same document inside this one, at the part of its mountPath below this
+     * router's (a router of /api mounts one of /api/auth at /auth), so this router's middleware runs first.
+     */
+    mount(child: DocumentedRouter): this {
+        const prefix = this.mountPath.replace(/\/$/, '')
+        if (!child.mountPath.startsWith(`${prefix}/`)) throw new Error(`${child.mountPath} is not below ${this.mountPath}`)
+        this.express.use(child.mountPath.slice(prefix.length), child.express)
+        return this
+    }
+
+    /**
+     * Handlers that run ahead of a route documented on this router or one mounted in it, at this
+     * point of the middleware order (e.g. a rate limit taken before the body is parsed). They form
+     * an express route layer of the same path, so the route is listed where it is, and documented once.
+     */
+    before(method: Method, path: string, ...handlers: RequestHandler[]): this {
+        if (!METHODS.includes(method)) throw new Error(`unsupported method ${method}`)
+        this.express[method](path, ...handlers)
         return this
     }
 

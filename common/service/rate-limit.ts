@@ -1,7 +1,7 @@
 import { RequestHandler, Response } from 'express'
 import { Pool } from 'pg'
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible'
-import { clientIp } from './client-ip'
+import { clientKey } from './client-ip'
 import { HttpError } from './http-error'
 
 /**
@@ -70,7 +70,7 @@ export class RateLimit {
     /** Middleware form, keyed by the client IP. */
     perIp(): RequestHandler {
         return async (req, res, next) => {
-            await this.take(res, clientIp(req))
+            await this.take(res, clientKey(req))
             next()
         }
     }
@@ -96,6 +96,26 @@ export class FailureLimit {
         const state = await this.limiter.get(key)
         if (state && state.consumedPoints >= this.rule.points) throw this.tooMany(state.msBeforeNext)
         return state?.consumedPoints ?? 0
+    }
+
+    /**
+     * Counts an attempt as a failure before its credential is checked, so that attempts sent at
+     * once cannot all pass a read of the count; throws the 429 (and counts nothing) once key's
+     * window is full. Resolves with the failures counted before this attempt. A success gives the
+     * point back with refund() or clear().
+     */
+    async reserve(key: string): Promise<number> {
+        const state = await this.limiter.penalty(key, 1)
+        if (state.consumedPoints > this.rule.points) {
+            await this.limiter.reward(key, 1)
+            throw this.tooMany(state.msBeforeNext)
+        }
+        return state.consumedPoints - 1
+    }
+
+    /** Gives back the point of a reserve() whose attempt succeeded, or was never made. */
+    async refund(key: string): Promise<void> {
+        await this.limiter.reward(key, 1)
     }
 
     /** Counts one failure; throws the 429 when it goes beyond the limit (attempts racing past check()). */

@@ -2,7 +2,7 @@ import * as http from 'http'
 import { WebSocket, WebSocketServer } from 'ws'
 import { ChannelListener } from '../../db/listener'
 import { Logger } from '../logger'
-import { upgradeClientIp } from './client-ip'
+import { upgradeClientKey } from './client-ip'
 
 /**
  * A WebSocket endpoint fed by a Postgres LISTEN channel: clients subscribe to topics, a
@@ -131,7 +131,7 @@ export class WsHub<N, V = undefined> {
                 socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n')
                 return
             }
-            const ip = upgradeClientIp(req, this.options.trustProxy)
+            const ip = upgradeClientKey(req, this.options.trustProxy)
             if ((this.perIp.get(ip) ?? 0) >= this.options.limits.maxConnectionsPerIp) {
                 socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n'
                     + `at most ${this.options.limits.maxConnectionsPerIp} connections per client IP\n`)

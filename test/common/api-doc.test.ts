@@ -51,4 +51,39 @@ describe('service kit: OpenAPI documents written where routes are registered', (
         router.get('/c', { summary: 's', responses: ok }, () => undefined)
         expect(() => router.get('/c', { summary: 's', responses: ok }, () => undefined)).to.throw(/documented twice/)
     })
+
+    it('nests routers, runs handlers registered before a route first, and lists both at their true paths', async () => {
+        const doc = sampleDoc()
+        const app = express()
+        const outer = doc.router('/api', 'Outer')
+        const inner = doc.router('/api/inner', 'Inner')
+        const order: string[] = []
+        inner.post('/thing', {
+            summary: 'A thing',
+            responses: {
+                201: { description: 'Made', schema: z.object({ ok: z.boolean() }), alternatives: { 'text/html': z.string() } },
+            },
+        }, (_req, res) => {
+            order.push('handler')
+            res.status(201).json({ ok: true })
+        })
+        outer.before('post', '/inner/thing', (_req, _res, next) => {
+            order.push('before')
+            next()
+        })
+        outer.mount(inner)
+        doc.mount(app, outer)
+        expect(() => outer.mount(doc.router('/elsewhere', 'Elsewhere'))).to.throw(/not below \/api/)
+
+        const server = await listen(app, 0)
+        try {
+            expect((await fetch(`http://127.0.0.1:${server.port}/api/inner/thing`, { method: 'POST' })).status).to.equal(201)
+        } finally {
+            await server.close()
+        }
+        expect(order).to.deep.equal(['before', 'handler'])
+        expect(registeredRoutes(app)).to.deep.equal(['post /api/inner/thing'])
+        const content = (doc.document() as any).paths['/api/inner/thing'].post.responses['201'].content
+        expect(Object.keys(content)).to.deep.equal(['application/json', 'text/html'])
+    })
 })

@@ -7,7 +7,11 @@ import { chainErrors, invalidParam } from '../../api/chain/errors'
 import { explorerErrors } from '../../api/explorer/errors'
 import { platformErrors } from '../../api/platform/http'
 import { createLogger } from '../../common/logger'
-import { clientIp } from '../../common/service/client-ip'
+import { Pool } from 'pg'
+import { clientIp, limitKeyOf } from '../../common/service/client-ip'
+import { RateLimit } from '../../common/service/rate-limit'
+import { applyMigrations } from '../../db/migrate'
+import { createTestDatabase } from '../support/postgres'
 import { ErrorSurface, errorHandler } from '../../common/service/error-handler'
 import { HttpError } from '../../common/service/http-error'
 import { listen } from '../../common/service/listen'
@@ -102,6 +106,36 @@ describe('service kit', function () {
         expect(clientIp({ ip: '::ffff:10.0.0.7', socket: {} } as any)).to.equal('10.0.0.7')
         expect(clientIp({ ip: '2001:db8::1', socket: {} } as any)).to.equal('2001:db8::1')
         expect(clientIp({ socket: { remoteAddress: '127.0.0.1' } } as any)).to.equal('127.0.0.1')
+    })
+
+    it('keys limits by IPv4 address and by IPv6 /64 network', function () {
+        expect(limitKeyOf('10.0.0.7')).to.equal('10.0.0.7')
+        expect(limitKeyOf('2001:db8:1:2:3:4:5:6')).to.equal('2001:db8:1:2::/64')
+        expect(limitKeyOf('2001:DB8:0001:0002::9')).to.equal('2001:db8:1:2::/64')
+        expect(limitKeyOf('2001:db8::1')).to.equal('2001:db8:0:0::/64')
+        expect(limitKeyOf('fe80::1%eth0')).to.equal('fe80:0:0:0::/64')
+        expect(limitKeyOf('::ffff:10.0.0.7')).to.equal('10.0.0.7')
+    })
+
+    it('a per-IP limit binds every address of one IPv6 /64, and not the next /64', async function () {
+        const url = await createTestDatabase('clientkey')
+        await applyMigrations(url)
+        const pool = new Pool({ connectionString: url, max: 2 })
+        const app = express()
+        app.set('trust proxy', 1)
+        app.get('/x', new RateLimit(pool, 'explorer_rate_limit', { name: 'x', points: 2, windowSeconds: 60 }, () => 'slow down').perIp(), (_req, res) => void res.send('ok'))
+        app.use(errorHandler(explorerErrors, createLogger('test').child({}, { level: 'silent' })))
+        const server = await listen(app, 0, '127.0.0.1')
+        const from = async (ip: string) => (await fetch(`http://127.0.0.1:${server.port}/x`, { headers: { 'x-forwarded-for': ip } })).status
+        try {
+            expect(await from('2001:db8:1:2::1')).to.equal(200)
+            expect(await from('2001:db8:1:2::2')).to.equal(200)
+            expect(await from('2001:db8:1:2:ffff:ffff:ffff:ffff')).to.equal(429)
+            expect(await from('2001:db8:1:3::1')).to.equal(200)
+        } finally {
+            await server.close()
+            await pool.end()
+        }
     })
 
     describe('runService', function () {

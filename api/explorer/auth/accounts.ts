@@ -1,4 +1,6 @@
 import { Pool, PoolClient } from 'pg'
+import { z } from 'zod'
+import { timestamp } from '../answers'
 
 /** An explorer account as stored (explorer_account). */
 export interface AccountRow {
@@ -21,6 +23,15 @@ export async function findAccountById(db: Pool | PoolClient, id: string): Promis
     const { rows } = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM explorer_account WHERE id = $1`, [id])
     return rows[0]
 }
+
+/** The account as every route shows it (publicAccount), in the OpenAPI document. */
+export const accountSchema = z.looseObject({
+    id: z.uuid(),
+    email: z.string(),
+    name: z.string().nullable(),
+    email_verified: z.boolean(),
+    created_at: timestamp,
+}).meta({ id: 'ExplorerAccount' })
 
 /** The account as every route shows it. */
 export function publicAccount(account: AccountRow) {

@@ -1,8 +1,30 @@
+import { z } from 'zod'
+import { Operation } from '../../../common/service/api-doc'
+import { BODY_FAULTS, messageSchema, rateLimitHeaders, tooManyRequests } from '../answers'
 import { ExplorerEnv } from '../config'
 import { Mail } from '../mail'
 import { IssuedChallenge, LIFETIME_SECONDS, MAX_ATTEMPTS } from './challenges'
 
-/** The texts of the two mails the explorer sends. Plain text, so nothing in them is rendered as HTML. */
+/** The two mails the explorer sends (plain text, so nothing in them is rendered as HTML), and how the routes that send them on request are documented. */
+
+/**
+ * The operation of a route that mails an address on request (resend-code, forgot-password): one
+ * answer whether or not an account uses the address, budgets per IP and per address.
+ */
+export function mailRequestOperation(o: { summary: string; body: z.ZodType; sent: string; mails: string }): Operation {
+    return {
+        summary: o.summary,
+        description: 'The same answer whether or not an account uses the address.',
+        body: o.body,
+        responses: {
+            202: { description: o.sent, schema: messageSchema, headers: rateLimitHeaders },
+            400: 'The email is missing or invalid (invalid_request), or the body is not JSON (invalid_json)',
+            ...BODY_FAULTS,
+            429: tooManyRequests(`mail requests from this IP, or ${o.mails} to this address`),
+            503: 'Mail is not configured on this deployment (not_configured)',
+        },
+    }
+}
 
 export function verificationMail(to: string, challenge: IssuedChallenge, publicUrl: string): Mail {
     const link = `${publicUrl}/auth/verify?token=${encodeURIComponent(challenge.token)}`

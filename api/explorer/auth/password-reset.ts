@@ -1,12 +1,14 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { Operation } from '../../../common/service/api-doc'
 import { HttpError } from '../../../common/service/http-error'
 import { inTransaction } from '../../../db/transaction'
+import { BODY_FAULTS, hashPoolFull, messageSchema, rateLimitHeaders, tooManyRequests } from '../answers'
 import { emailKey } from '../rate-limits'
 import { ExplorerServices } from '../services'
 import { email, parseInput, password, text } from '../validate'
 import { findAccountByEmail } from './accounts'
-import { resetMail } from './mails'
+import { mailRequestOperation, resetMail } from './mails'
 
 /** Password reset: POST /auth/forgot-password mails a single-use token, POST /auth/reset-password spends it. */
 
@@ -16,6 +18,26 @@ const ResetBody = z.object({
     token: text(200),
     password,
 })
+
+export const forgotPasswordOperation = mailRequestOperation({
+    summary: 'Mail a password reset token',
+    body: ForgotBody,
+    sent: 'A reset token is on its way if an account uses the address',
+    mails: 'reset mails',
+})
+
+export const resetPasswordOperation: Operation = {
+    summary: 'Set a new password with a reset token',
+    description: 'Ends every earlier session of the account and marks its address verified.',
+    body: ResetBody,
+    responses: {
+        200: { description: 'The password is changed', schema: messageSchema, headers: rateLimitHeaders },
+        400: 'A field is missing or invalid (invalid_request), the body is not JSON (invalid_json), or the token is wrong, expired or used up (invalid_token)',
+        ...BODY_FAULTS,
+        429: tooManyRequests('reset-password attempts from this IP'),
+        503: hashPoolFull,
+    },
+}
 
 export function forgotPassword(s: ExplorerServices): RequestHandler {
     return async (req, res) => {

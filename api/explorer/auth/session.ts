@@ -1,7 +1,48 @@
 import { RequestHandler } from 'express'
+import { z } from 'zod'
+import { Operation } from '../../../common/service/api-doc'
+import { noSession, SESSION, timestamp } from '../answers'
 import { ExplorerServices } from '../services'
 import { sessionOf } from './sessions'
-import { publicAccount } from './accounts'
+import { accountSchema, publicAccount } from './accounts'
+
+export const meOperation: Operation = {
+    summary: 'The signed-in account and its session',
+    security: [SESSION],
+    responses: {
+        200: {
+            description: 'The account and its session',
+            schema: z.looseObject({
+                account: accountSchema,
+                session: z.looseObject({ created_at: timestamp, expires_at: timestamp, remember: z.boolean() }),
+            }),
+        },
+        401: noSession,
+    },
+}
+
+export const statusOperation: Operation = {
+    summary: 'Whether the session is live',
+    description: 'For cheap polling: 200 while the bearer token\'s session is live, 401 once it has ended.',
+    security: [SESSION],
+    responses: {
+        200: {
+            description: 'The session is live',
+            schema: z.looseObject({ authenticated: z.literal(true), email_verified: z.boolean(), expires_at: timestamp }),
+        },
+        401: noSession,
+    },
+}
+
+export const logoutOperation: Operation = {
+    summary: 'Sign out',
+    description: 'Ends the bearer token\'s session: the token gets 401 from then on.',
+    security: [SESSION],
+    responses: {
+        204: { description: 'The session has ended' },
+        401: noSession,
+    },
+}
 
 /** GET /auth/me: the signed-in account and its session. */
 export const me: RequestHandler = (_req, res) => {

@@ -9,16 +9,24 @@ import { Limits, emailKey } from '../rate-limits'
 export class SigninGuard {
     constructor(private readonly limits: Limits, private readonly alert: number) {}
 
-    /** Throws the 429 when this IP has spent its failures for this account. Reads counters only: no hashing. */
-    async check(email: string, ip: string): Promise<void> {
+    /**
+     * Counts this attempt as a failure of this IP for this account before any hashing, so attempts
+     * sent at once cannot all pass; the 429 once this IP has spent its failures for the account.
+     */
+    async reserve(email: string, ip: string): Promise<void> {
         const accountFailures = await this.limits.signinAccountFailures.check(emailKey(email))
         const pairLimit = accountFailures >= this.alert ? this.limits.signinFailuresUnderAttack : this.limits.signinFailures
-        await pairLimit.check(pairKey(email, ip))
+        await pairLimit.reserve(pairKey(email, ip))
     }
 
-    async failed(email: string, ip: string): Promise<void> {
+    /** The attempt could not be checked (the hash pool full, the database away): it is no failure. */
+    async giveBack(email: string, ip: string): Promise<void> {
+        await this.limits.signinFailures.refund(pairKey(email, ip))
+    }
+
+    /** The (account, IP) failure is counted already (reserve); the account's tally is not. */
+    async failed(email: string): Promise<void> {
         await this.limits.signinAccountFailures.fail(emailKey(email))
-        await this.limits.signinFailures.fail(pairKey(email, ip))
     }
 
     /** The owner's success clears this IP's failures; the account's tally stays, so an attack in progress still counts. */

@@ -1,11 +1,13 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { Operation } from '../../../common/service/api-doc'
 import { HttpError } from '../../../common/service/http-error'
 import { inTransaction } from '../../../db/transaction'
+import { BODY_FAULTS, rateLimitHeaders, timestamp, tooManyRequests, unavailable } from '../answers'
 import { badRequest } from '../errors'
 import { ExplorerServices } from '../services'
 import { email, parseInput, password, text } from '../validate'
-import { AccountRow, publicAccount } from './accounts'
+import { AccountRow, accountSchema, publicAccount } from './accounts'
 import { verificationMail } from './mails'
 
 const Body = z.object({
@@ -13,6 +15,27 @@ const Body = z.object({
     password,
     name: text(100).optional(),
 })
+
+export const signupOperation: Operation = {
+    summary: 'Create an account',
+    description: 'Creates an unverified account and mails its 6-digit code and a verification link. Passwords: 8 to 128 characters, not the email address.',
+    body: Body,
+    responses: {
+        201: {
+            description: 'The account, unverified, and where its code was sent',
+            schema: z.looseObject({
+                account: accountSchema,
+                verification: z.looseObject({ sent_to: z.string(), expires_at: timestamp }),
+            }),
+            headers: rateLimitHeaders,
+        },
+        400: 'A field is missing or invalid, the password is the email address (invalid_request), or the body is not JSON (invalid_json)',
+        409: 'An account uses this email address (email_taken)',
+        ...BODY_FAULTS,
+        429: tooManyRequests('sign-ups from this IP'),
+        503: unavailable('Mail is not configured on this deployment (not_configured), or the password hashing pool is full (busy, with Retry-After: 1)'),
+    },
+}
 
 /** POST /auth/signup: creates an unverified account and mails its 6-digit code and link. Rate-limited by the router. */
 export function signup(s: ExplorerServices): RequestHandler {

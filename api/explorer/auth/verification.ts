@@ -1,12 +1,14 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { Operation } from '../../../common/service/api-doc'
 import { HttpError } from '../../../common/service/http-error'
 import { inTransaction } from '../../../db/transaction'
 import { emailKey } from '../rate-limits'
+import { BODY_FAULTS, rateLimitHeaders, tooManyRequests } from '../answers'
 import { ExplorerServices } from '../services'
 import { email, parseInput, text } from '../validate'
-import { findAccountByEmail, findAccountById, publicAccount } from './accounts'
-import { verificationMail } from './mails'
+import { accountSchema, findAccountByEmail, findAccountById, publicAccount } from './accounts'
+import { mailRequestOperation, verificationMail } from './mails'
 
 /** Email verification: POST /auth/verify-code, GET /auth/verify (the mailed link), POST /auth/resend-code. */
 
@@ -20,6 +22,40 @@ const LinkQuery = z.object({
 })
 
 const ResendBody = z.object({ email })
+
+const verifiedSchema = z.looseObject({ verified: z.literal(true), account: accountSchema })
+
+export const verifyCodeOperation: Operation = {
+    summary: 'Verify an email address with its 6-digit code',
+    body: CodeBody,
+    responses: {
+        200: { description: 'The address is verified', schema: verifiedSchema, headers: rateLimitHeaders },
+        400: 'A field is missing or invalid (invalid_request), the body is not JSON (invalid_json), or the code is wrong, expired or used up, or the email unknown (invalid_code)',
+        ...BODY_FAULTS,
+        429: tooManyRequests('verify-code attempts from this IP'),
+    },
+}
+
+export const verifyLinkOperation: Operation = {
+    summary: 'Verify an email address with the mailed link',
+    description: 'The link of the verification mail. A browser (`Accept: text/html`) gets a fixed page; any other client JSON.',
+    query: LinkQuery,
+    responses: {
+        200: {
+            description: 'The address is verified',
+            schema: verifiedSchema,
+            alternatives: { 'text/html': z.string().meta({ description: 'A fixed page saying the address is verified' }) },
+        },
+        400: 'The token is missing or too long (invalid_request), or wrong, expired or used up (invalid_token)',
+    },
+}
+
+export const resendCodeOperation = mailRequestOperation({
+    summary: 'Send a new verification code',
+    body: ResendBody,
+    sent: 'A new code is on its way if an unverified account uses the address',
+    mails: 'verification mails',
+})
 
 const invalidCode = () => new HttpError(400, 'the code is wrong, expired or used up; ask for a new one with POST /auth/resend-code', { code: 'invalid_code', details: { field: 'code' } })
 const invalidToken = () => new HttpError(400, 'the link is wrong, expired or used up; ask for a new code with POST /auth/resend-code', { code: 'invalid_token', details: { field: 'token' } })

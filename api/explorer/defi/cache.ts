@@ -1,5 +1,7 @@
 import { createHash } from 'crypto'
 import { Request, Response } from 'express'
+import { z } from 'zod'
+import { Answer } from '../../../common/service/api-doc'
 
 /**
  * A short in-process cache of rendered JSON with a strong ETag (a hash of the bytes, so every
@@ -31,6 +33,17 @@ export class ResponseCache {
         }
         res.type('application/json').send(rendered.body)
     }
+}
+
+/** The headers of an answer sent by ResponseCache.send, and its 304, as the OpenAPI document states them. */
+export const cachedAnswerHeaders = z.object({
+    ETag: z.string().meta({ description: 'A hash of the body, equal on every replica' }),
+    'Cache-Control': z.string().meta({ description: '`public, max-age=<seconds>`' }),
+})
+
+export const notModified: Answer = {
+    description: 'The client holds this version already (If-None-Match)',
+    headers: cachedAnswerHeaders,
 }
 
 export interface Rendered {

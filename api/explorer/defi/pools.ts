@@ -1,11 +1,13 @@
 import { RequestHandler } from 'express'
 import { formatUnits } from 'viem'
+import { z } from 'zod'
+import { Operation } from '../../../common/service/api-doc'
 import { QuoteValuation, tokensKey } from '../../../common/quote-value'
 import { pairsWithRecentVolume, PairRow } from '../../chain/queries/defi'
 import { Db } from '../../chain/db'
 import { ExplorerServices } from '../services'
-import { ResponseCache } from './cache'
-import { quoteToken, toNumber } from './quote'
+import { cachedAnswerHeaders, notModified, ResponseCache } from './cache'
+import { DEFI_UNAVAILABLE, quoteToken, toNumber } from './quote'
 
 /**
  * GET /defi/pools: every pair, busiest first (by volume_24h, then
@@ -25,6 +27,34 @@ interface Pair {
 }
 
 const HOUR_MS = 3_600_000
+
+export const poolsOperation: Operation = {
+    summary: 'Every pair, busiest first',
+    description: 'Volumes and liquidity in whole STABLE units; volume_24h and swaps_24h sum the current hour and the 23 before it. Cached for 15 seconds, with an ETag (If-None-Match gets a 304).',
+    responses: {
+        200: {
+            description: 'The pairs',
+            schema: z.looseObject({
+                quote_symbol: z.string(),
+                pools: z.array(z.looseObject({
+                    address: z.string(),
+                    name: z.string(),
+                    reserve0: z.string().meta({ description: 'A decimal string, scaled by token0\'s decimals' }),
+                    reserve1: z.string().meta({ description: 'A decimal string, scaled by token1\'s decimals' }),
+                    liquidity_quote: z.number(),
+                    quote_symbol: z.string(),
+                    volume_24h: z.number(),
+                    swaps_24h: z.int(),
+                    volume_total: z.number(),
+                    swaps_total: z.int(),
+                })),
+            }),
+            headers: cachedAnswerHeaders,
+        },
+        304: notModified,
+        503: DEFI_UNAVAILABLE,
+    },
+}
 
 export function pools(s: ExplorerServices, db: Db, cache: ResponseCache): RequestHandler {
     return async (req, res) => {

@@ -13,6 +13,9 @@ export interface QuoteToken {
     decimals: number
 }
 
+/** The 503 of the DeFi routes. */
+export const DEFI_UNAVAILABLE = 'The DeFi routes are not configured on this deployment (not_configured), or a query took too long and was cancelled (query_timeout)'
+
 let warned = false
 
 /** STABLE's address from the configuration, its symbol and decimals from the indexer's token row. */

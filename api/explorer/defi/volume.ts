@@ -1,11 +1,12 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
+import { Operation } from '../../../common/service/api-doc'
 import { dailyVolume } from '../../chain/queries/defi'
 import { Db } from '../../chain/db'
 import { ExplorerServices } from '../services'
 import { parseInput } from '../validate'
-import { ResponseCache } from './cache'
-import { quoteToken, toNumber } from './quote'
+import { cachedAnswerHeaders, notModified, ResponseCache } from './cache'
+import { DEFI_UNAVAILABLE, quoteToken, toNumber } from './quote'
 
 /**
  * GET /defi/volume?days=N: N UTC days ending today, oldest first, every day present (a day without
@@ -24,6 +25,22 @@ const Query = z.object({
 })
 
 const DAY_MS = 86_400_000
+
+export const volumeOperation: Operation = {
+    summary: 'Daily swap volume of all pairs',
+    description: 'N UTC days ending today, oldest first, every day present; volume in whole STABLE units. Cached for 15 seconds, with an ETag (If-None-Match gets a 304).',
+    query: Query,
+    responses: {
+        200: {
+            description: 'One entry per day',
+            schema: z.array(z.looseObject({ date: z.iso.date(), volume: z.number(), swaps: z.int() })),
+            headers: cachedAnswerHeaders,
+        },
+        304: notModified,
+        400: `days is not a whole number from 1 to ${MAX_DAYS} (invalid_request)`,
+        503: DEFI_UNAVAILABLE,
+    },
+}
 
 export function volume(s: ExplorerServices, db: Db, cache: ResponseCache): RequestHandler {
     return async (req, res) => {

@@ -1,9 +1,13 @@
-import { Request, Response, Router } from 'express'
+import { Request, Response } from 'express'
 import { Address, encodeFunctionData, getAddress, Log, parseEventLogs, zeroAddress } from 'viem'
 import { z } from 'zod'
 import { ammPairAbi, ammRouterAbi } from '../../../abi'
+import { ApiDoc, DocumentedRouter, Operation } from '../../../common/service/api-doc'
 import { pairsHeldBy } from '../../chain/queries/defi'
 import { amountFields, fraction, parseAmount, parsePositiveAmount } from '../amounts'
+import {
+    amountSchema, CHAIN_ANSWERS, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, SEND_ANSWERS, TOKEN_ANSWERS, txHash,
+} from '../api-doc'
 import { approvalStep, requireBalance, requireNativeBalance, same, transferred } from '../amm'
 import { TokenMeta } from '../chain'
 import { badRequest, notFound, parseInput, sendData } from '../http'
@@ -12,6 +16,88 @@ import { PlatformServices } from '../services'
 import { address, amount, deadline, NATIVE, optionalUserId, TokenRef, tokenRef, userId } from '../validation'
 import { walletsOf } from '../wallets'
 
+const AddLiquidityInput = z.object({
+    token1: tokenRef, token2: tokenRef, amount1_desired: amount, amount2_desired: amount,
+    amount1_min: amount, amount2_min: amount, address, deadline, user_id: optionalUserId,
+})
+const AddLiquidityNativeInput = z.object({
+    token: tokenRef, amount_token_desired: amount, amount_native_desired: amount,
+    amount_token_min: amount, amount_native_min: amount, address, deadline, user_id: optionalUserId,
+})
+const RemoveLiquidityInput = z.object({
+    token1: tokenRef, token2: tokenRef, liquidity: amount, amount1_min: amount, amount2_min: amount,
+    address_to: address, deadline, user_id: optionalUserId,
+})
+const RemoveLiquidityNativeInput = z.object({
+    token: tokenRef, liquidity: amount, amount_token_min: amount, amount_native_min: amount,
+    address_to: address, deadline, user_id: optionalUserId,
+})
+const WalletPoolsInput = z.object({ address, user_id: optionalUserId })
+const UserPoolsInput = z.object({ user_id: userId })
+const UserWalletPoolsInput = z.object({ user_id: userId, user_addr: address })
+const PoolByAddressInput = z.object({ user_id: userId, address })
+const PoolByTokensInput = z.object({ user_id: userId, token1: tokenRef, token2: tokenRef })
+
+const sent = { hash: txHash, approval_hashes: z.array(txHash), pair: checksummedAddress }
+const Added = z.looseObject({ ...sent, token1: checksummedAddress, token2: checksummedAddress, ...amountSchema('amount1'), ...amountSchema('amount2'), ...amountSchema('liquidity') })
+const AddedNative = z.looseObject({ ...sent, token: checksummedAddress, ...amountSchema('amount_token'), ...amountSchema('amount_native'), ...amountSchema('liquidity') })
+const Removed = Added
+const RemovedNative = AddedNative.extend({ method: z.string() })
+
+const PoolPair = z.looseObject({
+    address: checksummedAddress,
+    token0: checksummedAddress,
+    token1: checksummedAddress,
+    ...amountSchema('reserve0'),
+    ...amountSchema('reserve1'),
+    ...amountSchema('total_supply'),
+    ...amountSchema('lp_balance'),
+    share: z.string().regex(/^\d+(\.\d+)?$/),
+    wallets: z.array(z.looseObject({ address: checksummedAddress, ...amountSchema('lp_balance') })),
+}).meta({ id: 'PoolPair' })
+const PoolToken = z.looseObject({
+    address: checksummedAddress,
+    name: z.string(),
+    symbol: z.string(),
+    decimals: z.number().int(),
+    ...amountSchema('reserve'),
+    ...amountSchema('user_amount'),
+}).meta({ id: 'PoolToken' })
+/** poolView: [pair, token1, token2]. */
+const PoolView = z.tuple([PoolPair, PoolToken, PoolToken]).meta({ id: 'PoolView' })
+
+function writing(summary: string, body: z.ZodObject, result: z.ZodType): Operation {
+    return {
+        summary,
+        description: 'Wallet-level: the password of the wallet\'s owner. Amounts in whole tokens; approves the router when needed.',
+        body,
+        security: PASSWORD,
+        responses: {
+            200: { description: 'Mined; the amounts are those the pair recorded', schema: inData(result) },
+            400: 'Invalid input, an amount the token cannot represent, too little balance, no such pair, or a transaction the chain rejects',
+            ...PASSWORD_ANSWERS,
+            ...TOKEN_ANSWERS,
+            ...SEND_ANSWERS,
+        },
+    }
+}
+
+function reading(summary: string, query: z.ZodObject, result: z.ZodType, notFound: string): Operation {
+    return {
+        summary,
+        query,
+        security: PASSWORD,
+        responses: {
+            200: { description: 'Live reserves and LP balances', schema: inData(z.looseObject({ result })) },
+            400: 'Invalid input',
+            404: notFound,
+            ...PASSWORD_ANSWERS,
+            ...TOKEN_ANSWERS,
+            ...CHAIN_ANSWERS,
+        },
+    }
+}
+
 /**
  * /api/pools: liquidity in our AMM's pairs. Writes approve the router for the caller when needed,
  * pass a deadline and the caller's _min floors to the router, and report the amounts the pair's
@@ -19,20 +105,21 @@ import { walletsOf } from '../wallets'
  * such triples) with live reserves and LP balances; which pools a wallet is in comes from the
  * indexer's LP token balances.
  */
-export function poolRoutes(services: PlatformServices): Router {
-    const router = Router()
+export function poolRoutes(services: PlatformServices, doc: ApiDoc): DocumentedRouter {
+    const router = doc.router('/api/pools', 'Pools')
     const serve = (handler: PoolHandler) => (req: Request, res: Response) => handler(services, req, res)
 
-    router.post('/api/pools/add_liquidity', serve(addLiquidity))
-    router.post('/api/pools/add_liquidity_native', serve(addLiquidityNative))
-    router.post('/api/pools/remove_liquidity', serve(removeLiquidity))
-    router.post('/api/pools/remove_liquidity_native', serve(removeLiquidityNative))
+    router.post('/add_liquidity', writing('Add liquidity to the pair of two tokens', AddLiquidityInput, Added), serve(addLiquidity))
+    router.post('/add_liquidity_native', writing('Add liquidity to the pair of a token and the native coin', AddLiquidityNativeInput, AddedNative), serve(addLiquidityNative))
+    router.post('/remove_liquidity', writing('Remove liquidity from the pair of two tokens', RemoveLiquidityInput, Removed), serve(removeLiquidity))
+    router.post('/remove_liquidity_native', writing('Remove liquidity from the pair of a token and the native coin', RemoveLiquidityNativeInput, RemovedNative), serve(removeLiquidityNative))
 
-    router.get('/api/pools/list', serve(listWalletPools))
-    router.get('/api/pools/list_by_user', serve(listUserPools))
-    router.get('/api/pools/list_by_user_and_address', serve(listUserWalletPools))
-    router.get('/api/pools/info_by_address', serve(poolByAddress))
-    router.get('/api/pools/info_by_tokens', serve(poolByTokens))
+    const stale = 'A pool the indexer lists is not a pool of this AMM'
+    router.get('/list', reading("The pools a wallet holds LP tokens of (wallet-level: the owner's password)", WalletPoolsInput, z.array(PoolView), stale), serve(listWalletPools))
+    router.get('/list_by_user', reading("The pools any of the user's wallets holds LP tokens of", UserPoolsInput, z.array(PoolView), stale), serve(listUserPools))
+    router.get('/list_by_user_and_address', reading("The pools one of the user's wallets holds LP tokens of", UserWalletPoolsInput, z.array(PoolView), stale), serve(listUserWalletPools))
+    router.get('/info_by_address', reading('One pool by its pair address, with the user\'s share', PoolByAddressInput, PoolView, 'No pool of this AMM at the address'), serve(poolByAddress))
+    router.get('/info_by_tokens', reading('One pool by its two tokens, with the user\'s share', PoolByTokensInput, PoolView, 'The pair of the two tokens does not exist'), serve(poolByTokens))
 
     return router
 }
@@ -40,10 +127,7 @@ export function poolRoutes(services: PlatformServices): Router {
 type PoolHandler = (services: PlatformServices, req: Request, res: Response) => Promise<void>
 
 async function addLiquidity(services: PlatformServices, req: Request, res: Response): Promise<void> {
-    const input = parseInput(z.object({
-        token1: tokenRef, token2: tokenRef, amount1_desired: amount, amount2_desired: amount,
-        amount1_min: amount, amount2_min: amount, address, deadline, user_id: optionalUserId,
-    }), req.body)
+    const input = parseInput(AddLiquidityInput, req.body)
     const { auth, routerAddress, token1, token2 } = await tokenPair(services, req, input, input.address, '/api/pools/add_liquidity_native')
     const desired1 = parsePositiveAmount(input.amount1_desired, token1.decimals, 'amount1_desired')
     const desired2 = parsePositiveAmount(input.amount2_desired, token2.decimals, 'amount2_desired')
@@ -72,10 +156,7 @@ async function addLiquidity(services: PlatformServices, req: Request, res: Respo
 }
 
 async function addLiquidityNative(services: PlatformServices, req: Request, res: Response): Promise<void> {
-    const input = parseInput(z.object({
-        token: tokenRef, amount_token_desired: amount, amount_native_desired: amount,
-        amount_token_min: amount, amount_native_min: amount, address, deadline, user_id: optionalUserId,
-    }), req.body)
+    const input = parseInput(AddLiquidityNativeInput, req.body)
     notNative(input.token, 'token', "give the pool's other token (the native side is amount_native_*)")
     const auth = await services.auth.wallet(req, input.address, input.user_id)
     const { router: routerAddress, wnative } = await services.chain.ready()
@@ -109,10 +190,7 @@ async function addLiquidityNative(services: PlatformServices, req: Request, res:
 }
 
 async function removeLiquidity(services: PlatformServices, req: Request, res: Response): Promise<void> {
-    const input = parseInput(z.object({
-        token1: tokenRef, token2: tokenRef, liquidity: amount, amount1_min: amount, amount2_min: amount,
-        address_to: address, deadline, user_id: optionalUserId,
-    }), req.body)
+    const input = parseInput(RemoveLiquidityInput, req.body)
     const { auth, routerAddress, token1, token2 } = await tokenPair(services, req, input, input.address_to, '/api/pools/remove_liquidity_native')
     const pair = await existingPair(services, token1, token2)
     const liquidity = parsePositiveAmount(input.liquidity, 18, 'liquidity')
@@ -139,10 +217,7 @@ async function removeLiquidity(services: PlatformServices, req: Request, res: Re
 
 /** Its field names mirror add_liquidity_native: token, liquidity, amount_token_min, amount_native_min, address_to. */
 async function removeLiquidityNative(services: PlatformServices, req: Request, res: Response): Promise<void> {
-    const input = parseInput(z.object({
-        token: tokenRef, liquidity: amount, amount_token_min: amount, amount_native_min: amount,
-        address_to: address, deadline, user_id: optionalUserId,
-    }), req.body)
+    const input = parseInput(RemoveLiquidityNativeInput, req.body)
     notNative(input.token, 'token', "give the pool's other token")
     const auth = await services.auth.wallet(req, input.address_to, input.user_id)
     const { router: routerAddress, wnative } = await services.chain.ready()
@@ -174,32 +249,32 @@ async function removeLiquidityNative(services: PlatformServices, req: Request, r
 }
 
 async function listWalletPools(services: PlatformServices, req: Request, res: Response): Promise<void> {
-    const query = parseInput(z.object({ address, user_id: optionalUserId }), req.query)
+    const query = parseInput(WalletPoolsInput, req.query)
     await services.auth.wallet(req, query.address, query.user_id)
     sendData(res, { result: await positions(services, [query.address]) })
 }
 
 async function listUserPools(services: PlatformServices, req: Request, res: Response): Promise<void> {
-    const query = parseInput(z.object({ user_id: userId }), req.query)
+    const query = parseInput(UserPoolsInput, req.query)
     await services.auth.user(req, query.user_id)
     sendData(res, { result: await positions(services, await walletsOf(services.pool, query.user_id)) })
 }
 
 async function listUserWalletPools(services: PlatformServices, req: Request, res: Response): Promise<void> {
-    const query = parseInput(z.object({ user_id: userId, user_addr: address }), req.query)
+    const query = parseInput(UserWalletPoolsInput, req.query)
     await services.auth.wallet(req, query.user_addr, query.user_id)
     sendData(res, { result: await positions(services, [query.user_addr]) })
 }
 
 async function poolByAddress(services: PlatformServices, req: Request, res: Response): Promise<void> {
-    const query = parseInput(z.object({ user_id: userId, address }), req.query)
+    const query = parseInput(PoolByAddressInput, req.query)
     await services.auth.user(req, query.user_id)
     await services.chain.ready()
     sendData(res, { result: await poolView(services, query.address, await walletsOf(services.pool, query.user_id)) })
 }
 
 async function poolByTokens(services: PlatformServices, req: Request, res: Response): Promise<void> {
-    const query = parseInput(z.object({ user_id: userId, token1: tokenRef, token2: tokenRef }), req.query)
+    const query = parseInput(PoolByTokensInput, req.query)
     await services.auth.user(req, query.user_id)
     const { wnative } = await services.chain.ready()
     // Pools hold WNATIVE, so NATIVE here means the native coin's pool side.

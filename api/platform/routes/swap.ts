@@ -1,8 +1,12 @@
-import { Request, Router } from 'express'
+import { Request } from 'express'
 import { Address, encodeFunctionData } from 'viem'
 import { z } from 'zod'
 import { ammRouterAbi } from '../../../abi'
+import { ApiDoc, DocumentedRouter } from '../../../common/service/api-doc'
 import { amountFields, AmountInput, formatAmount, parseAmount, parsePositiveAmount } from '../amounts'
+import {
+    amountSchema, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, SEND_ANSWERS, TOKEN_ANSWERS, tokenInAnswer, txHash,
+} from '../api-doc'
 import { approvalStep, bestExactIn, bestExactOut, label, requireBalance, Route, transferred, wrapped } from '../amm'
 import { TokenMeta } from '../chain'
 import { badRequest, HttpError, parseInput, sendData } from '../http'
@@ -44,59 +48,113 @@ const common = {
     user_id: optionalUserId,
 }
 
-export function swapRoutes(s: PlatformServices): Router {
-    const router = Router()
+const ExactTokensForTokens = z.object({ ...common, amount_in: amount, amount_out_min: amount, token1: tokenRef, token2: tokenRef })
+const TokensForExactTokens = z.object({ ...common, amount_out: amount, amount_in_max: amount, token1: tokenRef, token2: tokenRef })
+const ExactNativeForTokens = z.object({ ...common, amount_out_min: amount, token: tokenRef })
+const NativeForExactTokens = z.object({ ...common, token: tokenRef })
+const ExactTokensForNative = z.object({ ...common, token1: tokenRef, token2: tokenRef.optional() })
+const TokensForExactNative = z.object({ ...common, amount_out: amount, amount_in_max: amount, token1: tokenRef, token2: tokenRef.optional() })
 
-    const handle = (path: string, build: (req: Request) => SwapRequest) => {
-        router.post(`/api/swap/${path}`, async (req, res) => {
+/** Amounts some routes take under several names (aliased()): the published name first. */
+const NATIVE_SPEND = ['amount_native', 'amount_in']
+const NATIVE_MAX_SPEND = ['amount_native', 'amount_in_max']
+const EXACT_TOKENS_OUT = ['amount_out_min', 'amount_out']
+const EXACT_TOKENS_SPEND = ['amount_in_max', 'amount_in']
+const NATIVE_FLOOR = ['amount_out', 'amount_out_min']
+
+/** A route's body in the document: its schema, plus each aliased amount as an optional field (one name of each group must be given). */
+function withAliases(schema: z.ZodObject, ...groups: string[][]): z.ZodObject {
+    return schema.extend(Object.fromEntries(groups.flat().map((name) => [name, amount.nullish()])))
+}
+
+/** A swap as mined: the quote of the exact side (quoted_amount_out for exact input, quoted_amount_in for exact output). */
+function swapResult(intent: Intent) {
+    return z.looseObject({
+        hash: txHash,
+        approval_hash: txHash.nullable(),
+        block_number: z.number().int(),
+        from: checksummedAddress,
+        to: checksummedAddress,
+        token_in: tokenInAnswer,
+        token_out: tokenInAnswer,
+        path: z.array(checksummedAddress),
+        method: z.string(),
+        fee_on_transfer: z.boolean(),
+        ...amountSchema('amount_in'),
+        ...amountSchema('amount_out'),
+        ...(intent === 'exact_in' ? amountSchema('quoted_amount_out') : amountSchema('quoted_amount_in')),
+    })
+}
+const SWAP_RESULTS: Record<Intent, z.ZodType> = {
+    exact_in: swapResult('exact_in').meta({ id: 'SwapExactInput' }),
+    exact_out: swapResult('exact_out').meta({ id: 'SwapExactOutput' }),
+}
+
+export function swapRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
+    const router = doc.router('/api/swap', 'Swaps')
+
+    const handle = (path: string, summary: string, intent: Intent, body: z.ZodObject, build: (req: Request) => SwapRequest) => {
+        router.post(`/${path}`, {
+            summary,
+            description: "Wallet-level: the password of the from wallet's owner. Amounts in whole tokens; to defaults to from.",
+            body,
+            security: PASSWORD,
+            responses: {
+                200: { description: 'Mined; amount_in and amount_out as the receipt recorded them', schema: inData(SWAP_RESULTS[intent]) },
+                400: 'Invalid input, an amount the token cannot represent, too little balance, no route, a bound the quote misses, or a swap the chain rejects',
+                ...PASSWORD_ANSWERS,
+                ...TOKEN_ANSWERS,
+                ...SEND_ANSWERS,
+            },
+        }, async (req, res) => {
             const swap = build(req)
             const auth = await s.auth.wallet(req, swap.from, swap.userId)
             sendData(res, await executeSwap(s, s.auth.account(auth), swap))
         })
     }
 
-    handle('execute_exact_tokens_for_tokens', (req) => {
-        const b = parseInput(z.object({ ...common, amount_in: amount, amount_out_min: amount, token1: tokenRef, token2: tokenRef }), req.body)
+    handle('execute_exact_tokens_for_tokens', 'Swap an exact amount of token1 for at least amount_out_min of token2', 'exact_in', ExactTokensForTokens, (req) => {
+        const b = parseInput(ExactTokensForTokens, req.body)
         noNative(b.token1, 'token1', 'execute_exact_native_for_tokens')
         noNative(b.token2, 'token2', 'execute_exact_tokens_for_native')
         return { intent: 'exact_in', tokenIn: b.token1, tokenOut: b.token2, exact: b.amount_in, exactField: 'amount_in', bound: b.amount_out_min, boundField: 'amount_out_min', from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle('execute_tokens_for_exact_tokens', (req) => {
-        const b = parseInput(z.object({ ...common, amount_out: amount, amount_in_max: amount, token1: tokenRef, token2: tokenRef }), req.body)
+    handle('execute_tokens_for_exact_tokens', 'Swap at most amount_in_max of token1 for an exact amount of token2', 'exact_out', TokensForExactTokens, (req) => {
+        const b = parseInput(TokensForExactTokens, req.body)
         noNative(b.token1, 'token1', 'execute_native_for_exact_tokens')
         noNative(b.token2, 'token2', 'execute_tokens_for_exact_native')
         return { intent: 'exact_out', tokenIn: b.token1, tokenOut: b.token2, exact: b.amount_out, exactField: 'amount_out', bound: b.amount_in_max, boundField: 'amount_in_max', from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle('execute_exact_native_for_tokens', (req) => {
-        const b = parseInput(z.object({ ...common, amount_out_min: amount, token: tokenRef }), req.body)
+    handle('execute_exact_native_for_tokens', 'Swap an exact amount of the native coin (amount_native, or amount_in) for a token', 'exact_in', withAliases(ExactNativeForTokens, NATIVE_SPEND), (req) => {
+        const b = parseInput(ExactNativeForTokens, req.body)
         noNative(b.token, 'token', 'a token address as the output')
-        const spend = aliased(req.body, ['amount_native', 'amount_in'])
+        const spend = aliased(req.body, NATIVE_SPEND)
         return { intent: 'exact_in', tokenIn: NATIVE, tokenOut: b.token, exact: spend.value, exactField: spend.field, bound: b.amount_out_min, boundField: 'amount_out_min', from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle('execute_native_for_exact_tokens', (req) => {
-        const b = parseInput(z.object({ ...common, token: tokenRef }), req.body)
+    handle('execute_native_for_exact_tokens', 'Swap at most amount_native (or amount_in_max) of the native coin for an exact amount (amount_out_min, or amount_out) of a token', 'exact_out', withAliases(NativeForExactTokens, EXACT_TOKENS_OUT, NATIVE_MAX_SPEND), (req) => {
+        const b = parseInput(NativeForExactTokens, req.body)
         noNative(b.token, 'token', 'a token address as the output')
         // Clients name the exact output amount_out_min on this route (docs/platform-api.md, swaps); amount_out is accepted too.
-        const out = aliased(req.body, ['amount_out_min', 'amount_out'])
-        const max = aliased(req.body, ['amount_native', 'amount_in_max'])
+        const out = aliased(req.body, EXACT_TOKENS_OUT)
+        const max = aliased(req.body, NATIVE_MAX_SPEND)
         return { intent: 'exact_out', tokenIn: NATIVE, tokenOut: b.token, exact: out.value, exactField: out.field, bound: max.value, boundField: max.field, from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle('execute_exact_tokens_for_native', (req) => {
-        const b = parseInput(z.object({ ...common, token1: tokenRef, token2: tokenRef.optional() }), req.body)
+    handle('execute_exact_tokens_for_native', 'Swap an exact amount (amount_in_max, or amount_in) of token1 for at least amount_out (or amount_out_min) of the native coin', 'exact_in', withAliases(ExactTokensForNative, EXACT_TOKENS_SPEND, NATIVE_FLOOR), (req) => {
+        const b = parseInput(ExactTokensForNative, req.body)
         noNative(b.token1, 'token1', 'a token address as the input')
         nativeOutput(s, b.token2)
         // Clients send amount_in_max (the exact spend) and amount_out (the floor) here (docs/platform-api.md, swaps); amount_in and amount_out_min are accepted too.
-        const spend = aliased(req.body, ['amount_in_max', 'amount_in'])
-        const floor = aliased(req.body, ['amount_out', 'amount_out_min'])
+        const spend = aliased(req.body, EXACT_TOKENS_SPEND)
+        const floor = aliased(req.body, NATIVE_FLOOR)
         return { intent: 'exact_in', tokenIn: b.token1, tokenOut: NATIVE, exact: spend.value, exactField: spend.field, bound: floor.value, boundField: floor.field, from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle('execute_tokens_for_exact_native', (req) => {
-        const b = parseInput(z.object({ ...common, amount_out: amount, amount_in_max: amount, token1: tokenRef, token2: tokenRef.optional() }), req.body)
+    handle('execute_tokens_for_exact_native', 'Swap at most amount_in_max of token1 for an exact amount of the native coin', 'exact_out', TokensForExactNative, (req) => {
+        const b = parseInput(TokensForExactNative, req.body)
         noNative(b.token1, 'token1', 'a token address as the input')
         nativeOutput(s, b.token2)
         return { intent: 'exact_out', tokenIn: b.token1, tokenOut: NATIVE, exact: b.amount_out, exactField: 'amount_out', bound: b.amount_in_max, boundField: 'amount_in_max', from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }

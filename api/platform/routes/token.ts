@@ -1,9 +1,13 @@
-import { Request, Response, Router } from 'express'
+import { Request, Response } from 'express'
 import { Address, encodeDeployData, encodeFunctionData, getAddress } from 'viem'
 import { z } from 'zod'
 import { loadArtifact, platformTokenAbi } from '../../../abi'
 import { platformTokenConstructorArgs } from '../../../common/platform-token'
+import { ApiDoc, DocumentedRouter } from '../../../common/service/api-doc'
 import { formatAmount, parsePositiveAmount } from '../amounts'
+import {
+    baseUnits, CHAIN_ANSWERS, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, SEND_ANSWERS, TOKEN_ANSWERS, txHash, wholeTokens,
+} from '../api-doc'
 import { DeployedToken, findDeployedToken, insertDeployedToken, listDeployedTokens } from '../deployed-tokens'
 import { badRequest, HttpError, parseInput, sendData } from '../http'
 import { PlatformServices } from '../services'
@@ -31,15 +35,82 @@ const DeployInput = z.object({
     address: address.optional(),
 })
 
+const TokenInfoInput = z.object({ address, user_id: userId })
+const ListInput = z.object({ user_id: userId, limit: integer(1, 1000).default(100), offset: integer(0, 1_000_000_000).default(0) })
+
+const Deployed = z.looseObject({
+    contractAddress: checksummedAddress,
+    transactionHash: txHash,
+    transferHash: txHash,
+    deployer: checksummedAddress,
+    name: z.string(),
+    symbol: z.string(),
+    decimals: z.number().int(),
+    totalSupply: baseUnits,
+    supply: wholeTokens,
+})
+/** deployedView: a token deployed through the platform, as stored. */
+const DeployedRecord = z.looseObject({
+    contractAddress: checksummedAddress,
+    name: z.string(),
+    symbol: z.string(),
+    description: z.string(),
+    decimals: z.number().int(),
+    totalSupply: baseUnits,
+    supply: wholeTokens,
+    buyingFee: z.number().int(),
+    sellingFee: z.number().int(),
+    feeAddress: checksummedAddress.nullable(),
+    mintable: z.boolean(),
+    deployer: checksummedAddress,
+    destinationAddress: checksummedAddress,
+    transactionHash: txHash,
+    transferHash: txHash.nullable(),
+    blockNumber: z.number().int(),
+    createdAt: z.string(),
+}).meta({ id: 'DeployedToken' })
+const TokenInfo = z.looseObject({
+    address: checksummedAddress,
+    name: z.string(),
+    symbol: z.string(),
+    decimals: z.number().int(),
+    totalSupply: baseUnits,
+    supply: wholeTokens,
+    deployedByPlatform: z.boolean(),
+    platform: DeployedRecord.nullable(),
+})
+const TokenList = z.looseObject({ tokens: z.array(DeployedRecord), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
+
+const INFO_ANSWERS = {
+    200: { description: 'The token as the chain reports it, with its deployment record when deployed here', schema: inData(TokenInfo) },
+    400: 'Invalid input, or no ERC-20 token at the address',
+    ...PASSWORD_ANSWERS,
+    ...TOKEN_ANSWERS,
+    ...CHAIN_ANSWERS,
+}
+
 /**
  * /api/token: deploying PlatformTokens from a user's wallet and reading any ERC-20. totalSupply
  * is in whole tokens (scaled by decimals); the supply is minted to the deploying wallet and then
  * transferred to destinationAddress (transferHash).
  */
-export function tokenRoutes(s: PlatformServices): Router {
-    const router = Router()
+export function tokenRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
+    const router = doc.router('/api/token', 'Tokens')
 
-    router.post('/api/token/deploy', async (req, res) => {
+    router.post('/deploy', {
+        summary: "Deploy a PlatformToken from one of the user's wallets, its supply sent to destinationAddress",
+        description: "Signs with the wallet named in address (it must be the user's), else the user's oldest wallet. totalSupply is in whole tokens.",
+        body: DeployInput,
+        security: PASSWORD,
+        responses: {
+            201: { description: 'Deployed, and the supply moved to destinationAddress', schema: inData(Deployed) },
+            400: 'Invalid input, the user has no wallet, or the chain rejects the deployment',
+            ...PASSWORD_ANSWERS,
+            ...SEND_ANSWERS,
+            // The supply stays in the deploying wallet when the transfer after the deployment fails; the message says where.
+            502: 'The chain node refused the request, or the token was deployed and moving its supply failed',
+        },
+    }, async (req, res) => {
         const input = parseInput(DeployInput, req.body)
         const buyingFee = input.buyingFee ?? 0
         const sellingFee = input.sellingFee ?? 0
@@ -113,25 +184,40 @@ export function tokenRoutes(s: PlatformServices): Router {
     })
 
     const info = async (req: Request, res: Response, token: unknown, user: unknown) => {
-        const input = parseInput(z.object({ address, user_id: userId }), { address: token, user_id: user })
+        const input = parseInput(TokenInfoInput, { address: token, user_id: user })
         await s.auth.user(req, input.user_id)
         sendData(res, await tokenInfo(s, input.address))
     }
-    router.get('/api/token/info/:address', (req, res) => info(req, res, req.params.address, req.query.user_id))
+    router.get('/info/:address', {
+        summary: 'Any ERC-20 token',
+        params: TokenInfoInput.pick({ address: true }),
+        query: TokenInfoInput.omit({ address: true }),
+        security: PASSWORD,
+        responses: INFO_ANSWERS,
+    }, (req, res) => info(req, res, req.params.address, req.query.user_id))
     // Clients may name the token address, or contractAddress as deploy returns it.
-    router.post('/api/token/info_by_address', (req, res) => info(req, res, req.body?.address ?? req.body?.contractAddress, req.body?.user_id))
+    router.post('/info_by_address', {
+        summary: 'Any ERC-20 token (the address in the body)',
+        description: 'The token is address, or contractAddress as deploy returns it.',
+        body: TokenInfoInput.extend({ address: address.optional(), contractAddress: address.optional() }),
+        security: PASSWORD,
+        responses: INFO_ANSWERS,
+    }, (req, res) => info(req, res, req.body?.address ?? req.body?.contractAddress, req.body?.user_id))
 
     const list = async (req: Request, res: Response) => {
-        const input = parseInput(
-            z.object({ user_id: userId, limit: integer(1, 1000).default(100), offset: integer(0, 1_000_000_000).default(0) }),
-            req.query
-        )
+        const input = parseInput(ListInput, req.query)
         await s.auth.user(req, input.user_id)
         const { tokens, total } = await listDeployedTokens(s.pool, input.limit, input.offset)
         sendData(res, { tokens: tokens.map(deployedView), total, limit: input.limit, offset: input.offset })
     }
-    router.get('/api/token/list', list)
-    router.get('/api/token/tokens', list)
+    const listing = (summary: string) => ({
+        summary,
+        query: ListInput,
+        security: PASSWORD,
+        responses: { 200: { description: 'Newest first', schema: inData(TokenList) }, 400: 'Invalid input', ...PASSWORD_ANSWERS },
+    })
+    router.get('/list', listing('Tokens deployed through the platform'), list)
+    router.get('/tokens', listing('Tokens deployed through the platform (the same as list)'), list)
 
     return router
 }

@@ -1,16 +1,72 @@
 import { validateMnemonic } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english'
-import { Request, Response, Router } from 'express'
+import { Request, Response } from 'express'
 import { Address, encodeFunctionData, formatEther, getAddress, Hex, toHex } from 'viem'
 import { english, generateMnemonic, generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { z } from 'zod'
 import { platformTokenAbi } from '../../../abi'
+import { ApiDoc, DocumentedRouter, Operation } from '../../../common/service/api-doc'
 import { heldTokens } from '../../chain/queries/tokens'
 import { formatAmount, parsePositiveAmount } from '../amounts'
+import {
+    CHAIN_ANSWERS, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, rateLimitHeaders, SEND_ANSWERS, TOKEN_ANSWERS, tokenInAnswer, txHash, wholeTokens,
+} from '../api-doc'
 import { badRequest, conflict, noStore, parseInput, sendData } from '../http'
 import { PlatformServices } from '../services'
 import { address, amount, NATIVE, nonZeroAddress, optionalUserId, tokenRef, userId } from '../validation'
 import { findWallet, insertWallet, WalletOrigin } from '../wallets'
+
+const RegisterInput = z.object({ user_id: userId, address, priv_key: z.string() })
+const UserInput = z.object({ user_id: userId })
+const MnemonicInput = z.object({ user_id: userId, mnemonic: z.string().max(1000) })
+const PrivateKeyInput = z.object({ user_id: userId, privateKey: z.string() })
+const BalanceInput = z.object({ address, user_id: userId })
+const TokensInput = z.object({ address, user_id: optionalUserId })
+const SendInput = z.object({ address_from: address, address_to: nonZeroAddress, token: tokenRef, amount, user_id: optionalUserId })
+
+const privateKey = z.string().regex(/^0x[0-9a-f]{64}$/)
+const Imported = z.looseObject({ success: z.literal(true), address: checksummedAddress })
+const ImportedKey = Imported.extend({ privateKey })
+const HeldToken = z.looseObject({
+    token: checksummedAddress,
+    name: z.string().nullable(),
+    symbol: z.string().nullable(),
+    decimals: z.number().int().nullable(),
+    type: z.string().nullable(),
+    balance: z.string().regex(/^\d+$/),
+    balanceFormatted: wholeTokens,
+}).meta({ id: 'HeldToken' })
+const Sent = z.looseObject({
+    success: z.literal(true),
+    hash: txHash,
+    from: checksummedAddress,
+    to: checksummedAddress,
+    token: tokenInAnswer,
+    amount: wholeTokens,
+    blockNumber: z.number().int(),
+})
+
+/** The register routes' own per-IP limit: its budget headers on every answer, its 429 beside the password's. */
+const REGISTER_ANSWERS = {
+    ...PASSWORD_ANSWERS,
+    429: { ...PASSWORD_ANSWERS[429], description: 'Too many registrations from this client, or too many failed passwords (docs/platform-api.md, Limits)' },
+}
+
+/** from-mnemonic and from-private-key: a key imported for a user proved by its password. */
+function importing(summary: string, body: z.ZodObject, answer: z.ZodType, invalid: string): Operation {
+    return {
+        summary,
+        body,
+        security: PASSWORD,
+        responses: {
+            200: { description: 'The user already held this wallet', schema: answer },
+            201: { description: 'The wallet was stored', schema: answer },
+            400: invalid,
+            409: 'The address is already managed by another user',
+            ...PASSWORD_ANSWERS,
+        },
+    }
+}
 
 /**
  * /api/wallet: users and their managed wallets. Keys arrive through register,
@@ -19,11 +75,23 @@ import { findWallet, insertWallet, WalletOrigin } from '../wallets'
  * { success, data } envelope (create, from-mnemonic, from-private-key, tokens, send) return that
  * shape, with success: true beside it (docs/platform-api.md).
  */
-export function walletRoutes(s: PlatformServices): Router {
-    const router = Router()
+export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
+    const router = doc.router('/api/wallet', 'Wallets')
 
-    router.post('/api/wallet/register', s.registrations.perIp(), async (req, res) => {
-        const input = parseInput(z.object({ user_id: userId, address, priv_key: z.string() }), req.body)
+    router.post('/register', {
+        summary: 'Import a private key for a user, creating the user when new',
+        description: 'A new user_id is created with the password given (8 characters or more); an existing one must be proved with its password.',
+        body: RegisterInput,
+        security: PASSWORD,
+        responses: {
+            200: { description: 'The user already held this wallet', schema: inData(z.looseObject({ address: checksummedAddress })), headers: rateLimitHeaders },
+            201: { description: 'The wallet was stored', schema: inData(z.looseObject({ address: checksummedAddress })), headers: rateLimitHeaders },
+            400: 'Invalid input, a key that is not the key of address, or a new password shorter than 8 characters',
+            409: 'The address is already managed by another user',
+            ...REGISTER_ANSWERS,
+        },
+    }, s.registrations.perIp(), async (req, res) => {
+        const input = parseInput(RegisterInput, req.body)
         const key = privateKeyOf(input.priv_key, 'priv_key')
         if (privateKeyToAccount(key).address !== input.address) throw badRequest('priv_key is not the key of address')
         // Checked before a new user is created for it; the caller holds the key, so this tells them nothing new.
@@ -34,8 +102,25 @@ export function walletRoutes(s: PlatformServices): Router {
         res.status(stored.inserted ? 201 : 200).json({ success: true, data: { address: stored.address } })
     })
 
-    router.post('/api/wallet/register_random', s.registrations.perIp(), async (req, res) => {
-        const input = parseInput(z.object({ user_id: userId }), req.body)
+    router.post('/register_random', {
+        summary: 'Generate a wallet for a user, creating the user when new',
+        description: 'A new user_id is created with the password given (8 characters or more); an existing one must be proved with its password.',
+        body: UserInput,
+        security: PASSWORD,
+        responses: {
+            201: {
+                description: 'The generated wallet',
+                headers: rateLimitHeaders,
+                schema: z.looseObject({
+                    success: z.literal(true),
+                    result: z.looseObject({ user_id: z.string(), pub_key: checksummedAddress, address: checksummedAddress, created_at: z.string(), updated_at: z.string() }),
+                }),
+            },
+            400: 'Invalid input, or a new password shorter than 8 characters',
+            ...REGISTER_ANSWERS,
+        },
+    }, s.registrations.perIp(), async (req, res) => {
+        const input = parseInput(UserInput, req.body)
         const auth = await s.auth.registerOrVerify(req, input.user_id)
         const stored = await store(s, auth.userId, auth.secret, generatePrivateKey(), 'random')
         res.status(201).json({
@@ -51,8 +136,20 @@ export function walletRoutes(s: PlatformServices): Router {
         })
     })
 
-    router.get('/api/wallet/create', async (req, res) => {
-        const input = parseInput(z.object({ user_id: userId }), req.query)
+    router.get('/create', {
+        summary: 'Generate a mnemonic and its first account, storing nothing',
+        query: UserInput,
+        security: PASSWORD,
+        responses: {
+            200: {
+                description: 'A new mnemonic, its first account (m/44\'/60\'/0\'/0/0) and key; sent with Cache-Control: no-store',
+                schema: z.looseObject({ success: z.literal(true), address: checksummedAddress, privateKey, mnemonic: z.string() }),
+            },
+            400: 'Invalid input',
+            ...PASSWORD_ANSWERS,
+        },
+    }, async (req, res) => {
+        const input = parseInput(UserInput, req.query)
         await s.auth.user(req, input.user_id)
         const mnemonic = generateMnemonic(english)
         const account = mnemonicToAccount(mnemonic)
@@ -60,8 +157,13 @@ export function walletRoutes(s: PlatformServices): Router {
         res.json({ success: true, address: account.address, privateKey: toHex(account.getHdKey().privateKey!), mnemonic })
     })
 
-    router.post('/api/wallet/from-mnemonic', async (req, res) => {
-        const input = parseInput(z.object({ user_id: userId, mnemonic: z.string().max(1000) }), req.body)
+    router.post('/from-mnemonic', importing(
+        "Import a BIP-39 mnemonic's first account (m/44'/60'/0'/0/0) for a user; answered with Cache-Control: no-store",
+        MnemonicInput,
+        ImportedKey,
+        'Invalid input, or not a valid BIP-39 English phrase'
+    ), async (req, res) => {
+        const input = parseInput(MnemonicInput, req.body)
         const phrase = input.mnemonic.trim().toLowerCase().split(/\s+/).join(' ')
         if (!validateMnemonic(phrase, wordlist)) {
             throw badRequest('mnemonic is not a valid BIP-39 English phrase (12 to 24 words with a valid checksum)')
@@ -74,33 +176,56 @@ export function walletRoutes(s: PlatformServices): Router {
         res.status(stored.inserted ? 201 : 200).json({ success: true, address: stored.address, privateKey: key })
     })
 
-    router.post('/api/wallet/from-private-key', async (req, res) => {
-        const input = parseInput(z.object({ user_id: userId, privateKey: z.string() }), req.body)
+    router.post('/from-private-key', importing('Import a private key for a user', PrivateKeyInput, Imported, 'Invalid input, or not a valid secp256k1 private key'), async (req, res) => {
+        const input = parseInput(PrivateKeyInput, req.body)
         const key = privateKeyOf(input.privateKey, 'privateKey')
         const auth = await s.auth.user(req, input.user_id)
         const stored = await store(s, auth.userId, auth.secret, key, 'private_key')
         res.status(stored.inserted ? 201 : 200).json({ success: true, address: stored.address })
     })
 
-    router.get('/api/wallet/balance/:address', async (req, res) => {
-        const input = parseInput(z.object({ address, user_id: userId }), { ...req.query, address: req.params.address })
+    router.get('/balance/:address', {
+        summary: 'The native balance of any address',
+        params: BalanceInput.pick({ address: true }),
+        query: BalanceInput.omit({ address: true }),
+        security: PASSWORD,
+        responses: {
+            200: {
+                description: 'balance in wei, balanceEth in whole NATIVE',
+                schema: inData(z.looseObject({ address: checksummedAddress, balance: z.string().regex(/^\d+$/), balanceEth: wholeTokens })),
+            },
+            400: 'Invalid input',
+            ...PASSWORD_ANSWERS,
+            ...CHAIN_ANSWERS,
+        },
+    }, async (req, res) => {
+        const input = parseInput(BalanceInput, { ...req.query, address: req.params.address })
         await s.auth.user(req, input.user_id)
         await s.chain.ready()
         const balance = await s.chain.nativeBalance(input.address)
         sendData(res, { address: input.address, balance: balance.toString(), balanceEth: formatEther(balance) })
     })
 
-    router.get('/api/wallet/tokens', async (req, res) => {
-        const input = parseInput(z.object({ address, user_id: optionalUserId }), req.query)
+    router.get('/tokens', {
+        summary: "The tokens a wallet holds, per the indexer (wallet-level: the owner's password)",
+        query: TokensInput,
+        security: PASSWORD,
+        responses: {
+            200: {
+                description: 'Every token with a non-zero balance',
+                schema: z.looseObject({ success: z.literal(true), address: checksummedAddress, tokens: z.array(HeldToken) }),
+            },
+            400: 'Invalid input',
+            ...PASSWORD_ANSWERS,
+        },
+    }, async (req, res) => {
+        const input = parseInput(TokensInput, req.query)
         await s.auth.wallet(req, input.address, input.user_id)
         res.json({ success: true, address: input.address, tokens: await tokenBalances(s, input.address) })
     })
 
     const send = async (req: Request, res: Response) => {
-        const input = parseInput(
-            z.object({ address_from: address, address_to: nonZeroAddress, token: tokenRef, amount, user_id: optionalUserId }),
-            req.body
-        )
+        const input = parseInput(SendInput, req.body)
         const auth = await s.auth.wallet(req, input.address_from, input.user_id)
         await s.chain.ready()
         const from = input.address_from
@@ -136,9 +261,22 @@ export function walletRoutes(s: PlatformServices): Router {
             blockNumber: Number(receipt.blockNumber),
         })
     }
-    router.post('/api/wallet/send', send)
+    const sending = (summary: string) => ({
+        summary,
+        description: "Wallet-level: the password of address_from's owner. amount is in whole tokens; token is a token address or NATIVE.",
+        body: SendInput,
+        security: PASSWORD,
+        responses: {
+            200: { description: 'Mined', schema: Sent },
+            400: 'Invalid input, an amount the token cannot represent, too little balance, or a transfer the chain rejects',
+            ...PASSWORD_ANSWERS,
+            ...TOKEN_ANSWERS,
+            ...SEND_ANSWERS,
+        },
+    })
+    router.post('/send', sending('Send the native coin or a token from a managed wallet'), send)
     // withdraw is send under another name: both move funds out of a managed wallet.
-    router.post('/api/wallet/withdraw', send)
+    router.post('/withdraw', sending('Send funds out of a managed wallet (the same as send)'), send)
 
     return router
 }

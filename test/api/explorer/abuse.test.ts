@@ -77,4 +77,29 @@ describe('explorer services API: abuse', function () {
         }
         expectError(await stack.client().post('/auth/reset-password', { token: bogusResetToken(), password: 'a brand new password' }), 400, 'invalid_token')
     })
+
+    it('a crowd of 64 bogus resets and sign-ins gets 4xx or 503 busy, never another 5xx, and the owner still gets in', async function () {
+        const { email, password } = await verifiedAccount(stack)
+        const oneIp = stack.client()
+        const reset = (client: ReturnType<ExplorerStack['client']>) =>
+            client.post('/auth/reset-password', { token: bogusResetToken(), password: 'a brand new password' })
+        const [fromOneIp, fromManyIps, signIns] = await Promise.all([
+            Promise.all(Array.from({ length: 16 }, () => reset(oneIp))),
+            Promise.all(Array.from({ length: 16 }, () => reset(stack.client()))),
+            // Wrong passwords for the owner's account, each from its own IP: these hash, and the pool holds one.
+            Promise.all(Array.from({ length: 32 }, (_, i) => stack.client().post('/auth/signin', { email, password: `crowd guess ${i}` }))),
+        ])
+        const statuses = (replies: Reply[]) => replies.map((r) => r.status).sort().join(',')
+        expect(statuses(fromOneIp)).to.equal([...Array(10).fill(400), ...Array(6).fill(429)].join(','))
+        expect(statuses(fromManyIps)).to.equal(Array(16).fill(400).join(','))
+        for (const reply of fromOneIp.filter((r) => r.status === 429)) expectRefused(reply, 3600)
+        expect(signIns.every((r) => r.status === 401 || r.status === 503), statuses(signIns)).to.equal(true)
+        const busy = signIns.filter((r) => r.status === 503)
+        expect(busy, 'some sign-ins found the pool full').to.not.have.length(0)
+        for (const reply of busy) {
+            expectError(reply, 503, 'busy')
+            expect(reply.headers.get('retry-after')).to.equal('1')
+        }
+        expect((await stack.client().post('/auth/signin', { email, password })).status).to.equal(200)
+    })
 })

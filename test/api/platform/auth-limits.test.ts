@@ -64,6 +64,15 @@ describe('wallet platform: limits under abuse', function () {
             expect((await signIn(new PlatformClient(api.platformUrl, nextIp()), 'victim', 'guess')).status).to.equal(401)
         })
 
+        it('guesses sent at once get no more checks than the limit: each is counted before its hash', async function () {
+            await newWallet(new PlatformClient(api.platformUrl, nextIp()), 'raced', PWD)
+            const guesser = new PlatformClient(api.platformUrl, nextIp())
+            const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => signIn(guesser, 'raced', `guess-${i}`)))
+            const statuses = replies.map((r) => r.status).sort()
+            expect(statuses).to.deep.equal([...Array(3).fill(401), ...Array(9).fill(429)])
+            expect((await signIn(new PlatformClient(api.platformUrl, nextIp()), 'raced', PWD)).status).to.equal(200)
+        })
+
         it('counts an IP\'s failures over all user_ids and wallets, so spreading guesses does not help', async function () {
             const owner = new PlatformClient(api.platformUrl, nextIp())
             const sprayer = new PlatformClient(api.platformUrl, nextIp())
@@ -127,6 +136,47 @@ describe('wallet platform: limits under abuse', function () {
             expect(busy!.headers.get('retry-after')).to.equal('1')
             expect(statuses.filter((s) => s === 401).length, 'the pool still ran hashes').to.be.greaterThan(1)
             expect((await signIn(new PlatformClient(api.platformUrl, nextIp()), 'patient', PWD)).status).to.equal(200)
+        })
+    })
+
+    describe('a crowd of wrong passwords', function () {
+        let api: PlatformProcess
+
+        before(async function () {
+            api = await platform({ PLATFORM_HASH_CONCURRENCY: '1', PLATFORM_HASH_QUEUE: '1', PLATFORM_AUTH_MAX_FAILURES: '3' })
+        })
+
+        it('64 at once, from one IP and from many, get 401, 429 or 503 and never another 5xx; the owner still gets in', async function () {
+            await newWallet(new PlatformClient(api.platformUrl, nextIp()), 'crowded', PWD)
+            const guesser = new PlatformClient(api.platformUrl, nextIp())
+            const statuses: number[] = []
+            let busy: Reply | undefined
+            let limited: Reply | undefined
+            let guesserChecked = 0
+            // Each round's hashes that get a slot count failures, so the guessing IP reaches its limit within a few rounds.
+            for (let round = 0; round < 20 && !(busy && limited); round++) {
+                const replies = await Promise.all(Array.from({ length: 64 }, (_, i) =>
+                    signIn(i % 2 ? guesser : new PlatformClient(api.platformUrl, nextIp()), 'crowded', `guess-${round}-${i}`)))
+                statuses.push(...replies.map((r) => r.status))
+                guesserChecked += replies.filter((r, i) => i % 2 && r.status === 401).length
+                busy ??= replies.find((r) => r.status === 503)
+                limited ??= replies.find((r) => r.status === 429)
+            }
+            expect(statuses.filter((s) => s !== 401 && s !== 429 && s !== 503), JSON.stringify(statuses)).to.deep.equal([])
+            expect(busy, 'some request was refused by the full pool').to.not.equal(undefined)
+            expectRefused(busy!, 503)
+            expect(busy!.headers.get('retry-after')).to.equal('1')
+            expect(limited, 'the guessing IP was refused').to.not.equal(undefined)
+            expectRefused(limited!, 429)
+            // A guess refused by the full pool was never checked, and is not counted: only checked ones are.
+            expect(guesserChecked, 'guesses of one IP checked').to.be.at.most(3)
+            while (guesserChecked < 3) {
+                expect((await signIn(guesser, 'crowded', `late-guess-${guesserChecked}`)).status).to.equal(401)
+                guesserChecked++
+            }
+            expect((await signIn(guesser, 'crowded', PWD)).status, 'the guessing IP is refused once 3 guesses were checked').to.equal(429)
+            const owner = await signIn(new PlatformClient(api.platformUrl, nextIp()), 'crowded', PWD)
+            expect(owner.status, JSON.stringify(owner.body)).to.equal(200)
         })
     })
 })

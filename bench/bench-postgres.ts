@@ -1,0 +1,45 @@
+import * as fs from 'fs'
+import * as os from 'os'
+import * as path from 'path'
+import { startEmbeddedPostgres } from '../db/postgres'
+import { freePort } from '../test/support/ports'
+import { postmasterPid } from './cpu'
+
+/** One benchmark run on an embedded Postgres of its own, removed when the run ends however it ends: docs/testing.md#benchmarks */
+
+export interface BenchPostgresOptions {
+    /** Prefix of the temporary data directory. */
+    name: string
+    /** fsync and synchronous commit off (faster loads); leave unset to measure as in production. */
+    fast?: boolean
+}
+
+/**
+ * Runs `run` as the process's main: starts the cluster (listening on a Unix socket too), hands over
+ * its URL and postmaster pid, and exits 1 with the error's stack when the run fails.
+ */
+export function runOnBenchPostgres(options: BenchPostgresOptions, run: (databaseUrl: string, postgresPid: number) => Promise<void>): void {
+    main(options, run).catch((err) => {
+        process.stderr.write(`${err.stack ?? err}\n`)
+        process.exit(1)
+    })
+}
+
+async function main(options: BenchPostgresOptions, run: (databaseUrl: string, postgresPid: number) => Promise<void>): Promise<void> {
+    // On Ctrl-C or SIGTERM, exit through process.exit so the exit hook of common/processes stops Postgres and the services.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
+    const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), `${options.name}-pg-`))
+    const removeDir = () => fs.rmSync(pgDir, { recursive: true, force: true })
+    try {
+        const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench', fast: options.fast, unixSocket: true })
+        // Registered after the exit hook that kills Postgres, so the directory goes after the cluster.
+        process.on('exit', removeDir)
+        try {
+            await run(pg.url, postmasterPid(pgDir))
+        } finally {
+            await pg.stop()
+        }
+    } finally {
+        removeDir()
+    }
+}
