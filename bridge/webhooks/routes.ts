@@ -257,8 +257,9 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
 
     router.post('/subscriptions/:id/rotate-secret', onSubscription({
         summary: 'A new signing secret; the old one keeps signing for grace_seconds (default 86400)',
-        description: 'The body may be left out altogether (no body, no Content-Type): the default grace applies.',
+        description: 'Without a body (no body, no Content-Type) the default grace applies.',
         body: RotateBody,
+        bodyOptional: true,
         responses: {
             200: { description: 'The new secret', schema: answers.RotatedSecret },
             400: 'The id is not a UUID, grace_seconds is wrong (invalid_request, with field), or the body is not JSON (invalid_json) or not an object',

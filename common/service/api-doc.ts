@@ -36,6 +36,8 @@ export interface Operation {
     headers?: z.ZodObject
     /** A JSON request body. */
     body?: z.ZodType
+    /** The body may be left out altogether. */
+    bodyOptional?: boolean
     /** Names of security schemes (ApiDoc.securityScheme), any one of which the route accepts. */
     security?: string[]
     responses: Record<number, Answer | string>
@@ -128,6 +130,11 @@ export class ApiDoc {
             throw new Error(`${method} ${path}: takes input but documents no 4xx for bad input`)
         }
         if (this.routes.some((r) => r.method === method && r.path === openApiPath)) throw new Error(`${method} ${path}: documented twice`)
+        for (const schema of [op.params, op.query, op.headers, op.body]) {
+            const flagged = schema && flaggedPattern(schema)
+            // A JSON Schema pattern has no flags: /^0x[0-9a-f]+$/i would be documented as lower-case only.
+            if (flagged) throw new Error(`${method} ${path}: the pattern ${flagged} has flags, which the document cannot state; spell them out ([0-9a-fA-F])`)
+        }
         this.routes.push({ method, path: openApiPath })
         this.generated = undefined
 
@@ -146,13 +153,27 @@ export class ApiDoc {
                 params: op.params,
                 query: op.query,
                 headers: op.headers,
-                body: op.body ? { required: true, content: { 'application/json': { schema: op.body } } } : undefined,
+                body: op.body ? { required: !op.bodyOptional, content: { 'application/json': { schema: op.body } } } : undefined,
             },
             responses,
         }
         this.registry.registerPath(route)
     }
 
+}
+
+/** The first regular expression with flags anywhere in a zod schema. */
+function flaggedPattern(schema: unknown, seen = new Set<unknown>()): RegExp | undefined {
+    if (!schema || typeof schema !== 'object' || seen.has(schema)) return undefined
+    seen.add(schema)
+    if (schema instanceof RegExp) return schema.flags ? schema : undefined
+    const def = (schema as { _zod?: { def?: Record<string, unknown> } })._zod?.def
+    const parts = def ? Object.values(def) : Array.isArray(schema) ? schema : Object.values(schema)
+    for (const part of parts) {
+        const found = flaggedPattern(part, seen)
+        if (found) return found
+    }
+    return undefined
 }
 
 function response(status: number, answer: Answer | string, errorSchema: z.ZodType): ResponseConfig {

@@ -48,6 +48,7 @@ describe('service kit: OpenAPI documents written where routes are registered', (
         expect(() => router.get('/:id', { summary: 's', responses: { 200: { description: 'ok' }, 404: 'no' } }, () => undefined)).to.throw(/path parameters \[id\]/)
         expect(() => router.get('/a', { summary: 's', responses: { 404: 'no' } }, () => undefined)).to.throw(/no success answer/)
         expect(() => router.post('/b', { summary: 's', body: z.object({}), responses: { 200: { description: 'ok' } } }, () => undefined)).to.throw(/no 4xx/)
+        expect(() => router.get('/d', { summary: 's', query: z.object({ h: z.string().regex(/^0x[0-9a-f]+$/i).optional() }), responses: { 200: 'ok', 422: 'bad' } }, () => undefined)).to.throw(/has flags/)
         router.get('/c', { summary: 's', responses: ok }, () => undefined)
         expect(() => router.get('/c', { summary: 's', responses: ok }, () => undefined)).to.throw(/documented twice/)
     })

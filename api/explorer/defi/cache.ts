@@ -9,16 +9,21 @@ import { Answer } from '../../../common/service/api-doc'
  * never outlives its window; concurrent misses of one key share a single build.
  */
 export class ResponseCache {
-    private readonly entries = new Map<string, { expires: number; value: Promise<Rendered> }>()
+    private readonly entries = new Map<string, { expires: number; value: Promise<unknown> }>()
 
     constructor(readonly ttlSeconds: number) {}
 
     async get(key: string, build: () => Promise<unknown>): Promise<Rendered> {
+        return this.value(key, async () => render(await build()))
+    }
+
+    /** A value kept unrendered, for answers rendered per request from it (pages of one list). */
+    async value<T>(key: string, build: () => Promise<T>): Promise<T> {
         const now = Date.now()
         const hit = this.entries.get(key)
-        if (hit && hit.expires > now) return hit.value
+        if (hit && hit.expires > now) return hit.value as Promise<T>
         for (const [k, e] of this.entries) if (e.expires <= now) this.entries.delete(k)
-        const value = build().then(render)
+        const value = build()
         this.entries.set(key, { expires: now + this.ttlSeconds * 1000, value })
         value.catch(() => this.entries.delete(key))
         return value
@@ -63,7 +68,7 @@ function holdsVersion(ifNoneMatch: string | undefined, etag: string): boolean {
     return ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag))
 }
 
-function render(value: unknown): Rendered {
+export function render(value: unknown): Rendered {
     const body = JSON.stringify(value)
     return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` }
 }

@@ -6,12 +6,13 @@ import { QuoteValuation, tokensKey } from '../../../common/quote-value'
 import { pairsWithRecentVolume, PairRow } from '../../chain/queries/defi'
 import { Db } from '../../chain/db'
 import { ExplorerServices } from '../services'
-import { cachedAnswerHeaders, notModified, ResponseCache } from './cache'
+import { parseInput } from '../validate'
+import { cachedAnswerHeaders, notModified, render, ResponseCache } from './cache'
 import { DEFI_UNAVAILABLE, quoteToken, toNumber } from './quote'
 
 /**
  * GET /defi/pools: every pair, busiest first (by volume_24h, then
- * swaps_24h, volume_total, address). Volumes are the indexer's figures in STABLE (docs/indexer.md, DeFi
+ * swaps_24h, volume_total, address), POOLS_PAGE at a time from `offset`. Volumes are the indexer's figures in STABLE (docs/indexer.md, DeFi
  * volume rule), shown in whole STABLE units; volume_24h sums the pair's hourly buckets of the 24
  * hours up to now: the current hour and the 23 before it.
  */
@@ -28,9 +29,29 @@ interface Pair {
 
 const HOUR_MS = 3_600_000
 
+/** Pools per answer, and the default: every pool of a young chain fits one answer, as the API promises "all pools". */
+export const POOLS_PAGE_MAX = 1000
+
+const PoolsQuery = z.object({
+    limit: z.string()
+        .regex(/^\d{1,4}$/, `must be a whole number from 1 to ${POOLS_PAGE_MAX}`)
+        .transform(Number)
+        .pipe(z.number().int().min(1, `must be from 1 to ${POOLS_PAGE_MAX}`).max(POOLS_PAGE_MAX, `must be from 1 to ${POOLS_PAGE_MAX}`))
+        .optional()
+        .default(POOLS_PAGE_MAX),
+    offset: z.string()
+        .regex(/^\d{1,9}$/, 'must be a whole number')
+        .transform(Number)
+        .optional()
+        .default(0),
+})
+
 export const poolsOperation: Operation = {
     summary: 'Every pair, busiest first',
-    description: 'Volumes and liquidity in whole STABLE units; volume_24h and swaps_24h sum the current hour and the 23 before it. Cached for 15 seconds, with an ETag (If-None-Match gets a 304).',
+    description: 'Volumes and liquidity in whole STABLE units; volume_24h and swaps_24h sum the current hour and the 23 before it. '
+        + `At most \`limit\` pools (default and most: ${POOLS_PAGE_MAX}) from \`offset\`; \`next_offset\` is where the next page starts, null on the last. `
+        + 'Cached for 15 seconds, with an ETag (If-None-Match gets a 304).',
+    query: PoolsQuery,
     responses: {
         200: {
             description: 'The pairs',
@@ -48,19 +69,25 @@ export const poolsOperation: Operation = {
                     volume_total: z.number(),
                     swaps_total: z.int(),
                 })),
+                total: z.int().meta({ description: 'Pools in all' }),
+                next_offset: z.int().nullable().meta({ description: 'The offset of the next page; null on the last' }),
             }),
             headers: cachedAnswerHeaders,
         },
         304: notModified,
+        400: `limit is not a whole number from 1 to ${POOLS_PAGE_MAX}, or offset is not a whole number (invalid_request)`,
         503: DEFI_UNAVAILABLE,
     },
 }
 
 export function pools(s: ExplorerServices, db: Db, cache: ResponseCache): RequestHandler {
     return async (req, res) => {
+        const { limit, offset } = parseInput(PoolsQuery, req.query, 'query')
         const since = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 23 * HOUR_MS
-        const rendered = await cache.get(`pools:${since}`, () => build(s, db, new Date(since)))
-        cache.send(req, res, rendered)
+        // One list per window; pages are cut from it per request, so no choice of limit and offset adds a cache entry.
+        const all = await cache.value(`pools:${since}`, () => build(s, db, new Date(since)))
+        const next = offset + limit < all.pools.length ? offset + limit : null
+        cache.send(req, res, render({ quote_symbol: all.quote_symbol, pools: all.pools.slice(offset, offset + limit), total: all.pools.length, next_offset: next }))
     }
 }
 
