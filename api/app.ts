@@ -23,8 +23,8 @@ export function createApiApp(ctx: ApiContext) {
     doc.serve(app)
     const chain = createChainApi(ctx, doc)
     // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
-    app.use('/api/v2', chain.router)
-    app.get('/api', chain.etherscan)
+    doc.mount(app, chain.router)
+    doc.mount(app, chain.etherscan)
     doc.mount(app, explorerRouter(ctx, doc))
     return { app, doc, chain }
 }

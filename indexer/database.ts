@@ -55,7 +55,16 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
 
     constructor(private readonly options: BatchingOptions) {}
 
+    /** The last block committed (final or not), -1 before the first connect. */
+    get indexedHeight(): number {
+        return this.committed?.height ?? -1
+    }
+
+    /** Also after a failure: whatever was held or committing then is dropped, and ingestion resumes from the database. */
     async connect(): Promise<HotDatabaseState> {
+        this.pending = new Batch()
+        this.inFlight = undefined
+        this.commitError = undefined
         let state = await this.inner.connect()
         if (state.top.length) {
             // Unfinalized blocks of the previous run may no longer be on the chain (the node may

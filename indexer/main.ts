@@ -1,19 +1,24 @@
 import { Pool } from 'pg'
 import { nativeContracts, rpcUrl } from '../common/config'
+import { listen } from '../common/service/listen'
 import { runService, Service } from '../common/service/run-service'
 import { HEAD_CHANNEL, HeadNotification } from '../db/channels'
 import { applyMigrations } from '../db/migrate'
 import { parseIndexerEnv } from './config'
 import { BatchingDatabase } from './database'
 import { indexBlocks, IndexerContext } from './handlers'
-import { createProcessor } from './processor'
+import { runIngestion } from './ingest'
+import { Readiness } from './readiness'
 import { createRpcClient } from './rpc'
 import { ChainState } from './state'
 import { detectTracing } from './traces'
 import { ContractVerifier } from './verification'
 
-/** Nothing to close on the way out: a batch cut short is rolled back by Postgres, and the next run resumes from the last commit. */
-async function main({ log }: Service): Promise<void> {
+/**
+ * Only the readiness endpoint is closed on the way out: a batch cut short is rolled back by
+ * Postgres, and the next run resumes from the last commit.
+ */
+async function main({ log, onStop }: Service): Promise<void> {
     const env = parseIndexerEnv()
     if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start sets it for the embedded database)')
     const applied = await applyMigrations(env.DATABASE_URL)
@@ -26,8 +31,11 @@ async function main({ log }: Service): Promise<void> {
         factory: contracts.factory.toLowerCase(),
     })
     const url = rpcUrl(env)
-    const rpc = createRpcClient(url)
+    const requestTimeoutMs = env.INDEXER_RPC_TIMEOUT * 1000
+    const rpc = createRpcClient(url, requestTimeoutMs)
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 4 })
+    // An idle connection that Postgres closes (a restart) is replaced on the next query.
+    pool.on('error', (err) => log.warn({ err }, 'database connection lost'))
     const tracing = env.INDEXER_TRACING === 'auto' ? await detectTracing(rpc, log) : env.INDEXER_TRACING
     if (tracing === 'none') log.warn('the node offers neither trace_block nor debug_traceBlockByHash: internal transactions are not indexed, and balance history sees only transactions and fees')
     const context: IndexerContext = { state, rpc, verifier: new ContractVerifier(), tracing, log }
@@ -48,14 +56,38 @@ async function main({ log }: Service): Promise<void> {
             ])
         },
     })
-    const processor = createProcessor({
+    const readiness = new Readiness({
+        indexedHeight: () => database.indexedHeight,
+        chainHead: async () => Number(await rpc.call('eth_blockNumber', [], { retryAttempts: 0 })),
+        pingDatabase: async () => void await pool.query('SELECT 1'),
+        maxLag: env.INDEXER_READY_MAX_LAG,
+    })
+    if (env.INDEXER_HEALTH_PORT !== undefined) {
+        const server = await listen(readiness.handler(), env.INDEXER_HEALTH_PORT)
+        onStop(() => server.close())
+        log.info({ port: server.port }, 'readiness at GET /ready')
+    }
+    log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing }, 'indexer starting')
+    const end = await runIngestion({
         rpcUrl: url,
         finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION,
         fromBlock: env.INDEXER_START_BLOCK,
         toBlock: env.INDEXER_END_BLOCK,
+        requestTimeoutMs,
+        database,
+        index: (store, blocks) => indexBlocks(context, store.batch, blocks),
+        readiness,
+        log,
     })
-    log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing }, 'indexer starting')
-    processor.run(database, (ctx) => indexBlocks(context, ctx.store.batch, ctx.blocks))
+    // A bounded backfill is a job: it ends. A stop stays up to answer /ready with the reason, or,
+    // without the endpoint, exits with 1 so that the reason is in the log of every restart.
+    if (end === 'end block reached') {
+        await database.disconnect()
+        await pool.end()
+        log.info({ endBlock: env.INDEXER_END_BLOCK }, 'end block reached')
+        process.exit(0)
+    }
+    if (env.INDEXER_HEALTH_PORT === undefined) process.exit(1)
 }
 
 runService('indexer', main)

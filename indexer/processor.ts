@@ -52,6 +52,9 @@ export type Transaction = _Transaction<Fields>
 export type Log = _Log<Fields>
 export type Context<Store> = DataHandlerContext<Store, Fields>
 
+/** How often the node's head is polled once the indexer follows it. */
+export const HEAD_POLL_INTERVAL_MS = 1000
+
 export interface ProcessorOptions {
     rpcUrl: string
     finalityConfirmation: number
@@ -76,7 +79,7 @@ export function createProcessor(options: ProcessorOptions) {
             requestTimeout: 30_000,
             maxBatchCallSize: 200,
         })
-        .setRpcDataIngestionSettings({ headPollInterval: 1000 })
+        .setRpcDataIngestionSettings({ headPollInterval: HEAD_POLL_INTERVAL_MS })
         .setFinalityConfirmation(options.finalityConfirmation)
         .setBlockRange({ from: options.fromBlock ?? 0, to: options.toBlock })
         .setFields(FIELDS)

@@ -5,8 +5,8 @@ import * as erc20 from '../abi/codecs/erc20'
 /**
  * Reads from the node that the processor does not do for us: token metadata on first sight, and
  * native balances and code of the addresses a batch touched. Calls are JSON-RPC batches through
- * Subsquid's client, which retries connection errors with backoff, so a restarting node delays
- * the indexer instead of crashing it.
+ * Subsquid's client, which retries connection errors, timeouts, 429 and 5xx with bounded backoff,
+ * so a restarting node delays the indexer instead of crashing it.
  */
 
 export interface TokenMetadata {
@@ -16,13 +16,17 @@ export interface TokenMetadata {
     totalSupply: bigint | null
 }
 
-export function createRpcClient(url: string): RpcClient {
+/** Pauses (ms) after consecutive connection failures; bounded, so a healed node is seen within seconds. */
+export const RETRY_SCHEDULE = [100, 500, 1000, 2000, 4000]
+
+export function createRpcClient(url: string, requestTimeoutMs = 30_000): RpcClient {
     return new RpcClient({
         url,
         capacity: 10,
         maxBatchCallSize: 200,
-        requestTimeout: 30_000,
+        requestTimeout: requestTimeoutMs,
         retryAttempts: Number.MAX_SAFE_INTEGER,
+        retrySchedule: RETRY_SCHEDULE,
     })
 }
 

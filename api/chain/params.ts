@@ -18,28 +18,44 @@ export function isFullHash(value: string): boolean {
     return FULL_HASH.test(value)
 }
 
+const ADDRESS_FORMAT = 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{40})$/'
+const HASH_FORMAT = 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{64})$/'
+const MAX_INT = 2_147_483_647
+
+/** Path parameters as the OpenAPI document states them; the parse functions below validate with them. */
+export const AddressHash = z.string().regex(ADDRESS, ADDRESS_FORMAT).meta({ id: 'AddressHash', description: 'An address, 0x and 40 hex digits (any case)' })
+export const TransactionHash = z.string().regex(FULL_HASH, HASH_FORMAT).meta({ id: 'TransactionHash', description: 'A transaction hash, 0x and 64 hex digits' })
+const BlockNumber = z.string().regex(INTEGER, 'Invalid integer. Got: string').refine((s) => Number(s) <= MAX_INT, 'Invalid integer. Got: string')
+const BlockHash = z.string().regex(FULL_HASH, HASH_FORMAT)
+export const BlockHashOrNumber = z.union([BlockNumber, BlockHash])
+    .meta({ id: 'BlockHashOrNumber', description: `A block number (at most ${MAX_INT}) or a block hash (0x and 64 hex digits)` })
+
+/** The path of an address's routes: /addresses/:hash, /tokens/:hash, /smart-contracts/:hash. */
+export const AddressPath = z.object({ hash: AddressHash })
+export const TransactionPath = z.object({ hash: TransactionHash })
+export const BlockPath = z.object({ block: BlockHashOrNumber })
+
 /** A path address, lowercased as stored. */
-export function addressParam(value: string): string {
-    if (!ADDRESS.test(value)) throw invalidParam('address_hash_param', 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{40})$/')
-    return value.toLowerCase()
+export function addressParam(value: unknown): string {
+    const parsed = AddressHash.safeParse(value)
+    if (!parsed.success) throw invalidParam('address_hash_param', ADDRESS_FORMAT)
+    return parsed.data.toLowerCase()
 }
 
-export function transactionHashParam(value: string): string {
-    if (!FULL_HASH.test(value)) throw invalidParam('transaction_hash_param', 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{64})$/')
-    return value.toLowerCase()
+export function transactionHashParam(value: unknown): string {
+    const parsed = TransactionHash.safeParse(value)
+    if (!parsed.success) throw invalidParam('transaction_hash_param', HASH_FORMAT)
+    return parsed.data.toLowerCase()
 }
 
 export type BlockRef = { number: number } | { hash: string }
 
-export function blockParam(value: string): BlockRef {
-    if (INTEGER.test(value) && Number(value) <= 2_147_483_647) return { number: Number(value) }
-    if (FULL_HASH.test(value)) return { hash: value.toLowerCase() }
-    throw invalidParam(
-        'block_hash_or_number_param',
-        'Failed to cast value to one of: anyOf',
-        'Invalid integer. Got: string',
-        'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{64})$/',
-    )
+export function blockParam(value: unknown): BlockRef {
+    const number = BlockNumber.safeParse(value)
+    if (number.success) return { number: Number(number.data) }
+    const hash = BlockHash.safeParse(value)
+    if (hash.success) return { hash: hash.data.toLowerCase() }
+    throw invalidParam('block_hash_or_number_param', 'Failed to cast value to one of: anyOf', 'Invalid integer. Got: string', HASH_FORMAT)
 }
 
 /** Parses the query against a zod schema; every failing key becomes one 422 entry. */
@@ -51,10 +67,10 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.in
 
 /** Query-string pieces shared by the list routes. */
 export const q = {
-    int: z.string().regex(INTEGER, 'Invalid integer').transform(Number).refine((n) => n <= 2_147_483_647, 'Invalid integer'),
+    int: z.string().regex(INTEGER, 'Invalid integer').transform(Number).refine((n) => n <= MAX_INT, 'Invalid integer'),
     uint: z.string().regex(/^\d{1,78}$/, 'Invalid non-negative integer').transform(BigInt),
-    address: z.string().regex(ADDRESS, 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{40})$/').transform((s) => s.toLowerCase()),
-    hash: z.string().regex(FULL_HASH, 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{64})$/').transform((s) => s.toLowerCase()),
+    address: z.string().regex(ADDRESS, ADDRESS_FORMAT).transform((s) => s.toLowerCase()),
+    hash: z.string().regex(FULL_HASH, HASH_FORMAT).transform((s) => s.toLowerCase()),
     itemsCount: z.string().regex(/^\d{1,2}$/, 'Invalid integer').transform(Number).refine((n) => n >= 1 && n <= 50, 'must be between 1 and 50'),
     timestamp: z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'Invalid datetime'),
     /** Free text (search terms): bounded, and without NUL, which Postgres text cannot hold. */

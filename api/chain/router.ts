@@ -1,11 +1,11 @@
 import cors from 'cors'
-import express, { Router } from 'express'
 import { ApiDoc } from '../../common/service/api-doc'
 import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
 import { createChainContext } from './context'
 import { chainErrors, unknownAction } from './errors'
-import { etherscanApi } from './etherscan'
+import { etherscanApi, etherscanOperation } from './etherscan'
+import { EtherscanFailure } from './etherscan/envelope'
 import { jsonResponses } from './json-response'
 import { addressesRoutes } from './routes/addresses'
 import { blocksRoutes } from './routes/blocks'
@@ -20,6 +20,7 @@ import { statsRoutes } from './routes/stats'
 import { tokenTransfersRoutes } from './routes/token-transfers'
 import { tokensRoutes } from './routes/tokens'
 import { transactionsRoutes } from './routes/transactions'
+import { ChainError } from './schemas'
 import { ChainSocket } from './socket'
 
 /** Read-only and public: any origin may call it from a browser (a Blockscout frontend on its own host). */
@@ -27,11 +28,12 @@ export const readCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'OPTIONS'],
 
 /**
  * The chain data API: Blockscout REST API v2 under /api/v2, its Etherscan-style RPC API
- * (`GET /api?module=...&action=...`) and the Phoenix socket for live updates.
+ * (`GET /api?module=...&action=...`) and the Phoenix socket for live updates. Both HTTP parts
+ * are documented in the port's OpenAPI document (docs/openapi.md); mount them with doc.mount.
  */
-export function createChainApi(api: ApiContext, _doc: ApiDoc) {
+export function createChainApi(api: ApiContext, doc: ApiDoc) {
     const ctx = createChainContext(api)
-    const router: Router = express.Router()
+    const router = doc.router('/api/v2', 'chain data API', { errorSchema: ChainError })
     router.use(readCors)
     router.use(jsonResponses)
     internalTransactionsRoutes(router, ctx)
@@ -48,11 +50,15 @@ export function createChainApi(api: ApiContext, _doc: ApiDoc) {
     mainPageRoutes(router, ctx)
     configRoutes(router)
     router.use(unknownAction)
-    router.use(errorHandler(chainErrors, ctx.log))
+    router.express.use(errorHandler(chainErrors, ctx.log))
     const etherscan = etherscanApi(ctx)
+    // Its own router at /api with the one route `/`: the explorer services own the rest of /api,
+    // so CORS and the JSON sender are this route's handlers, not the router's middleware.
+    const etherscanRouter = doc.router('/api', 'etherscan', { errorSchema: EtherscanFailure })
+    etherscanRouter.get('/', etherscanOperation, readCors, jsonResponses, etherscan.handler)
     return {
         router,
-        etherscan: [readCors, jsonResponses, etherscan.handler],
+        etherscan: etherscanRouter,
         socket: new ChainSocket(ctx),
         close: async () => {
             await etherscan.close()

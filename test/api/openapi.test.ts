@@ -1,3 +1,4 @@
+import Ajv2020 from 'ajv/dist/2020'
 import { expect } from 'chai'
 import { Pool } from 'pg'
 import { createLogger } from '../../common/logger'
@@ -29,6 +30,22 @@ describe('explorer port: OpenAPI document = registered routes', () => {
     it('the chain data API (/api/v2 and the Etherscan-style GET /api)', () => {
         expect(registeredRoutes(built.app).filter(isChain)).to.deep.equal(documented().filter(isChain))
         expect(documented().filter(isChain)).to.not.be.empty
+    })
+
+    it("the chain data API's part of the document generates, and each of its answer schemas compiles (JSON Schema 2020-12)", () => {
+        const document = built.doc.document() as { paths: Record<string, Record<string, { responses: Record<string, any> }>>; components: object }
+        const ajv = new Ajv2020({ strict: false })
+        ajv.addSchema({ $id: 'doc', components: document.components })
+        const chainPaths = Object.keys(document.paths).filter((path) => isChain(`get ${path}`))
+        expect(chainPaths).to.have.length(documented().filter(isChain).length)
+        for (const path of chainPaths) {
+            for (const [status, answer] of Object.entries(document.paths[path].get.responses)) {
+                const schema = answer.content?.['application/json']?.schema
+                expect(schema, `GET ${path} ${status}`).to.be.an('object')
+                // Component references resolve against the document added above.
+                ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/')))
+            }
+        }
     })
 
     it('the explorer services (the rest of /api), with no route outside a documented router', () => {

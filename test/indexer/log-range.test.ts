@@ -50,8 +50,8 @@ describe('indexer: a chain longer than the node\'s 10,000-block log range', func
             env: { LOG_LEVEL: 'debug', INDEXER_BATCH_BLOCKS: '10000' },
         })
         try {
-            // The node "restarts" early in the sync: five requests fail (Subsquid's client backs off
-            // 10 ms, 100 ms, 0.5 s, 2 s, 10 s), then it works again.
+            // The node "restarts" early in the sync: five requests fail (the client backs off
+            // 0.1, 0.5, 1, 2, 4 s), then it works again.
             setTimeout(() => proxy.failNext(5), 1_500)
             await waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer, 300_000)
         } finally {

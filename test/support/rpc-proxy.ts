@@ -17,9 +17,11 @@ export const MAX_LOG_RANGE = 10_000
  * - receipt-lag: receipts of the newest `lag` blocks are not there yet, everything else is fresh
  *   (the account nonce already counts the transaction).
  * - logs-twice: eth_getLogs answers every log twice (a range served twice).
+ * - receipt-logs-twice: every receipt of eth_getBlockReceipts and eth_getTransactionReceipt lists
+ *   its logs twice (where the indexer reads logs: it never calls eth_getLogs).
  * - no-tracing: trace_* and debug_trace* do not exist (JSON-RPC -32601), as on most public nodes.
  */
-export type FaultKind = 'rpc-error' | 'rate-limited' | 'bad-gateway' | 'stall' | 'lagging' | 'head-back' | 'receipt-lag' | 'logs-twice' | 'no-tracing'
+export type FaultKind = 'rpc-error' | 'rate-limited' | 'bad-gateway' | 'stall' | 'lagging' | 'head-back' | 'receipt-lag' | 'logs-twice' | 'receipt-logs-twice' | 'no-tracing'
 
 export interface Fault {
     kind: FaultKind
@@ -50,6 +52,8 @@ export class RpcProxy {
     fault?: Fault
     /** Requests answered with a fault, by kind. */
     readonly faulted = new Map<FaultKind, number>()
+    /** HTTP requests received (a JSON-RPC batch is one), faulted or not. */
+    received = 0
     private failures = 0
     private requests = 0
     private server?: http.Server
@@ -94,6 +98,7 @@ export class RpcProxy {
     }
 
     private async handle(body: string, res: http.ServerResponse): Promise<void> {
+        this.received++
         if (this.failures > 0) {
             this.failures--
             res.writeHead(503).end('node restarting')
@@ -155,6 +160,13 @@ export class RpcProxy {
                 if (call.method !== 'eth_getLogs') return undefined
                 const answer: any = await this.forward(call)
                 return Array.isArray(answer.result) ? reply([...answer.result, ...answer.result]) : answer
+            }
+            case 'receipt-logs-twice': {
+                if (call.method !== 'eth_getBlockReceipts' && call.method !== 'eth_getTransactionReceipt') return undefined
+                const answer: any = await this.forward(call)
+                if (!answer.result) return answer
+                const twice = (receipt: any) => ({ ...receipt, logs: [...receipt.logs, ...receipt.logs] })
+                return reply(Array.isArray(answer.result) ? answer.result.map(twice) : twice(answer.result))
             }
             case 'head-back': {
                 // Lower than the head the healthy backend reports at the same moment (and reported before).

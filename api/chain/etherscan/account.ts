@@ -8,7 +8,7 @@ import { addressTransactionWindow, transactionPosition } from '../queries/transa
 import { Window } from '../queries/window'
 import { EtherscanContext } from './context'
 import { EtherscanError, nothingFound, parseParams } from './envelope'
-import { Module } from './module'
+import { Module, ModuleQueries } from './module'
 import { addressParam, hashParam, isAddress, paging, required, text, windowOf } from './params'
 import { method, unix } from './rows'
 
@@ -196,3 +196,4 @@ async function tokenbalance(ctx: EtherscanContext, query: unknown) {
 }
 
 export const account: Module = { balance, balancemulti, txlist, txlistinternal, tokentx, tokenbalance }
+export const accountQueries: ModuleQueries = [BalanceQuery, TxListQuery, InternalQuery, TokenTxQuery, TokenBalanceQuery]

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
 import { blockNumberAtTime } from '../queries/blocks'
-import { Module } from './module'
+import { Module, ModuleQueries } from './module'
 import { invalidParam, required, text } from './params'
 
 const CountdownQuery = z.object({
@@ -48,3 +48,4 @@ async function getblocknobytime(ctx: EtherscanContext, query: unknown) {
 }
 
 export const block: Module = { getblockcountdown, getblocknobytime }
+export const blockQueries: ModuleQueries = [CountdownQuery, ByTimeQuery]

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { SPDX_PATTERN, verifiedContract, VerifiedRow } from '../queries/smart-contracts'
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
-import { Module } from './module'
+import { Module, ModuleQueries } from './module'
 import { addressParam } from './params'
 
 const NOT_VERIFIED = 'Contract source code not verified'
@@ -77,3 +77,4 @@ async function getsourcecode(ctx: EtherscanContext, query: unknown) {
 }
 
 export const contract: Module = { getabi, getsourcecode }
+export const contractQueries: ModuleQueries = [AddressQuery]

@@ -14,6 +14,16 @@ export class EtherscanError extends Error {
     }
 }
 
+/** The envelope of a success; `result` is the action's. */
+export const EtherscanSuccess = z.object({ status: z.literal('1'), message: z.literal('OK'), result: z.unknown() }).meta({ id: 'EtherscanSuccess' })
+
+/** The envelope of a failure: `result` null for a bad request, [] for a list that matched nothing. */
+export const EtherscanFailure = z.object({
+    status: z.literal('0'),
+    message: z.string(),
+    result: z.union([z.null(), z.array(z.unknown()).max(0)]),
+}).meta({ id: 'EtherscanFailure' })
+
 export function ok(res: Response, result: unknown): void {
     res.json({ status: '1', message: 'OK', result })
 }

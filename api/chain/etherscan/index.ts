@@ -1,17 +1,62 @@
 import { Request, Response } from 'express'
+import { z } from 'zod'
+import { Operation } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { StatementTimeout } from '../db'
-import { account } from './account'
-import { block } from './block'
-import { contract } from './contract'
+import { account, accountQueries } from './account'
+import { block, blockQueries } from './block'
+import { contract, contractQueries } from './contract'
 import { createEtherscanContext } from './context'
-import { EtherscanError, fail, ok } from './envelope'
-import { logs } from './logs'
-import { Module } from './module'
-import { stats } from './stats'
-import { transaction } from './transaction'
+import { EtherscanError, EtherscanFailure, EtherscanSuccess, fail, ok } from './envelope'
+import { logs, logsQueries } from './logs'
+import { Module, ModuleQueries } from './module'
+import { stats, statsQueries } from './stats'
+import { transaction, transactionQueries } from './transaction'
 
 const MODULES: Record<string, Module> = { account, block, contract, logs, stats, transaction }
+const QUERIES: ModuleQueries[] = [accountQueries, blockQueries, contractQueries, logsQueries, statsQueries, transactionQueries]
+
+/**
+ * Every parameter some action reads, each optional since which are required depends on the
+ * action. A name two actions parse differently (`address`: one address, or a comma list) is
+ * documented as a plain string; the action's own schema still checks it.
+ */
+function actionParameters(queries: readonly ModuleQueries[]): Record<string, z.ZodType> {
+    const seen = new Map<string, z.ZodType>()
+    const shared = new Set<string>()
+    for (const schema of queries.flat()) {
+        for (const [name, param] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+            const unwrapped = param instanceof z.ZodOptional ? (param.unwrap() as z.ZodType) : param
+            if (seen.has(name) && seen.get(name) !== unwrapped) shared.add(name)
+            seen.set(name, unwrapped)
+        }
+    }
+    return Object.fromEntries([...seen].map(([name, param]) => [
+        name,
+        shared.has(name) ? z.string().optional().meta({ description: 'Its form depends on the action (docs/etherscan-api.md)' }) : param.optional(),
+    ]))
+}
+
+const names = (modules: Module[]) => [...new Set(modules.flatMap((m) => Object.keys(m)))] as [string, ...string[]]
+
+/** The query of GET /api: module and action (any case), and the parameters of the actions. */
+export const EtherscanQuery = z.object({
+    module: z.enum(Object.keys(MODULES) as [string, ...string[]]).meta({ description: 'Case-insensitive' }),
+    action: z.enum(names(Object.values(MODULES))).meta({ description: 'One of the module\'s actions; case-insensitive' }),
+    ...actionParameters(QUERIES),
+})
+
+export const etherscanOperation: Operation = {
+    summary: 'Etherscan-style RPC API: module and action select what is answered',
+    description: 'Every outcome past routing is HTTP 200 and the envelope carries it: `status` "1" with the result, or "0" '
+        + 'with the reason (Blockscout\'s texts). Actions, parameters and results: docs/etherscan-api.md.',
+    query: EtherscanQuery,
+    responses: {
+        200: { description: 'The envelope: a success, or a failure with its reason', schema: z.union([EtherscanSuccess, EtherscanFailure]) },
+        400: 'No module or action, or an unknown one',
+        503: 'A query ran past ETHERSCAN_API_STATEMENT_TIMEOUT_MS and was cancelled ("Query Timeout occured. ...")',
+    },
+}
 
 /**
  * The Etherscan-style RPC API Blockscout serves at `GET /api?module=...&action=...` for wallets,

@@ -3,7 +3,7 @@ import { hex } from '../format'
 import { filteredLogs } from '../queries/logs'
 import { EtherscanContext } from './context'
 import { EtherscanError, nothingFound, parseParams } from './envelope'
-import { Module } from './module'
+import { Module, ModuleQueries } from './module'
 import { addressParam, hashParam, MAX_BLOCK, paging, text, windowOf } from './params'
 import { hexNumber } from './rows'
 
@@ -86,3 +86,4 @@ async function getlogs(ctx: EtherscanContext, query: unknown) {
 }
 
 export const logs: Module = { getlogs }
+export const logsQueries: ModuleQueries = [LogsQuery]

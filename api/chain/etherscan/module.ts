@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import { EtherscanContext } from './context'
 
 /** An action answers the `result` of a success or throws an EtherscanError. */
@@ -5,3 +6,6 @@ export type Action = (ctx: EtherscanContext, query: Record<string, unknown>) => 
 
 /** Actions by lowercase name: Blockscout matches `module` and `action` case-insensitively (getLogs = getlogs). */
 export type Module = Record<string, Action>
+
+/** The query schemas a module's actions parse with, for the OpenAPI document of GET /api. */
+export type ModuleQueries = readonly z.ZodObject[]

@@ -3,7 +3,7 @@ import { addressBalanceSum } from '../queries/addresses'
 import { tokenSupply } from '../queries/tokens'
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
-import { Module } from './module'
+import { Module, ModuleQueries } from './module'
 import { addressParam } from './params'
 
 const TokenSupplyQuery = z.object({
@@ -30,3 +30,4 @@ async function ethsupply(ctx: EtherscanContext) {
 }
 
 export const stats: Module = { tokensupply, ethsupply }
+export const statsQueries: ModuleQueries = [TokenSupplyQuery]

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { transactionOutcome } from '../queries/transactions'
 import { EtherscanContext } from './context'
 import { parseParams } from './envelope'
-import { Module } from './module'
+import { Module, ModuleQueries } from './module'
 import { hashParam } from './params'
 
 const TxHashQuery = z.object({
@@ -28,3 +28,4 @@ async function getstatus(ctx: EtherscanContext, query: unknown) {
 }
 
 export const transaction: Module = { gettxreceiptstatus, getstatus }
+export const transactionQueries: ModuleQueries = [TxHashQuery]

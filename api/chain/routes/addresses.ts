@@ -1,8 +1,8 @@
-import { Router } from 'express'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { carried, FETCH_SIZE, paginate, paginateTransfers } from '../pagination'
-import { addressParam as parseAddress, parseQuery, q } from '../params'
+import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
 import { addressById, addressFlags, addressTabCounts, heldCoinSupply, topAccounts } from '../queries/addresses'
 import { minedBlockCount, minedBlockKeys } from '../queries/blocks'
 import { countAddressFrames } from '../queries/internal-transactions'
@@ -16,8 +16,14 @@ import { loadTokens, renderToken } from '../render/token'
 import { renderTokenTransfers } from '../render/token-transfer'
 import { sendJson } from '../json-response'
 import { Recent } from '../recent'
+import {
+    AddressCounters, AddressDetails, AddressTabsCounters, Block, chainOperation, EmptyPage, Log, pageOf, TokenBalance, TokenTransfer,
+    TopAddressesPage, Transaction,
+} from '../schemas'
 import { blockPage } from './blocks'
 import { transactionPage } from './transactions'
+
+const TAG = 'addresses'
 
 const TransactionsQuery = z.object({
     filter: z.enum(['to', 'from']).optional(),
@@ -97,9 +103,11 @@ function renderBalance(row: TokenBalanceRow) {
     return { token: renderToken(row), token_id: null, value: row.value, token_instance: null }
 }
 
-export function addressesRoutes(router: Router, ctx: ChainContext): void {
+export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     /** Top accounts: every address holding coin, in Blockscout's order (see topAccounts). */
-    router.get('/addresses', async (req, res) => {
+    router.get('/addresses', chainOperation(TAG, {
+        summary: 'Top accounts by coin balance', query: TopAccountsQuery,
+    }, 'A page of addresses, with the coin supply', TopAddressesPage), async (req, res) => {
         const query = parseQuery(TopAccountsQuery, req.query)
         const after = query.fetched_coin_balance !== undefined && query.hash ? { balance: query.fetched_coin_balance, hash: query.hash } : undefined
         const [rows, supply] = await Promise.all([topAccounts(ctx.db, after), coinSupply(ctx)])
@@ -122,7 +130,11 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         })
     })
 
-    router.get('/addresses/:hash', async (req, res) => {
+    router.get('/addresses/:hash', chainOperation(TAG, {
+        summary: 'An address',
+        description: 'An address the indexer never saw answers with its fields empty, as Blockscout does.',
+        params: AddressPath,
+    }, 'The address', AddressDetails), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const [row, tokens, flags] = await Promise.all([addressById(ctx.db, hash), loadTokens(ctx.db, [hash]), addressFlags(ctx.db, hash)])
         const token = tokens.get(hash)
@@ -146,7 +158,9 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         })
     })
 
-    router.get('/addresses/:hash/counters', async (req, res) => {
+    router.get('/addresses/:hash/counters', chainOperation(TAG, {
+        summary: "An address's counters", params: AddressPath,
+    }, 'The counters', AddressCounters), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const [row, validations] = await Promise.all([addressById(ctx.db, hash), minedBlockCount(ctx.db, hash, ctx.env.CHAIN_API_VALIDATIONS_COUNT_CAP)])
         setLiveCaching(res)
@@ -159,7 +173,9 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         })
     })
 
-    router.get('/addresses/:hash/tabs-counters', async (req, res) => {
+    router.get('/addresses/:hash/tabs-counters', chainOperation(TAG, {
+        summary: "An address's tab counts, each capped at 51", params: AddressPath,
+    }, 'The counts', AddressTabsCounters), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const cap = (n: number) => Math.min(n, 51)
         const [row, counts, internal] = await Promise.all([addressById(ctx.db, hash), addressTabCounts(ctx.db, hash), countAddressFrames(ctx.db, hash, 51)])
@@ -175,14 +191,18 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         })
     })
 
-    router.get('/addresses/:hash/transactions', async (req, res) => {
+    router.get('/addresses/:hash/transactions', chainOperation(TAG, {
+        summary: "An address's transactions", params: AddressPath, query: TransactionsQuery,
+    }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TransactionsQuery, req.query)
         setLiveCaching(res)
         sendJson(res, await addressTransactions(ctx, hash, query, carried(req.query, ['filter', 'sort', 'order'])))
     })
 
-    router.get('/addresses/:hash/token-transfers', async (req, res) => {
+    router.get('/addresses/:hash/token-transfers', chainOperation(TAG, {
+        summary: "An address's token transfers", params: AddressPath, query: TokenTransfersQuery,
+    }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TokenTransfersQuery, req.query)
         setLiveCaching(res)
@@ -190,7 +210,9 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
     })
 
-    router.get('/addresses/:hash/token-balances', async (req, res) => {
+    router.get('/addresses/:hash/token-balances', chainOperation(TAG, {
+        summary: "An address's largest token balances (at most CHAIN_API_TOKEN_BALANCES_MAX), unpaginated", params: AddressPath,
+    }, 'The balances', z.array(TokenBalance)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         setLiveCaching(res)
         // Blockscout answers a plain array, which has no next page: the largest CHAIN_API_TOKEN_BALANCES_MAX
@@ -198,7 +220,9 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         res.json((await addressTokenBalances(ctx.db, hash, null, undefined, ctx.env.CHAIN_API_TOKEN_BALANCES_MAX)).map((r) => renderBalance(r)))
     })
 
-    router.get('/addresses/:hash/tokens', async (req, res) => {
+    router.get('/addresses/:hash/tokens', chainOperation(TAG, {
+        summary: "An address's token balances, paginated", params: AddressPath, query: TokensQuery,
+    }, 'A page of balances', pageOf(TokenBalance)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TokensQuery, req.query)
         const after = query.value !== undefined && query.id ? { value: query.value, id: query.id } : undefined
@@ -209,7 +233,9 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         res.json({ items: shown.map((r) => renderBalance(r)), next_page_params: next })
     })
 
-    router.get('/addresses/:hash/logs', async (req, res) => {
+    router.get('/addresses/:hash/logs', chainOperation(TAG, {
+        summary: 'Logs emitted by an address', params: AddressPath, query: LogsQuery,
+    }, 'A page of logs', pageOf(Log)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(LogsQuery, req.query)
         const rows = await addressLogs(ctx.db, hash, query)
@@ -220,7 +246,9 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
         res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
     })
 
-    router.get('/addresses/:hash/blocks-validated', async (req, res) => {
+    router.get('/addresses/:hash/blocks-validated', chainOperation(TAG, {
+        summary: 'Blocks an address mined', params: AddressPath, query: CursorQuery,
+    }, 'A page of blocks', pageOf(Block)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(CursorQuery, req.query)
         const rows = await minedBlockKeys(ctx.db, hash, query.block_number)
@@ -230,7 +258,10 @@ export function addressesRoutes(router: Router, ctx: ChainContext): void {
 
     // Tabs a Blockscout frontend may open that this indexer does not keep: answered empty, never 404.
     for (const tab of ['nft', 'withdrawals']) {
-        router.get(`/addresses/:hash/${tab}`, (req, res) => {
+        const summary = `An address's ${tab} (not indexed: always empty)`
+        router.get(`/addresses/:hash/${tab}`, chainOperation(TAG, {
+            summary, params: AddressPath, reads: false,
+        }, 'An empty page', EmptyPage), (req, res) => {
             parseAddress(req.params.hash)
             res.json({ items: [], next_page_params: null })
         })

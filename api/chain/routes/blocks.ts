@@ -1,9 +1,10 @@
-import { Router } from 'express'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { carried, paginate } from '../pagination'
-import { blockParam, parseQuery, q } from '../params'
+import { BlockPath, blockParam, parseQuery, q } from '../params'
+import { Block, BlockDetails, chainOperation, EmptyPage, pageOf, Transaction } from '../schemas'
 import { BlockKey, blockByRef, blockKeysBefore, blocksByIds } from '../queries/blocks'
 import { countBlockFrames } from '../queries/internal-transactions'
 import { blockTransactionKeys, TRANSACTION_TYPES } from '../queries/transactions'
@@ -11,6 +12,8 @@ import { blockMiners, renderBlock } from '../render/block'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { sendJson } from '../json-response'
 import { transactionPage } from './transactions'
+
+const TAG = 'blocks'
 
 const BlocksQuery = z.object({
     type: z.enum(['block', 'uncle', 'reorg']).optional(),
@@ -25,8 +28,10 @@ const BlockTransactionsQuery = z.object({
     items_count: q.itemsCount.optional(),
 })
 
-export function blocksRoutes(router: Router, ctx: ChainContext): void {
-    router.get('/blocks', async (req, res) => {
+export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+    router.get('/blocks', chainOperation(TAG, {
+        summary: 'Blocks, newest first', query: BlocksQuery,
+    }, 'A page of blocks', pageOf(Block)), async (req, res) => {
         const query = parseQuery(BlocksQuery, req.query)
         setLiveCaching(res)
         // Uncles do not exist on this chain and orphaned blocks are not kept.
@@ -35,7 +40,9 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         sendJson(res, await blockPage(ctx, rows, carried(req.query, ['type'])))
     })
 
-    router.get('/blocks/:block', async (req, res) => {
+    router.get('/blocks/:block', chainOperation(TAG, {
+        summary: 'A block by number or hash', params: BlockPath, notFound: 'block',
+    }, 'The block', BlockDetails), async (req, res) => {
         const ref = blockParam(req.params.block)
         const [row, head] = await Promise.all([blockByRef(ctx.db, ref), ctx.head.get()])
         if (!row) throw notFound()
@@ -43,7 +50,9 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
         res.json({ ...renderBlock(row, blockMiners([row])(row.miner), 'single'), internal_transactions_count: await countBlockFrames(ctx.db, row.number) })
     })
 
-    router.get('/blocks/:block/transactions', async (req, res) => {
+    router.get('/blocks/:block/transactions', chainOperation(TAG, {
+        summary: "A block's transactions", params: BlockPath, query: BlockTransactionsQuery, notFound: 'block',
+    }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const ref = blockParam(req.params.block)
         const query = parseQuery(BlockTransactionsQuery, req.query)
         const block = await blockByRef(ctx.db, ref)
@@ -56,7 +65,9 @@ export function blocksRoutes(router: Router, ctx: ChainContext): void {
     })
 
     // A tab a Blockscout frontend may open; this chain has no withdrawals.
-    router.get('/blocks/:block/withdrawals', async (req, res) => {
+    router.get('/blocks/:block/withdrawals', chainOperation(TAG, {
+        summary: "A block's withdrawals (none on this chain: always empty)", params: BlockPath, notFound: 'block',
+    }, 'An empty page', EmptyPage), async (req, res) => {
         const block = await blockByRef(ctx.db, blockParam(req.params.block))
         if (!block) throw notFound()
         res.json({ items: [], next_page_params: null })

@@ -1,10 +1,11 @@
-import { Router } from 'express'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { decimal, isoTimestamp } from '../format'
 import { paginate } from '../pagination'
-import { addressParam, parseQuery, q } from '../params'
+import { AddressPath, addressParam, parseQuery, q } from '../params'
 import { balanceByDay, balanceHistory } from '../queries/coin-balances'
+import { chainOperation, CoinBalanceByDay, CoinBalancePoint, pageOf } from '../schemas'
 
 /** An address's native balance history (queries/coin-balances.ts). */
 
@@ -13,8 +14,10 @@ const Cursor = z.object({ block_number: q.int.optional(), items_count: q.itemsCo
 /** The days the by-day chart covers, as Blockscout's default (COIN_BALANCE_HISTORY_DAYS). */
 export const BALANCE_HISTORY_DAYS = 10
 
-export function coinBalanceHistoryRoutes(router: Router, ctx: ChainContext): void {
-    router.get('/addresses/:hash/coin-balance-history', async (req, res) => {
+export function coinBalanceHistoryRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+    router.get('/addresses/:hash/coin-balance-history', chainOperation('addresses', {
+        summary: "An address's coin balance changes, newest first", params: AddressPath, query: Cursor,
+    }, 'A page of balance points', pageOf(CoinBalancePoint)), async (req, res) => {
         const address = addressParam(req.params.hash)
         const query = parseQuery(Cursor, req.query)
         const rows = await balanceHistory(ctx.db, address, query.block_number)
@@ -33,7 +36,9 @@ export function coinBalanceHistoryRoutes(router: Router, ctx: ChainContext): voi
     })
 
     /** The balance at the end of each of the last days, for the chart; days before the address's first point are left out. */
-    router.get('/addresses/:hash/coin-balance-history-by-day', async (req, res) => {
+    router.get('/addresses/:hash/coin-balance-history-by-day', chainOperation('addresses', {
+        summary: "An address's coin balance at the end of each of the last days", params: AddressPath,
+    }, 'The days', CoinBalanceByDay), async (req, res) => {
         const address = addressParam(req.params.hash)
         const rows = await balanceByDay(ctx.db, address, BALANCE_HISTORY_DAYS)
         setLiveCaching(res)

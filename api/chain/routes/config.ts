@@ -1,8 +1,11 @@
-import { Router } from 'express'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { version } from '../../../package.json'
+import { BackendVersion, chainOperation } from '../schemas'
 
-export function configRoutes(router: Router): void {
-    router.get('/config/backend-version', (_req, res) => {
+export function configRoutes(router: DocumentedRouter): void {
+    router.get('/config/backend-version', chainOperation('config', {
+        summary: 'The version of this API', reads: false,
+    }, 'The version', BackendVersion), (_req, res) => {
         res.json({ backend_version: `v${version}` })
     })
 }

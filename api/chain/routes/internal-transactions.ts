@@ -1,15 +1,17 @@
-import { Response, Router } from 'express'
+import { Response } from 'express'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { carried, paginate } from '../pagination'
-import { addressParam, blockParam, parseQuery, q, transactionHashParam } from '../params'
+import { AddressPath, addressParam, BlockPath, blockParam, parseQuery, q, transactionHashParam, TransactionPath } from '../params'
 import { blockByRef } from '../queries/blocks'
 import {
     addressFrames, blockFrames, chainFrames, InternalTransactionRow, transactionFrames, transactionTrace,
 } from '../queries/internal-transactions'
 import { transactionByHash } from '../queries/transactions'
 import { internalTransactionCursor, renderInternalTransactions, renderRawTrace } from '../render/internal-transaction'
+import { chainOperation, InternalTransaction, pageOf, RawTraceFrame } from '../schemas'
 
 /**
  * Internal transactions: the call frames the indexer stored from the node's traces. Every list is
@@ -32,15 +34,19 @@ async function sendPage(ctx: ChainContext, res: Response, rows: InternalTransact
     res.json({ items: await renderInternalTransactions(ctx.db, shown), next_page_params: next && { ...next, ...keep } })
 }
 
-export function internalTransactionsRoutes(router: Router, ctx: ChainContext): void {
-    router.get('/internal-transactions', async (req, res) => {
+export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+    router.get('/internal-transactions', chainOperation('internal-transactions', {
+        summary: 'Internal transactions of the whole chain, newest first', query: Cursor,
+    }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const query = parseQuery(Cursor, req.query)
         const rows = await chainFrames(ctx.db, query)
         setLiveCaching(res)
         await sendPage(ctx, res, rows)
     })
 
-    router.get('/transactions/:hash/internal-transactions', async (req, res) => {
+    router.get('/transactions/:hash/internal-transactions', chainOperation('transactions', {
+        summary: "A transaction's internal transactions, in call order", params: TransactionPath, query: Cursor, notFound: 'transaction',
+    }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Cursor, req.query)
         const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
@@ -51,7 +57,9 @@ export function internalTransactionsRoutes(router: Router, ctx: ChainContext): v
         await sendPage(ctx, res, rows)
     })
 
-    router.get('/blocks/:block/internal-transactions', async (req, res) => {
+    router.get('/blocks/:block/internal-transactions', chainOperation('blocks', {
+        summary: "A block's internal transactions, in call order", params: BlockPath, query: Cursor, notFound: 'block',
+    }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const ref = blockParam(req.params.block)
         const query = parseQuery(Cursor, req.query)
         const [block, head] = await Promise.all([blockByRef(ctx.db, ref), ctx.head.get()])
@@ -62,7 +70,9 @@ export function internalTransactionsRoutes(router: Router, ctx: ChainContext): v
         await sendPage(ctx, res, rows)
     })
 
-    router.get('/addresses/:hash/internal-transactions', async (req, res) => {
+    router.get('/addresses/:hash/internal-transactions', chainOperation('addresses', {
+        summary: "An address's internal transactions", params: AddressPath, query: AddressQuery,
+    }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const address = addressParam(req.params.hash)
         const query = parseQuery(AddressQuery, req.query)
         const rows = await addressFrames(ctx.db, address, query.filter, query)
@@ -70,7 +80,9 @@ export function internalTransactionsRoutes(router: Router, ctx: ChainContext): v
         await sendPage(ctx, res, rows, carried(req.query, ['filter']))
     })
 
-    router.get('/transactions/:hash/raw-trace', async (req, res) => {
+    router.get('/transactions/:hash/raw-trace', chainOperation('transactions', {
+        summary: "A transaction's call tree as trace_transaction shows it", params: TransactionPath, notFound: 'transaction',
+    }, 'The frames', z.array(RawTraceFrame)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
         if (!tx) throw notFound()

@@ -1,29 +1,39 @@
-import { Router } from 'express'
+import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { sendJson } from '../json-response'
 import { latestBlockKeys } from '../queries/blocks'
 import { tracingMethod } from '../queries/stats'
 import { latestTransactionKeys } from '../queries/transactions'
 import { arrayBody } from '../rendered-items'
+import { Block, chainOperation, IndexingStatus, Transaction } from '../schemas'
 import { blockItems } from './blocks'
 import { transactionItems } from './transactions'
 
+const TAG = 'main-page'
+
 /** The home page's widgets: bare arrays of the latest 4 blocks and 6 transactions, and the indexing banner. */
-export function mainPageRoutes(router: Router, ctx: ChainContext): void {
-    router.get('/main-page/blocks', async (_req, res) => {
+export function mainPageRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+    router.get('/main-page/blocks', chainOperation(TAG, {
+        summary: 'The latest 4 blocks',
+    }, 'The blocks', z.array(Block)), async (_req, res) => {
         const rows = await latestBlockKeys(ctx.db, 4)
         setLiveCaching(res)
         sendJson(res, arrayBody(await blockItems(ctx, rows)))
     })
 
-    router.get('/main-page/transactions', async (_req, res) => {
+    router.get('/main-page/transactions', chainOperation(TAG, {
+        summary: 'The latest 6 transactions',
+    }, 'The transactions', z.array(Transaction)), async (_req, res) => {
         const rows = await latestTransactionKeys(ctx.db, 6)
         setLiveCaching(res)
         sendJson(res, arrayBody(await transactionItems(ctx, rows)))
     })
 
     /** The indexing banner's ratios (blocks, and internal transactions by the node's tracing): docs/chain-api.md#shape-changes */
-    router.get('/main-page/indexing-status', async (_req, res) => {
+    router.get('/main-page/indexing-status', chainOperation(TAG, {
+        summary: "The indexer's progress, for the indexing banner",
+    }, 'The ratios', IndexingStatus), async (_req, res) => {
         const [head, tracing] = await Promise.all([ctx.head.get(), tracingMethod(ctx.db)])
         const expected = head.number - ctx.env.INDEXER_START_BLOCK + 1
         const ratio = expected <= 0 ? 1 : Math.min(head.blocks / expected, 1)

@@ -1,5 +1,5 @@
-import { Router } from 'express'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { checksum, isoTimestamp } from '../format'
 import { isAddress, isFullHash, parseQuery, q } from '../params'
@@ -8,12 +8,15 @@ import {
     transactionsByHash,
 } from '../queries/search'
 import { TokenCursor, TokenRow } from '../queries/tokens'
+import { chainOperation, pageOf, SearchItem, SearchRedirect } from '../schemas'
 
 /**
  * Blockscout's search: the term is classified (block number, address, 32-byte hash, text) and
  * matched against blocks, transactions, addresses, tokens (case-insensitive prefix of name or
  * symbol) and verified contracts (prefix of name). Items take Blockscout's shapes, keyed by type.
  */
+
+const TAG = 'search'
 
 const SearchQuery = z.object({
     q: q.text,
@@ -124,8 +127,10 @@ async function search(ctx: ChainContext, raw: string, cursor: TokenCursor | unde
     return { items, next }
 }
 
-export function searchRoutes(router: Router, ctx: ChainContext): void {
-    router.get('/search', async (req, res) => {
+export function searchRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+    router.get('/search', chainOperation(TAG, {
+        summary: 'Blocks, transactions, addresses, tokens and contracts matching a term', query: SearchQuery,
+    }, 'A page of results', pageOf(SearchItem)), async (req, res) => {
         const query = parseQuery(SearchQuery, req.query)
         const holders = query['token[holders_count]']
         const address = query['token[address_hash]']
@@ -137,14 +142,18 @@ export function searchRoutes(router: Router, ctx: ChainContext): void {
         res.json({ items, next_page_params: next })
     })
 
-    router.get('/search/quick', async (req, res) => {
+    router.get('/search/quick', chainOperation(TAG, {
+        summary: 'The first results for a term, unpaginated', query: QuickQuery,
+    }, 'The results', z.array(SearchItem)), async (req, res) => {
         const query = parseQuery(QuickQuery, req.query)
         setLiveCaching(res)
         if (query.q.trim().length < 3 && !/^\d+$/.test(query.q.trim())) return void res.json([])
         res.json((await search(ctx, query.q, undefined, PAGE)).items.slice(0, PAGE))
     })
 
-    router.get('/search/check-redirect', async (req, res) => {
+    router.get('/search/check-redirect', chainOperation(TAG, {
+        summary: 'Whether a term names one object to go to', query: QuickQuery,
+    }, 'Where to go, if anywhere', SearchRedirect), async (req, res) => {
         const term = parseQuery(QuickQuery, req.query).q.trim()
         setLiveCaching(res)
         const none = { redirect: false, type: null, parameter: null }

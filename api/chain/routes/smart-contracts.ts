@@ -1,17 +1,20 @@
-import { Router } from 'express'
 import { AbiParameter, decodeAbiParameters, Hex } from 'viem'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { hex, isoTimestamp } from '../format'
 import { carried, paginate } from '../pagination'
-import { addressParam as parseAddress, parseQuery, q } from '../params'
+import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
 import { Recent } from '../recent'
 import {
     contractByAddress, contractCounts, ContractListRow, ContractRow, isSortedList, verifiedContractList,
 } from '../queries/smart-contracts'
 import { displayValue } from '../render/decode'
 import { renderContractListItem, sourceLicense } from '../render/smart-contract'
+import { chainOperation, pageOf, SmartContract, SmartContractCounters, SmartContractListItem } from '../schemas'
+
+const TAG = 'smart-contracts'
 
 /** Blockscout's language enum; the filter takes any of them. */
 const LANGUAGES = ['solidity', 'vyper', 'yul', 'geas'] as const
@@ -75,7 +78,7 @@ function decodeConstructorArgs(abi: ContractRow['abi'], args: string | null): [u
     }
 }
 
-export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
+export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     /**
      * Verified contracts, the most recently verified first (Blockscout: its row id descending,
      * i.e. verification order), or by balance or transaction count. `q` matches anywhere in the
@@ -83,7 +86,9 @@ export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
      * language's filter is an empty list. Verified contracts are those deployed from this
      * project's artifacts (at most some thousands), so the orders need no index of their own.
      */
-    router.get('/smart-contracts', async (req, res) => {
+    router.get('/smart-contracts', chainOperation(TAG, {
+        summary: 'Verified contracts, the most recently verified first', query: ContractsQuery,
+    }, 'A page of contracts', pageOf(SmartContractListItem)), async (req, res) => {
         const query = parseQuery(ContractsQuery, req.query)
         setLiveCaching(res)
         if (query.filter && query.filter !== 'solidity') return void res.json({ items: [], next_page_params: null })
@@ -93,12 +98,16 @@ export function smartContractsRoutes(router: Router, ctx: ChainContext): void {
     })
 
     // Before /smart-contracts/:hash, which would take "counters" for a malformed address.
-    router.get('/smart-contracts/counters', async (_req, res) => {
+    router.get('/smart-contracts/counters', chainOperation(TAG, {
+        summary: 'Contract and verified-contract counts',
+    }, 'The counts', SmartContractCounters), async (_req, res) => {
         setLiveCaching(res)
         res.json(await contractCounters(ctx))
     })
 
-    router.get('/smart-contracts/:hash', async (req, res) => {
+    router.get('/smart-contracts/:hash', chainOperation(TAG, {
+        summary: 'A contract: its bytecode, and its source when verified', params: AddressPath, notFound: 'contract',
+    }, 'The contract', SmartContract), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const row = await contractByAddress(ctx.db, hash)
         if (!row?.is_contract) throw notFound()

@@ -1,11 +1,11 @@
-import { Router } from 'express'
 import { parseAbi, zeroAddress } from 'viem'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { CoinFrame, coinMovements } from '../../../common/coin-movements'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { PAGE_SIZE } from '../pagination'
-import { parseQuery, transactionHashParam } from '../params'
+import { parseQuery, transactionHashParam, TransactionPath } from '../params'
 import { blockFeeTerms } from '../queries/blocks'
 import { balancesBefore } from '../queries/coin-balances'
 import { blockCoinFrames } from '../queries/internal-transactions'
@@ -14,6 +14,7 @@ import { BalanceTransferRow, blockTransfers } from '../queries/token-transfers'
 import { blockCoinTransactions, transactionByHash } from '../queries/transactions'
 import { loadAddresses } from '../render/address'
 import { loadTokens, renderToken } from '../render/token'
+import { chainOperation, pageOf, StateChange } from '../schemas'
 
 /** A transaction's state changes, derived per request and bounded by its block: docs/chain-api.md#state-changes */
 
@@ -23,8 +24,10 @@ const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)'])
 /** The most token balances read from the node for one transaction. */
 const MAX_TOKEN_READS = 200
 
-export function stateChangesRoutes(router: Router, ctx: ChainContext): void {
-    router.get('/transactions/:hash/state-changes', async (req, res) => {
+export function stateChangesRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+    router.get('/transactions/:hash/state-changes', chainOperation('transactions', {
+        summary: "A transaction's balance changes", params: TransactionPath, query: Query, notFound: 'transaction',
+    }, 'A page of state changes', pageOf(StateChange)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Query, req.query)
         const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])

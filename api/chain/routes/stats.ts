@@ -1,8 +1,11 @@
-import { Router } from 'express'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { isoTimestamp, percentage } from '../format'
 import { activityTotals, blockGasSince, dailyTransactions, gasPricePercentiles } from '../queries/stats'
 import { Recent } from '../recent'
+import { chainOperation, MarketChart, Stats, TransactionsChart } from '../schemas'
+
+const TAG = 'stats'
 
 const CENTI_GWEI = 10_000_000n
 const ORACLE_BLOCKS = 200
@@ -41,14 +44,16 @@ function gasOracle(ctx: ChainContext): Promise<Oracle> {
 /** Blockscout's gwei figures: rounded up to 2 decimals (Float.ceil(2)). */
 const gwei = (wei: bigint) => Number((wei + CENTI_GWEI - 1n) / CENTI_GWEI) / 100
 
-export function statsRoutes(router: Router, ctx: ChainContext): void {
+export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     /**
      * Gas price tiers are always Blockscout's tier objects. Blockscout still flattens them to bare
      * gwei numbers for a client that does not send `updated-gas-oracle: true`, but the frontend
      * only reads `gas_prices.*.price`: a request that lost the header on the way (a proxy, a
      * server-side prefetch) would show no gas price at all.
      */
-    router.get('/stats', async (_req, res) => {
+    router.get('/stats', chainOperation(TAG, {
+        summary: 'Chain totals and gas price tiers',
+    }, 'The figures', Stats), async (_req, res) => {
         const [head, oracle, t] = await Promise.all([ctx.head.get(), gasOracle(ctx), activityTotals(ctx.db)])
         const tier = (wei: bigint) => {
             const priority = wei > oracle.baseFee ? wei - oracle.baseFee : 0n
@@ -87,14 +92,18 @@ export function statsRoutes(router: Router, ctx: ChainContext): void {
     })
 
     /** Transactions per UTC day, newest first, every one of the last 30 days present. */
-    router.get('/stats/charts/transactions', async (_req, res) => {
+    router.get('/stats/charts/transactions', chainOperation(TAG, {
+        summary: 'Transactions per UTC day of the last 30 days, newest first',
+    }, 'The chart', TransactionsChart), async (_req, res) => {
         const rows = await dailyTransactions(ctx.db, CHART_DAYS)
         setLiveCaching(res)
         res.json({ chart_data: rows })
     })
 
     // No price feed: the market chart is empty rather than missing.
-    router.get('/stats/charts/market', (_req, res) => {
+    router.get('/stats/charts/market', chainOperation(TAG, {
+        summary: 'The market chart (no price feed: always empty)', reads: false,
+    }, 'The chart', MarketChart), (_req, res) => {
         res.json({ chart_data: [], available_supply: '0' })
     })
 }

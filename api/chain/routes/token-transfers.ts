@@ -1,10 +1,11 @@
-import { Router } from 'express'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { carried, paginateTransfers } from '../pagination'
 import { parseQuery, q } from '../params'
 import { chainTransfers, TOKEN_TYPES } from '../queries/token-transfers'
 import { renderTokenTransfers } from '../render/token-transfer'
+import { chainOperation, pageOf, TokenTransfer } from '../schemas'
 
 const TokenTransfersQuery = z.object({
     type: q.list(TOKEN_TYPES).optional(),
@@ -14,9 +15,11 @@ const TokenTransfersQuery = z.object({
     items_count: q.itemsCount.optional(),
 })
 
-export function tokenTransfersRoutes(router: Router, ctx: ChainContext): void {
+export function tokenTransfersRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     /** Every token transfer of the chain, newest first (see chainTransfers). */
-    router.get('/token-transfers', async (req, res) => {
+    router.get('/token-transfers', chainOperation('token-transfers', {
+        summary: 'Token transfers of the whole chain, newest first', query: TokenTransfersQuery,
+    }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const query = parseQuery(TokenTransfersQuery, req.query)
         const pageSize = query.limit ?? 50
         const types = query.type && query.type.length > 0 ? query.type : null

@@ -1,9 +1,9 @@
-import { Router } from 'express'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { carried, paginate, paginateTransfers } from '../pagination'
-import { addressParam as parseAddress, parseQuery, q } from '../params'
+import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
 import { TOKEN_TYPES, tokenTransfers } from '../queries/token-transfers'
 import { HolderRow, tokenById, tokenHolders, tokenList } from '../queries/tokens'
 import { loadAddresses } from '../render/address'
@@ -11,6 +11,7 @@ import { sendJson } from '../json-response'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { renderToken } from '../render/token'
 import { renderTokenTransfers } from '../render/token-transfer'
+import { chainOperation, EmptyPage, pageOf, Token, TokenCounters, TokenHolder, TokenTransfer } from '../schemas'
 
 /** The rendered items of a token's holders: reused from ctx.rendered, the others rendered after one query for their addresses. */
 async function holderItems(ctx: ChainContext, token: string, holders: readonly HolderRow[]): Promise<RenderedItem[]> {
@@ -20,6 +21,8 @@ async function holderItems(ctx: ChainContext, token: string, holders: readonly H
         return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null })]))
     })
 }
+
+const TAG = 'tokens'
 
 const TokensQuery = z.object({
     q: q.text.optional(),
@@ -48,13 +51,15 @@ const TransfersQuery = z.object({
     items_count: q.itemsCount.optional(),
 })
 
-export function tokensRoutes(router: Router, ctx: ChainContext): void {
+export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     /**
      * The token registry in Blockscout's order: holder count descending, then name (unnamed last),
      * then address. There is no price feed, so the fiat and market-cap sorts order the same way;
      * their cursor keys are accepted and echoed null.
      */
-    router.get('/tokens', async (req, res) => {
+    router.get('/tokens', chainOperation(TAG, {
+        summary: 'Tokens, by holder count', query: TokensQuery,
+    }, 'A page of tokens', pageOf(Token)), async (req, res) => {
         const query = parseQuery(TokensQuery, req.query)
         const asc = query.sort === 'holders_count' && query.order === 'asc'
         const after = query.holders_count !== undefined && query.contract_address_hash
@@ -74,21 +79,27 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
         res.json({ items: shown.map(renderToken), next_page_params: next })
     })
 
-    router.get('/tokens/:hash', async (req, res) => {
+    router.get('/tokens/:hash', chainOperation(TAG, {
+        summary: 'A token', params: AddressPath, notFound: 'token',
+    }, 'The token', Token), async (req, res) => {
         const token = await tokenById(ctx.db, parseAddress(req.params.hash))
         if (!token) throw notFound()
         setLiveCaching(res)
         res.json(renderToken(token))
     })
 
-    router.get('/tokens/:hash/counters', async (req, res) => {
+    router.get('/tokens/:hash/counters', chainOperation(TAG, {
+        summary: "A token's holder and transfer counts", params: AddressPath, notFound: 'token',
+    }, 'The counts', TokenCounters), async (req, res) => {
         const token = await tokenById(ctx.db, parseAddress(req.params.hash))
         if (!token) throw notFound()
         setLiveCaching(res)
         res.json({ token_holders_count: String(Math.max(token.holder_count, 0)), transfers_count: String(token.transfer_count) })
     })
 
-    router.get('/tokens/:hash/holders', async (req, res) => {
+    router.get('/tokens/:hash/holders', chainOperation(TAG, {
+        summary: "A token's holders, largest balance first", params: AddressPath, query: HoldersQuery, notFound: 'token',
+    }, 'A page of holders', pageOf(TokenHolder)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(HoldersQuery, req.query)
         const after = query.value !== undefined && query.address_hash ? { value: query.value, holder: query.address_hash } : undefined
@@ -100,7 +111,9 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
         sendJson(res, listBody(await holderItems(ctx, hash, shown), next))
     })
 
-    router.get('/tokens/:hash/transfers', async (req, res) => {
+    router.get('/tokens/:hash/transfers', chainOperation(TAG, {
+        summary: "A token's transfers", params: AddressPath, query: TransfersQuery, notFound: 'token',
+    }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TransfersQuery, req.query)
         if (!(await tokenById(ctx.db, hash))) throw notFound()
@@ -111,7 +124,9 @@ export function tokensRoutes(router: Router, ctx: ChainContext): void {
     })
 
     // NFT instances are not indexed (ERC-721 transfers are; token ids per holder are not).
-    router.get('/tokens/:hash/instances', async (req, res) => {
+    router.get('/tokens/:hash/instances', chainOperation(TAG, {
+        summary: "A token's NFT instances (not indexed: always empty)", params: AddressPath, notFound: 'token',
+    }, 'An empty page', EmptyPage), async (req, res) => {
         if (!(await tokenById(ctx.db, parseAddress(req.params.hash)))) throw notFound()
         res.json({ items: [], next_page_params: null })
     })

@@ -1,9 +1,9 @@
-import { Router } from 'express'
 import { z } from 'zod'
+import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { carried, FETCH_SIZE, PAGE_SIZE, paginate, paginateTransfers } from '../pagination'
-import { parseQuery, q, transactionHashParam } from '../params'
+import { parseQuery, q, transactionHashParam, TransactionPath } from '../params'
 import { Recent } from '../recent'
 import { transactionLogs } from '../queries/logs'
 import { lastDayTransactions } from '../queries/stats'
@@ -13,6 +13,7 @@ import { renderLogs } from '../render/log'
 import { renderTokenTransfers } from '../render/token-transfer'
 import { renderTransaction, transactionAddresses } from '../render/transaction'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
+import { chainOperation, Log, pageOf, TokenTransfer, Transaction, TransactionDetails, TransactionStats } from '../schemas'
 import { sendJson } from '../json-response'
 
 /** A transaction as a list shows it (parsed back from its rendered item). */
@@ -46,6 +47,8 @@ export async function transactionItems(ctx: ChainContext, keys: readonly Transac
     })
 }
 
+const TAG = 'transactions'
+
 const TransactionsQuery = z.object({
     filter: z.enum(['validated', 'pending']).optional(),
     type: q.list(['blob_transaction'] as const).optional(),
@@ -65,8 +68,10 @@ const CursorQuery = z.object({
 
 const TokenTransfersQuery = CursorQuery.extend({ type: q.list(TOKEN_TYPES).optional() })
 
-export function transactionsRoutes(router: Router, ctx: ChainContext): void {
-    router.get('/transactions', async (req, res) => {
+export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+    router.get('/transactions', chainOperation(TAG, {
+        summary: 'Transactions, newest first', query: TransactionsQuery,
+    }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const query = parseQuery(TransactionsQuery, req.query)
         setLiveCaching(res)
         // The indexer ingests mined blocks only, and this chain has no blob transactions.
@@ -77,11 +82,15 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         sendJson(res, await transactionPage(ctx, rows, byPosition, carried(req.query, ['filter', 'type', 'method'])))
     })
 
-    router.get('/transactions/stats', async (_req, res) => {
+    router.get('/transactions/stats', chainOperation(TAG, {
+        summary: 'Transaction counts and fees of the last 24 hours',
+    }, 'The figures', TransactionStats), async (_req, res) => {
         res.json(await transactionStats(ctx))
     })
 
-    router.get('/transactions/:hash', async (req, res) => {
+    router.get('/transactions/:hash', chainOperation(TAG, {
+        summary: 'A transaction, with its first 10 token transfers', params: TransactionPath, notFound: 'transaction',
+    }, 'The transaction', TransactionDetails), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const row = await transactionByHash(ctx.db, hash)
         if (!row) throw notFound()
@@ -96,7 +105,9 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         res.json(renderTransaction(row, address, head.number, { tokenTransfers, overflow: transfers.length > 10 }))
     })
 
-    router.get('/transactions/:hash/logs', async (req, res) => {
+    router.get('/transactions/:hash/logs', chainOperation(TAG, {
+        summary: "A transaction's logs", params: TransactionPath, query: CursorQuery, notFound: 'transaction',
+    }, 'A page of logs', pageOf(Log)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(CursorQuery, req.query)
         const tx = await transactionByHash(ctx.db, hash)
@@ -108,7 +119,9 @@ export function transactionsRoutes(router: Router, ctx: ChainContext): void {
         res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
     })
 
-    router.get('/transactions/:hash/token-transfers', async (req, res) => {
+    router.get('/transactions/:hash/token-transfers', chainOperation(TAG, {
+        summary: "A transaction's token transfers", params: TransactionPath, query: TokenTransfersQuery, notFound: 'transaction',
+    }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(TokenTransfersQuery, req.query)
         const tx = await transactionByHash(ctx.db, hash)

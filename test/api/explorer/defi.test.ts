@@ -74,6 +74,20 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
             [...replay.pairs.values()].map((p) => `${replay.tokens.get(p.token0)!.symbol}/${replay.tokens.get(p.token1)!.symbol}`).sort())
     })
 
+    it('pages the pools with limit and offset, in the same order, and refuses a bad limit', async function () {
+        const { reply: all } = await inOneWindow(HOUR, () => stack!.client().get('/defi/pools'))
+        expect(all.body.total).to.equal(5)
+        expect(all.body.next_offset).to.equal(null)
+        const first = await stack!.client().get('/defi/pools?limit=2')
+        const last = await stack!.client().get('/defi/pools?limit=2&offset=4')
+        expect(first.body.pools.map((p: { address: string }) => p.address)).to.deep.equal(all.body.pools.slice(0, 2).map((p: { address: string }) => p.address))
+        expect(first.body.next_offset).to.equal(2)
+        expect(last.body.pools).to.have.length(1)
+        expect(last.body.next_offset).to.equal(null)
+        expectError(await stack!.client().get('/defi/pools?limit=0'), 400, 'invalid_request')
+        expectError(await stack!.client().get('/defi/pools?limit=1001'), 400, 'invalid_request')
+    })
+
     it('gives daily volume buckets, oldest first, every day present', async function () {
         const client = stack!.client()
         for (const days of [undefined, 1, 3, 365]) {

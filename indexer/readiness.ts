@@ -1,0 +1,81 @@
+import { RequestListener } from 'http'
+
+/** Whether the indexer is following the chain, for `GET /ready`: docs/RELIABILITY.md#readiness */
+
+export interface ReadinessProbes {
+    /** The last block the indexer committed (final or not), -1 before the first. */
+    indexedHeight(): number
+    /** The node's head; rejects when the node does not answer. */
+    chainHead(): Promise<number>
+    /** Resolves when the database answers a query. */
+    pingDatabase(): Promise<void>
+    /** Most blocks behind the head at which the indexer still counts as following. */
+    maxLag: number
+}
+
+export interface ReadinessReport {
+    ready: boolean
+    /** `following`, `behind by N blocks`, `stopped: …`, `database unreachable`, `node unreachable`. */
+    status: string
+    indexed: number
+    head: number | null
+    /** Times the processor loop failed and was restarted since the process started. */
+    restarts: number
+}
+
+/** Probes that take longer than this count as unanswered. */
+const PROBE_TIMEOUT_MS = 2000
+
+export class Readiness {
+    restarts = 0
+    private stopped?: string
+
+    constructor(private readonly probes: ReadinessProbes) {}
+
+    /** Ingestion has stopped for good; the process stays up to say why. */
+    stop(reason: string): void {
+        this.stopped = reason
+    }
+
+    async report(): Promise<ReadinessReport> {
+        const indexed = this.probes.indexedHeight()
+        const base = { indexed, restarts: this.restarts }
+        if (this.stopped) return { ...base, ready: false, status: `stopped: ${this.stopped}`, head: null }
+        const database = await withTimeout(this.probes.pingDatabase()).then(() => true, () => false)
+        if (!database) return { ...base, ready: false, status: 'database unreachable', head: null }
+        const head = await withTimeout(this.probes.chainHead()).catch(() => null)
+        if (head === null) return { ...base, ready: false, status: 'node unreachable', head }
+        const behind = Math.max(0, head - indexed)
+        if (behind > this.probes.maxLag) return { ...base, ready: false, status: `behind by ${behind} blocks`, head }
+        return { ...base, ready: true, status: 'following', head }
+    }
+
+    /** `GET /ready`: 200 when following, 503 otherwise; the JSON body says which. */
+    handler(): RequestListener {
+        return (req, res) => {
+            if (req.method !== 'GET' || req.url?.split('?')[0] !== '/ready') {
+                res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not found: the indexer serves GET /ready' }))
+                return
+            }
+            this.report().then((report) => {
+                res.writeHead(report.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+                res.end(JSON.stringify(report))
+            }, (err) => {
+                res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ ready: false, status: `readiness failed: ${String(err?.message ?? err)}` }))
+            })
+        }
+    }
+}
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('timed out')), PROBE_TIMEOUT_MS)
+        promise.then((v) => {
+            clearTimeout(timer)
+            resolve(v)
+        }, (e) => {
+            clearTimeout(timer)
+            reject(e)
+        })
+    })
+}
