@@ -1,6 +1,6 @@
 import { RequestHandler } from 'express'
 import { z } from 'zod'
-import { codedErrorBody, ErrorSurface } from '../../common/service/error-handler'
+import { codedErrorBody, ErrorSurface, MALFORMED_PATH } from '../../common/service/error-handler'
 import { HttpError } from '../../common/service/http-error'
 
 /**
@@ -35,6 +35,7 @@ const PARSER_FAULTS: Record<string, [code: string, message: string]> = {
     'charset.unsupported': ['unsupported_charset', 'the charset of the body is not supported; send UTF-8'],
     'request.aborted': ['request_aborted', 'the request was aborted'],
     'request.size.invalid': ['invalid_request', 'the request body is not as long as its Content-Length'],
+    [MALFORMED_PATH]: ['invalid_request', 'a path parameter is not valid percent-encoding'],
 }
 
 export const badRequest = (message: string, field?: string) =>

@@ -139,7 +139,9 @@ export class ApiDoc {
         this.generated = undefined
 
         const responses: Record<number, ResponseConfig> = {}
-        for (const [status, answer] of Object.entries({ ...this.options.everyRoute, ...op.responses })) {
+        // Express refuses a path parameter that is not valid percent-encoding (`/blocks/%`) before any handler.
+        const malformedPath = pathNames.length > 0 && !(400 in op.responses) ? { 400: 'A path parameter is not valid percent-encoding' } : {}
+        for (const [status, answer] of Object.entries({ ...this.options.everyRoute, ...malformedPath, ...op.responses })) {
             responses[Number(status)] = response(Number(status), answer, errorSchema)
         }
         const route: RouteConfig = {

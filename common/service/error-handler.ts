@@ -50,8 +50,13 @@ function answerTo(err: unknown, surface: ErrorSurface): HttpError {
 function parserFault(err: any): ParserFault | undefined {
     const status = typeof err?.status === 'number' ? err.status : err?.statusCode
     if (typeof status !== 'number' || status < 400 || status >= 500 || err.expose === false) return undefined
+    // The router's words ("Failed to decode param '%'") echo the client's input: ours instead.
+    if (err instanceof URIError) return { status: 400, type: MALFORMED_PATH, message: 'a path parameter is not valid percent-encoding' }
     return { status, type: err.type, message: err.message }
 }
+
+/** The ParserFault type of a path parameter that is not valid percent-encoding (`/blocks/%`). */
+export const MALFORMED_PATH = 'path.malformed'
 
 /**
  * The body of the surfaces that name their errors (explorer services, bridge):

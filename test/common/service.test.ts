@@ -102,6 +102,24 @@ describe('service kit', function () {
         })
     })
 
+    it('answers a path parameter that is not valid percent-encoding with 400 in our words, on every surface', async function () {
+        for (const surface of [chainErrors, explorerErrors, platformErrors, bridgeErrors]) {
+            const app = express()
+            app.get('/things/:id', (_req, res) => void res.send('never'))
+            app.use(errorHandler(surface, createLogger('test').child({}, { level: 'silent' })))
+            const server = await listen(app, 0, '127.0.0.1')
+            try {
+                const res = await fetch(`http://127.0.0.1:${server.port}/things/%E0%A4%A`)
+                const text = await res.text()
+                expect(res.status, surface.name).to.equal(400)
+                expect(text, surface.name).to.contain('a path parameter is not valid percent-encoding')
+                expect(text, surface.name).to.not.contain('Failed to decode')
+            } finally {
+                await server.close()
+            }
+        }
+    })
+
     it('clientIp unwraps IPv4-mapped IPv6', function () {
         expect(clientIp({ ip: '::ffff:10.0.0.7', socket: {} } as any)).to.equal('10.0.0.7')
         expect(clientIp({ ip: '2001:db8::1', socket: {} } as any)).to.equal('2001:db8::1')

@@ -64,8 +64,6 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
             runs: settings.runs,
             replay: settings.replay,
             headers: { authorization: `Bearer ${session}` },
-            // The router answers a malformed escape in a path parameter with 400, which the chain data API's routes do not document yet.
-            malformedEscapes: false,
             values: {
                 hash: [miner, holder, token, blockHash(2)],
                 address: [miner, holder],

@@ -73,8 +73,6 @@ describe('fuzz: bridge port (bridge API and webhook admin API)', function () {
             headers: { authorization: `Bearer ${adminToken}` },
             values: { id: [swapId, subscriptionId], target_wallet: [wallet] },
             expected5xx: [503],
-            // The router answers a malformed escape in a path parameter with 400, which GET /api/swap/pool-price/{pool} does not document yet.
-            malformedEscapes: false,
             // A valid subscription URL is any public host: deliveries to it would leave the machine. A valid
             // delete would end the one subscription the other operations read.
             invalidOnly: ['POST /api/webhook/subscriptions', 'PATCH /api/webhook/subscriptions/{id}', 'DELETE /api/webhook/subscriptions/{id}'],
