@@ -96,8 +96,10 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
         }
         this.throwCommitError()
         const started = Date.now()
+        const first = this.pending.blocks.length
         await cb({ batch: this.pending })
         this.stages.derive += Date.now() - started
+        assertContinues(info.prevHead, this.pending.blocks[first])
         this.processed = info.nextHead
         const { maxBlocks, maxRows, endBlock } = this.options
         // At the head there is nothing to fetch meanwhile, and readers expect the rows now; at the
@@ -206,6 +208,23 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
             hasCode: new Map(unknown.map((a, i) => [a, codes[i]])),
         }
     }
+}
+
+/**
+ * The node answered a final block whose parent is not the block the indexer holds at that height:
+ * the chain was reorganised below blocks already committed as final, which no change log can undo.
+ */
+export class ReorgBelowFinalityError extends Error {
+    override name = 'ReorgBelowFinalityError'
+}
+
+/**
+ * Subsquid checks that the final blocks of one request follow each other, not that a request
+ * continues from the last one, so a reorganisation during a backfill would go unnoticed.
+ */
+function assertContinues(prevHead: HashAndHeight, next: { number: number; parentHash: string } | undefined): void {
+    if (!next || prevHead.height < 0 || next.number !== prevHead.height + 1 || next.parentHash === prevHead.hash) return
+    throw new ReorgBelowFinalityError(`block ${next.number}'s parent is ${next.parentHash}, but the indexed block ${prevHead.height} is ${prevHead.hash}`)
 }
 
 // TypeormDatabase hands the handler a Store wrapping the transaction's EntityManager and, for hot

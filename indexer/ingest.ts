@@ -3,7 +3,7 @@ import { RpcClient, RpcError } from '@subsquid/rpc-client'
 import { EvmRpcDataSource } from '@subsquid/evm-processor/lib/ds-rpc/client'
 import { PrometheusServer, Runner } from '@subsquid/util-internal-processor-tools'
 import { Logger } from '../common/logger'
-import { BatchingDatabase, IndexerStore } from './database'
+import { BatchingDatabase, IndexerStore, ReorgBelowFinalityError } from './database'
 import { BlockData, createProcessor, HEAD_POLL_INTERVAL_MS, ProcessorOptions } from './processor'
 import { Readiness } from './readiness'
 import { RETRY_SCHEDULE } from './rpc'
@@ -120,6 +120,8 @@ function prometheusFor(attempt: number): PrometheusServer {
 /** Why the processor cannot carry on by restarting, or undefined when a restart may help. */
 function unrecoverable(err: unknown): string | undefined {
     const text = String((err as Error)?.message ?? err)
+    // While backfilling: a block that does not continue the committed final ones.
+    if (err instanceof ReorgBelowFinalityError) return 'reorg deeper than finality'
     // At start: the last final block the database holds is no longer on the chain.
     if (/already indexed block .* was not found on chain/.test(text)) return 'reorg deeper than finality'
     // While following: the SDK's fork walk passed below the finalized block it keeps.

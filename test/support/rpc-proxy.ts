@@ -20,8 +20,11 @@ export const MAX_LOG_RANGE = 10_000
  * - receipt-logs-twice: every receipt of eth_getBlockReceipts and eth_getTransactionReceipt lists
  *   its logs twice (where the indexer reads logs: it never calls eth_getLogs).
  * - no-tracing: trace_* and debug_trace* do not exist (JSON-RPC -32601), as on most public nodes.
+ * - reorged-out: a request naming a block by hash (eth_getBlockByHash, eth_getBlockReceipts,
+ *   debug_traceBlockByHash) is held `holdMs`, then answered null (the trace: "block not found")
+ *   when that block is no longer on the chain: a hash that stops existing mid-request.
  */
-export type FaultKind = 'rpc-error' | 'rate-limited' | 'bad-gateway' | 'stall' | 'lagging' | 'head-back' | 'receipt-lag' | 'logs-twice' | 'receipt-logs-twice' | 'no-tracing'
+export type FaultKind = 'rpc-error' | 'rate-limited' | 'bad-gateway' | 'stall' | 'lagging' | 'head-back' | 'receipt-lag' | 'logs-twice' | 'receipt-logs-twice' | 'no-tracing' | 'reorged-out'
 
 export interface Fault {
     kind: FaultKind
@@ -33,7 +36,12 @@ export interface Fault {
     spare?: string[]
     /** When set, only these methods are faulted. */
     only?: string[]
+    /** How long reorged-out holds a request by hash before answering it. */
+    holdMs?: number
 }
+
+const BY_HASH_METHODS = new Set(['eth_getBlockByHash', 'eth_getBlockReceipts', 'debug_traceBlockByHash'])
+const BLOCK_HASH = /^0x[0-9a-fA-F]{64}$/
 
 const LATEST_TAGS = new Set(['latest', 'pending'])
 /** Methods whose last parameter is a block tag or number, answered at the lagging backend's head. */
@@ -188,6 +196,13 @@ export class RpcProxy {
                 return this.lagging(call, (await this.head()) - BigInt(fault.lag ?? 1), reply, error)
             case 'no-tracing':
                 return /^(trace_|debug_trace)/.test(call.method) ? error(`the method ${call.method} does not exist/is not available`, -32601) : undefined
+            case 'reorged-out': {
+                const hash = call.params?.[0]
+                if (!BY_HASH_METHODS.has(call.method) || typeof hash !== 'string' || !BLOCK_HASH.test(hash)) return undefined
+                if (fault.holdMs) await new Promise((r) => setTimeout(r, fault.holdMs))
+                if (await this.isCanonical(hash)) return undefined
+                return call.method === 'debug_traceBlockByHash' ? error(`block ${hash} not found`) : reply(null)
+            }
             default:
                 return undefined
         }
@@ -241,6 +256,14 @@ export class RpcProxy {
                 return this.forward({ ...call, params })
             }
         }
+    }
+
+    /** Whether the node has this block, and it is the one at its height (not an orphan it still keeps). */
+    private async isCanonical(hash: string): Promise<boolean> {
+        const block: any = await this.forward({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByHash', params: [hash, false] })
+        if (!block.result) return false
+        const atHeight: any = await this.forward({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByNumber', params: [block.result.number, false] })
+        return atHeight.result?.hash === block.result.hash
     }
 
     private async head(): Promise<bigint> {
