@@ -40,11 +40,11 @@ const RESUME_LIMIT_MS = 10_000
 const BACKOFF_FACTOR = 20
 const EXIT_LIMIT_MS = 15_000
 
-const round = (n: number, digits = 1) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : 'never')
-const message = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200)
+export const round = (n: number, digits = 1) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : 'never')
+export const message = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200)
 
 /** The database against the chain as it finally stands, as a check. */
-async function consistent(world: World, name = 'loses nothing, applies nothing twice'): Promise<Check> {
+export async function consistent(world: World, name = 'loses nothing, applies nothing twice'): Promise<Check> {
     try {
         await world.waitForChainHead(120_000)
         await expectDatabaseMatchesChain(world.databaseUrl, world.chain.url)
@@ -68,7 +68,7 @@ async function readinessCheck(world: World, during: Awaited<ReturnType<World['re
     }
 }
 
-function survived(world: World): Check {
+export function survived(world: World): Check {
     return {
         name: 'the process survives',
         pass: world.restarts === 0,
@@ -77,7 +77,7 @@ function survived(world: World): Check {
 }
 
 /** Runs body in a fresh world and always tears it down. */
-async function inWorld(options: WorldOptions, body: (world: World) => Promise<Outcome>): Promise<Outcome> {
+export async function inWorld(options: WorldOptions, body: (world: World) => Promise<Outcome>): Promise<Outcome> {
     const world = await World.start(options)
     try {
         const outcome = await body(world)
