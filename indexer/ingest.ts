@@ -122,6 +122,8 @@ function unrecoverable(err: unknown): string | undefined {
     const text = String((err as Error)?.message ?? err)
     // While backfilling: a block that does not continue the committed final ones.
     if (err instanceof ReorgBelowFinalityError) return 'reorg deeper than finality'
+    // A value the schema cannot hold: the node will send it again on every attempt.
+    if ((err as Error)?.name === 'LogIndexOutOfRange') return text
     // At start: the last final block the database holds is no longer on the chain.
     if (/already indexed block .* was not found on chain/.test(text)) return 'reorg deeper than finality'
     // While following: the SDK's fork walk passed below the finalized block it keeps.

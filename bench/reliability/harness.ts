@@ -1,4 +1,4 @@
-import { Client } from 'pg'
+import { Pool } from 'pg'
 import { Address } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { waitFor } from '../../common/processes'
@@ -25,6 +25,8 @@ export interface WorldOptions {
     emptyBlocks?: number
     /** Extra indexer environment. */
     env?: Record<string, string>
+    /** A database of the scenario's own (e.g. on a cluster it restarts) instead of one on the shared test cluster. */
+    databaseUrl?: string
 }
 
 export class World {
@@ -34,7 +36,8 @@ export class World {
     private indexer?: IndexerProcess
     private outputs: string[] = []
     private stopping = false
-    private db!: Client
+    /** A pool, so that the harness's own reads survive a Postgres restart. */
+    private db!: Pool
 
     private constructor(readonly chain: TestChain, readonly proxy: RpcProxy, readonly databaseUrl: string, private readonly env: Record<string, string>) {}
 
@@ -44,13 +47,13 @@ export class World {
             if (options.emptyBlocks) await mineEmptyBlocks(chain.client, options.emptyBlocks)
             const proxy = new RpcProxy(chain.url)
             await proxy.start()
-            const world = new World(chain, proxy, await createTestDatabase('reliability'), {
+            const world = new World(chain, proxy, options.databaseUrl ?? await createTestDatabase('reliability'), {
                 INDEXER_BATCH_BLOCKS: '500',
                 INDEXER_HEALTH_PORT: String(await freePort()),
                 ...options.env,
             })
-            world.db = new Client({ connectionString: world.databaseUrl })
-            await world.db.connect()
+            world.db = new Pool({ connectionString: world.databaseUrl, max: 2 })
+            world.db.on('error', () => undefined)
             return world
         } catch (err) {
             await chain.stop()

@@ -2,7 +2,6 @@ import { waitFor } from '../../common/processes'
 import { expectDatabaseMatchesChain } from '../../test/support/consistency'
 import { FaultKind } from '../../test/support/rpc-proxy'
 import { sleep, World, WorldOptions } from './harness'
-import { REORG_SCENARIOS } from './reorg-scenarios'
 
 /**
  * The catalogue's checks (docs/RELIABILITY.md), each a scenario against the real indexer process.
@@ -42,7 +41,7 @@ const BACKOFF_FACTOR = 20
 const EXIT_LIMIT_MS = 15_000
 
 export const round = (n: number, digits = 1) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : 'never')
-const message = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200)
+export const message = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200)
 
 /** The database against the chain as it finally stands, as a check. */
 export async function consistent(world: World, name = 'loses nothing, applies nothing twice'): Promise<Check> {
@@ -235,5 +234,4 @@ export const SCENARIOS: Scenario[] = [
     headBack,
     logsTwice,
     sigterm,
-    ...REORG_SCENARIOS,
 ]

@@ -56,8 +56,26 @@ export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: Blo
     await detectTokens(ctx, batch, sightings)
 }
 
+/** Largest log index the schema holds: log indexes are Postgres `integer` columns, read as JS numbers by every API. */
+const MAX_LOG_INDEX = 2 ** 31 - 1
+
+/**
+ * A log index the schema cannot hold (some providers number logs across a whole range, up to
+ * near 2^32). Storing it would need every log_index column widened; truncating it would make
+ * a wrong row, so ingestion stops and says why (docs/RELIABILITY.md#what-the-indexer-does-about-faults).
+ */
+export class LogIndexOutOfRange extends Error {
+    override name = 'LogIndexOutOfRange'
+
+    constructor(readonly block: number, readonly logIndex: number) {
+        super(`log index ${logIndex} in block ${block} exceeds ${MAX_LOG_INDEX}, the largest the schema holds`)
+    }
+}
+
 function indexSlice(ctx: IndexerContext, batch: Batch, blocks: BlockData[], traces: Map<number, Frame[]>, sightings: TokenSightings): void {
     for (const block of blocks) {
+        const outOfRange = block.logs.find((log) => !(log.logIndex >= 0 && log.logIndex <= MAX_LOG_INDEX))
+        if (outOfRange) throw new LogIndexOutOfRange(block.header.height, outOfRange.logIndex)
         const transfersPerTx = new Map<string, number>()
         for (const log of block.logs) {
             if (indexTokenLog(batch, ctx.state, block, log, sightings)) {

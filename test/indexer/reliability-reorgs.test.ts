@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { SCENARIOS } from '../../bench/reliability/scenarios'
+import { REORG_SCENARIOS } from '../../bench/reliability/reorg-scenarios'
 
 /**
  * The reorganisations of the reliability catalogue (docs/RELIABILITY.md), one run each;
@@ -12,7 +12,7 @@ describe('indexer reliability: reorganisations', function () {
     this.timeout(300_000)
 
     for (const id of REORGS) {
-        const scenario = SCENARIOS.find((s) => s.id === id)!
+        const scenario = REORG_SCENARIOS.find((s) => s.id === id)!
         it(`${id}: ${scenario.title}`, async () => {
             const { checks } = await scenario.run({ faultMs: 10_000 })
             expect(checks.filter((c) => !c.pass)).to.deep.equal([])

@@ -58,6 +58,8 @@ export class RpcProxy {
     maxLogRange = 0
     refusedLogQueries = 0
     fault?: Fault
+    /** Rewrites the node's answer to a call before it is sent on (a provider's odd but legal values). */
+    rewrite?: (call: { method: string; params: unknown[] }, answer: any) => unknown
     /** Requests answered with a fault, by kind. */
     readonly faulted = new Map<FaultKind, number>()
     /** HTTP requests received (a JSON-RPC batch is one), faulted or not. */
@@ -154,7 +156,8 @@ export class RpcProxy {
                 return answer
             }
         }
-        return this.forward(call)
+        const answer = await this.forward(call)
+        return this.rewrite ? this.rewrite(call, answer) : answer
     }
 
     /** The faulty answer to a call, or undefined when this fault leaves the call alone. */
