@@ -98,6 +98,7 @@ async function main(): Promise<void> {
             RPC_URL: anvil.url,
             INDEXER_END_BLOCK: String(chain.head),
             INDEXER_FINALITY_CONFIRMATION: String(FINALITY),
+            INDEXER_HEALTH_PORT: '0',
         }
         log(`chain: ${chain.head + 1} blocks, ${chain.transactions} synthetic transactions`)
 

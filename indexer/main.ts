@@ -62,11 +62,9 @@ async function main({ log, onStop }: Service): Promise<void> {
         pingDatabase: async () => void await pool.query('SELECT 1'),
         maxLag: env.INDEXER_READY_MAX_LAG,
     })
-    if (env.INDEXER_HEALTH_PORT !== undefined) {
-        const server = await listen(readiness.handler(), env.INDEXER_HEALTH_PORT)
-        onStop(() => server.close())
-        log.info({ port: server.port }, 'readiness at GET /ready')
-    }
+    const server = await listen(readiness.handler(), env.INDEXER_HEALTH_PORT)
+    onStop(() => server.close())
+    log.info({ port: server.port }, 'readiness at GET /ready')
     log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing }, 'indexer starting')
     const end = await runIngestion({
         rpcUrl: url,
@@ -79,15 +77,14 @@ async function main({ log, onStop }: Service): Promise<void> {
         readiness,
         log,
     })
-    // A bounded backfill is a job: it ends. A stop stays up to answer /ready with the reason, or,
-    // without the endpoint, exits with 1 so that the reason is in the log of every restart.
+    // A bounded backfill is a job: it ends. A stop stays up to answer /ready with the reason
+    // (a restart would only stop again).
     if (end === 'end block reached') {
         await database.disconnect()
         await pool.end()
         log.info({ endBlock: env.INDEXER_END_BLOCK }, 'end block reached')
         process.exit(0)
     }
-    if (env.INDEXER_HEALTH_PORT === undefined) process.exit(1)
 }
 
 runService('indexer', main)

@@ -12,7 +12,7 @@ export interface ServiceSpec {
 }
 
 export const SERVICES: readonly ServiceSpec[] = [
-    { name: 'indexer', entry: 'indexer/main.js', secrets: [], urls: () => [] },
+    { name: 'indexer', entry: 'indexer/main.js', secrets: [], urls: (env) => [`Indexer readiness        http://localhost:${env.INDEXER_HEALTH_PORT}/ready`] },
     { name: 'graphql', entry: 'indexer/graphql.js', secrets: [], urls: (env) => [`GraphQL (analysts)       http://localhost:${env.GRAPHQL_PORT}/graphql`] },
     {
         name: 'api',

@@ -102,6 +102,7 @@ describe('npm start (the launcher)', function () {
             DEVNET_BLOCK_TIME: String(DEVNET_BLOCK_TIME),
             EMBEDDED_PG_PORT: String(await freePort()),
             GRAPHQL_PORT: String(await freePort()),
+            INDEXER_HEALTH_PORT: String(await freePort()),
             EXPLORER_PORT: String(await freePort()),
             PLATFORM_PORT: String(await freePort()),
             BRIDGE_PORT: String(await freePort()),
@@ -122,6 +123,7 @@ describe('npm start (the launcher)', function () {
         await start()
         expect(output).to.include(`http://127.0.0.1:${env.DEVNET_PORT}`)
         expect(output).to.include(`http://localhost:${env.GRAPHQL_PORT}/graphql`)
+        expect(output).to.include(`http://localhost:${env.INDEXER_HEALTH_PORT}/ready`)
 
         const client = createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) })
         expect(await client.getChainId()).to.equal(3009)
@@ -137,6 +139,10 @@ describe('npm start (the launcher)', function () {
         // The wallet platform is a process of its own; only it, of the two, holds MASTER_KEY.
         expect(output).to.include(`http://localhost:${env.PLATFORM_PORT}`)
         expect((await fetch(`http://127.0.0.1:${env.PLATFORM_PORT}/health`)).status).to.equal(200)
+        // The indexer answers its readiness (following, or still behind while it backfills the history).
+        const ready = await fetch(`http://127.0.0.1:${env.INDEXER_HEALTH_PORT}/ready`)
+        expect([200, 503]).to.include(ready.status)
+        expect(await ready.json()).to.have.property('status').that.is.a('string')
         const api = environOf(launcher!.child.pid!, 'lib/api/main.js')
         const platform = environOf(launcher!.child.pid!, 'lib/api/platform/main.js')
         expect(api).to.have.property('JWT_SECRET')

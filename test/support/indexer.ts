@@ -31,6 +31,8 @@ export function startIndexer(options: {
             AMM_FACTORY_ADDRESS: options.contracts.factory,
             AMM_ROUTER_ADDRESS: options.contracts.router,
             INDEXER_FINALITY_CONFIRMATION: '10',
+            // Any free port: tests may run several indexers at once.
+            INDEXER_HEALTH_PORT: '0',
             ...options.env,
         },
     })
