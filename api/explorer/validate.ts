@@ -46,3 +46,15 @@ export const password = z.string()
 export const address = z.string()
     .regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hexadecimal digits')
     .transform((a) => a.toLowerCase())
+
+/**
+ * A whole number in a query string, from `min` to `max`; the length of the text is bounded before it is
+ * converted, so no input reaches Number() as a huge string.
+ */
+export function wholeNumber(min: number, max: number) {
+    const range = `must be from ${min} to ${max}`
+    return z.string()
+        .regex(new RegExp(`^\\d{1,${String(max).length + 1}}$`), `must be a whole number from ${min} to ${max}`)
+        .transform(Number)
+        .pipe(z.number().int().min(min, range).max(max, range))
+}

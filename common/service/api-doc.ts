@@ -68,6 +68,16 @@ export interface DocumentedRoute {
     path: string
 }
 
+/** The URL path of a route registered at `path` on a router mounted at `mountPath`. */
+export function joinPath(mountPath: string, path: string): string {
+    return path === '/' ? (mountPath || '/') : `${mountPath.replace(/\/$/, '')}${path}`
+}
+
+/** An express path in OpenAPI form: /blocks/:block becomes /blocks/{block}. */
+export function toOpenApiPath(path: string): string {
+    return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')
+}
+
 export class ApiDoc {
     private readonly registry = new OpenAPIRegistry()
     private readonly routes: DocumentedRoute[] = []
@@ -117,7 +127,7 @@ export class ApiDoc {
 
     /** @internal DocumentedRouter's half of registering a route. */
     add(method: Method, path: string, tag: string, op: Operation, errorSchema = this.options.errorSchema): void {
-        const openApiPath = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')
+        const openApiPath = toOpenApiPath(path)
         if (/[*?()]|\{[^}]*\}.*:/.test(path)) throw new Error(`${method} ${path}: only :name path parameters can be documented`)
         const pathNames = [...openApiPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort()
         const paramNames = Object.keys(op.params?.shape ?? {}).sort()
@@ -239,7 +249,7 @@ export class DocumentedRouter {
 
     private route(method: Method, path: string, op: Operation, handlers: RequestHandler[]): this {
         if (!METHODS.includes(method)) throw new Error(`unsupported method ${method}`)
-        const full = path === '/' ? (this.mountPath || '/') : `${this.mountPath.replace(/\/$/, '')}${path}`
+        const full = joinPath(this.mountPath, path)
         this.doc.add(method, full, this.tag, op, this.options.errorSchema)
         this.express[method](path, ...handlers)
         return this

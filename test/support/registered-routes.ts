@@ -1,5 +1,5 @@
 import { Express } from 'express'
-import { MOUNT_PATH } from '../../common/service/api-doc'
+import { ApiDoc, joinPath, MOUNT_PATH, toOpenApiPath } from '../../common/service/api-doc'
 
 /**
  * Every (method, path) an express app answers, read from its router stack. A route on a router
@@ -19,9 +19,9 @@ interface Layer { route?: { path: string; methods: Record<string, boolean> }; ha
 function walk(owner: StackOwner, mount: string | undefined, found: string[]): void {
     for (const layer of owner.stack) {
         if (layer.route) {
-            const path = mount === undefined ? `?${layer.route.path}` : join(mount, layer.route.path)
+            const path = mount === undefined ? `?${layer.route.path}` : joinPath(mount, layer.route.path)
             for (const method of Object.keys(layer.route.methods)) {
-                if (method !== '_all') found.push(`${method} ${path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')}`)
+                if (method !== '_all') found.push(`${method} ${toOpenApiPath(path)}`)
             }
         } else if (layer.handle && Array.isArray(layer.handle.stack)) {
             walk(layer.handle as StackOwner, layer.handle[MOUNT_PATH], found)
@@ -29,6 +29,7 @@ function walk(owner: StackOwner, mount: string | undefined, found: string[]): vo
     }
 }
 
-function join(mount: string, path: string): string {
-    return path === '/' ? (mount || '/') : `${mount.replace(/\/$/, '')}${path}`
+/** Every (method, path) a document holds, in the form and order of registeredRoutes. */
+export function documentedRoutes(doc: ApiDoc): string[] {
+    return doc.documentedRoutes().map((r) => `${r.method} ${r.path}`).sort()
 }

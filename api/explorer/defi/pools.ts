@@ -6,7 +6,7 @@ import { QuoteValuation, tokensKey } from '../../../common/quote-value'
 import { pairsWithRecentVolume, PairRow } from '../../chain/queries/defi'
 import { Db } from '../../chain/db'
 import { ExplorerServices } from '../services'
-import { parseInput } from '../validate'
+import { parseInput, wholeNumber } from '../validate'
 import { cachedAnswerHeaders, notModified, render, ResponseCache } from './cache'
 import { DEFI_UNAVAILABLE, quoteToken, toNumber } from './quote'
 
@@ -33,17 +33,8 @@ const HOUR_MS = 3_600_000
 export const POOLS_PAGE_MAX = 1000
 
 const PoolsQuery = z.object({
-    limit: z.string()
-        .regex(/^\d{1,4}$/, `must be a whole number from 1 to ${POOLS_PAGE_MAX}`)
-        .transform(Number)
-        .pipe(z.number().int().min(1, `must be from 1 to ${POOLS_PAGE_MAX}`).max(POOLS_PAGE_MAX, `must be from 1 to ${POOLS_PAGE_MAX}`))
-        .optional()
-        .default(POOLS_PAGE_MAX),
-    offset: z.string()
-        .regex(/^\d{1,9}$/, 'must be a whole number')
-        .transform(Number)
-        .optional()
-        .default(0),
+    limit: wholeNumber(1, POOLS_PAGE_MAX).optional().default(POOLS_PAGE_MAX),
+    offset: wholeNumber(0, 999_999_999).optional().default(0),
 })
 
 export const poolsOperation: Operation = {
@@ -86,9 +77,17 @@ export function pools(s: ExplorerServices, db: Db, cache: ResponseCache): Reques
         const since = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 23 * HOUR_MS
         // One list per window; pages are cut from it per request, so no choice of limit and offset adds a cache entry.
         const all = await cache.value(`pools:${since}`, () => build(s, db, new Date(since)))
-        const next = offset + limit < all.pools.length ? offset + limit : null
-        cache.send(req, res, render({ quote_symbol: all.quote_symbol, pools: all.pools.slice(offset, offset + limit), total: all.pools.length, next_offset: next }))
+        // The page almost every client asks for is rendered (and hashed) once per window, like the list.
+        const rendered = offset === 0 && limit === POOLS_PAGE_MAX
+            ? await cache.get(`pools-page:${since}`, async () => page(all, offset, limit))
+            : render(page(all, offset, limit))
+        cache.send(req, res, rendered)
     }
+}
+
+function page(all: Awaited<ReturnType<typeof build>>, offset: number, limit: number) {
+    const next = offset + limit < all.pools.length ? offset + limit : null
+    return { quote_symbol: all.quote_symbol, pools: all.pools.slice(offset, offset + limit), total: all.pools.length, next_offset: next }
 }
 
 async function build(s: ExplorerServices, db: Db, since: Date) {

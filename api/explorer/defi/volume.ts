@@ -4,7 +4,7 @@ import { Operation } from '../../../common/service/api-doc'
 import { dailyVolume } from '../../chain/queries/defi'
 import { Db } from '../../chain/db'
 import { ExplorerServices } from '../services'
-import { parseInput } from '../validate'
+import { parseInput, wholeNumber } from '../validate'
 import { cachedAnswerHeaders, notModified, ResponseCache } from './cache'
 import { DEFI_UNAVAILABLE, quoteToken, toNumber } from './quote'
 
@@ -16,12 +16,7 @@ export const DEFAULT_DAYS = 30
 export const MAX_DAYS = 365
 
 const Query = z.object({
-    days: z.string()
-        .regex(/^\d{1,4}$/, `must be a whole number from 1 to ${MAX_DAYS}`)
-        .transform(Number)
-        .pipe(z.number().int().min(1, `must be from 1 to ${MAX_DAYS}`).max(MAX_DAYS, `must be from 1 to ${MAX_DAYS}`))
-        .optional()
-        .default(DEFAULT_DAYS),
+    days: wholeNumber(1, MAX_DAYS).optional().default(DEFAULT_DAYS),
 })
 
 const DAY_MS = 86_400_000

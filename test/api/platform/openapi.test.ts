@@ -7,7 +7,7 @@ import { createLogger } from '../../../common/logger'
 import { listen } from '../../../common/service/listen'
 import { applyMigrations } from '../../../db/migrate'
 import { createTestDatabase } from '../../support/postgres'
-import { registeredRoutes } from '../../support/registered-routes'
+import { documentedRoutes, registeredRoutes } from '../../support/registered-routes'
 
 /** The platform port's OpenAPI document lists exactly the routes its app registers, and is served there (docs/openapi.md). */
 describe('platform port: OpenAPI document = registered routes', () => {
@@ -33,7 +33,7 @@ describe('platform port: OpenAPI document = registered routes', () => {
         await pool?.end()
     })
 
-    const documented = () => built.doc.documentedRoutes().map((r) => `${r.method} ${r.path}`).sort()
+    const documented = () => documentedRoutes(built.doc)
 
     it('registers exactly the documented routes, none outside a documented router', () => {
         expect(registeredRoutes(built.app)).to.deep.equal(documented())
