@@ -9,6 +9,7 @@ import { startDevnet } from '../devnet'
 import { fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
 import { LauncherEnv, parseLauncherEnv } from './config'
 import { serviceEnv, SERVICES } from './services'
+import { claimDataDir } from './single-instance'
 
 /**
  * `npm start`: the whole stack on one machine. Embedded Postgres and the native devnet unless
@@ -22,6 +23,12 @@ type Stoppable = { name: string; stop(): Promise<void> }
 
 async function main(): Promise<void> {
     const env = parseLauncherEnv()
+    const claim = claimDataDir(dataDir(env))
+    if ('heldBy' in claim) {
+        process.stderr.write(`npm start is already running (pid ${claim.heldBy}) on ${dataDir(env)}: use that one, or stop it first (Ctrl-C in its terminal, or kill ${claim.heldBy})\n`)
+        process.exit(1)
+    }
+    process.on('exit', claim.release)
     const log = createLogger('launcher')
     const started: Stoppable[] = []
     let stopping = false

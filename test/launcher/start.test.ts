@@ -150,6 +150,16 @@ describe('npm start (the launcher)', function () {
         expect(platform).to.have.property('MASTER_KEY').that.matches(/^[0-9a-f]{64}$/)
         expect(platform).not.to.have.property('JWT_SECRET')
 
+        // A second start on the same data directory says so in one line and leaves the first alone.
+        const second = spawnManaged(process.execPath, [LAUNCHER], { name: 'second launcher', env })
+        let secondOutput = ''
+        second.child.stdout?.on('data', (d) => (secondOutput += d.toString()))
+        second.child.stderr?.on('data', (d) => (secondOutput += d.toString()))
+        expect(await second.exited, secondOutput).to.equal(1)
+        expect(secondOutput.trim().split('\n'), secondOutput).to.have.length(1)
+        expect(secondOutput).to.include(`already running (pid ${launcher!.child.pid})`)
+        expect((await fetch(`http://127.0.0.1:${env.PLATFORM_PORT}/health`)).status).to.equal(200)
+
         const stopped = await stop()
         expect(stopped.length, 'processes the launcher started').to.be.greaterThanOrEqual(3)
     })
