@@ -30,7 +30,7 @@ const seconds = (ms: number) => (ms / 1000).toFixed(2)
 
 async function main(): Promise<void> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-monitor-'))
-    const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort(), database: 'bridge', fast: true })
+    const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort(), database: 'bridge' })
     let chains: BridgeChains | undefined
     let pool: Pool | undefined
     let locks: LockManager | undefined
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
         }
         process.stdout.write('\n' + Object.entries(figures).map(([k, v]) => `${k.padEnd(56)} ${v}`).join('\n') + '\n')
         appendBenchmark(`Bridge: one monitor cycle with ${WATCHED} watched addresses`, figures, [
-            'In process: the bridge\'s Monitor and EVM adapters against four local anvils (one block a second), Postgres embedded; all waiting swaps on the native chain.',
+            'In process: the bridge\'s Monitor and EVM adapters against four local anvils (one block a second), Postgres embedded; all waiting swaps on the native chain; Postgres with fsync and synchronous commit on, as in production.',
             'Coin balances read at the range end in JSON-RPC batches of 100 (1,000 in flight); token Transfer logs queried 1,000 addresses per topic list.',
             `A cycle covers every enabled chain and the late-deposit watch (no ended swaps here); the steady cycles are 2 s apart, so each scans the few blocks mined since the last.`,
             'The node is on loopback: a remote node adds its round trip to each of the cycle\'s requests (for 10,000 watches about 50 balance batches, sent 10 at a time, and 5 log queries per range), which these figures do not include.',

@@ -37,7 +37,7 @@ const seconds = (ms: number) => (ms / 1000).toFixed(2)
 
 async function main(): Promise<void> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-bridge-'))
-    const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort(), database: 'bridge', fast: true })
+    const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort(), database: 'bridge' })
     let chains: BridgeChains | undefined
     try {
         process.stdout.write('starting four local chains and the bridge...\n')
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
         }
         process.stdout.write('\n' + Object.entries(figures).map(([k, v]) => `${k.padEnd(52)} ${v}`).join('\n') + '\n')
         appendBenchmark(`Bridge: ${SWAPS} concurrent swaps`, figures, [
-            'Four local anvils (native 3009, BSC 56, ETHEREUM 1, POLYGON 137) mining a block a second; finalized = latest − 2; the native chain counts 2 confirmations.',
+            'Four local anvils (native 3009, BSC 56, ETHEREUM 1, POLYGON 137) mining a block a second; finalized = latest − 2; the native chain counts 2 confirmations. Postgres with fsync and synchronous commit on, as in production.',
             `Routes in equal parts: ${ROUTES.map((r) => `${r.source.join(' ')} → ${r.target.join(' ')}`).join('; ')}.`,
             'Times are per swap from the moment its deposit was mined (receipt seen) to its target_token_sent event; the monitor share ends at source_token_deposited, the confirmation share at deposit_confirmed.',
         ])

@@ -21,7 +21,7 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 
 async function main(): Promise<void> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-webhooks-'))
-    const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort(), database: 'webhooks', fast: true })
+    const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort(), database: 'webhooks' })
     const receiver = new Receiver()
     const pool = new Pool({ connectionString: pg.url, max: 4 })
     pool.on('error', () => undefined)
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
         }
         process.stdout.write('\n' + Object.entries(figures).map(([k, v]) => `${k.padEnd(50)} ${v}`).join('\n') + '\n')
         appendBenchmark(`Bridge webhooks (npm run bench:webhooks)`, figures, [
-            `One bridge process (BRIDGE_WEBHOOK_CONCURRENCY default 50 attempts in flight), its Postgres queue (embedded Postgres), and a receiver on loopback in the benchmark process answering 200 at once over keep-alive connections; no chain (the engine is idle).`,
+            `One bridge process (BRIDGE_WEBHOOK_CONCURRENCY default 50 attempts in flight), its Postgres queue (embedded Postgres with fsync and synchronous commit on, as in production), and a receiver on loopback in the benchmark process answering 200 at once over keep-alive connections; no chain (the engine is idle).`,
             `Events written with the engine's writeEvent, ${PER_TRANSACTION} per transaction, as fast as Postgres takes them (a burst, not a steady rate): the lag includes the time an event waits behind the backlog.`,
             'Lag: receiver clock at arrival minus the event timestamp in the body (the lifecycle row\'s created_at); same machine, same clock.',
             `Load average (1/5/15 min; other processes share the machine): before ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}; after ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}.`,
