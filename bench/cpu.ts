@@ -43,6 +43,12 @@ export function treeCpuMs(root: number): number {
     return (ticks * 1000) / TICKS_PER_SECOND
 }
 
+/** Milliseconds of CPU used by this process's children that have ended (and been waited for). */
+export function endedChildrenCpuMs(): number {
+    const s = stat(process.pid)
+    return s ? (s[2] * 1000) / TICKS_PER_SECOND : 0
+}
+
 /** Milliseconds of CPU used so far by this process (user and system). */
 export function ownCpuMs(): number {
     const { user, system } = process.cpuUsage()

@@ -7,6 +7,7 @@ import { spawnManaged } from '../common/processes'
 import { startAnvil } from '../devnet/anvil'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { freePort } from '../test/support/ports'
+import { endedChildrenCpuMs, postmasterPid, treeCpuMs } from './cpu'
 import { appendBenchmark, machine } from './report'
 import { CACHE_DIR, ensureSyntheticChain } from './synthetic-chain'
 
@@ -14,11 +15,13 @@ import { CACHE_DIR, ensureSyntheticChain } from './synthetic-chain'
  * npm run bench:indexer — (a) fetch-only: the processor pulling every block, transaction, receipt
  * and log exactly as the indexer does, storing nothing; (b) a full backfill of the same chain
  * into an empty database by the real indexer process; both without call trees and then with them.
- * Prints blocks/s, logs/s, rows/s, the ratio (b)/(a), peak RSS, and where the backfill's time went;
+ * Prints blocks/s, logs/s, rows/s, the ratio (b)/(a), CPU-seconds of the indexer, Postgres and anvil,
+ * peak RSS, and where the backfill's time went;
  * appends the figures to docs/BENCHMARKS.md.
  */
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000)
+const round1 = (n: number) => Number(n.toFixed(1))
 const LIB = path.resolve(__dirname, '..')
 /** The indexer's default INDEXER_FINALITY_CONFIRMATION. */
 const FINALITY = 10
@@ -29,10 +32,22 @@ interface Run {
     ms: number
     peakRssMb: number
     output: string
+    /** CPU seconds of the script's process, of Postgres and of anvil while it ran. */
+    cpuSeconds: { script: number; postgres: number; anvil: number }
 }
 
-/** Runs a node script to completion, sampling its peak resident memory (VmHWM) from /proc. */
-async function runMeasured(script: string, env: Record<string, string>): Promise<Run> {
+/** The processes besides the measured script whose CPU a run is charged with. */
+interface Servers {
+    postgresPid: number
+    anvilPid: number
+}
+
+/**
+ * Runs a node script to completion, sampling its peak resident memory (VmHWM) from /proc, and
+ * charging it with the CPU it, Postgres and anvil used meanwhile.
+ */
+async function runMeasured(script: string, env: Record<string, string>, servers: Servers): Promise<Run> {
+    const cpuBefore = { script: endedChildrenCpuMs(), postgres: treeCpuMs(servers.postgresPid), anvil: treeCpuMs(servers.anvilPid) }
     const started = Date.now()
     const proc = spawnManaged(process.execPath, [script], { name: path.basename(script), env: { ...process.env, ...env } })
     let output = ''
@@ -50,7 +65,13 @@ async function runMeasured(script: string, env: Record<string, string>): Promise
     const code = await proc.exited
     clearInterval(sampler)
     if (code !== 0) throw new Error(`${script} exited with ${code}:\n${output.slice(-3000)}`)
-    return { started, ms: Date.now() - started, peakRssMb: Math.round(peakKb / 1024), output }
+    const ms = Date.now() - started
+    const cpuSeconds = {
+        script: (endedChildrenCpuMs() - cpuBefore.script) / 1000,
+        postgres: (treeCpuMs(servers.postgresPid) - cpuBefore.postgres) / 1000,
+        anvil: (treeCpuMs(servers.anvilPid) - cpuBefore.anvil) / 1000,
+    }
+    return { started, ms, peakRssMb: Math.round(peakKb / 1024), output, cpuSeconds }
 }
 
 async function countRows(databaseUrl: string): Promise<number> {
@@ -93,6 +114,7 @@ async function main(): Promise<void> {
     await createPublicClient({ transport: http(anvil.url) }).request({ method: 'anvil_mine' as any, params: [`0x${FINALITY.toString(16)}`] as any })
     const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pg-'))
     const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench' })
+    const servers: Servers = { postgresPid: postmasterPid(pgDir), anvilPid: anvil.process.child.pid! }
     try {
         const common = {
             RPC_URL: anvil.url,
@@ -116,7 +138,7 @@ async function main(): Promise<void> {
             const name = traces ? 'with traces' : 'without traces'
             const databaseUrl = await createDatabase(pg.url, traces ? 'bench_traces' : 'bench_plain')
             noteLoad(`before (a) ${name}:`)
-            const fetch = await runMeasured(path.join(LIB, 'bench/fetch-only.js'), { ...common, LOG_LEVEL: 'warn', BENCH_TRACES: traces ? '1' : '0' })
+            const fetch = await runMeasured(path.join(LIB, 'bench/fetch-only.js'), { ...common, LOG_LEVEL: 'warn', BENCH_TRACES: traces ? '1' : '0' }, servers)
             const fetched = JSON.parse(fetch.output.trim().split('\n').filter((l) => l.startsWith('{"blocks"')).pop()!)
             log(`(a) fetch-only ${name}: ${fetched.blocks} blocks, ${fetched.logs} logs, ${fetched.frames} frames in ${(fetch.ms / 1000).toFixed(1)} s`)
             noteLoad(`after (a) ${name}:`)
@@ -129,7 +151,7 @@ async function main(): Promise<void> {
                 STABLE_ADDRESS: chain.contracts.stable,
                 AMM_FACTORY_ADDRESS: chain.contracts.factory,
                 AMM_ROUTER_ADDRESS: chain.contracts.router,
-            })
+            }, servers)
             noteLoad(`after (b) ${name}:`)
             // Start-up: process start, migrations and the status read, up to the indexer's "indexer starting".
             const startLine = backfill.output.split('\n').find((l) => l.includes('"indexer starting"'))
@@ -157,6 +179,12 @@ async function main(): Promise<void> {
                 'backfill rows written/s': Math.round(rows / seconds(backfill.ms)),
                 'rows written': rows,
                 'ratio (b)/(a)': Number((backfillBps / fetchBps).toFixed(2)),
+                'backfill CPU-s: indexer': round1(backfill.cpuSeconds.script),
+                'backfill CPU-s: postgres': round1(backfill.cpuSeconds.postgres),
+                'backfill CPU-s: anvil': round1(backfill.cpuSeconds.anvil),
+                'backfill CPU-s (indexer + postgres) per 1,000 blocks': Number(((backfill.cpuSeconds.script + backfill.cpuSeconds.postgres) / (fetched.blocks / 1000)).toFixed(2)),
+                'fetch-only CPU-s: fetcher': round1(fetch.cpuSeconds.script),
+                'fetch-only CPU-s: anvil': round1(fetch.cpuSeconds.anvil),
                 'peak RSS, indexer (MiB)': backfill.peakRssMb,
                 'peak RSS, fetch-only (MiB)': fetch.peakRssMb,
                 'backfill time: start-up and migrations (s)': Number(seconds(startupMs).toFixed(1)),
@@ -173,8 +201,8 @@ async function main(): Promise<void> {
             figures[key] = [results['without traces'][key], results['with traces'][key]]
         }
         log('')
-        log(`${''.padEnd(44)} without traces | with traces`)
-        for (const [k, v] of Object.entries(figures)) log(`${k.padEnd(44)} ${v.join(' | ')}`)
+        log(`${''.padEnd(56)} without traces | with traces`)
+        for (const [k, v] of Object.entries(figures)) log(`${k.padEnd(56)} ${v.join(' | ')}`)
         log(`\ntargets: ratio >= 0.5, peak RSS < 1 GiB: ${verdicts.join('; ')}`)
         appendBenchmark('Indexer backfill (npm run bench:indexer)', figures, [
             `The same chain fetched and indexed with INDEXER_TRACING=none, then with trace_block (every transaction's call tree, stored in internal_transaction, and the balance history built from it). Fetch-only (a) reads the call trees too when traces are on. With traces the handler reads the call trees itself, so "derive rows" includes that reading, and since derivation overlaps the previous batch's commit the remainder ("fetch and wait") can come out negative.`,
