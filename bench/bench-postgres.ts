@@ -1,6 +1,7 @@
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
+import { Client } from 'pg'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { freePort } from '../test/support/ports'
 import { postmasterPid } from './cpu'
@@ -42,4 +43,18 @@ async function main(options: BenchPostgresOptions, run: (databaseUrl: string, po
     } finally {
         removeDir()
     }
+}
+
+/** A new empty database on the server of `serverUrl`; its URL. */
+export async function createDatabase(serverUrl: string, name: string): Promise<string> {
+    const db = new Client({ connectionString: serverUrl })
+    await db.connect()
+    try {
+        await db.query(`CREATE DATABASE ${name}`)
+    } finally {
+        await db.end()
+    }
+    const url = new URL(serverUrl)
+    url.pathname = `/${name}`
+    return url.toString()
 }

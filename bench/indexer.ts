@@ -7,6 +7,7 @@ import { spawnManaged } from '../common/processes'
 import { startAnvil } from '../devnet/anvil'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { freePort } from '../test/support/ports'
+import { createDatabase } from './bench-postgres'
 import { endedChildrenCpuMs, postmasterPid, treeCpuMs } from './cpu'
 import { appendBenchmark, machine } from './report'
 import { CACHE_DIR, ensureSyntheticChain } from './synthetic-chain'
@@ -87,20 +88,6 @@ async function countRows(databaseUrl: string): Promise<number> {
     } finally {
         await db.end()
     }
-}
-
-/** A new empty database on the same server, for one backfill. */
-async function createDatabase(serverUrl: string, name: string): Promise<string> {
-    const db = new Client({ connectionString: serverUrl })
-    await db.connect()
-    try {
-        await db.query(`CREATE DATABASE ${name}`)
-    } finally {
-        await db.end()
-    }
-    const url = new URL(serverUrl)
-    url.pathname = `/${name}`
-    return url.toString()
 }
 
 async function main(): Promise<void> {

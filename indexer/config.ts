@@ -11,6 +11,8 @@ export const IndexerSettingsSchema = IndexedRangeSchema.extend({
     // which nothing overlaps, is then shorter (measured in docs/BENCHMARKS.md).
     INDEXER_BATCH_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(5_000)
         .describe('most blocks held in memory before a commit during backfill (at most 10000, the node\'s log range)'),
+    INDEXER_FETCH_SPLIT: z.coerce.number().int().min(1).max(1_000).default(10)
+        .describe('blocks per request while backfilling (Subsquid fixes it at 10; see [indexer.md](indexer.md#blocks-per-request))'),
     GRAPHQL_PORT: port.default(4350)
         .describe('port of the GraphQL server for analysts'),
     INDEXER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(4351)

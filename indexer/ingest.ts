@@ -1,9 +1,9 @@
 import { createLogger as createSdkLogger } from '@subsquid/logger'
 import { RpcClient, RpcError } from '@subsquid/rpc-client'
-import { EvmRpcDataSource } from '@subsquid/evm-processor/lib/ds-rpc/client'
 import { PrometheusServer, Runner } from '@subsquid/util-internal-processor-tools'
 import { Logger } from '../common/logger'
 import { BatchingDatabase, IndexerStore, ReorgBelowFinalityError } from './database'
+import { SplitDataSource } from './fetch-split'
 import { BlockData, createProcessor, HEAD_POLL_INTERVAL_MS, ProcessorOptions } from './processor'
 import { Readiness } from './readiness'
 import { RETRY_SCHEDULE } from './rpc'
@@ -31,6 +31,8 @@ class PatientRpcClient extends RpcClient {
 
 export interface IngestOptions extends ProcessorOptions {
     requestTimeoutMs: number
+    /** Blocks per request of the backfill (docs/indexer.md#blocks-per-request). */
+    fetchSplit: number
     database: BatchingDatabase
     index(store: IndexerStore, blocks: BlockData[]): Promise<void>
     readiness: Readiness
@@ -66,12 +68,12 @@ export async function runIngestion(options: IngestOptions): Promise<IngestEnd> {
         const runner = new Runner({
             database,
             requests,
-            hotDataSource: new EvmRpcDataSource({
+            hotDataSource: new SplitDataSource({
                 rpc,
                 finalityConfirmation: options.finalityConfirmation,
                 headPollInterval: HEAD_POLL_INTERVAL_MS,
                 log: sdkLog.child('rpc', { rpcUrl: options.rpcUrl }),
-            }),
+            }, options.fetchSplit),
             allBlocksAreFinal: false,
             prometheus: prometheusFor(attempt),
             log: sdkLog,

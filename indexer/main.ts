@@ -72,6 +72,7 @@ async function main({ log, onStop }: Service): Promise<void> {
         fromBlock: env.INDEXER_START_BLOCK,
         toBlock: env.INDEXER_END_BLOCK,
         requestTimeoutMs,
+        fetchSplit: env.INDEXER_FETCH_SPLIT,
         database,
         index: (store, blocks) => indexBlocks(context, store.batch, blocks),
         readiness,

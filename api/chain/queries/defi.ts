@@ -30,9 +30,10 @@ export async function pairsWithRecentVolume(db: Db, since: Date): Promise<PairRo
          FROM pair p
          LEFT JOIN token t0 ON t0.id = p.token0
          LEFT JOIN token t1 ON t1.id = p.token1
-         LEFT JOIN (
-             SELECT pair, sum(volume) AS volume, sum(swaps) AS swaps FROM pair_hour WHERE hour >= $1 GROUP BY pair
-         ) h ON h.pair = p.id`,
+         -- Per pair, its last hours by the (pair, hour) index: flat however long the history.
+         LEFT JOIN LATERAL (
+             SELECT sum(volume) AS volume, sum(swaps) AS swaps FROM pair_hour WHERE pair = p.id AND hour >= $1
+         ) h ON true`,
         [since]
     )
     return rows

@@ -41,7 +41,7 @@ export const poolsOperation: Operation = {
     summary: 'Every pair, busiest first',
     description: 'Volumes and liquidity in whole STABLE units; volume_24h and swaps_24h sum the current hour and the 23 before it. '
         + `At most \`limit\` pools (default and most: ${POOLS_PAGE_MAX}) from \`offset\`; \`next_offset\` is where the next page starts, null on the last. `
-        + 'Cached for 15 seconds, with an ETag (If-None-Match gets a 304).',
+        + 'Cached for EXPLORER_DEFI_CACHE_SECONDS (15 s by default), with an ETag (If-None-Match gets a 304).',
     query: PoolsQuery,
     responses: {
         200: {

@@ -1,0 +1,182 @@
+import { Client } from 'pg'
+import { applyMigrations } from '../db/migrate'
+import { ApiProcess, startApi } from '../test/support/api'
+import { autocannon } from './autocannon'
+import { createDatabase, runOnBenchPostgres } from './bench-postgres'
+import { ownCpuMs, treeCpuMs } from './cpu'
+import { appendBenchmark, machine } from './report'
+
+/** npm run bench:defi — the DeFi routes over a small and a large swap history, side by side: docs/testing.md#benchmarks */
+
+const SIZES = [Number(process.env.BENCH_DEFI_SMALL ?? 10_000), Number(process.env.BENCH_DEFI_LARGE ?? 1_000_000)]
+const CONNECTIONS = 10
+const SECONDS = Number(process.env.BENCH_DEFI_SECONDS ?? 10)
+const WARMUP_SECONDS = 2
+/** Target: each route's latency with the large history at most this many times the small one's. */
+const MAX_RATIO = 1.2
+const HISTORY_DAYS = 365
+
+const log = (message: string) => process.stdout.write(`${message}\n`)
+const hex = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
+
+const STABLE = hex(0x5ab1e)
+const WNATIVE = hex(0xe7e7)
+const TOKENS = Array.from({ length: 8 }, (_, i) => hex(0x7000 + i))
+/** 20 pairs: each token with STABLE and with WNATIVE, WNATIVE/STABLE, and three token/token pairs. */
+const PAIRS: [string, string][] = [
+    ...TOKENS.map((t): [string, string] => [t, STABLE]),
+    ...TOKENS.map((t): [string, string] => [t, WNATIVE]),
+    [WNATIVE, STABLE],
+    [TOKENS[0], TOKENS[1]], [TOKENS[2], TOKENS[3]], [TOKENS[4], TOKENS[5]],
+]
+
+const ROUTES = ['/api/defi/pools', '/api/defi/volume?days=30', '/api/defi/volume?days=365']
+const BASELINE = '/api/v2/config/backend-version'
+
+interface Measurement {
+    reqPerSec: number
+    average: number
+    p50: number
+    p99: number
+    /** CPU milliseconds per request of the api process and Postgres. */
+    cpu: { api: number; postgres: number }
+}
+
+/**
+ * `swaps` swaps spread evenly over the last HISTORY_DAYS days, round the pairs, and the aggregates
+ * the indexer keeps from them (pair_hour, daily_volume, pair totals), made in SQL in the indexer's
+ * shapes: the DeFi routes read only the aggregates, whose size is what grows with history.
+ */
+async function loadHistory(databaseUrl: string, swaps: number): Promise<Record<string, number>> {
+    const db = new Client({ connectionString: databaseUrl })
+    await db.connect()
+    try {
+        await db.query(`SET TimeZone = 'UTC'`)
+        const tokens = [[STABLE, 'STABLE', 6], [WNATIVE, 'WNATIVE', 18], ...TOKENS.map((t, i) => [t, `T${i}`, 18])]
+        for (const [id, symbol, decimals] of tokens) {
+            await db.query(
+                `INSERT INTO token (id, type, name, symbol, decimals, total_supply, holder_count, transfer_count, first_block)
+                 VALUES ($1, 'ERC-20', $2, $2, $3, 0, 0, 0, 0)`, [id, symbol, decimals])
+        }
+        for (const [i, [token0, token1]] of PAIRS.entries()) {
+            await db.query(
+                `INSERT INTO pair (id, token0, token1, reserve0, reserve1, created_block, created_transaction, volume_total, swaps_total)
+                 VALUES ($1, $2, $3, $4, $5, 0, $6, 0, 0)`,
+                [hex(0xaa00 + i), token0, token1, (10n ** 24n).toString(), (10n ** 12n * BigInt(i + 1)).toString(), hex(i)])
+        }
+        await db.query(
+            `INSERT INTO swap (id, pair, block_number, timestamp, log_index, transaction_hash, sender, "to",
+                               amount0_in, amount1_in, amount0_out, amount1_out, volume)
+             SELECT i || '-0', ($1::text[])[1 + i % ${PAIRS.length}], i, now() - make_interval(secs => ($2::bigint - i) * $3::float8), 0,
+                    md5(i::text), $4, $4, 1000000 * (i % 1000 + 1), 0, 0, 990000 * (i % 1000 + 1), 1000000 * (i % 1000 + 1)
+             FROM generate_series(1, $2::bigint) AS i`,
+            [PAIRS.map((_, i) => hex(0xaa00 + i)), swaps, (HISTORY_DAYS * 86_400) / swaps, hex(0xbeef)])
+        await db.query(
+            `INSERT INTO pair_hour (id, pair, hour, volume, swaps)
+             SELECT pair || '-' || extract(epoch FROM date_trunc('hour', timestamp))::bigint, pair, date_trunc('hour', timestamp), sum(volume), count(*)
+             FROM swap GROUP BY pair, date_trunc('hour', timestamp)`)
+        await db.query(
+            `INSERT INTO daily_volume (id, date, volume, swaps)
+             SELECT to_char(date_trunc('day', timestamp), 'YYYY-MM-DD'), date_trunc('day', timestamp), sum(volume), count(*)
+             FROM swap GROUP BY date_trunc('day', timestamp)`)
+        await db.query(
+            `UPDATE pair SET volume_total = s.volume, swaps_total = s.swaps
+             FROM (SELECT pair, sum(volume) AS volume, count(*) AS swaps FROM swap GROUP BY pair) s WHERE s.pair = pair.id`)
+        await db.query('ANALYZE')
+        const rows: Record<string, number> = {}
+        for (const table of ['swap', 'pair_hour', 'daily_volume', 'pair']) {
+            rows[table] = Number((await db.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n)
+        }
+        return rows
+    } finally {
+        await db.end()
+    }
+}
+
+async function measure(url: string, api: ApiProcess, postgresPid: number): Promise<Measurement> {
+    const apiPid = api.process.child.pid!
+    const before = { api: treeCpuMs(apiPid), postgres: treeCpuMs(postgresPid), load: ownCpuMs() }
+    const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS } })
+    if (result.non2xx + result.errors + result.timeouts > 0 || result.requests.total === 0) {
+        throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total}\n${api.output().slice(-2000)}`)
+    }
+    const requests = result.requests.average * (SECONDS + WARMUP_SECONDS)
+    const m = {
+        reqPerSec: result.requests.average,
+        average: result.latency.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        cpu: { api: (treeCpuMs(apiPid) - before.api) / requests, postgres: (treeCpuMs(postgresPid) - before.postgres) / requests },
+    }
+    log(`  ${new URL(url).pathname}${new URL(url).search}: ${Math.round(m.reqPerSec)} req/s, mean ${m.average.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, ` +
+        `CPU ms/request api ${m.cpu.api.toFixed(2)}, postgres ${m.cpu.postgres.toFixed(2)}`)
+    return m
+}
+
+/** Rounds of small, then large, per route: the machine's speed drifts, so each size keeps its best round. */
+const ROUNDS = 2
+
+async function run(serverUrl: string, postgresPid: number): Promise<void> {
+    const histories: { swaps: number; rows: Record<string, number>; api: ApiProcess }[] = []
+    try {
+        for (const swaps of SIZES) {
+            const databaseUrl = await createDatabase(serverUrl, `defi_${swaps}`)
+            await applyMigrations(databaseUrl)
+            const started = Date.now()
+            const rows = await loadHistory(databaseUrl, swaps)
+            log(`${swaps} swaps loaded in ${((Date.now() - started) / 1000).toFixed(0)} s: ${Object.entries(rows).map(([t, n]) => `${t} ${n}`).join(', ')}`)
+            const api = await startApi({
+                databaseUrl,
+                // Every answer computed afresh: with the cache on, all but one request per window are a copy.
+                env: {
+                    EXPLORER_DEFI_CACHE_SECONDS: '0',
+                    STABLE_ADDRESS: STABLE,
+                    WNATIVE_ADDRESS: WNATIVE,
+                    AMM_FACTORY_ADDRESS: hex(0xfac),
+                    AMM_ROUTER_ADDRESS: hex(0x4047e4),
+                },
+            })
+            histories.push({ swaps, rows, api })
+        }
+        const best = histories.map(() => ({} as Record<string, Measurement>))
+        for (const route of [BASELINE, ...ROUTES]) {
+            for (let round = 1; round <= ROUNDS; round++) {
+                for (const [i, h] of histories.entries()) {
+                    log(`${h.swaps} swaps, round ${round}:`)
+                    const m = await measure(`${h.api.explorerUrl}${route}`, h.api, postgresPid)
+                    if (!best[i][route] || m.average < best[i][route].average) best[i][route] = m
+                }
+            }
+        }
+        report(histories.map((h, i) => ({ swaps: h.swaps, rows: h.rows, byRoute: best[i] })))
+    } finally {
+        for (const h of histories) await h.api.stop()
+    }
+}
+
+function report(results: { swaps: number; rows: Record<string, number>; byRoute: Record<string, Measurement> }[]): void {
+    const [small, large] = results
+    const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED')
+    const cpu = (m: Measurement) => m.cpu.api + m.cpu.postgres
+    const show = (m: Measurement) => `${Math.round(m.reqPerSec)} req/s, mean ${m.average.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, CPU ms/req api ${m.cpu.api.toFixed(2)} postgres ${m.cpu.postgres.toFixed(2)}`
+    const figures: Record<string, string[]> = {}
+    const verdicts: string[] = []
+    log('')
+    for (const route of [BASELINE, ...ROUTES]) {
+        const [s, l] = [small.byRoute[route], large.byRoute[route]]
+        const ratio = l.average / s.average
+        const cpuRatio = cpu(l) / cpu(s)
+        const verdict = route === BASELINE ? `${ratio.toFixed(2)}x (baseline)` : `${ratio.toFixed(2)}x (${mark(ratio <= MAX_RATIO)}); CPU ${cpuRatio.toFixed(2)}x`
+        figures[route] = [show(s), show(l), verdict]
+        if (route !== BASELINE) verdicts.push(`${route} ${verdict}`)
+        log(`${route.padEnd(30)} large/small mean latency ${verdict}${route === BASELINE ? '' : ` (target <= ${MAX_RATIO}x)`}`)
+    }
+    appendBenchmark('DeFi routes over history (npm run bench:defi)', figures, [
+        `Two databases side by side: ${results.map((r) => `${r.swaps} swaps (${Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(', ')})`).join('; ')}; swaps spread evenly over ${HISTORY_DAYS} days up to now, round ${PAIRS.length} pairs; the aggregates made from them in SQL in the indexer's shapes. Postgres with fsync on.`,
+        `One api process per database, both up at once, with EXPLORER_DEFI_CACHE_SECONDS=0 (every answer computed; as deployed, all but one request per window are a cached copy). autocannon on loopback, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up, ${SECONDS} s per URL, ${ROUNDS} rounds alternating the sizes; each size keeps its best round. The ratio compares mean latencies (autocannon's percentiles are whole milliseconds); CPU is the api's and Postgres's per request.`,
+        `Target: each DeFi route's latency with the large history <= ${MAX_RATIO}x the small one's: ${verdicts.join('; ')}.`,
+    ], [`${small.swaps} swaps`, `${large.swaps} swaps`, 'large / small'])
+    log(`machine: ${machine()}`)
+}
+
+runOnBenchPostgres({ name: 'bench-defi' }, run)
