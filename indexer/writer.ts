@@ -178,15 +178,21 @@ async function writeAmm(batch: Batch, reserves: ReadonlyMap<string, PairState>, 
 /** Weight of the newest block interval in the moving average: 2 / (N + 1) for N = 100 blocks. */
 const BLOCK_TIME_SMOOTHING = 2 / 101
 
-/** The moving average of block intervals after the batch's blocks, from the average before it. */
-export function averageBlockTime(previous: { average: number; lastTimestamp: Date | null }, blocks: { timestamp: Date }[]): number {
+/**
+ * The moving average of block intervals after the batch's blocks, from the average before it.
+ * The first interval of the chain seeds it; `blocksBefore` (blocks already counted) tells whether
+ * that happened, since an average of 0 is also what a run of same-second blocks decays to.
+ */
+export function averageBlockTime(previous: { average: number; lastTimestamp: Date | null; blocksBefore: number }, blocks: { timestamp: Date }[]): number {
     let average = previous.average
     let last = previous.lastTimestamp?.getTime()
+    let seeded = previous.lastTimestamp !== null && previous.blocksBefore > 1
     for (const block of blocks) {
         const time = block.timestamp.getTime()
         if (last !== undefined) {
             const interval = time - last
-            average = average === 0 ? interval : average + (interval - average) * BLOCK_TIME_SMOOTHING
+            average = seeded ? average + (interval - average) * BLOCK_TIME_SMOOTHING : interval
+            seeded = true
         }
         last = time
     }
@@ -201,11 +207,11 @@ async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert,
         gas_used: add('gas_used'),
         fees: add('fees'),
     })
-    const { rows: [current] } = await client.query('SELECT average_block_time, last_block_timestamp FROM chain_counters WHERE id = $1', ['chain'])
+    const { rows: [current] } = await client.query('SELECT average_block_time, last_block_timestamp, blocks FROM chain_counters WHERE id = $1', ['chain'])
     const counters = {
         id: 'chain',
         averageBlockTime: averageBlockTime(
-            { average: current?.average_block_time ?? 0, lastTimestamp: current?.last_block_timestamp ?? null },
+            { average: current?.average_block_time ?? 0, lastTimestamp: current?.last_block_timestamp ?? null, blocksBefore: Number(current?.blocks ?? 0) },
             batch.blocks
         ),
         lastBlockTimestamp: batch.blocks[batch.blocks.length - 1].timestamp,

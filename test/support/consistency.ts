@@ -222,7 +222,7 @@ function exactBlockTimeAverage(timestamps: number[]): number {
     let average = 0
     for (let i = 1; i < timestamps.length; i++) {
         const interval = timestamps[i] - timestamps[i - 1]
-        average = average === 0 ? interval : average + (interval - average) * smoothing
+        average = i === 1 ? interval : average + (interval - average) * smoothing
     }
     return average
 }
