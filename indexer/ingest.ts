@@ -1,12 +1,14 @@
 import { createLogger as createSdkLogger } from '@subsquid/logger'
-import { RpcClient, RpcError } from '@subsquid/rpc-client'
+import { RpcError } from '@subsquid/rpc-client'
 import { EvmRpcDataSource } from '@subsquid/evm-processor/lib/ds-rpc/client'
 import { PrometheusServer, Runner } from '@subsquid/util-internal-processor-tools'
 import { Logger } from '../common/logger'
+import { BatchSize, BatchSizingRpcClient } from './batch-size'
 import { BatchingDatabase, IndexerStore, ReorgBelowFinalityError } from './database'
 import { BlockData, createProcessor, HEAD_POLL_INTERVAL_MS, ProcessorOptions } from './processor'
 import { Readiness } from './readiness'
-import { RETRY_SCHEDULE } from './rpc'
+import { ReceiptsMethod } from './receipts-method'
+import { MAX_BATCH_CALLS, RETRY_SCHEDULE } from './rpc'
 
 /**
  * Runs Subsquid's processor loop inside a supervisor of our own, so that no node fault ends the
@@ -23,7 +25,7 @@ const RESTART_MAX_MS = 5000
  * (blocks and receipts) go through it: the calls, state and trace reads of rpc.ts tell missing
  * state from other errors, which retrying would hide.
  */
-class PatientRpcClient extends RpcClient {
+class PatientRpcClient extends BatchSizingRpcClient {
     override isConnectionError(err: Error): boolean {
         return super.isConnectionError(err) || (err instanceof RpcError && err.code === -32603)
     }
@@ -49,12 +51,15 @@ export async function runIngestion(options: IngestOptions): Promise<IngestEnd> {
     const { database, readiness, log } = options
     const sdkLog = createSdkLogger('sqd:processor')
     const requests = batchRequests(options)
+    // What the node turned out to accept outlives the restarts of the loop.
+    const batchSize = new BatchSize(MAX_BATCH_CALLS, log)
+    const receiptsMethod = new ReceiptsMethod(log)
     let failures = 0
     for (let attempt = 0; ; attempt++) {
         const rpc = new PatientRpcClient({
             url: options.rpcUrl,
             capacity: 10,
-            maxBatchCallSize: 200,
+            batchSize,
             requestTimeout: options.requestTimeoutMs,
             retryAttempts: Number.MAX_SAFE_INTEGER,
             retrySchedule: RETRY_SCHEDULE,
@@ -63,15 +68,17 @@ export async function runIngestion(options: IngestOptions): Promise<IngestEnd> {
         })
         const heightBefore = database.indexedHeight
         let pauseMs: number
+        const dataSource = new EvmRpcDataSource({
+            rpc,
+            finalityConfirmation: options.finalityConfirmation,
+            headPollInterval: HEAD_POLL_INTERVAL_MS,
+            log: sdkLog.child('rpc', { rpcUrl: options.rpcUrl }),
+        })
+        receiptsMethod.watch(dataSource)
         const runner = new Runner({
             database,
             requests,
-            hotDataSource: new EvmRpcDataSource({
-                rpc,
-                finalityConfirmation: options.finalityConfirmation,
-                headPollInterval: HEAD_POLL_INTERVAL_MS,
-                log: sdkLog.child('rpc', { rpcUrl: options.rpcUrl }),
-            }),
+            hotDataSource: dataSource,
             allBlocksAreFinal: false,
             prometheus: prometheusFor(attempt),
             log: sdkLog,
