@@ -20,10 +20,11 @@ const RESTART_MIN_MS = 500
 const RESTART_MAX_MS = 5000
 
 /**
- * A client that also retries JSON-RPC internal errors (-32603): a load balancer answers them when
- * a backend fails, and the next attempt usually reaches a healthy one. Only the processor's reads
- * (blocks and receipts) go through it: the calls, state and trace reads of rpc.ts tell missing
- * state from other errors, which retrying would hide.
+ * A client that sizes its batches to what the node accepts (batch-size.ts), and also retries
+ * JSON-RPC internal errors (-32603): a load balancer answers them when a backend fails, and the
+ * next attempt usually reaches a healthy one. Only the processor's reads (blocks and receipts) go
+ * through it: the calls, state and trace reads of rpc.ts tell missing state from other errors,
+ * which retrying would hide.
  */
 class PatientRpcClient extends BatchSizingRpcClient {
     override isConnectionError(err: Error): boolean {
