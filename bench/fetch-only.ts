@@ -28,8 +28,8 @@ class NullDatabase implements HotDatabase<object> {
 const started = Date.now()
 const counts = { blocks: 0, transactions: 0, logs: 0, frames: 0 }
 const traces = process.env.BENCH_TRACES === '1'
-const rpc = createRpcClient(process.env.RPC_URL!)
 const log = createLogger('fetch-only')
+const rpc = createRpcClient(process.env.RPC_URL!, log)
 process.on('exit', () => {
     process.stdout.write(JSON.stringify({ ...counts, ms: Date.now() - started }) + '\n')
 })

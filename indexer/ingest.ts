@@ -1,12 +1,14 @@
 import { createLogger as createSdkLogger } from '@subsquid/logger'
-import { RpcClient, RpcError } from '@subsquid/rpc-client'
+import { RpcError } from '@subsquid/rpc-client'
 import { PrometheusServer, Runner } from '@subsquid/util-internal-processor-tools'
 import { Logger } from '../common/logger'
+import { BatchSize, BatchSizingRpcClient } from './batch-size'
 import { BatchingDatabase, IndexerStore, ReorgBelowFinalityError } from './database'
 import { SplitDataSource } from './fetch-split'
 import { BlockData, createProcessor, HEAD_POLL_INTERVAL_MS, ProcessorOptions } from './processor'
 import { Readiness } from './readiness'
-import { RETRY_SCHEDULE } from './rpc'
+import { ReceiptsMethod } from './receipts-method'
+import { MAX_BATCH_CALLS, RETRY_SCHEDULE } from './rpc'
 
 /**
  * Runs Subsquid's processor loop inside a supervisor of our own, so that no node fault ends the
@@ -18,12 +20,13 @@ const RESTART_MIN_MS = 500
 const RESTART_MAX_MS = 5000
 
 /**
- * A client that also retries JSON-RPC internal errors (-32603): a load balancer answers them when
- * a backend fails, and the next attempt usually reaches a healthy one. Only the processor's reads
- * (blocks and receipts) go through it: the calls, state and trace reads of rpc.ts tell missing
- * state from other errors, which retrying would hide.
+ * A client that sizes its batches to what the node accepts (batch-size.ts), and also retries
+ * JSON-RPC internal errors (-32603): a load balancer answers them when a backend fails, and the
+ * next attempt usually reaches a healthy one. Only the processor's reads (blocks and receipts) go
+ * through it: the calls, state and trace reads of rpc.ts tell missing state from other errors,
+ * which retrying would hide.
  */
-class PatientRpcClient extends RpcClient {
+class PatientRpcClient extends BatchSizingRpcClient {
     override isConnectionError(err: Error): boolean {
         return super.isConnectionError(err) || (err instanceof RpcError && err.code === -32603)
     }
@@ -51,12 +54,15 @@ export async function runIngestion(options: IngestOptions): Promise<IngestEnd> {
     const { database, readiness, log } = options
     const sdkLog = createSdkLogger('sqd:processor')
     const requests = batchRequests(options)
+    // What the node turned out to accept outlives the restarts of the loop.
+    const batchSize = new BatchSize(MAX_BATCH_CALLS, log)
+    const receiptsMethod = new ReceiptsMethod(log)
     let failures = 0
     for (let attempt = 0; ; attempt++) {
         const rpc = new PatientRpcClient({
             url: options.rpcUrl,
             capacity: 10,
-            maxBatchCallSize: 200,
+            batchSize,
             requestTimeout: options.requestTimeoutMs,
             retryAttempts: Number.MAX_SAFE_INTEGER,
             retrySchedule: RETRY_SCHEDULE,
@@ -65,15 +71,17 @@ export async function runIngestion(options: IngestOptions): Promise<IngestEnd> {
         })
         const heightBefore = database.indexedHeight
         let pauseMs: number
+        const dataSource = new SplitDataSource({
+            rpc,
+            finalityConfirmation: options.finalityConfirmation,
+            headPollInterval: HEAD_POLL_INTERVAL_MS,
+            log: sdkLog.child('rpc', { rpcUrl: options.rpcUrl }),
+        }, options.fetchSplit)
+        receiptsMethod.watch(dataSource)
         const runner = new Runner({
             database,
             requests,
-            hotDataSource: new SplitDataSource({
-                rpc,
-                finalityConfirmation: options.finalityConfirmation,
-                headPollInterval: HEAD_POLL_INTERVAL_MS,
-                log: sdkLog.child('rpc', { rpcUrl: options.rpcUrl }),
-            }, options.fetchSplit),
+            hotDataSource: dataSource,
             allBlocksAreFinal: false,
             prometheus: prometheusFor(attempt),
             log: sdkLog,

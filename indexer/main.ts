@@ -32,7 +32,7 @@ async function main({ log, onStop }: Service): Promise<void> {
     })
     const url = rpcUrl(env)
     const requestTimeoutMs = env.INDEXER_RPC_TIMEOUT * 1000
-    const rpc = createRpcClient(url, requestTimeoutMs)
+    const rpc = createRpcClient(url, log, requestTimeoutMs)
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 4 })
     // An idle connection that Postgres closes (a restart) is replaced on the next query.
     pool.on('error', (err) => log.warn({ err }, 'database connection lost'))

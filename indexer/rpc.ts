@@ -1,12 +1,15 @@
 import { RpcClient } from '@subsquid/rpc-client'
 import { hexToString, trim } from 'viem'
 import * as erc20 from '../abi/codecs/erc20'
+import { Logger } from '../common/logger'
+import { BatchSize, BatchSizingRpcClient } from './batch-size'
 
 /**
  * Reads from the node that the processor does not do for us: token metadata on first sight, and
  * native balances and code of the addresses a batch touched. Calls are JSON-RPC batches through
  * Subsquid's client, which retries connection errors, timeouts, 429 and 5xx with bounded backoff,
- * so a restarting node delays the indexer instead of crashing it.
+ * so a restarting node delays the indexer instead of crashing it, and sends smaller batches when
+ * the node refuses large ones (batch-size.ts).
  */
 
 export interface TokenMetadata {
@@ -19,11 +22,14 @@ export interface TokenMetadata {
 /** Pauses (ms) after consecutive connection failures; bounded, so a healed node is seen within seconds. */
 export const RETRY_SCHEDULE = [100, 500, 1000, 2000, 4000]
 
-export function createRpcClient(url: string, requestTimeoutMs = 30_000): RpcClient {
-    return new RpcClient({
+/** The most calls in one JSON-RPC batch, while the node accepts that many. */
+export const MAX_BATCH_CALLS = 200
+
+export function createRpcClient(url: string, log: Logger, requestTimeoutMs = 30_000): RpcClient {
+    return new BatchSizingRpcClient({
         url,
         capacity: 10,
-        maxBatchCallSize: 200,
+        batchSize: new BatchSize(MAX_BATCH_CALLS, log),
         requestTimeout: requestTimeoutMs,
         retryAttempts: Number.MAX_SAFE_INTEGER,
         retrySchedule: RETRY_SCHEDULE,

@@ -4,6 +4,7 @@ import * as path from 'path'
 import { mochaHooks } from '../../test/support/postgres'
 import { machine } from '../report'
 import { CRASH_SCENARIOS } from './crash-scenarios'
+import { NODE_LIMIT_SCENARIOS } from './node-limit-scenarios'
 import { REORG_SCENARIOS } from './reorg-scenarios'
 import { Outcome, SCENARIOS } from './scenarios'
 import { renderScore, replaceSection, ScenarioScore } from './score'
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
     const faultMs = Number(option('fault-seconds') ?? 30) * 1000
     const label = option('label') ?? 'current'
     const file = path.resolve(option('out') ?? path.resolve(__dirname, '../../../docs/RELIABILITY.md'))
-    const all = [...SCENARIOS, ...REORG_SCENARIOS, ...CRASH_SCENARIOS]
+    const all = [...SCENARIOS, ...REORG_SCENARIOS, ...CRASH_SCENARIOS, ...NODE_LIMIT_SCENARIOS]
     const scenarios = all.filter((s) => !only || only.includes(s.id))
     if (scenarios.length === 0) throw new Error(`no scenario matches ${only}; known: ${all.map((s) => s.id).join(', ')}`)
 

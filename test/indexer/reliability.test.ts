@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import { CRASH_SCENARIOS } from '../../bench/reliability/crash-scenarios'
+import { NODE_LIMIT_SCENARIOS } from '../../bench/reliability/node-limit-scenarios'
 import { REORG_SCENARIOS } from '../../bench/reliability/reorg-scenarios'
 import { Scenario, SCENARIOS } from '../../bench/reliability/scenarios'
 
@@ -20,6 +21,8 @@ const GROUPS: { title: string; scenarios: Scenario[]; ids: string[]; minChecks: 
         minChecks: 3,
     },
     { title: 'crashes and awkward values', scenarios: CRASH_SCENARIOS, ids: ['postgres-restart-head', 'sigkill', 'data-fidelity'], minChecks: 3 },
+    // A node without eth_getBlockReceipts, losing it, or limiting its batches: fall back, narrow, widen again.
+    { title: 'a node that does less than asked', scenarios: NODE_LIMIT_SCENARIOS, ids: ['no-block-receipts', 'block-receipts-lost', 'batch-limit'], minChecks: 4 },
 ]
 
 describe('indexer reliability', function () {

@@ -23,8 +23,13 @@ export const MAX_LOG_RANGE = 10_000
  * - reorged-out: a request naming a block by hash (eth_getBlockByHash, eth_getBlockReceipts,
  *   debug_traceBlockByHash) is held `holdMs`, then answered null (the trace: "block not found")
  *   when that block is no longer on the chain: a hash that stops existing mid-request.
+ * - no-block-receipts: eth_getBlockReceipts does not exist (JSON-RPC -32601), as on nodes and
+ *   load-balanced backends that lack it.
+ * - batch-limit: a JSON-RPC batch of more than `batchLimit` calls is refused whole: by default as
+ *   geth's --rpc.batch-request-limit does (HTTP 200 with one error object, not an array), with
+ *   `refusal: 'http-413'` as providers that answer 413 Payload Too Large.
  */
-export type FaultKind = 'rpc-error' | 'rate-limited' | 'bad-gateway' | 'stall' | 'lagging' | 'head-back' | 'receipt-lag' | 'logs-twice' | 'receipt-logs-twice' | 'no-tracing' | 'reorged-out'
+export type FaultKind = 'rpc-error' | 'rate-limited' | 'bad-gateway' | 'stall' | 'lagging' | 'head-back' | 'receipt-lag' | 'logs-twice' | 'receipt-logs-twice' | 'no-tracing' | 'reorged-out' | 'no-block-receipts' | 'batch-limit'
 
 export interface Fault {
     kind: FaultKind
@@ -38,6 +43,10 @@ export interface Fault {
     only?: string[]
     /** How long reorged-out holds a request by hash before answering it. */
     holdMs?: number
+    /** The most calls in a batch that batch-limit lets through. */
+    batchLimit?: number
+    /** How batch-limit refuses a larger batch. */
+    refusal?: 'geth' | 'http-413'
 }
 
 const BY_HASH_METHODS = new Set(['eth_getBlockByHash', 'eth_getBlockReceipts', 'debug_traceBlockByHash'])
@@ -64,6 +73,10 @@ export class RpcProxy {
     readonly faulted = new Map<FaultKind, number>()
     /** HTTP requests received (a JSON-RPC batch is one), faulted or not. */
     received = 0
+    /** Calls in the largest batch answered (not refused) since it was last set to 0. */
+    largestBatch = 0
+    /** Told the calls of every request received (a batch's all at once), before any fault. */
+    onRequest?: (calls: { method: string; params?: unknown[] }[]) => void
     private failures = 0
     private requests = 0
     private server?: http.Server
@@ -116,9 +129,17 @@ export class RpcProxy {
         }
         const request = JSON.parse(body)
         const batch: any[] = Array.isArray(request) ? request : [request]
+        this.onRequest?.(batch)
         const fault = this.fault
         const spared = (method: string) => fault?.spare?.includes(method) || (fault?.only !== undefined && !fault.only.includes(method))
         const faulty = fault !== undefined && !batch.every((c) => spared(c.method)) && ++this.requests % fault.every === 0
+        if (faulty && fault.kind === 'batch-limit' && Array.isArray(request) && batch.length > (fault.batchLimit ?? 1)) {
+            this.count('batch-limit')
+            if (fault.refusal === 'http-413') res.writeHead(413, { 'content-type': 'text/plain' }).end('request entity too large')
+            else res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch too large"}}')
+            return
+        }
+        if (Array.isArray(request)) this.largestBatch = Math.max(this.largestBatch, batch.length)
         if (faulty && fault.kind === 'stall') {
             this.count('stall')
             this.stalled.add(res)
@@ -199,6 +220,8 @@ export class RpcProxy {
                 return this.lagging(call, (await this.head()) - BigInt(fault.lag ?? 1), reply, error)
             case 'no-tracing':
                 return /^(trace_|debug_trace)/.test(call.method) ? error(`the method ${call.method} does not exist/is not available`, -32601) : undefined
+            case 'no-block-receipts':
+                return call.method === 'eth_getBlockReceipts' ? error(`the method ${call.method} does not exist/is not available`, -32601) : undefined
             case 'reorged-out': {
                 const hash = call.params?.[0]
                 if (!BY_HASH_METHODS.has(call.method) || typeof hash !== 'string' || !BLOCK_HASH.test(hash)) return undefined
