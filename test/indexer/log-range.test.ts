@@ -38,7 +38,7 @@ describe('indexer: a chain longer than the node\'s 10,000-block log range', func
         await chain?.stop()
     })
 
-    it('never asks for logs over more than 10,000 blocks, commits at most 10,000 blocks at once, and survives a node outage', async () => {
+    it('never asks for logs over more than 10,000 blocks, commits at most 10,000 blocks at once, fetches INDEXER_FETCH_SPLIT blocks per request, and survives a node outage', async () => {
         const head = Number(await chain.client.getBlockNumber())
         expect(head).to.be.greaterThan(MAX_LOG_RANGE + 2_000)
         const databaseUrl = await createTestDatabase('logrange')
@@ -47,8 +47,12 @@ describe('indexer: a chain longer than the node\'s 10,000-block log range', func
             rpcUrl: proxy.url,
             contracts: chain.contracts,
             // The largest batch allowed, whatever the default: commits must still respect the limit.
-            env: { LOG_LEVEL: 'debug', INDEXER_BATCH_BLOCKS: '10000' },
+            env: { LOG_LEVEL: 'debug', INDEXER_BATCH_BLOCKS: '10000', INDEXER_FETCH_SPLIT: '50' },
         })
+        let blocksPerRequest = 0
+        proxy.onRequest = (calls) => {
+            blocksPerRequest = Math.max(blocksPerRequest, calls.filter((c) => c.method === 'eth_getBlockByNumber').length)
+        }
         try {
             // The node "restarts" early in the sync: five requests fail (the client backs off
             // 0.1, 0.5, 1, 2, 4 s), then it works again.
@@ -56,7 +60,10 @@ describe('indexer: a chain longer than the node\'s 10,000-block log range', func
             await waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer, 300_000)
         } finally {
             await indexer.stop()
+            proxy.onRequest = undefined
         }
+        // The SDK alone would ask for 10 blocks at a time.
+        expect(blocksPerRequest, 'blocks asked for in one request').to.equal(50)
         expect(proxy.refusedLogQueries, 'log queries the node refused').to.equal(0)
         expect(proxy.maxLogRange, 'widest eth_getLogs range').to.be.at.most(MAX_LOG_RANGE)
         // Logs arrive with the receipts, one block per call.
