@@ -1,6 +1,7 @@
 import { createWalletClient, http } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { abis } from '../../abi'
+import { waitFor } from '../../common/processes'
 import { DEV_MNEMONIC } from '../../devnet/anvil'
 import { devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { CHAIN_ID } from '../../test/support/chain'
@@ -19,13 +20,15 @@ const HEAD_MS = 5 * 60_000
 const QUIET_MS = 120_000
 /** How often the poller reads the block table (one SELECT each time). */
 const POLL_MS = 50
-const MEDIAN_LIMIT_MS = BLOCK_MS
-const P99_LIMIT_MS = 10_000
-const MAX_BEHIND = 5
-const BEHIND_LIMIT_MS = 15_000
-const REORG_LIMIT_MS = 30_000
-/** How soon after a silence the first new block must be indexed. */
-const AFTER_QUIET_LIMIT_MS = 5000
+/** The catalogue's thresholds, and how soon after a silence the first new block must be indexed. */
+const LIMITS = {
+    medianMs: BLOCK_MS,
+    p99Ms: 10_000,
+    behindBlocks: 5,
+    behindMs: 15_000,
+    reorgMs: 30_000,
+    afterQuietMs: 5000,
+}
 /** The reorg mid-run: this many of the newest blocks replaced by a branch one block longer (within the finality of 10). */
 const REORG_DEPTH = 3
 /** How often /ready is asked during a silence. */
@@ -68,14 +71,18 @@ class HeadWatch {
         if (amount === undefined) {
             await this.world.chain.client.request({ method: 'evm_mine' as any, params: [] as any })
         } else {
-            // anvil mines the transaction before it answers (automine).
             await this.wallet.writeContract({
                 address: this.world.chain.contracts.stable, abi: abis.Stable, functionName: 'mint',
                 args: [mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 20 + Number(amount % 5n) }).address, amount], ...ZERO_FEES,
             })
         }
+        // anvil may answer a transaction a few milliseconds before the block holding it exists:
+        // timing from the answer counts those against the indexer, never for it.
         const at = Date.now()
-        const block = await this.world.chain.client.getBlock({ blockTag: 'latest' })
+        const block = await waitFor('the mined block', async () => {
+            const latest = await this.world.chain.client.getBlock({ blockTag: 'latest' })
+            return Number(latest.number) > this.head ? latest : undefined
+        }, 10_000, 5)
         const mined = { number: Number(block.number), hash: block.hash, at }
         this.canonical.set(mined.number, mined.hash)
         this.head = mined.number
@@ -126,7 +133,7 @@ class HeadWatch {
         }
         const lag = this.head - indexed
         this.maxLag = Math.max(this.maxLag, lag)
-        if (lag > MAX_BEHIND) {
+        if (lag > LIMITS.behindBlocks) {
             this.behindSince ??= now
             this.longestBehindMs = Math.max(this.longestBehindMs, now - this.behindSince)
         } else {
@@ -195,16 +202,16 @@ const headLatency: Scenario = {
         return {
             checks: [
                 survived(world),
-                { name: `median block-to-row latency within ${MEDIAN_LIMIT_MS / 1000} s`, pass: p50 <= MEDIAN_LIMIT_MS, detail: `${seconds(p50)} s over ${values.length} blocks` },
-                { name: `p99 under ${P99_LIMIT_MS / 1000} s`, pass: p99 < P99_LIMIT_MS, detail: `${seconds(p99)} s (max ${seconds(max)} s)` },
+                { name: `median block-to-row latency within ${LIMITS.medianMs / 1000} s`, pass: p50 <= LIMITS.medianMs, detail: `${seconds(p50)} s over ${values.length} blocks` },
+                { name: `p99 under ${LIMITS.p99Ms / 1000} s`, pass: p99 < LIMITS.p99Ms, detail: `${seconds(p99)} s (max ${seconds(max)} s)` },
                 {
-                    name: `never more than ${MAX_BEHIND} blocks behind for over ${BEHIND_LIMIT_MS / 1000} s`,
-                    pass: watch.longestBehindMs <= BEHIND_LIMIT_MS,
-                    detail: `at most ${watch.maxLag} behind; longest over ${MAX_BEHIND}: ${seconds(watch.longestBehindMs)} s`,
+                    name: `never more than ${LIMITS.behindBlocks} blocks behind for over ${LIMITS.behindMs / 1000} s`,
+                    pass: watch.longestBehindMs <= LIMITS.behindMs,
+                    detail: `at most ${watch.maxLag} behind; longest over ${LIMITS.behindBlocks}: ${seconds(watch.longestBehindMs)} s`,
                 },
                 {
-                    name: `back to normal within ${REORG_LIMIT_MS / 1000} s of the reorg (holds the new branch's head)`,
-                    pass: recoveryMs <= REORG_LIMIT_MS,
+                    name: `back to normal within ${LIMITS.reorgMs / 1000} s of the reorg (holds the new branch's head)`,
+                    pass: recoveryMs <= LIMITS.reorgMs,
                     detail: `${seconds(recoveryMs)} s`,
                 },
                 consistency,
@@ -226,7 +233,7 @@ const headLatency: Scenario = {
     }),
 }
 
-/** /ready answers while `during` runs, asked every READY_EVERY_MS. */
+/** The answers of /ready over `ms`, asked every READY_EVERY_MS. */
 async function readinessWhile(world: World, ms: number): Promise<string[]> {
     const answers: string[] = []
     const end = Date.now() + ms
@@ -266,8 +273,9 @@ const quietHead: Scenario = {
             checks: [
                 survived(world),
                 {
-                    name: `the first block after ${quietSeconds} s of silence indexed within ${AFTER_QUIET_LIMIT_MS / 1000} s`,
-                    pass: firstMs <= AFTER_QUIET_LIMIT_MS,
+                    name: `the first block after ${quietSeconds} s of silence indexed within ${LIMITS.afterQuietMs / 1000} s`,
+                    pass: firstMs <= LIMITS.afterQuietMs,
+                    timing: true,
                     detail: `${seconds(firstMs)} s; the next: ${resumed.slice(1).map(seconds).join(', ')} s`,
                 },
                 {

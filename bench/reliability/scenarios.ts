@@ -12,6 +12,8 @@ export interface Check {
     name: string
     pass: boolean
     detail?: string
+    /** A bound on elapsed time that only a quiet machine can be held to: npm run reliability scores it, npm test does not. */
+    timing?: boolean
 }
 
 export interface Outcome {
