@@ -58,12 +58,12 @@ class HeadWatch {
     private behindSince?: number
     private watching = false
     private poller?: Promise<void>
+    /** The deployer, STABLE's owner, who mints. */
     private readonly wallet
-    private readonly minter = mnemonicToAccount(DEV_MNEMONIC)
 
     constructor(private readonly world: World, private readonly from: number) {
         this.head = from
-        this.wallet = createWalletClient({ account: this.minter, chain: devnetChain(CHAIN_ID, world.chain.url), transport: http(world.chain.url) })
+        this.wallet = createWalletClient({ account: mnemonicToAccount(DEV_MNEMONIC), chain: devnetChain(CHAIN_ID, world.chain.url), transport: http(world.chain.url) })
     }
 
     /** One block: a STABLE mint of `amount` when given, else empty. */
