@@ -30,6 +30,15 @@ class PatientRpcClient extends BatchSizingRpcClient {
     override isConnectionError(err: Error): boolean {
         return super.isConnectionError(err) || (err instanceof RpcError && err.code === -32603)
     }
+
+    /**
+     * Never: on a WebSocket the SDK's data source would follow the head by a `newHeads`
+     * subscription and wait for it without a timeout, so a subscription the provider drops
+     * silently would stop the indexer for good. Polling the height every second survives that.
+     */
+    override supportsNotifications(): boolean {
+        return false
+    }
 }
 
 export interface IngestOptions extends ProcessorOptions {

@@ -23,12 +23,12 @@ const deployer = mnemonicToAccount(DEV_MNEMONIC)
 const holder = (n: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: n }).address as Address
 const ROUTER = parseAbi(['function swapExactETHForTokensSupportingFeeOnTransferTokens(uint amountOutMin, address[] path, address to, uint deadline) payable'])
 
-async function snapshot(world: World): Promise<string> {
+export async function snapshot(world: World): Promise<string> {
     return world.chain.client.request({ method: 'evm_snapshot' as any, params: [] as any }) as Promise<string>
 }
 
 /** Back to the snapshot (anvil forgets it then); returns a new one of the same block. */
-async function revert(world: World, id: string): Promise<string> {
+export async function revert(world: World, id: string): Promise<string> {
     await world.chain.client.request({ method: 'evm_revert' as any, params: [id] as any })
     return snapshot(world)
 }
@@ -124,7 +124,7 @@ async function aggregates(world: World): Promise<Record<string, unknown>> {
 const changedKeys = (a: Record<string, unknown>, b: Record<string, unknown>) => Object.keys(a).filter((k) => a[k] !== b[k])
 
 /** A world whose indexer follows the head of the seeded chain. */
-function following(body: (world: World) => Promise<Outcome>): Promise<Outcome> {
+export function following(body: (world: World) => Promise<Outcome>): Promise<Outcome> {
     return inWorld({}, async (world) => {
         world.startIndexer()
         await world.waitForChainHead()
