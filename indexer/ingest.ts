@@ -1,9 +1,9 @@
 import { createLogger as createSdkLogger } from '@subsquid/logger'
 import { RpcError } from '@subsquid/rpc-client'
-import { PrometheusServer, Runner } from '@subsquid/util-internal-processor-tools'
+import { HotDatabase, PrometheusServer, Runner } from '@subsquid/util-internal-processor-tools'
 import { Logger } from '../common/logger'
 import { BatchSize, BatchSizingRpcClient } from './batch-size'
-import { BatchingDatabase, IndexerStore, ReorgBelowFinalityError } from './database'
+import { IndexerStore, ReorgBelowFinalityError } from './database'
 import { SplitDataSource } from './fetch-split'
 import { BlockData, createProcessor, HEAD_POLL_INTERVAL_MS, ProcessorOptions } from './processor'
 import { Readiness } from './readiness'
@@ -41,12 +41,20 @@ class PatientRpcClient extends BatchSizingRpcClient {
     }
 }
 
-export interface IngestOptions extends ProcessorOptions {
+/** What ingestion needs of its database: Subsquid's hot database, and the height it holds. */
+export interface IngestDatabase<S> extends HotDatabase<S> {
+    /** The last block committed (final or not), -1 before the first. */
+    readonly indexedHeight: number
+    /** Closes its connections; the next connect() opens them again. */
+    disconnect(): Promise<void>
+}
+
+export interface IngestOptions<S = IndexerStore> extends ProcessorOptions {
     requestTimeoutMs: number
     /** Blocks per request of the backfill (docs/indexer.md#blocks-per-request). */
     fetchSplit: number
-    database: BatchingDatabase
-    index(store: IndexerStore, blocks: BlockData[]): Promise<void>
+    database: IngestDatabase<S>
+    index(store: S, blocks: BlockData[]): Promise<void>
     readiness: Readiness
     log: Logger
 }
@@ -59,7 +67,7 @@ export type IngestEnd = 'end block reached' | 'stopped'
  * restart cannot mend (a reorg deeper than the finality setting) stops ingestion and makes the
  * readiness state say so; the process stays up.
  */
-export async function runIngestion(options: IngestOptions): Promise<IngestEnd> {
+export async function runIngestion<S>(options: IngestOptions<S>): Promise<IngestEnd> {
     const { database, readiness, log } = options
     const sdkLog = createSdkLogger('sqd:processor')
     const requests = batchRequests(options)
