@@ -11,9 +11,9 @@ import { checkSyntheticRows, loadSyntheticRows, SyntheticDataset, TRANSACTIONS_P
 
 const BLOCKS = Number(process.env.BENCH_API_BLOCKS ?? 100_000)
 const CONNECTIONS = 10
-const SECONDS = 10
+const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 10)
 const WARMUP_SECONDS = 2
-const DEEP_PAGE = 1_000
+const DEEP_PAGE = Number(process.env.BENCH_API_PAGES ?? 1_000)
 /** Targets of the design: every list route at least this share of the baseline's req/s ... */
 const MIN_SHARE_OF_BASELINE = 0.25
 /** ... and page 1,000 at most this many times page 1's p50 latency. */
