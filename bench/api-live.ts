@@ -162,7 +162,7 @@ async function measureLive(p: Processes, databaseUrl: string, dataset: { hotAddr
         figures.push({ route: list.route, baseline, crawl, first, deep })
     }
     const mixedBaseline = await run(BASELINE, 0, base + BASELINE)
-    const mixed = await run('every URL at random', -1, { base, paths: everything, seed: 'users' })
+    const mixed = await run('every URL at random', 0, { base, paths: everything, seed: 'users' })
     const crowd = [
         await run(BASELINE, 0, base + BASELINE, CROWD),
         await run('/main-page/blocks', 0, `${base}/main-page/blocks`, CROWD),
