@@ -1,3 +1,4 @@
+import * as os from 'os'
 import { Client } from 'pg'
 import { applyMigrations } from '../db/migrate'
 import { ApiProcess, startApi } from '../test/support/api'
@@ -244,10 +245,13 @@ function report(r: LiveReport): void {
     figures['CPU-seconds per process over the measurements'] = `${cpuShares.join(', ')} in ${seconds.toFixed(0)} s`
     const blocks = r.ended.head - r.started.head
     const lag = r.ended.head - r.indexed.number
+    // Other processes share the machine: the load average is part of the result.
+    figures['load average (1/5/15 min) at the end'] = os.loadavg().map((l) => l.toFixed(2)).join(' / ')
     figures['chain during the measurements'] = `${blocks} blocks mined (${(seconds / Math.max(blocks, 1)).toFixed(1)} s per block), ${r.chain.traffic.sent} transactions sent ` +
         `(${r.chain.traffic.failed} refused), indexer ${lag} blocks behind the head at the end`
     log(`CPU over ${seconds.toFixed(0)} s of measurements: ${cpuShares.join(', ')}`)
     log(figures['chain during the measurements'])
+    log(`load average (1/5/15 min): ${figures['load average (1/5/15 min) at the end']}`)
     if (r.chain.traffic.failed) log(`last refused transaction: ${r.chain.traffic.lastError}`)
     const verdict = missed.length ? 'TARGET MISSED' : 'targets met'
     log(`\ntargets: list routes >= ${MIN_SHARE_OF_BASELINE * 100}% of baseline req/s, page ${PAGES} <= ${MAX_DEEP_PAGE_RATIO}x page 1 p50, ` +
