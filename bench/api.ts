@@ -1,8 +1,9 @@
 import { applyMigrations } from '../db/migrate'
 import { ApiProcess, startApi } from '../test/support/api'
-import { autocannon } from './autocannon'
-import { ownCpuMs, treeCpuMs } from './cpu'
+import { cpuText, LoadShape, measure, Measurement, measurementText } from './load'
+import { PAGE_SIZE, pageUrls } from './list-pages'
 import { runOnBenchPostgres } from './bench-postgres'
+import { runLive } from './api-live'
 import { appendBenchmark, machine } from './report'
 import { checkSyntheticRows, loadSyntheticRows, SyntheticDataset, TRANSACTIONS_PER_BLOCK } from './synthetic-rows'
 
@@ -10,119 +11,22 @@ import { checkSyntheticRows, loadSyntheticRows, SyntheticDataset, TRANSACTIONS_P
 
 const BLOCKS = Number(process.env.BENCH_API_BLOCKS ?? 100_000)
 const CONNECTIONS = 10
-const SECONDS = 10
+const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 10)
 const WARMUP_SECONDS = 2
-const PAGE_SIZE = 50
-const DEEP_PAGE = 1_000
+const DEEP_PAGE = Number(process.env.BENCH_API_PAGES ?? 1_000)
 /** Targets of the design: every list route at least this share of the baseline's req/s ... */
 const MIN_SHARE_OF_BASELINE = 0.25
 /** ... and page 1,000 at most this many times page 1's p50 latency. */
 const MAX_DEEP_PAGE_RATIO = 1.5
 
-interface Measurement {
-    route: string
-    page: number
-    reqPerSec: number
-    p50: number
-    p99: number
-    /** CPU milliseconds per request, warm-up included, of the load generator, the api process and Postgres. */
-    cpu: { load: number; api: number; postgres: number }
-}
-
-/** The processes whose CPU time is counted: the api's tree and the postmaster's (its backends). */
-interface Counted {
-    apiPid: number
-    postgresPid: number
-}
-
 const log = (message: string) => process.stdout.write(`${message}\n`)
 
-interface ListPage {
-    items: unknown[]
-    next_page_params: Record<string, unknown> | null
-}
+const SHAPE: LoadShape = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS }
 
-/** One GET of a list route, failing with a message that says which route and why. */
-async function getPage(url: string): Promise<ListPage> {
-    const res = await fetch(url)
-    const text = await res.text()
-    const route = new URL(url).pathname
-    if (!res.ok) {
-        // The API answers an unknown route with 400 "Unknown API v2 action", as Blockscout does.
-        const paged = new URL(url).search !== ''
-        const hint = res.status === 400 || res.status === 404
-            ? paged ? ' (does the route accept the next_page_params it gave?)' : ' (is the route implemented yet?)'
-            : ''
-        throw new Error(`GET ${route}${new URL(url).search} answered ${res.status}${hint}: ${text.slice(0, 300)}`)
-    }
-    let body: ListPage
-    try {
-        body = JSON.parse(text)
-    } catch {
-        throw new Error(`GET ${route} did not answer JSON: ${text.slice(0, 300)}`)
-    }
-    if (!Array.isArray(body?.items) || !('next_page_params' in body)) {
-        throw new Error(`GET ${route} did not answer a Blockscout list ({ items, next_page_params }): ${text.slice(0, 300)}`)
-    }
-    return body
-}
-
-/**
- * The URL of page `page` of a list, reached as the explorer frontend does: every key of
- * next_page_params goes back as a query parameter (undefined and '' are left out, anything else,
- * null included, is sent as its string), on top of the list's own URL.
- */
-async function pageUrl(listUrl: string, page: number): Promise<string> {
-    let url = listUrl
-    let previous = ''
-    for (let n = 1; n < page; n++) {
-        const body = await getPage(url)
-        const route = new URL(listUrl).pathname
-        if (body.items.length !== PAGE_SIZE) throw new Error(`${route} page ${n} has ${body.items.length} items, not ${PAGE_SIZE}`)
-        if (!body.next_page_params) throw new Error(`${route} ends at page ${n}: next_page_params is null, so page ${page} cannot be reached`)
-        const params = JSON.stringify(body.next_page_params)
-        if (params === previous) throw new Error(`${route} page ${n} repeats the next_page_params of page ${n - 1}: ${params}`)
-        previous = params
-        const next = new URL(listUrl)
-        for (const [key, value] of Object.entries(body.next_page_params)) {
-            if (value !== undefined && value !== '') next.searchParams.append(key, String(value))
-        }
-        url = next.toString()
-        if (n % 250 === 0) log(`  ${route}: page ${n + 1} reached`)
-    }
-    const last = await getPage(url)
-    if (last.items.length !== PAGE_SIZE) throw new Error(`${new URL(listUrl).pathname} page ${page} has ${last.items.length} items, not ${PAGE_SIZE}`)
-    return url
-}
-
-async function measure(route: string, page: number, url: string, counted: Counted): Promise<Measurement> {
-    const before = { load: ownCpuMs(), api: treeCpuMs(counted.apiPid), postgres: treeCpuMs(counted.postgresPid) }
-    const result = await autocannon({
-        url,
-        connections: CONNECTIONS,
-        duration: SECONDS,
-        warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS },
-    })
-    const failed = result.non2xx + result.errors + result.timeouts
-    if (failed > 0 || result.requests.total === 0) {
-        throw new Error(`${route}${page ? ` page ${page}` : ''}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ` +
-            `${result.timeouts} timeouts out of ${result.requests.total} requests; its figures would be meaningless (${url})`)
-    }
-    // autocannon's total leaves the warm-up out; its requests are counted at the measured rate.
-    const requests = result.requests.average * (SECONDS + WARMUP_SECONDS)
-    const per = (ms: number) => ms / requests
-    const cpu = {
-        load: per(ownCpuMs() - before.load),
-        api: per(treeCpuMs(counted.apiPid) - before.api),
-        postgres: per(treeCpuMs(counted.postgresPid) - before.postgres),
-    }
-    const m = { route, page, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpu }
-    log(`  ${route}${page ? ` page ${page}` : ''}: ${Math.round(m.reqPerSec)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${cpuText(m)}`)
+async function measured(route: string, page: number, url: string, counted: Record<string, number>): Promise<Measurement> {
+    const m = await measure(route, page, url, SHAPE, counted)
+    log(`  ${measurementText(m)}`)
     return m
-}
-
-function cpuText(m: Measurement): string {
-    return `CPU ms/request: load ${m.cpu.load.toFixed(2)}, api ${m.cpu.api.toFixed(2)}, postgres ${m.cpu.postgres.toFixed(2)}`
 }
 
 function listRoutes(dataset: SyntheticDataset): { route: string; path: string }[] {
@@ -186,13 +90,13 @@ async function run(databaseUrl: string, postgresPid: number): Promise<void> {
             // missing route stops the run in seconds.
             targets ??= await resolveTargets(base, dataset)
             log(`measuring ${configuration.label}: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up, ${SECONDS} s per URL`)
-            const counted = { apiPid: api.process.child.pid!, postgresPid }
+            const counted = { api: api.process.child.pid!, postgres: postgresPid }
             const pairs: Paired[] = []
             for (const t of targets) {
                 // This machine's speed drifts by tens of percent over minutes (other tenants): each
                 // list is compared with a baseline measured just before it, not one from minutes ago.
-                const baseline = await measure('/config/backend-version', 0, `${base}/config/backend-version`, counted)
-                pairs.push({ baseline, list: await measure(t.route, t.page, base + t.path, counted) })
+                const baseline = await measured('/config/backend-version', 0, `${base}/config/backend-version`, counted)
+                pairs.push({ baseline, list: await measured(t.route, t.page, base + t.path, counted) })
             }
             runs.push({ label: configuration.label, figurePrefix: configuration.figurePrefix, pairs, apiOutput: api.output() })
         } finally {
@@ -207,7 +111,7 @@ async function resolveTargets(base: string, dataset: SyntheticDataset): Promise<
     for (const { route, path: listPath } of listRoutes(dataset)) {
         log(`following ${route} to page ${DEEP_PAGE}`)
         targets.push({ route, page: 1, path: listPath })
-        targets.push({ route, page: DEEP_PAGE, path: (await pageUrl(base + listPath, DEEP_PAGE)).slice(base.length) })
+        targets.push({ route, page: DEEP_PAGE, path: (await pageUrls(base + listPath, DEEP_PAGE, log))[DEEP_PAGE - 1].slice(base.length) })
     }
     return targets
 }
@@ -270,4 +174,6 @@ function report(dataset: SyntheticDataset, runs: Run[]): void {
     log(`machine: ${machine()}`)
 }
 
-runOnBenchPostgres({ name: 'bench-api', fast: true }, run)
+// The live mode measures as production runs: Postgres with fsync on.
+if (process.argv.includes('--live') || process.env.BENCH_API_MODE === 'live') runOnBenchPostgres({ name: 'bench-api-live' }, runLive)
+else runOnBenchPostgres({ name: 'bench-api', fast: true }, run)

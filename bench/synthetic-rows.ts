@@ -67,6 +67,11 @@ const TREASURY = addressOf('treasury')
 const VALIDATOR = addressOf('validator')
 const account = (n: number) => addressOf(`account-${n}`)
 
+/** The hash of a synthetic block: a node that continues the synthetic chain needs its head's (bench/history-node.ts). */
+export const syntheticBlockHash = (height: number) => '0x' + sha256(`block:${height}`)
+/** A synthetic block's timestamp, in milliseconds as the processor hands it over. */
+export const syntheticBlockTimeMs = (height: number) => GENESIS_MS + height * BLOCK_TIME_MS
+
 /** mulberry32: a small, fast PRNG; the chain's randomness comes only from here. */
 function prng(seed: number): () => number {
     let a = seed >>> 0
@@ -87,13 +92,13 @@ class ChainGenerator {
     private parentHash = '0x' + '0'.repeat(64)
 
     block(height: number): BlockData {
-        const hash = '0x' + sha256(`block:${height}`)
+        const hash = syntheticBlockHash(height)
         const header: BlockData['header'] = {
             id: `${String(height).padStart(10, '0')}-${hash.slice(2, 7)}`,
             height,
             hash,
             parentHash: this.parentHash,
-            timestamp: GENESIS_MS + height * BLOCK_TIME_MS,
+            timestamp: syntheticBlockTimeMs(height),
             miner: VALIDATOR,
             gasUsed: 0n,
             gasLimit: 30_000_000n,

@@ -19,6 +19,8 @@ export interface AnvilOptions {
     stateFile?: string
     /** Start from this state file and never write it (anvil --load-state): a fixture used read-only. */
     loadStateFile?: string
+    /** Continue the chain of this node from this block (anvil --fork-url, --fork-block-number). */
+    fork?: { url: string; blockNumber: number }
     /** Seconds between blocks; undefined or 0 mines one block per transaction. */
     blockTime?: number
     /** Do not mine at all until asked (evm_mine / evm_setAutomine). */
@@ -84,6 +86,7 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
         args.push('--state', options.stateFile, '--state-interval', '30')
     }
     if (options.loadStateFile) args.push('--load-state', options.loadStateFile)
+    if (options.fork) args.push('--fork-url', options.fork.url, '--fork-block-number', String(options.fork.blockNumber), '--fork-chain-id', String(options.chainId))
     if (!options.logRequests) args.push('--quiet')
     if (options.noMining) args.push('--no-mining')
     else if (options.blockTime) args.push('--block-time', String(options.blockTime))
