@@ -3,31 +3,25 @@ import { swap, transfer } from 'ponder:schema'
 
 /** Handlers: each event becomes one row, as this repository's indexer stores them too (docs/testing.md#benchmarks). */
 
+interface LogEvent {
+    id: string
+    block: { number: bigint; timestamp: bigint }
+    transaction: { hash: `0x${string}` }
+}
+
+/** The columns every row shares: where its log is. */
+const place = (event: LogEvent) => ({
+    id: event.id,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+})
+
 ponder.on('ERC20:Transfer', async ({ event, context }) => {
-    await context.db.insert(transfer).values({
-        id: event.id,
-        token: event.log.address,
-        from: event.args.from,
-        to: event.args.to,
-        value: event.args.value,
-        blockNumber: event.block.number,
-        timestamp: event.block.timestamp,
-        transactionHash: event.transaction.hash,
-    })
+    const { from, to, value } = event.args
+    await context.db.insert(transfer).values({ ...place(event), token: event.log.address, from, to, value })
 })
 
 ponder.on('Pair:Swap', async ({ event, context }) => {
-    await context.db.insert(swap).values({
-        id: event.id,
-        pair: event.log.address,
-        sender: event.args.sender,
-        to: event.args.to,
-        amount0In: event.args.amount0In,
-        amount1In: event.args.amount1In,
-        amount0Out: event.args.amount0Out,
-        amount1Out: event.args.amount1Out,
-        blockNumber: event.block.number,
-        timestamp: event.block.timestamp,
-        transactionHash: event.transaction.hash,
-    })
+    await context.db.insert(swap).values({ ...place(event), pair: event.log.address, ...event.args })
 })
