@@ -10,16 +10,14 @@ import { countRows, Run, runMeasured, Servers } from './measured-process'
 import { appendBenchmark, machine } from './report'
 
 /**
- * npm run bench:peers — this repository's indexer (the full backfill) and Ponder (every ERC-20
- * Transfer and AMM Swap into two tables) index the same cached chain to the same end block, one
- * after the other on the same Postgres and anvil: docs/testing.md#benchmarks
+ * npm run bench:peers — this repository's indexer (the full backfill, without and with call traces)
+ * and Ponder (every ERC-20 Transfer and AMM Swap into two tables) index the same cached chain to the
+ * same end block, one after the other on the same Postgres and anvil: docs/testing.md#benchmarks
  */
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000)
 /** Ponder's rate limiter works per URL; 16 URLs of the one anvil lift it off the machine's CPU (64 are no faster). */
 const PONDER_URLS = Number(process.env.BENCH_PONDER_RPC_URLS ?? 16)
-/** INDEXER_TRACING of our run: the full job, call trees included, as `auto` chooses on anvil. */
-const TRACING = process.env.BENCH_TRACING ?? 'trace_block'
 /** Target: our blocks/s at least this many times Ponder's. */
 const GOAL = 3
 /** Confirmations before a block is final: Ponder assumes 30 on a chain it does not know; the indexer's default is 10. */
@@ -57,6 +55,17 @@ async function ponderRows(databaseUrl: string): Promise<{ tables: number; syncSt
     }
 }
 
+/** One indexer's run over the chain, as reported. */
+interface Measured {
+    name: string
+    job: string
+    run: Run
+    /** Rows in its own tables. */
+    rows: number
+    /** Spawn to the first block fetched. */
+    startupMs: number
+}
+
 /** Milliseconds from a run's spawn to its first JSON log line containing `marker` (0 when none does). */
 function msUntilLogLine(run: Run, marker: string): number {
     const line = run.output.split('\n').find((l) => l.includes(marker))
@@ -83,19 +92,24 @@ runOnBenchPostgres({ name: 'bench-peers' }, async (serverUrl, postgresPid) => {
             log(`load average (1/5/15 min) ${load[load.length - 1]}`)
         }
 
-        noteLoad('before ours:')
-        const oursUrl = await createDatabase(serverUrl, 'bench_ours')
-        const ours = await runMeasured(process.execPath, [path.join(LIB, 'indexer/main.js')], {
-            env: indexerBackfillEnv(served, oursUrl, TRACING, INDEXER_FINALITY),
-            servers,
-        })
-        const oursRows = await countRows(oursUrl)
-        log(`ours: ${(ours.ms / 1000).toFixed(1)} s, ${oursRows} rows`)
+        const measured: Measured[] = []
+        for (const tracing of ['none', 'trace_block']) {
+            const name = tracing === 'none' ? 'ours, no traces' : 'ours, call traces'
+            noteLoad(`before ${name}:`)
+            const databaseUrl = await createDatabase(serverUrl, `bench_ours_${tracing}`)
+            const run = await runMeasured(process.execPath, [path.join(LIB, 'indexer/main.js')], {
+                env: indexerBackfillEnv(served, databaseUrl, tracing, INDEXER_FINALITY),
+                servers,
+            })
+            const rows = await countRows(databaseUrl)
+            log(`${name}: ${(run.ms / 1000).toFixed(1)} s, ${rows} rows`)
+            measured.push({ name, job: `full backfill, INDEXER_TRACING=${tracing}`, run, rows, startupMs: msUntilLogLine(run, '"indexer starting"') })
+        }
 
         noteLoad('before Ponder:')
         const ponderUrl = await createDatabase(serverUrl, 'bench_ponder')
         const rpcUrls = Array.from({ length: PONDER_URLS }, (_, i) => `${anvil.url}/?url=${i}`)
-        const ponder = await runMeasured(process.execPath, [ponderBin, 'start', '--log-format', 'json', '--schema', PONDER_SCHEMA, '--port', String(await freePort())], {
+        const run = await runMeasured(process.execPath, [ponderBin, 'start', '--log-format', 'json', '--schema', PONDER_SCHEMA, '--port', String(await freePort())], {
             cwd: PONDER_DIR,
             env: {
                 DATABASE_URL: ponderUrl,
@@ -108,37 +122,43 @@ runOnBenchPostgres({ name: 'bench-peers' }, async (serverUrl, postgresPid) => {
             doneWhen: ponderDone,
         })
         const ponderWritten = await ponderRows(ponderUrl)
-        log(`Ponder: ${(ponder.ms / 1000).toFixed(1)} s, ${ponderWritten.tables} rows in its tables, ${ponderWritten.syncStore} in its sync store`)
+        log(`Ponder: ${(run.ms / 1000).toFixed(1)} s, ${ponderWritten.tables} rows in its tables, ${ponderWritten.syncStore} in its sync store`)
         noteLoad('after Ponder:')
+        const ponder: Measured = { name: 'Ponder', job: 'ERC-20 Transfer + Swap', run, rows: ponderWritten.tables, startupMs: msUntilLogLine(run, '"Started backfill indexing"') }
+        measured.push(ponder)
 
-        const bps = (run: Run) => blocks / (run.ms / 1000)
-        const ratio = bps(ours) / bps(ponder)
-        const verdict = `ours / Ponder blocks/s ${ratio.toFixed(2)}x, goal >= ${GOAL}x: ${ratio >= GOAL ? 'ok' : 'MISSED'}`
-        const perThousand = (run: Run) => Number(((run.cpuSeconds.script + run.cpuSeconds.postgres) / (blocks / 1000)).toFixed(2))
+        const seconds = (m: Measured) => m.run.ms / 1000
+        const bps = (m: Measured) => blocks / seconds(m)
+        const verdicts = measured.slice(0, -1).map((m) => {
+            const ratio = bps(m) / bps(ponder)
+            return `${m.name} / Ponder blocks/s ${ratio.toFixed(2)}x (${ratio >= GOAL ? 'ok' : 'MISSED'})`
+        })
+        const each = (f: (m: Measured) => number | string) => measured.map(f)
         const figures: Record<string, (number | string)[]> = {
-            job: [`full backfill (INDEXER_TRACING=${TRACING})`, 'ERC-20 Transfer + Swap'],
-            'wall time, spawn to done (s)': [round1(ours.ms / 1000), round1(ponder.ms / 1000)],
+            job: each((m) => m.job),
+            'wall time, spawn to done (s)': each((m) => round1(seconds(m))),
             // Process start, migrations or build, up to the first block fetched: a large share of a short chain's run.
-            'start-up (s)': [round1(msUntilLogLine(ours, '"indexer starting"') / 1000), round1(msUntilLogLine(ponder, '"Started backfill indexing"') / 1000)],
-            'blocks/s': [Math.round(bps(ours)), Math.round(bps(ponder))],
-            'rows written (its tables)': [oursRows, ponderWritten.tables],
-            'rows written/s': [Math.round(oursRows / (ours.ms / 1000)), Math.round(ponderWritten.tables / (ponder.ms / 1000))],
-            'CPU-s: indexer': [round1(ours.cpuSeconds.script), round1(ponder.cpuSeconds.script)],
-            'CPU-s: postgres': [round1(ours.cpuSeconds.postgres), round1(ponder.cpuSeconds.postgres)],
-            'CPU-s: anvil': [round1(ours.cpuSeconds.anvil), round1(ponder.cpuSeconds.anvil)],
-            'CPU-s (indexer + postgres) per 1,000 blocks': [perThousand(ours), perThousand(ponder)],
-            'peak RSS, indexer (MiB)': [ours.peakRssMb, ponder.peakRssMb],
+            'start-up (s)': each((m) => round1(m.startupMs / 1000)),
+            'blocks/s': each((m) => Math.round(bps(m))),
+            'rows written (its tables)': each((m) => m.rows),
+            'rows written/s': each((m) => Math.round(m.rows / seconds(m))),
+            'CPU-s: indexer': each((m) => round1(m.run.cpuSeconds.script)),
+            'CPU-s: postgres': each((m) => round1(m.run.cpuSeconds.postgres)),
+            'CPU-s: anvil': each((m) => round1(m.run.cpuSeconds.anvil)),
+            'CPU-s (indexer + postgres) per 1,000 blocks': each((m) => Number(((m.run.cpuSeconds.script + m.run.cpuSeconds.postgres) / (blocks / 1000)).toFixed(2))),
+            'peak RSS, indexer (MiB)': each((m) => m.run.peakRssMb),
         }
+        const verdict = `goal >= ${GOAL}x: ${verdicts.join('; ')}`
         log('')
-        log(`${''.padEnd(46)} ours | Ponder`)
+        log(`${''.padEnd(46)} ${measured.map((m) => m.name).join(' | ')}`)
         for (const [k, v] of Object.entries(figures)) log(`${k.padEnd(46)} ${v.join(' | ')}`)
         log(`\n${verdict}`)
         appendBenchmark('Indexer vs Ponder (npm run bench:peers)', figures, [
-            `The same cached synthetic chain of ${blocks} blocks (per block a disperse of 6 STABLE transfers and a two-hop swap) indexed from block 0 to ${chain.head} into empty databases of one Postgres (production settings), this repository's indexer first, then Ponder ${JSON.parse(fs.readFileSync(path.join(PONDER_DIR, 'package.json'), 'utf8')).dependencies.ponder}.`,
+            `The same cached synthetic chain of ${blocks} blocks (per block a disperse of 6 STABLE transfers and a two-hop swap) indexed from block 0 to ${chain.head} into empty databases of one Postgres (production settings): this repository's indexer without and then with call traces, then Ponder ${JSON.parse(fs.readFileSync(path.join(PONDER_DIR, 'package.json'), 'utf8')).dependencies.ponder}.`,
             `Ponder indexes every ERC-20 Transfer and every Swap of the factory's pairs into two tables (bench/peers/ponder), over ${PONDER_URLS} RPC URLs of the one anvil (it rate-limits each URL on its own); besides its tables it wrote ${ponderWritten.syncStore} rows to its sync store. Done is its "Completed indexing across all chains" (indexes built, /ready answering).`,
             `Target: ${verdict}.`,
             `Load average (1/5/15 min; other processes share the machine): ${load.join('; ')}.`,
-        ], ['ours', 'Ponder'])
+        ], measured.map((m) => m.name))
         log(`machine: ${machine()}`)
     } finally {
         await anvil.stop()
