@@ -1,16 +1,14 @@
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
-import { Client } from 'pg'
-import { createPublicClient, http } from 'viem'
-import { spawnManaged } from '../common/processes'
-import { startAnvil } from '../devnet/anvil'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { freePort } from '../test/support/ports'
+import { indexerBackfillEnv, serveSyntheticChain } from './bench-chain'
 import { createDatabase } from './bench-postgres'
-import { endedChildrenCpuMs, postmasterPid, treeCpuMs } from './cpu'
+import { postmasterPid } from './cpu'
+import { countRows, runMeasured, Servers } from './measured-process'
 import { appendBenchmark, machine } from './report'
-import { CACHE_DIR, ensureSyntheticChain } from './synthetic-chain'
+import { CACHE_DIR } from './synthetic-chain'
 
 /**
  * npm run bench:indexer — (a) fetch-only: the processor pulling every block, transaction, receipt
@@ -27,78 +25,10 @@ const LIB = path.resolve(__dirname, '..')
 /** The indexer's default INDEXER_FINALITY_CONFIRMATION. */
 const FINALITY = 10
 
-interface Run {
-    /** Epoch ms at spawn. */
-    started: number
-    ms: number
-    peakRssMb: number
-    output: string
-    /** CPU seconds of the script's process, of Postgres and of anvil while it ran. */
-    cpuSeconds: { script: number; postgres: number; anvil: number }
-}
-
-/** The processes besides the measured script whose CPU a run is charged with. */
-interface Servers {
-    postgresPid: number
-    anvilPid: number
-}
-
-/**
- * Runs a node script to completion, sampling its peak resident memory (VmHWM) from /proc, and
- * charging it with the CPU it, Postgres and anvil used meanwhile.
- */
-async function runMeasured(script: string, env: Record<string, string>, servers: Servers): Promise<Run> {
-    const cpuBefore = { script: endedChildrenCpuMs(), postgres: treeCpuMs(servers.postgresPid), anvil: treeCpuMs(servers.anvilPid) }
-    const started = Date.now()
-    const proc = spawnManaged(process.execPath, [script], { name: path.basename(script), env: { ...process.env, ...env } })
-    let output = ''
-    proc.child.stdout?.on('data', (d) => (output += d.toString()))
-    proc.child.stderr?.on('data', (d) => (output += d.toString()))
-    let peakKb = 0
-    const sampler = setInterval(() => {
-        try {
-            const status = fs.readFileSync(`/proc/${proc.child.pid}/status`, 'utf8')
-            peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0))
-        } catch {
-            // exited between samples
-        }
-    }, 100)
-    const code = await proc.exited
-    clearInterval(sampler)
-    if (code !== 0) throw new Error(`${script} exited with ${code}:\n${output.slice(-3000)}`)
-    const ms = Date.now() - started
-    const cpuSeconds = {
-        script: (endedChildrenCpuMs() - cpuBefore.script) / 1000,
-        postgres: (treeCpuMs(servers.postgresPid) - cpuBefore.postgres) / 1000,
-        anvil: (treeCpuMs(servers.anvilPid) - cpuBefore.anvil) / 1000,
-    }
-    return { started, ms, peakRssMb: Math.round(peakKb / 1024), output, cpuSeconds }
-}
-
-async function countRows(databaseUrl: string): Promise<number> {
-    const db = new Client({ connectionString: databaseUrl })
-    await db.connect()
-    try {
-        const tables = await db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'migrations'`)
-        let total = 0
-        for (const { tablename } of tables.rows) {
-            total += Number((await db.query(`SELECT count(*) AS n FROM "${tablename}"`)).rows[0].n)
-        }
-        return total
-    } finally {
-        await db.end()
-    }
-}
-
 async function main(): Promise<void> {
     const log = (m: string) => process.stdout.write(`${m}\n`)
-    const chain = await ensureSyntheticChain(BLOCKS, await freePort(), log)
-    // Read-only: a state file anvil rewrote during the run would cost CPU and could be left half-written.
-    const anvil = await startAnvil({ port: await freePort(), chainId: 3009, loadStateFile: chain.stateFile })
-    // The processor stops only once the end of its range is final (head - FINALITY); the loaded chain
-    // does not grow, so with the end at its head both runs would wait for ever after the last block.
-    // Empty blocks on top (in anvil's memory only) make every synthetic block final.
-    await createPublicClient({ transport: http(anvil.url) }).request({ method: 'anvil_mine' as any, params: [`0x${FINALITY.toString(16)}`] as any })
+    const served = await serveSyntheticChain(BLOCKS, FINALITY, log)
+    const { chain, anvil } = served
     const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pg-'))
     const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench' })
     const servers: Servers = { postgresPid: postmasterPid(pgDir), anvilPid: anvil.process.child.pid! }
@@ -125,20 +55,14 @@ async function main(): Promise<void> {
             const name = traces ? 'with traces' : 'without traces'
             const databaseUrl = await createDatabase(pg.url, traces ? 'bench_traces' : 'bench_plain')
             noteLoad(`before (a) ${name}:`)
-            const fetch = await runMeasured(path.join(LIB, 'bench/fetch-only.js'), { ...common, LOG_LEVEL: 'warn', BENCH_TRACES: traces ? '1' : '0' }, servers)
+            const fetch = await runMeasured(process.execPath, [path.join(LIB, 'bench/fetch-only.js')], { env: { ...common, LOG_LEVEL: 'warn', BENCH_TRACES: traces ? '1' : '0' }, servers })
             const fetched = JSON.parse(fetch.output.trim().split('\n').filter((l) => l.startsWith('{"blocks"')).pop()!)
             log(`(a) fetch-only ${name}: ${fetched.blocks} blocks, ${fetched.logs} logs, ${fetched.frames} frames in ${(fetch.ms / 1000).toFixed(1)} s`)
             noteLoad(`after (a) ${name}:`)
-            const backfill = await runMeasured(path.join(LIB, 'indexer/main.js'), {
-                ...common,
-                LOG_LEVEL: 'debug',
-                DATABASE_URL: databaseUrl,
-                INDEXER_TRACING: traces ? 'trace_block' : 'none',
-                WNATIVE_ADDRESS: chain.contracts.wnative,
-                STABLE_ADDRESS: chain.contracts.stable,
-                AMM_FACTORY_ADDRESS: chain.contracts.factory,
-                AMM_ROUTER_ADDRESS: chain.contracts.router,
-            }, servers)
+            const backfill = await runMeasured(process.execPath, [path.join(LIB, 'indexer/main.js')], {
+                env: indexerBackfillEnv(served, databaseUrl, traces ? 'trace_block' : 'none', FINALITY),
+                servers,
+            })
             noteLoad(`after (b) ${name}:`)
             // Start-up: process start, migrations and the status read, up to the indexer's "indexer starting".
             const startLine = backfill.output.split('\n').find((l) => l.includes('"indexer starting"'))

@@ -81,8 +81,10 @@ export function brokenPointers(root: string): string[] {
     const walk = (dir: string) => {
         for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
             const rel = path.join(dir, entry.name)
-            if (entry.isDirectory()) walk(rel)
-            else if (/\.(ts|js)$/.test(entry.name)) check(rel)
+            // Installed packages (bench/peers/ponder/node_modules) are not this repository's code.
+            if (entry.isDirectory()) {
+                if (entry.name !== 'node_modules') walk(rel)
+            } else if (/\.(ts|js)$/.test(entry.name)) check(rel)
         }
     }
     const check = (file: string) => {
