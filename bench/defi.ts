@@ -15,6 +15,12 @@ const WARMUP_SECONDS = 2
 /** Target: each route's latency with the large history at most this many times the small one's. */
 const MAX_RATIO = 1.2
 const HISTORY_DAYS = 365
+/**
+ * Both histories end with the same recent activity (these swaps over these days) and differ only
+ * in how much older history lies before it: the routes must not slow down as history grows.
+ */
+const RECENT_SWAPS = 5_000
+const RECENT_DAYS = 7
 
 const log = (message: string) => process.stdout.write(`${message}\n`)
 const hex = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
@@ -43,7 +49,8 @@ interface Measurement {
 }
 
 /**
- * `swaps` swaps spread evenly over the last HISTORY_DAYS days, round the pairs, and the aggregates
+ * `swaps` swaps round the pairs, the newest RECENT_SWAPS over the last RECENT_DAYS days and the
+ * rest spread evenly over the days before, back to HISTORY_DAYS, and the aggregates
  * the indexer keeps from them (pair_hour, daily_volume, pair totals), made in SQL in the indexer's
  * shapes: the DeFi routes read only the aggregates, whose size is what grows with history.
  */
@@ -67,10 +74,14 @@ async function loadHistory(databaseUrl: string, swaps: number): Promise<Record<s
         await db.query(
             `INSERT INTO swap (id, pair, block_number, timestamp, log_index, transaction_hash, sender, "to",
                                amount0_in, amount1_in, amount0_out, amount1_out, volume)
-             SELECT i || '-0', ($1::text[])[1 + i % ${PAIRS.length}], i, now() - make_interval(secs => ($2::bigint - i) * $3::float8), 0,
+             SELECT i || '-0', ($1::text[])[1 + i % ${PAIRS.length}], i,
+                    CASE WHEN i > $2::bigint - ${RECENT_SWAPS}
+                         THEN now() - make_interval(secs => ($2::bigint - i) * ${(RECENT_DAYS * 86_400) / RECENT_SWAPS}::float8)
+                         ELSE now() - make_interval(days => ${RECENT_DAYS}) - make_interval(secs => ($2::bigint - ${RECENT_SWAPS} - i) * $3::float8)
+                    END, 0,
                     md5(i::text), $4, $4, 1000000 * (i % 1000 + 1), 0, 0, 990000 * (i % 1000 + 1), 1000000 * (i % 1000 + 1)
              FROM generate_series(1, $2::bigint) AS i`,
-            [PAIRS.map((_, i) => hex(0xaa00 + i)), swaps, (HISTORY_DAYS * 86_400) / swaps, hex(0xbeef)])
+            [PAIRS.map((_, i) => hex(0xaa00 + i)), swaps, ((HISTORY_DAYS - RECENT_DAYS) * 86_400) / (swaps - RECENT_SWAPS), hex(0xbeef)])
         await db.query(
             `INSERT INTO pair_hour (id, pair, hour, volume, swaps)
              SELECT pair || '-' || extract(epoch FROM date_trunc('hour', timestamp))::bigint, pair, date_trunc('hour', timestamp), sum(volume), count(*)
@@ -172,7 +183,7 @@ function report(results: { swaps: number; rows: Record<string, number>; byRoute:
         log(`${route.padEnd(30)} large/small mean latency ${verdict}${route === BASELINE ? '' : ` (target <= ${MAX_RATIO}x)`}`)
     }
     appendBenchmark('DeFi routes over history (npm run bench:defi)', figures, [
-        `Two databases side by side: ${results.map((r) => `${r.swaps} swaps (${Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(', ')})`).join('; ')}; swaps spread evenly over ${HISTORY_DAYS} days up to now, round ${PAIRS.length} pairs; the aggregates made from them in SQL in the indexer's shapes. Postgres with fsync on.`,
+        `Two databases side by side: ${results.map((r) => `${r.swaps} swaps (${Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(', ')})`).join('; ')}; the newest ${RECENT_SWAPS} swaps over the last ${RECENT_DAYS} days in both, the rest spread evenly over the year before, round ${PAIRS.length} pairs; the aggregates made from them in SQL in the indexer's shapes. Postgres with fsync on.`,
         `One api process per database, both up at once, with EXPLORER_DEFI_CACHE_SECONDS=0 (every answer computed; as deployed, all but one request per window are a cached copy). autocannon on loopback, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up, ${SECONDS} s per URL, ${ROUNDS} rounds alternating the sizes; each size keeps its best round. The ratio compares mean latencies (autocannon's percentiles are whole milliseconds); CPU is the api's and Postgres's per request.`,
         `Target: each DeFi route's latency with the large history <= ${MAX_RATIO}x the small one's: ${verdicts.join('; ')}.`,
     ], [`${small.swaps} swaps`, `${large.swaps} swaps`, 'large / small'])
