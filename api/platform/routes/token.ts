@@ -225,8 +225,10 @@ export function tokenRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter 
 /** Any ERC-20, read from the chain; tokens deployed here carry their deployment record too. */
 async function tokenInfo(s: PlatformServices, token: Address) {
     await s.chain.ready()
-    const [meta, totalSupply, deployed] = await Promise.all([
-        s.chain.tokenMeta(token),
+    // The metadata read says what the address is (no contract, not an ERC-20: a 400); read first, so
+    // that a totalSupply() failing on such an address cannot answer before it (as a 502).
+    const meta = await s.chain.tokenMeta(token)
+    const [totalSupply, deployed] = await Promise.all([
         s.chain.read(() => s.chain.client.readContract({ address: token, abi: platformTokenAbi, functionName: 'totalSupply' })),
         findDeployedToken(s.pool, token),
     ])
