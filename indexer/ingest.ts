@@ -8,7 +8,7 @@ import { SplitDataSource } from './fetch-split'
 import { BlockData, createProcessor, HEAD_POLL_INTERVAL_MS, ProcessorOptions } from './processor'
 import { Readiness } from './readiness'
 import { ReceiptsMethod } from './receipts-method'
-import { MAX_BATCH_CALLS, RETRY_SCHEDULE } from './rpc'
+import { MAX_BATCH_CALLS, nodeClientOptions } from './rpc'
 
 /**
  * Runs Subsquid's processor loop inside a supervisor of our own, so that no node fault ends the
@@ -77,12 +77,7 @@ export async function runIngestion<S>(options: IngestOptions<S>): Promise<Ingest
     let failures = 0
     for (let attempt = 0; ; attempt++) {
         const rpc = new PatientRpcClient({
-            url: options.rpcUrl,
-            capacity: 10,
-            batchSize,
-            requestTimeout: options.requestTimeoutMs,
-            retryAttempts: Number.MAX_SAFE_INTEGER,
-            retrySchedule: RETRY_SCHEDULE,
+            ...nodeClientOptions(options.rpcUrl, batchSize, options.requestTimeoutMs),
             rateLimit: options.rateLimit,
             log: sdkLog.child('rpc', { rpcUrl: options.rpcUrl }),
         })

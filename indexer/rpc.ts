@@ -25,15 +25,20 @@ export const RETRY_SCHEDULE = [100, 500, 1000, 2000, 4000]
 /** The most calls in one JSON-RPC batch, while the node accepts that many. */
 export const MAX_BATCH_CALLS = 200
 
-export function createRpcClient(url: string, log: Logger, requestTimeoutMs = 30_000): RpcClient {
-    return new BatchSizingRpcClient({
+/** How each of the indexer's clients talks to the node: bounded concurrency, batches sized to what it accepts, retries with bounded pauses. */
+export function nodeClientOptions(url: string, batchSize: BatchSize, requestTimeoutMs: number) {
+    return {
         url,
         capacity: 10,
-        batchSize: new BatchSize(MAX_BATCH_CALLS, log),
+        batchSize,
         requestTimeout: requestTimeoutMs,
         retryAttempts: Number.MAX_SAFE_INTEGER,
         retrySchedule: RETRY_SCHEDULE,
-    })
+    }
+}
+
+export function createRpcClient(url: string, log: Logger, requestTimeoutMs = 30_000): RpcClient {
+    return new BatchSizingRpcClient(nodeClientOptions(url, new BatchSize(MAX_BATCH_CALLS, log), requestTimeoutMs))
 }
 
 const toQty = (n: number) => '0x' + n.toString(16)
