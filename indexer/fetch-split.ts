@@ -4,9 +4,6 @@ import { mapRangeRequestList, RangeRequest } from '@subsquid/util-internal-range
 
 /** Subsquid's RPC data source with the backfill's blocks per request as a setting: docs/indexer.md#blocks-per-request */
 
-/** The SDK's own value, which it hard-codes. */
-export const SDK_FETCH_SPLIT = 10
-
 /** The members of the SDK's data source that getFinalizedBlocks uses (private in its typings, public in its code). */
 interface SdkDataSource {
     rpc: { client: { getConcurrency(): number } }
