@@ -2,7 +2,6 @@ import * as http from 'http'
 import { WsClient, WsHub } from '../common/service/ws-hub'
 import { BRIDGE_EVENT_CHANNEL, BridgeEventNotification } from '../db/channels'
 import { EngineContext } from './engine/context'
-import { loadSwap } from './engine/lifecycle'
 
 /** The bridge WebSocket at /ws, its JSON protocol: docs/bridge/lifecycle.md#websocket-ws */
 
@@ -13,11 +12,53 @@ const ADDRESS = /^[0-9A-Za-z]{20,128}$/
 const swapTopic = (id: string) => `swap:${id}`
 const addressTopic = (address: string) => `address:${address}`
 
+/**
+ * Where one swap subscription stands, so that its client sees the swap's history once: the
+ * `subscribed` answer carries the status as of event `after`, and only later events are pushed.
+ * Events that arrive while that status is being read wait in `held` (sent after the answer, when
+ * newer); events of the answer's past that arrive late (a notification is delivered after the
+ * commit that the read already saw) are dropped.
+ */
+export class SwapCursor {
+    private after?: bigint
+    private held: BridgeEventNotification[] = []
+
+    /** The frame to push for an event now, or undefined (held for later, or already told). */
+    frame(n: BridgeEventNotification): string | undefined {
+        if (this.after === undefined) {
+            this.held.push(n)
+            return undefined
+        }
+        return BigInt(n.id) > this.after ? swapUpdate(n) : undefined
+    }
+
+    /** The status was read as of event `last` (null: no event yet): the held frames newer than it, in order. */
+    settle(last: string | null): string[] {
+        this.after = last === null ? 0n : BigInt(last)
+        const frames = this.held.filter((n) => BigInt(n.id) > this.after!).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map(swapUpdate)
+        this.held = []
+        return frames
+    }
+}
+
+function swapUpdate(n: BridgeEventNotification): string {
+    return JSON.stringify({
+        type: 'swap_update',
+        swap_id: n.swap_id,
+        event: n.event,
+        status: n.status,
+        ...(n.tx_hash ? { tx_hash: n.tx_hash } : {}),
+        event_id: n.id,
+        timestamp: n.created_at,
+    })
+}
+
 export class BridgeSocket {
-    private readonly hub: WsHub<BridgeEventNotification>
+    /** A swap topic keeps its SwapCursor; an address topic keeps nothing (its events are pushed as they come). */
+    private readonly hub: WsHub<BridgeEventNotification, SwapCursor | undefined>
 
     constructor(private readonly ctx: EngineContext, databaseUrl: string, trustProxy: number) {
-        this.hub = new WsHub<BridgeEventNotification>({
+        this.hub = new WsHub<BridgeEventNotification, SwapCursor | undefined>({
             log: ctx.log,
             listen: { databaseUrl, channel: BRIDGE_EVENT_CHANNEL, onNotification: (n) => this.push(n) },
             maxPayload: 4096,
@@ -43,19 +84,10 @@ export class BridgeSocket {
     }
 
     private push(n: BridgeEventNotification): void {
-        const message = JSON.stringify({
-            type: 'swap_update',
-            swap_id: n.swap_id,
-            event: n.event,
-            status: n.status,
-            ...(n.tx_hash ? { tx_hash: n.tx_hash } : {}),
-            event_id: n.id,
-            timestamp: n.created_at,
-        })
-        this.hub.publish([swapTopic(n.swap_id), ...n.addresses.map(addressTopic)], message)
+        this.hub.publish([swapTopic(n.swap_id), ...n.addresses.map(addressTopic)], (cursor) => (cursor ? cursor.frame(n) : swapUpdate(n)))
     }
 
-    private async handle(c: WsClient<undefined>, text: string | undefined): Promise<void> {
+    private async handle(c: WsClient<SwapCursor | undefined>, text: string | undefined): Promise<void> {
         let message: any
         try {
             message = text === undefined ? undefined : JSON.parse(text)
@@ -78,10 +110,22 @@ export class BridgeSocket {
                         c.unsubscribe(swapTopic(id))
                         return send(c, { type: 'unsubscribed', swap_id: id })
                     }
-                    const swap = await loadSwap(this.ctx.pool, id)
-                    if (!swap) return send(c, { type: 'error', error: 'swap_id: no swap with this id', swap_id: id })
-                    if (!c.subscribe(swapTopic(id), undefined)) return send(c, this.tooMany())
-                    return send(c, { type: 'subscribed', swap_id: id, status: swap.status })
+                    // Subscribed before the read, so that no event falls between the status told and the first push.
+                    const cursor = new SwapCursor()
+                    if (!c.subscribe(swapTopic(id), cursor)) return send(c, this.tooMany())
+                    const { rows } = await this.ctx.pool.query(
+                        `SELECT status, (SELECT max(id) FROM bridge_swap_event WHERE swap_id = s.id)::text AS last FROM bridge_swap s WHERE id = $1`, [id]
+                    ).catch((err) => {
+                        c.unsubscribe(swapTopic(id))
+                        throw err
+                    })
+                    if (!rows[0]) {
+                        c.unsubscribe(swapTopic(id))
+                        return send(c, { type: 'error', error: 'swap_id: no swap with this id', swap_id: id })
+                    }
+                    send(c, { type: 'subscribed', swap_id: id, status: rows[0].status })
+                    for (const frame of cursor.settle(rows[0].last)) c.send(frame)
+                    return
                 }
                 if (typeof message.address === 'string') {
                     if (!ADDRESS.test(message.address.replace(/^0x/i, '')) || message.address.length > 130) {
@@ -103,6 +147,6 @@ export class BridgeSocket {
     }
 }
 
-function send(client: WsClient<undefined>, message: object): void {
+function send(client: WsClient<SwapCursor | undefined>, message: object): void {
     client.send(JSON.stringify(message))
 }

@@ -10,6 +10,11 @@ import { step } from './steps'
  * deposit. A swap is worked on by one task at a time across all replicas (a session advisory lock
  * per swap, released by Postgres itself if the process dies), and taken as far as it can go
  * without waiting on a chain.
+ *
+ * Swaps due for a visit wait in one queue that CONCURRENCY lanes drain continuously; each refresh
+ * (the interval, or a kick) adds the active swaps not already queued or being visited. A slow
+ * visit (a pool trade, a vault lock waited for) therefore holds up one lane, not every other
+ * swap's next look: there are no passes that end only when their slowest visit does.
  */
 
 // A provider leg is polled every BRIDGE_PROVIDER_POLL_SECONDS ($1), not on every pass: its API is rate limited.
@@ -22,9 +27,14 @@ const STEPS_PER_VISIT = 20
 
 export class Worker {
     private timer?: NodeJS.Timeout
-    private running?: Promise<void>
+    private refreshing?: Promise<void>
     private again = false
     private stopped = false
+    /** Swaps waiting for a lane, oldest update first. */
+    private readonly queue: string[] = []
+    /** Swaps queued or being visited: a refresh does not add them twice. */
+    private readonly pending = new Set<string>()
+    private readonly lanes = new Set<Promise<void>>()
 
     constructor(private readonly ctx: EngineContext) {}
 
@@ -36,34 +46,49 @@ export class Worker {
     async stop(): Promise<void> {
         this.stopped = true
         clearInterval(this.timer)
-        await this.running
+        await this.refreshing
+        await Promise.all([...this.lanes])
     }
 
-    /** Runs a pass now, or right after the current one. */
+    /** Looks for swaps to move on now, or right after the current look. */
     kick(): void {
         if (this.stopped) return
-        if (this.running) {
+        if (this.refreshing) {
             this.again = true
             return
         }
-        this.running = (async () => {
+        this.refreshing = (async () => {
             do {
                 this.again = false
-                await this.pass().catch((err) => this.ctx.log.error({ err }, 'engine pass failed'))
+                await this.refresh().catch((err) => this.ctx.log.error({ err }, 'engine pass failed'))
             } while (this.again && !this.stopped)
         })().finally(() => {
-            this.running = undefined
+            this.refreshing = undefined
         })
     }
 
-    private async pass(): Promise<void> {
+    private async refresh(): Promise<void> {
         const { rows } = await this.ctx.pool.query(`SELECT id FROM bridge_swap WHERE ${ACTIVE} ORDER BY updated_at LIMIT 1000`, [this.ctx.config.provider.pollSeconds])
-        const queue = rows.map((r) => r.id as string)
-        const lanes = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-            for (let id = queue.shift(); id && !this.stopped; id = queue.shift()) await this.visit(id)
-        })
-        await Promise.all(lanes)
+        for (const { id } of rows as { id: string }[]) {
+            if (this.pending.has(id)) continue
+            this.pending.add(id)
+            this.queue.push(id)
+        }
+        while (this.lanes.size < CONCURRENCY && this.queue.length && !this.stopped) {
+            const lane: Promise<void> = this.drain().finally(() => this.lanes.delete(lane))
+            this.lanes.add(lane)
+        }
         if (!this.stopped) await advanceLateDeposits(this.ctx)
+    }
+
+    private async drain(): Promise<void> {
+        for (let id = this.queue.shift(); id !== undefined; id = this.queue.shift()) {
+            try {
+                if (!this.stopped) await this.visit(id).catch((err) => this.ctx.log.error({ err, swap: id }, 'swap visit failed'))
+            } finally {
+                this.pending.delete(id)
+            }
+        }
     }
 
     private async visit(id: string): Promise<void> {

@@ -156,15 +156,18 @@ export class WsHub<N, V = undefined> {
 
     /**
      * Sends to every client holding any of the topics, once per client. `message` is the frame, or
-     * makes it from the value the client keeps for the first of the topics it holds.
+     * makes it from the value the client keeps for the first of the topics it holds; undefined
+     * from it means "not for this subscription", and the client's next topic is asked.
      */
-    publish(topics: string[], message: string | ((value: V | undefined, topic: string) => string)): void {
+    publish(topics: string[], message: string | ((value: V | undefined, topic: string) => string | undefined)): void {
         const sent = new Set<WsClient<V>>()
         for (const topic of topics) {
             for (const c of this.subscribers.get(topic) ?? []) {
                 if (sent.has(c)) continue
+                const frame = typeof message === 'string' ? message : message(c.value(topic), topic)
+                if (frame === undefined) continue
                 sent.add(c)
-                c.send(typeof message === 'string' ? message : message(c.value(topic), topic))
+                c.send(frame)
             }
         }
     }
