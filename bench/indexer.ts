@@ -2,6 +2,7 @@ import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import { startEmbeddedPostgres } from '../db/postgres'
+import { INDEXER_NODE_OPTIONS } from '../launcher/services'
 import { freePort } from '../test/support/ports'
 import { indexerBackfillEnv, serveSyntheticChain } from './bench-chain'
 import { createDatabase } from './bench-postgres'
@@ -13,7 +14,7 @@ import { CACHE_DIR } from './synthetic-chain'
 /**
  * npm run bench:indexer — (a) fetch-only: the processor pulling every block, transaction, receipt
  * and log exactly as the indexer does, storing nothing; (b) a full backfill of the same chain
- * into an empty database by the real indexer process; both without call trees and then with them.
+ * into an empty database by the real indexer process (with the Node options it is started with); both without call trees and then with them.
  * Prints blocks/s, logs/s, rows/s, the ratio (b)/(a), CPU-seconds of the indexer, Postgres and anvil,
  * peak RSS, and where the backfill's time went;
  * appends the figures to docs/BENCHMARKS.md. BENCH_INDEXER_TRACES=with|without runs one variant;
@@ -24,8 +25,8 @@ import { CACHE_DIR } from './synthetic-chain'
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000)
 /** Which variants to run: `both` (default), `with` or `without` call trees. */
 const VARIANTS = variants(process.env.BENCH_INDEXER_TRACES ?? 'both')
-/** Node options of the indexer process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), split on spaces. */
-const INDEXER_NODE_OPTIONS = (process.env.BENCH_INDEXER_NODE_OPTIONS ?? '').split(' ').filter(Boolean)
+/** Node options added to the indexer's own (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), split on spaces. */
+const EXTRA_NODE_OPTIONS = (process.env.BENCH_INDEXER_NODE_OPTIONS ?? '').split(' ').filter(Boolean)
 const round1 = (n: number) => Number(n.toFixed(1))
 const LIB = path.resolve(__dirname, '..')
 /** The indexer's default INDEXER_FINALITY_CONFIRMATION. */
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
             const fetched = JSON.parse(fetch.output.trim().split('\n').filter((l) => l.startsWith('{"blocks"')).pop()!)
             log(`(a) fetch-only ${name}: ${fetched.blocks} blocks, ${fetched.logs} logs, ${fetched.frames} frames in ${(fetch.ms / 1000).toFixed(1)} s`)
             noteLoad(`after (a) ${name}:`)
-            const backfill = await runMeasured(process.execPath, [...INDEXER_NODE_OPTIONS, path.join(LIB, 'indexer/main.js')], {
+            const backfill = await runMeasured(process.execPath, [...INDEXER_NODE_OPTIONS, ...EXTRA_NODE_OPTIONS, path.join(LIB, 'indexer/main.js')], {
                 env: indexerBackfillEnv(served, databaseUrl, traces ? 'trace_block' : 'none', FINALITY),
                 servers,
             })
