@@ -115,12 +115,18 @@ function* copyChunks(shape: TableShape, rows: readonly Record<string, unknown>[]
         lines.push(line)
         size += line.length + 1
         if (size > CHUNK_BYTES) {
-            yield Buffer.from(lines.join('\n') + '\n')
+            yield chunkOf(lines)
             lines = []
             size = 0
         }
     }
-    if (lines.length) yield Buffer.from(lines.join('\n') + '\n')
+    if (lines.length) yield chunkOf(lines)
+}
+
+/** The lines as one chunk, each ending in a newline (the empty last element gives the final one in the same join). */
+function chunkOf(lines: string[]): Buffer {
+    lines.push('')
+    return Buffer.from(lines.join('\n'))
 }
 
 export async function copyRows(
