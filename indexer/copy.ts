@@ -88,7 +88,7 @@ const CHUNK_BYTES = 1 << 20
 /**
  * Yields the rows as COPY text in chunks of about 1 MB, so a large batch is never one huge string.
  * Lines are joined once per chunk rather than appended value by value: a string built by
- * thousands of appends is flattened again when it is encoded, which cost more than building it.
+ * thousands of appends is a tree that has to be walked and copied again when it is encoded.
  */
 function* copyChunks(shape: TableShape, rows: readonly Record<string, unknown>[]): Generator<Buffer> {
     const { columns } = shape
