@@ -2,6 +2,7 @@ import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import { startEmbeddedPostgres } from '../db/postgres'
+import { INDEXER_NODE_OPTIONS } from '../launcher/services'
 import { freePort } from '../test/support/ports'
 import { indexerBackfillEnv, serveSyntheticChain } from './bench-chain'
 import { createDatabase } from './bench-postgres'
@@ -13,13 +14,19 @@ import { CACHE_DIR } from './synthetic-chain'
 /**
  * npm run bench:indexer — (a) fetch-only: the processor pulling every block, transaction, receipt
  * and log exactly as the indexer does, storing nothing; (b) a full backfill of the same chain
- * into an empty database by the real indexer process; both without call trees and then with them.
+ * into an empty database by the real indexer process (with the Node options it is started with); both without call trees and then with them.
  * Prints blocks/s, logs/s, rows/s, the ratio (b)/(a), CPU-seconds of the indexer, Postgres and anvil,
  * peak RSS, and where the backfill's time went;
- * appends the figures to docs/BENCHMARKS.md.
+ * appends the figures to docs/BENCHMARKS.md. BENCH_INDEXER_TRACES=with|without runs one variant;
+ * BENCH_INDEXER_NODE_OPTIONS passes Node options to the indexer process (a CPU profile:
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000)
+/** Which variants to run: `both` (default), `with` or `without` call trees. */
+const VARIANTS = variants(process.env.BENCH_INDEXER_TRACES ?? 'both')
+/** Node options added to the indexer's own (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), split on spaces. */
+const EXTRA_NODE_OPTIONS = (process.env.BENCH_INDEXER_NODE_OPTIONS ?? '').split(' ').filter(Boolean)
 const round1 = (n: number) => Number(n.toFixed(1))
 const LIB = path.resolve(__dirname, '..')
 /** The indexer's default INDEXER_FINALITY_CONFIRMATION. */
@@ -51,7 +58,7 @@ async function main(): Promise<void> {
         // into a database of its own, so both ratios come from the same run on the same machine.
         const results: Record<string, Record<string, number>> = {}
         const verdicts: string[] = []
-        for (const traces of [false, true]) {
+        for (const traces of VARIANTS) {
             const name = traces ? 'with traces' : 'without traces'
             const databaseUrl = await createDatabase(pg.url, traces ? 'bench_traces' : 'bench_plain')
             noteLoad(`before (a) ${name}:`)
@@ -59,7 +66,7 @@ async function main(): Promise<void> {
             const fetched = JSON.parse(fetch.output.trim().split('\n').filter((l) => l.startsWith('{"blocks"')).pop()!)
             log(`(a) fetch-only ${name}: ${fetched.blocks} blocks, ${fetched.logs} logs, ${fetched.frames} frames in ${(fetch.ms / 1000).toFixed(1)} s`)
             noteLoad(`after (a) ${name}:`)
-            const backfill = await runMeasured(process.execPath, [path.join(LIB, 'indexer/main.js')], {
+            const backfill = await runMeasured(process.execPath, [...INDEXER_NODE_OPTIONS, ...EXTRA_NODE_OPTIONS, path.join(LIB, 'indexer/main.js')], {
                 env: indexerBackfillEnv(served, databaseUrl, traces ? 'trace_block' : 'none', FINALITY),
                 servers,
             })
@@ -107,25 +114,33 @@ async function main(): Promise<void> {
             const met = results[name]['ratio (b)/(a)'] >= 0.5 && backfill.peakRssMb < 1024
             verdicts.push(`${name}: ${met ? 'targets met' : 'TARGET MISSED'}`)
         }
+        const columns = Object.keys(results)
         const figures: Record<string, number[]> = {}
-        for (const key of Object.keys(results['with traces'])) {
-            figures[key] = [results['without traces'][key], results['with traces'][key]]
-        }
+        for (const key of Object.keys(results[columns[0]])) figures[key] = columns.map((c) => results[c][key])
         log('')
-        log(`${''.padEnd(56)} without traces | with traces`)
+        log(`${''.padEnd(56)} ${columns.join(' | ')}`)
         for (const [k, v] of Object.entries(figures)) log(`${k.padEnd(56)} ${v.join(' | ')}`)
         log(`\ntargets: ratio >= 0.5, peak RSS < 1 GiB: ${verdicts.join('; ')}`)
         appendBenchmark('Indexer backfill (npm run bench:indexer)', figures, [
             `The same chain fetched and indexed with INDEXER_TRACING=none, then with trace_block (every transaction's call tree, stored in internal_transaction, and the balance history built from it). Fetch-only (a) reads the call trees too when traces are on. With traces the handler reads the call trees itself, so "derive rows" includes that reading, and since derivation overlaps the previous batch's commit the remainder ("fetch and wait") can come out negative.`,
-            `Synthetic chain of ${results['with traces'].blocks} blocks: per block one disperse transaction (6 STABLE transfers) and one two-hop swap (7 logs); cached in ${path.relative(process.cwd(), CACHE_DIR)}.`,
+            `Synthetic chain of ${results[columns[0]].blocks} blocks: per block one disperse transaction (6 STABLE transfers) and one two-hop swap (7 logs); cached in ${path.relative(process.cwd(), CACHE_DIR)}.`,
             `Targets: ratio (b)/(a) >= 0.5 and peak RSS < 1 GiB: ${verdicts.join('; ')}.`,
             `Load average (1/5/15 min; other processes share the machine): ${load.join('; ')}.`,
-        ], ['without traces', 'with traces'])
+        ], columns)
         log(`machine: ${machine()}`)
     } finally {
         await pg.stop()
         fs.rmSync(pgDir, { recursive: true, force: true })
         await anvil.stop()
+    }
+}
+
+function variants(value: string): boolean[] {
+    switch (value) {
+        case 'both': return [false, true]
+        case 'with': return [true]
+        case 'without': return [false]
+        default: throw new Error(`BENCH_INDEXER_TRACES must be both, with or without, not ${value}`)
     }
 }
 

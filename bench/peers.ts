@@ -3,6 +3,7 @@ import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import { Client } from 'pg'
+import { INDEXER_NODE_OPTIONS } from '../launcher/services'
 import { freePort } from '../test/support/ports'
 import { indexerBackfillEnv, serveSyntheticChain } from './bench-chain'
 import { createDatabase, runOnBenchPostgres } from './bench-postgres'
@@ -97,7 +98,7 @@ runOnBenchPostgres({ name: 'bench-peers' }, async (serverUrl, postgresPid) => {
             const name = tracing === 'none' ? 'ours, no traces' : 'ours, call traces'
             noteLoad(`before ${name}:`)
             const databaseUrl = await createDatabase(serverUrl, `bench_ours_${tracing}`)
-            const run = await runMeasured(process.execPath, [path.join(LIB, 'indexer/main.js')], {
+            const run = await runMeasured(process.execPath, [...INDEXER_NODE_OPTIONS, path.join(LIB, 'indexer/main.js')], {
                 env: indexerBackfillEnv(served, databaseUrl, tracing, INDEXER_FINALITY),
                 servers,
             })

@@ -37,11 +37,11 @@ export interface CoinMovement {
  */
 export function effectiveSuccess(frames: readonly CoinFrame[]): boolean[] {
     const failed = new Set<string>()
+    // Keys are built only once some frame failed: most blocks have none, and a backfill sees millions of frames.
     return frames.map((frame) => {
-        const key = `${frame.transactionHash}:${frame.traceAddress.join('.')}`
-        const parentKey = `${frame.transactionHash}:${frame.traceAddress.slice(0, -1).join('.')}`
-        const undone = frame.error !== null || (frame.traceAddress.length > 0 && failed.has(parentKey))
-        if (undone) failed.add(key)
+        const undone = frame.error !== null || (failed.size > 0 && frame.traceAddress.length > 0 &&
+            failed.has(`${frame.transactionHash}:${frame.traceAddress.slice(0, -1).join('.')}`))
+        if (undone) failed.add(`${frame.transactionHash}:${frame.traceAddress.join('.')}`)
         return !undone
     })
 }

@@ -1,9 +1,13 @@
 import type {
     Block, InternalTransaction, Log, Pair, Swap, Token, TokenTransfer, Transaction, VerifiedContract,
 } from '../model'
+import type { HexBytes } from './copy'
+
+/** A field as a row holds it: bytes stay 0x-hex (copy.ts writes them to bytea). */
+type Stored<V> = V extends Uint8Array ? HexBytes : V
 
 /** A row as written: the entity's fields, without its class. */
-export type Row<T> = { [K in keyof T]: T[K] }
+export type Row<T> = { [K in keyof T]: Stored<T[K]> }
 
 export interface AddressDelta {
     transactions: number

@@ -15,6 +15,13 @@ import { detectTracing } from './traces'
 import { ContractVerifier } from './verification'
 
 /**
+ * Rows held before a commit. Two batches are in memory while one commits and the next is derived,
+ * and a row costs the heap about 1 KB; the garbage collector lets the heap grow to a few times what
+ * stays alive, so this keeps the indexer under 1 GiB: docs/indexer.md#batches-and-commits
+ */
+const MAX_BATCH_ROWS = 200_000
+
+/**
  * Only the readiness endpoint is closed on the way out: a batch cut short is rolled back by
  * Postgres, and the next run resumes from the last commit.
  */
@@ -41,8 +48,7 @@ async function main({ log, onStop }: Service): Promise<void> {
     const context: IndexerContext = { state, rpc, verifier: new ContractVerifier(), tracing, log }
     const database = new BatchingDatabase({
         maxBlocks: env.INDEXER_BATCH_BLOCKS,
-        // Two batches are in memory while one commits and the next is derived.
-        maxRows: 1_000_000,
+        maxRows: MAX_BATCH_ROWS,
         endBlock: env.INDEXER_END_BLOCK,
         state,
         rpc,

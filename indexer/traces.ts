@@ -36,56 +36,55 @@ export interface TracedBlock {
 const qty = (value: string | undefined | null): bigint | null => (value == null ? null : BigInt(value))
 const lower = (value: string | undefined | null): string | null => (value == null ? null : value.toLowerCase())
 
+/** One frame object, every field in one order, so all frames share one shape (half a million per backfill run). */
+function frame(
+    tx: { hash: string; transactionIndex: number } | undefined, traceAddress: number[], type: FrameType, from: string,
+    to: string | null, createdContract: string | null, value: bigint, gas: bigint | null, gasUsed: bigint | null,
+    input: string | null, output: string | null, error: string | null
+): Frame {
+    return {
+        transactionHash: tx?.hash ?? null, transactionIndex: tx?.transactionIndex ?? -1, traceAddress, type, from, to,
+        createdContract, value, gas, gasUsed, input, output, error,
+    }
+}
+
 /** Frames of one block from `trace_block`, checked to be of this block and complete. */
 export function parseParityFrames(block: TracedBlock, raw: any[]): Frame[] {
     const byHash = new Map(block.transactions.map((t) => [t.hash, t]))
     const topLevel = new Set<string>()
-    const frames: Frame[] = []
-    for (const f of raw) {
-        if (String(f.blockHash).toLowerCase() !== block.hash) {
+    const frames: Frame[] = new Array(raw.length)
+    for (let i = 0; i < raw.length; i++) {
+        const f = raw[i]
+        // Compared as sent first: nodes send lowercase hex, and a lowercase copy per frame is garbage to collect.
+        if (f.blockHash !== block.hash && String(f.blockHash).toLowerCase() !== block.hash) {
             throw new InconsistentTraceError(`trace_block ${block.height} answered frames of block ${f.blockHash}, not ${block.hash}`)
         }
         // The block's own hash strings, not one copy per frame: a backfill holds millions of frames.
-        const tx = f.transactionHash == null ? undefined : byHash.get(f.transactionHash.toLowerCase())
-        const txHash = tx?.hash ?? null
+        const tx = f.transactionHash == null ? undefined : byHash.get(f.transactionHash) ?? byHash.get(f.transactionHash.toLowerCase())
         if (f.transactionHash != null && !tx) {
             throw new InconsistentTraceError(`trace_block ${block.height} answered a frame of transaction ${f.transactionHash}, which is not in block ${block.hash}`)
         }
-        if (txHash !== null && f.traceAddress.length === 0) topLevel.add(txHash)
+        if (tx && f.traceAddress.length === 0) topLevel.add(tx.hash)
         const a = f.action ?? {}
         const r = f.result ?? null
-        const base = {
-            transactionHash: txHash,
-            transactionIndex: tx?.transactionIndex ?? -1,
-            traceAddress: f.traceAddress as number[],
-            error: f.error ?? null,
-        }
+        const error = f.error ?? null
         switch (f.type) {
             case 'call':
-                frames.push({
-                    ...base, type: callType(a.callType), from: a.from.toLowerCase(), to: lower(a.to), createdContract: null,
-                    value: qty(a.value) ?? 0n, gas: qty(a.gas), gasUsed: qty(r?.gasUsed), input: a.input ?? null, output: r?.output ?? null,
-                })
+                frames[i] = frame(tx, f.traceAddress, callType(a.callType), a.from.toLowerCase(), lower(a.to), null,
+                    qty(a.value) ?? 0n, qty(a.gas), qty(r?.gasUsed), a.input ?? null, r?.output ?? null, error)
                 break
             case 'create':
-                frames.push({
-                    ...base, type: a.creationMethod === 'create2' ? 'create2' : 'create', from: a.from.toLowerCase(), to: null,
-                    createdContract: lower(r?.address), value: qty(a.value) ?? 0n, gas: qty(a.gas), gasUsed: qty(r?.gasUsed),
-                    input: a.init ?? null, output: r?.code ?? null,
-                })
+                frames[i] = frame(tx, f.traceAddress, a.creationMethod === 'create2' ? 'create2' : 'create', a.from.toLowerCase(), null,
+                    lower(r?.address), qty(a.value) ?? 0n, qty(a.gas), qty(r?.gasUsed), a.init ?? null, r?.code ?? null, error)
                 break
             case 'suicide':
             case 'selfdestruct':
-                frames.push({
-                    ...base, type: 'selfdestruct', from: a.address.toLowerCase(), to: lower(a.refundAddress), createdContract: null,
-                    value: qty(a.balance) ?? 0n, gas: null, gasUsed: null, input: null, output: null,
-                })
+                frames[i] = frame(tx, f.traceAddress, 'selfdestruct', a.address.toLowerCase(), lower(a.refundAddress), null,
+                    qty(a.balance) ?? 0n, null, null, null, null, error)
                 break
             case 'reward':
-                frames.push({
-                    ...base, type: 'reward', from: '0x0000000000000000000000000000000000000000', to: a.author.toLowerCase(),
-                    createdContract: null, value: qty(a.value) ?? 0n, gas: null, gasUsed: null, input: null, output: null,
-                })
+                frames[i] = frame(tx, f.traceAddress, 'reward', '0x0000000000000000000000000000000000000000', a.author.toLowerCase(), null,
+                    qty(a.value) ?? 0n, null, null, null, null, error)
                 break
             default:
                 throw new InconsistentTraceError(`trace_block ${block.height} answered a frame of unknown type ${JSON.stringify(f.type)}`)

@@ -76,7 +76,7 @@ async function main(): Promise<void> {
         for (const service of SERVICES) {
             const entry = path.join(LIB_DIR, service.entry)
             if (!fs.existsSync(entry)) continue
-            started.push(superviseService(service.name, entry, serviceEnv(service, childEnv, secrets), log, () => stopping))
+            started.push(superviseService(service.name, [...(service.nodeOptions ?? []), entry], serviceEnv(service, childEnv, secrets), log, () => stopping))
             urls.push(...service.urls(env))
         }
         if (fs.existsSync(path.join(LIB_DIR, 'bridge/main.js'))) {
@@ -92,11 +92,11 @@ async function main(): Promise<void> {
 }
 
 /** Runs a service and restarts it with a growing delay if it exits on its own. */
-function superviseService(name: string, entry: string, env: NodeJS.ProcessEnv, log: Logger, stopping: () => boolean): Stoppable {
+function superviseService(name: string, args: string[], env: NodeJS.ProcessEnv, log: Logger, stopping: () => boolean): Stoppable {
     let current: Spawned
     let restarts = 0
     const start = () => {
-        current = spawnManaged(process.execPath, [entry], { name, env, stdio: 'inherit' })
+        current = spawnManaged(process.execPath, args, { name, env, stdio: 'inherit' })
         const startedAt = Date.now()
         void current.exited.then((code) => {
             if (stopping()) return

@@ -1,5 +1,6 @@
 import { internalTransactionId } from '../../db/row-ids'
 import { Batch } from '../batch'
+import { hexBytes } from '../copy'
 import { BlockData } from '../processor'
 import { effectiveSuccess } from '../../common/coin-movements'
 import { Frame } from '../traces'
@@ -37,8 +38,8 @@ export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[])
             value: frame.value,
             gas: frame.gas,
             gasUsed: frame.gasUsed,
-            input: frame.input === null ? null : Buffer.from(frame.input.slice(2), 'hex'),
-            output: frame.output === null ? null : Buffer.from(frame.output.slice(2), 'hex'),
+            input: frame.input === null ? null : hexBytes(frame.input),
+            output: frame.output === null ? null : hexBytes(frame.output),
             error: frame.error,
         })
         if (index === 0) return // the transaction itself: chain.ts already counted its parties

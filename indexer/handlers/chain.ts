@@ -1,4 +1,5 @@
 import { Batch } from '../batch'
+import { hexBytes } from '../copy'
 import { logId } from '../../db/row-ids'
 import { BlockData } from '../processor'
 import { ContractVerifier } from '../verification'
@@ -33,7 +34,7 @@ export function indexChainBlock(
             topic1: log.topics[1] ?? null,
             topic2: log.topics[2] ?? null,
             topic3: log.topics[3] ?? null,
-            data: Buffer.from(log.data.slice(2), 'hex'),
+            data: hexBytes(log.data),
         })
         logsPerTx.set(log.transactionHash, (logsPerTx.get(log.transactionHash) ?? 0) + 1)
         const emitter = batch.touchAddress(log.address, height)
@@ -66,7 +67,7 @@ export function indexChainBlock(
             effectiveGasPrice: tx.effectiveGasPrice,
             fee,
             status: tx.status,
-            input: Buffer.from(tx.input.slice(2), 'hex'),
+            input: hexBytes(tx.input),
             methodId: tx.input.length >= 10 ? tx.input.slice(0, 10) : null,
             logCount: logsPerTx.get(tx.hash) ?? 0,
             tokenTransferCount: transfersPerTx.get(tx.hash) ?? 0,

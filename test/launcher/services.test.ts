@@ -1,5 +1,9 @@
 import { expect } from 'chai'
-import { serviceEnv, SERVICES } from '../../launcher/services'
+import * as fs from 'fs'
+import * as path from 'path'
+import { INDEXER_NODE_OPTIONS, serviceEnv, SERVICES } from '../../launcher/services'
+
+const ROOT = path.resolve(__dirname, '../../..')
 
 const SECRETS = { jwtSecret: 'j'.repeat(40), masterKey: 'ab'.repeat(32), bridgeAdminToken: 't'.repeat(32) }
 
@@ -22,5 +26,14 @@ describe('npm start: what each service is given', () => {
     it('starts the wallet platform as its own process', () => {
         expect(SERVICES.find((s) => s.name === 'platform')?.entry).to.equal('api/platform/main.js')
         expect(SERVICES.find((s) => s.name === 'api')?.secrets).to.deep.equal(['jwtSecret'])
+    })
+
+    it('starts the indexer with its Node options (the heap limit) wherever it is started: npm start, npm run indexer, docker compose', () => {
+        expect(INDEXER_NODE_OPTIONS).to.include('--max-old-space-size=1536')
+        expect(SERVICES.find((s) => s.name === 'indexer')?.nodeOptions).to.deep.equal(INDEXER_NODE_OPTIONS)
+        const script = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.indexer
+        expect(script).to.equal(`node ${INDEXER_NODE_OPTIONS.join(' ')} lib/indexer/main.js`)
+        const compose = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')
+        expect(compose).to.include(`command: ${JSON.stringify(['node', ...INDEXER_NODE_OPTIONS, 'lib/indexer/main.js']).replace(/,/g, ', ')}`)
     })
 })
