@@ -141,6 +141,18 @@ export async function latestTransactionKeys(db: Db, count: number): Promise<Tran
  */
 export const ADDRESS_TRANSACTION_SORTS = ['block_number', 'value', 'fee'] as const
 
+/**
+ * `column = param`, written so that the planner walks the (column, ...) index. With `=` it knows
+ * the column is constant, drops it from the ORDER BY, and may walk the (block_number, index)
+ * primary key backwards instead, filtering every row by the address: cheap when the address is in
+ * every few transactions near the head, but a walk through every newer transaction when it was
+ * busy once and quiet since (a heap read per row, thousands on a live chain, millions on a long
+ * one). As a range, the column stays in the ORDER BY, which only its own index gives in order.
+ */
+function onSideIndex(column: string, param: string): string {
+    return `${column} >= ${param} AND ${column} <= ${param}`
+}
+
 /** An address's transaction list: which side, the order, and the cursor (the last row's sort key). */
 export interface AddressTransactionsQuery {
     filter?: 'to' | 'from'
@@ -177,9 +189,10 @@ export async function addressTransactionKeys(db: Db, hash: string, query: Addres
         query.filter === 'from' ? c === '"from"' : query.filter === 'to' ? c !== '"from"' : true
     )
     const order = sort === 'block_number' ? `block_number ${dir}, index ${dir}` : `${sort} ${dir}, block_number ${dir}, index ${dir}`
-    // Sorted by position, each branch is an index-only scan.
-    const branches = columns.map((c) =>
-        `(SELECT ${sortColumns} FROM transaction WHERE ${c} = $1 AND ${cursor} ORDER BY ${order} LIMIT ${FETCH_SIZE})`
+    // Each side reads its own (side, sort..., block_number, index) index; the creator has only an index on created_contract, and few rows.
+    const branches = columns.map((c) => c === 'created_contract'
+        ? `(SELECT ${sortColumns} FROM transaction WHERE ${c} = $1 AND ${cursor} ORDER BY ${order} LIMIT ${FETCH_SIZE})`
+        : `(SELECT ${sortColumns} FROM transaction WHERE ${onSideIndex(c, '$1')} AND ${cursor} ORDER BY ${c} ${dir}, ${order} LIMIT ${FETCH_SIZE})`
     )
     const { rows } = await db.query<TransactionKey>(
         `SELECT ${TRANSACTION_KEY_COLUMNS}
@@ -280,9 +293,11 @@ export async function addressTransactionWindow(
 ): Promise<EtherscanTxRow[]> {
     const dir = w.desc ? 'DESC' : 'ASC'
     const columns = side === 'from' ? ['"from"'] : side === 'to' ? ['"to"', 'created_contract'] : ['"from"', '"to"', 'created_contract']
-    const branches = columns.map(
-        (c) => `(SELECT block_number, index FROM transaction WHERE ${c} = $1 AND block_number BETWEEN $2 AND $3
+    const branches = columns.map((c) => c === 'created_contract'
+        ? `(SELECT block_number, index FROM transaction WHERE ${c} = $1 AND block_number BETWEEN $2 AND $3
                   ORDER BY block_number ${dir}, index ${dir} LIMIT $4)`
+        : `(SELECT block_number, index FROM transaction WHERE ${onSideIndex(c, '$1')} AND block_number BETWEEN $2 AND $3
+                  ORDER BY ${c} ${dir}, block_number ${dir}, index ${dir} LIMIT $4)`
     )
     const { rows } = await db.query<EtherscanTxRow>(
         `SELECT t.block_number, t.timestamp, ${ETHERSCAN_TX_COLUMNS}

@@ -118,12 +118,12 @@ describe('chain API: bounded queries', function () {
         expect(res.body.errors[0].source).to.deep.equal({ pointer: '/sort' })
     })
 
-    /** The plans Postgres makes for the API's statements, with every alternative to an index made unattractive. */
-    async function indexesUsed(run: (db: Db) => Promise<unknown>): Promise<string[]> {
+    /** The indexes in the plans Postgres makes for the API's statements; with onlyIndexes, every alternative to an index made unattractive. */
+    async function indexesUsed(run: (db: Db) => Promise<unknown>, onlyIndexes = true): Promise<string[]> {
         const client = new Client({ connectionString: databaseUrl })
         await client.connect()
         try {
-            await client.query('SET enable_seqscan = off; SET enable_bitmapscan = off')
+            if (onlyIndexes) await client.query('SET enable_seqscan = off; SET enable_bitmapscan = off')
             const names: string[] = []
             const explaining: Db = {
                 query: async (text, values) => {
@@ -157,6 +157,32 @@ describe('chain API: bounded queries', function () {
                         .to.include.members([bySide[sort].from, bySide[sort].to])
                 }
             }
+        }
+    })
+
+    it('an address busy long ago and quiet since reads its side\'s index, not every newer transaction', async () => {
+        // 4,000 transactions of `busy` (both sides), then 16,000 newer ones of others: the primary key walked backwards
+        // from the head, filtered by address, would read 16,000 rows before the first of busy's.
+        const busy = '0x' + '44'.repeat(20)
+        const other = (n: string) => `'0x' || lpad(to_hex(${n}), 40, '0')`
+        await db.query(
+            `INSERT INTO transaction (id, block_number, block_hash, timestamp, index, "from", "to", value, nonce, gas_limit, gas_used,
+                                      effective_gas_price, fee, status, input, log_count, token_transfer_count)
+             SELECT 'busy-' || n, 1000 + n, '0x', now(), 0, CASE WHEN n <= 4000 THEN $1 ELSE ${other('n')} END,
+                    CASE WHEN n <= 4000 THEN $1 ELSE ${other('n + 100000')} END, 0, 0, 21000, 21000, 0, 0, 1, '\\x', 0, 0
+             FROM generate_series(1, 20000) n`,
+            [busy]
+        )
+        await db.query('ANALYZE transaction')
+        try {
+            for (const cursor of [{}, { block_number: 20000, index: 0 }]) {
+                const used = await indexesUsed((d) => addressTransactionKeys(d, busy, cursor), false)
+                expect(used, JSON.stringify(cursor)).to.include.members(['IDX_607f7872f250772aff26dd13e2', 'IDX_5304217e644fc66558b720bd2c'])
+                // The primary key only to fetch the page's rows by position (the outer join), never to find them.
+                expect(used.filter((name) => name === 'IDX_1cbb39872f017e9d1168ebb44e'), JSON.stringify(cursor)).to.have.length.at.most(1)
+            }
+        } finally {
+            await db.query(`DELETE FROM transaction WHERE id LIKE 'busy-%'`)
         }
     })
 
