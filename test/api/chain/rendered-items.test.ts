@@ -34,6 +34,45 @@ describe('chain API: rendered list items (unit)', function () {
         expect(calls).to.have.length(2)
     })
 
+    it('requests at one head share a render in progress instead of each doing it again', async function () {
+        const head = headAt(7)
+        const cache = new RenderedItems(head, 1024)
+        let finish!: () => void
+        const first: string[][] = []
+        const slow = cache.items(['a', 'b'], same, async (missing) => {
+            first.push(missing)
+            await new Promise<void>((resolve) => (finish = resolve))
+            return new Map(missing.map((key) => [key, rendered({ key })]))
+        })
+        await new Promise((resolve) => setImmediate(resolve))
+        const calls: string[][] = []
+        const second = cache.items(['c', 'a'], same, recordingRender(calls))
+        await new Promise((resolve) => setImmediate(resolve))
+        finish()
+        expect(text(await second)).to.deep.equal(['{"key":"c"}', '{"key":"a"}'])
+        expect(text(await slow)).to.deep.equal(['{"key":"a"}', '{"key":"b"}'])
+        expect(first).to.deep.equal([['a', 'b']])
+        expect(calls).to.deep.equal([['c']])
+    })
+
+    it('a render that fails fails its own request; a request that shared it renders the item itself', async function () {
+        const head = headAt(7)
+        const cache = new RenderedItems(head, 1024)
+        let fail!: () => void
+        const failing = cache.items(['a'], same, async () => {
+            await new Promise<void>((resolve) => (fail = resolve))
+            throw new Error('statement timeout')
+        })
+        await new Promise((resolve) => setImmediate(resolve))
+        const calls: string[][] = []
+        const sharing = cache.items(['a', 'b'], same, recordingRender(calls))
+        await new Promise((resolve) => setImmediate(resolve))
+        fail()
+        await failing.then(() => expect.fail('the failed render should fail its request'), (err) => expect(err.message).to.equal('statement timeout'))
+        expect(text(await sharing)).to.deep.equal(['{"key":"a"}', '{"key":"b"}'])
+        expect(calls).to.deep.equal([['b'], ['a']])
+    })
+
     it('renders everything again once the head has moved', async function () {
         const head = headAt(7)
         const cache = new RenderedItems(head, 1024)
