@@ -4,6 +4,7 @@ import { rpcUrl } from '../../common/config'
 import { ApiContext } from '../context'
 import { boundedPool, Db, preparedDb } from './db'
 import { ChainHead } from './head'
+import { HeadViews } from './head-views'
 import { RenderedItems } from './rendered-items'
 
 export interface ChainContext extends ApiContext {
@@ -12,11 +13,16 @@ export interface ChainContext extends ApiContext {
     head: ChainHead
     /** Rendered list items, reused while the indexed head stays (see rendered-items.ts). */
     rendered: RenderedItems
+    /** Whole answers of the views every visitor opens, made once per head (see head-views.ts). */
+    views: HeadViews
     /** The node, for the little the indexer does not keep (a contract's runtime code). */
     node: PublicClient
     /** Ends the chain API's own database connections. */
     closeDb(): Promise<void>
 }
+
+/** The most a view made at one head is served after it (a reorg replacing the head block at the same height): ChainHead's own cache is 500 ms. */
+const HEAD_VIEW_TTL_MS = 1_000
 
 /**
  * The chain API reads through a pool of its own whose sessions carry CHAIN_API_STATEMENT_TIMEOUT_MS,
@@ -35,6 +41,8 @@ export function createChainContext(api: ApiContext): ChainContext {
         db,
         head,
         rendered: new RenderedItems(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
+        // Off with the item cache: CHAIN_API_ITEM_CACHE_MB=0 measures what making every answer costs.
+        views: new HeadViews(head, api.env.CHAIN_API_ITEM_CACHE_MB === 0 ? 0 : HEAD_VIEW_TTL_MS),
         node: createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient,
         closeDb: () => pool.end(),
     }

@@ -21,6 +21,25 @@ export function sendJson(res: Response, body: string | Buffer): void {
     })
 }
 
+/** JSON text made once and sent many times, with its gzip made once too (when it is worth it). */
+export interface EncodedJson {
+    body: Buffer
+    gzipped?: Buffer
+}
+
+export async function encodeJson(body: Buffer): Promise<EncodedJson> {
+    if (body.length < MIN_BYTES) return { body }
+    const gzipped = await new Promise<Buffer>((resolve, reject) => gzip(body, (err, out) => (err ? reject(err) : resolve(out))))
+    return { body, gzipped }
+}
+
+export function sendEncoded(res: Response, encoded: EncodedJson): void {
+    res.type('json')
+    if (!encoded.gzipped || !res.req.acceptsEncodings('gzip')) return void res.send(encoded.body)
+    res.set('Content-Encoding', 'gzip')
+    res.send(encoded.gzipped)
+}
+
 /** Routes every res.json of the chain API through sendJson. */
 export function jsonResponses(_req: Request, res: Response, next: NextFunction): void {
     res.vary('Accept-Encoding')

@@ -11,6 +11,7 @@ import { blockTransactionKeys, TRANSACTION_TYPES } from '../queries/transactions
 import { blockMiners, renderBlock } from '../render/block'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { sendJson } from '../json-response'
+import { isFirstPage } from '../head-views'
 import { transactionPage } from './transactions'
 
 const TAG = 'blocks'
@@ -36,8 +37,9 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         setLiveCaching(res)
         // Uncles do not exist on this chain and orphaned blocks are not kept.
         if (query.type && query.type !== 'block') return void res.json({ items: [], next_page_params: null })
-        const rows = await blockKeysBefore(ctx.db, query.block_number)
-        sendJson(res, await blockPage(ctx, rows, carried(req.query, ['type'])))
+        const page = async () => blockPage(ctx, await blockKeysBefore(ctx.db, query.block_number), carried(req.query, ['type']))
+        if (isFirstPage(req)) return ctx.views.send(res, 'blocks', page)
+        sendJson(res, await page())
     })
 
     router.get('/blocks/:block', chainOperation(TAG, {

@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
-import { sendJson } from '../json-response'
 import { latestBlockKeys } from '../queries/blocks'
 import { tracingMethod } from '../queries/stats'
 import { latestTransactionKeys } from '../queries/transactions'
@@ -17,17 +16,15 @@ export function mainPageRoutes(router: DocumentedRouter, ctx: ChainContext): voi
     router.get('/main-page/blocks', chainOperation(TAG, {
         summary: 'The latest 4 blocks',
     }, 'The blocks', z.array(Block)), async (_req, res) => {
-        const rows = await latestBlockKeys(ctx.db, 4)
         setLiveCaching(res)
-        sendJson(res, arrayBody(await blockItems(ctx, rows)))
+        await ctx.views.send(res, 'main-page/blocks', async () => arrayBody(await blockItems(ctx, await latestBlockKeys(ctx.db, 4))))
     })
 
     router.get('/main-page/transactions', chainOperation(TAG, {
         summary: 'The latest 6 transactions',
     }, 'The transactions', z.array(Transaction)), async (_req, res) => {
-        const rows = await latestTransactionKeys(ctx.db, 6)
         setLiveCaching(res)
-        sendJson(res, arrayBody(await transactionItems(ctx, rows)))
+        await ctx.views.send(res, 'main-page/transactions', async () => arrayBody(await transactionItems(ctx, await latestTransactionKeys(ctx.db, 6))))
     })
 
     /** The indexing banner's ratios (blocks, and internal transactions by the node's tracing): docs/chain-api.md#shape-changes */

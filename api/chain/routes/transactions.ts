@@ -15,6 +15,7 @@ import { renderTransaction, transactionAddresses } from '../render/transaction'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { chainOperation, Log, pageOf, TokenTransfer, Transaction, TransactionDetails, TransactionStats } from '../schemas'
 import { sendJson } from '../json-response'
+import { isFirstPage } from '../head-views'
 
 /** A transaction as a list shows it (parsed back from its rendered item). */
 export type ShownTransaction = ReturnType<typeof renderTransaction>
@@ -78,8 +79,9 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         if (query.filter === 'pending' || (query.type && query.type.length > 0)) {
             return void res.json({ items: [], next_page_params: null })
         }
-        const rows = await transactionKeysBefore(ctx.db, query)
-        sendJson(res, await transactionPage(ctx, rows, byPosition, carried(req.query, ['filter', 'type', 'method'])))
+        const page = async () => transactionPage(ctx, await transactionKeysBefore(ctx.db, query), byPosition, carried(req.query, ['filter', 'type', 'method']))
+        if (isFirstPage(req)) return ctx.views.send(res, 'transactions', page)
+        sendJson(res, await page())
     })
 
     router.get('/transactions/stats', chainOperation(TAG, {
