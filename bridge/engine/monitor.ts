@@ -26,7 +26,15 @@ interface Waiting {
     expiresAt: Date
 }
 
+/** The outcome of a chain's last head read: when, and why it failed if it did. */
+export interface HeadRead {
+    at: Date
+    error?: string
+}
+
 export class Monitor {
+    /** Per chain, the last cycle's head read, for `GET /ready`. */
+    readonly headReads = new Map<ChainName, HeadRead>()
     private readonly cursors = new Map<ChainName, bigint>()
     private timer?: NodeJS.Timeout
     private stopped = false
@@ -93,7 +101,11 @@ export class Monitor {
     private async scan(adapter: ChainAdapter): Promise<void> {
         const startedAt = new Date()
         // The head before the list: a swap created after the list is read can only be paid in a later block, which the next cycle scans.
-        const head = await adapter.head()
+        const head = await adapter.head().catch((err) => {
+            this.headReads.set(adapter.chain, { at: new Date(), error: 'node unreachable' })
+            throw err
+        })
+        this.headReads.set(adapter.chain, { at: new Date() })
         const swaps = await this.waiting(adapter.chain)
         if (swaps.length === 0) {
             await this.saveCursor(adapter.chain, head.number)
