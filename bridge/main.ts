@@ -12,6 +12,7 @@ import { networkCheck } from './engine/readiness'
 import { Worker } from './engine/worker'
 import { createApp } from './http/app'
 import { KeyManager } from './keys'
+import { observeBridgeDatabase } from './metrics'
 import { simpleSwapFromEnv } from './providers/simpleswap/factory'
 import { ChainName } from './registry'
 import { Webhooks } from './webhooks/service'
@@ -45,6 +46,7 @@ async function main(service: Service): Promise<void> {
     // Only a token set in the environment opens webhook management (npm start passes the generated development one).
     const webhooks = new Webhooks({ databaseUrl: databaseUrl, masterKey: secrets.masterKey, adminToken: env.BRIDGE_ADMIN_TOKEN, config: config.webhooks, log })
     const { app, ready } = createApp(env, ctx, vaults, webhooks)
+    observeBridgeDatabase(pool)
     const worker = new Worker(ctx)
     const monitor = new Monitor(ctx, () => worker.kick())
     for (const chain of adapters.keys()) ready.add(`network ${chain}`, networkCheck(chain, monitor.headReads, config.monitorIntervalMs))

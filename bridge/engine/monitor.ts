@@ -1,6 +1,7 @@
 import { ChainAdapter, DepositSeen, PartialScanError } from '../chains/adapter'
 import { blockRanges } from '../chains/scan'
 import { formatUnits } from '../amounts'
+import { startMonitorCycle } from '../metrics'
 import { ChainName } from '../registry'
 import { EngineContext } from './context'
 import { watchLateDeposits } from './late'
@@ -60,11 +61,13 @@ export class Monitor {
 
     async cycle(): Promise<void> {
         await Promise.all([...this.ctx.adapters.values()].map(async (adapter) => {
+            const timed = startMonitorCycle(adapter.chain)
             await this.scan(adapter).catch((err) => this.ctx.log.error({ err, chain: adapter.chain }, 'deposit scan failed; retrying next cycle'))
             const late = await watchLateDeposits(this.ctx, adapter).catch((err) => {
                 this.ctx.log.error({ err, chain: adapter.chain }, 'late-deposit watch failed; retrying next cycle')
                 return false
             })
+            timed()
             if (late) this.onDeposit()
         }))
     }
