@@ -1,17 +1,12 @@
 import { Pool } from 'pg'
-import { Counter, Gauge, Histogram } from 'prom-client'
-import { registry } from '../common/service/metrics'
+import { Counter, Gauge } from 'prom-client'
+import { durationHistogram, registry } from '../common/service/metrics'
 import { STATUSES } from './engine/lifecycle'
 
 /** The bridge's metrics, beside the kit's on GET /metrics: docs/operations.md#bridge */
 
-const monitorCycle = new Histogram({
-    name: 'bridge_monitor_cycle_duration_seconds',
-    help: "One deposit-monitor cycle of a chain: its head read, deposit scan and late-deposit watch",
-    labelNames: ['chain'] as const,
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-    registers: [registry],
-})
+const monitorCycle = durationHistogram('bridge_monitor_cycle_duration_seconds',
+    "One deposit-monitor cycle of a chain: its head read, deposit scan and late-deposit watch", ['chain'])
 
 const webhookDeliveries = new Counter({
     name: 'bridge_webhook_deliveries_total',

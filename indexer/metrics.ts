@@ -1,5 +1,5 @@
-import { Counter, Gauge, Histogram } from 'prom-client'
-import { registry } from '../common/service/metrics'
+import { Counter, Gauge } from 'prom-client'
+import { durationHistogram, registry } from '../common/service/metrics'
 import { CHECK_TIMEOUT_MS, withTimeout } from '../common/service/ready-checks'
 import { Batch } from './batch'
 
@@ -41,13 +41,8 @@ const rowsWritten = new Counter({
     registers: [registry],
 })
 
-const batchDuration = new Histogram({
-    name: 'indexer_batch_duration_seconds',
-    help: 'Time to write and commit one batch; `mode` is `final` (batches of a backfill) or `hot` (blocks near the head, one transaction each)',
-    labelNames: ['mode'] as const,
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    registers: [registry],
-})
+const batchDuration = durationHistogram('indexer_batch_duration_seconds',
+    'Time to write and commit one batch; `mode` is `final` (batches of a backfill) or `hot` (blocks near the head, one transaction each)', ['mode'])
 
 /** Records one committed batch. */
 export function batchCommitted(mode: 'final' | 'hot', rows: RowsByTable, seconds: number): void {
