@@ -25,7 +25,11 @@ export function webhookAttempted(outcome: 'delivered' | 'failed' | 'given_up'): 
     webhookDeliveries.inc({ outcome })
 }
 
-/** The gauges read from the database on each scrape (every replica reports the same shared figures). */
+/**
+ * The gauges read from the database on each scrape (every replica reports the same shared figures).
+ * While the database does not answer, swaps by status are left out and the queue's figures are NaN;
+ * the rest of the scrape still answers.
+ */
 export function observeBridgeDatabase(pool: Pool): void {
     new Gauge({
         name: 'bridge_swaps',
@@ -33,19 +37,21 @@ export function observeBridgeDatabase(pool: Pool): void {
         labelNames: ['status'] as const,
         registers: [registry],
         async collect() {
-            const { rows } = await pool.query<{ status: string; count: string }>('SELECT status, count(*) AS count FROM bridge_swap GROUP BY status')
-            const counts = new Map(rows.map((r) => [r.status, Number(r.count)]))
             this.reset()
+            const rows = await pool.query<{ status: string; count: string }>('SELECT status, count(*) AS count FROM bridge_swap GROUP BY status')
+                .then((r) => r.rows, () => undefined)
+            if (!rows) return
+            const counts = new Map(rows.map((r) => [r.status, Number(r.count)]))
             for (const status of new Set([...STATUSES, ...counts.keys()])) this.set({ status }, counts.get(status) ?? 0)
         },
     })
-    let queue: Promise<{ depth: number; oldestSeconds: number | null }> | undefined
+    let queue: Promise<{ depth: number; oldestSeconds: number | null } | undefined> | undefined
     /** One query per scrape for the two queue gauges. */
     const readQueue = () => {
         queue ??= pool.query<{ depth: string; oldest_seconds: number | null }>(
             `SELECT count(*) AS depth, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest_seconds FROM bridge_webhook_delivery
              WHERE state = 'pending' AND subscription_id = ANY (ARRAY(SELECT id FROM bridge_webhook_subscription WHERE active))`
-        ).then(({ rows: [r] }) => ({ depth: Number(r.depth), oldestSeconds: r.oldest_seconds })).finally(() => setImmediate(() => (queue = undefined)))
+        ).then(({ rows: [r] }) => ({ depth: Number(r.depth), oldestSeconds: r.oldest_seconds }), () => undefined).finally(() => setImmediate(() => (queue = undefined)))
         return queue
     }
     new Gauge({
@@ -53,7 +59,7 @@ export function observeBridgeDatabase(pool: Pool): void {
         help: 'Webhook deliveries waiting to be delivered (to active subscriptions)',
         registers: [registry],
         async collect() {
-            this.set((await readQueue()).depth)
+            this.set((await readQueue())?.depth ?? NaN)
         },
     })
     new Gauge({
@@ -61,7 +67,8 @@ export function observeBridgeDatabase(pool: Pool): void {
         help: 'Age of the oldest webhook delivery still waiting (0 when none waits)',
         registers: [registry],
         async collect() {
-            this.set((await readQueue()).oldestSeconds ?? 0)
+            const queue = await readQueue()
+            this.set(queue ? queue.oldestSeconds ?? 0 : NaN)
         },
     })
 }

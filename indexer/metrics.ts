@@ -51,8 +51,9 @@ export function batchCommitted(mode: 'final' | 'hot', rows: RowsByTable, seconds
 }
 
 /**
- * Head, indexed height and lag, read on each scrape: the node's head with a bound on time (absent
- * from the scrape when the node does not answer), the indexed head from the database.
+ * Head, indexed height and lag, read on each scrape: the node's head with a bound on time, the
+ * indexed head from the database. A figure that cannot be known (the node or the database does
+ * not answer) is NaN: never a 0 that would read as "caught up".
  */
 export function observeHeights(readings: IndexerReadings): void {
     let scrape: Promise<{ head: { number: number; timestamp: number } | null; indexed: { number: number; timestamp: number } | null }> | undefined
@@ -69,9 +70,7 @@ export function observeHeights(readings: IndexerReadings): void {
         help,
         registers: [registry],
         async collect() {
-            this.reset()
-            const v = value(await read())
-            if (v !== null) this.set(v)
+            this.set(value(await read()) ?? NaN)
         },
     })
     gauge('indexer_head_height', "The node's head block", (r) => r.head?.number ?? null)
