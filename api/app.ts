@@ -1,5 +1,7 @@
 import express, { Express } from 'express'
 import { ApiDoc } from '../common/service/api-doc'
+import { instrument, operationsRoutes } from '../common/service/operations'
+import { databaseCheck, ReadyChecks } from '../common/service/ready-checks'
 import { createChainApi } from './chain/router'
 import { ApiContext } from './context'
 import { explorerErrorSchema } from './explorer/errors'
@@ -7,7 +9,8 @@ import { explorerRouter } from './explorer/router'
 
 /**
  * The explorer port's app: explorer services (/api), the chain data API (/api/v2) and the
- * Etherscan-style API (GET /api), with one OpenAPI document at /api/docs (docs/openapi.md).
+ * Etherscan-style API (GET /api), with one OpenAPI document at /api/docs (docs/openapi.md), and
+ * /health, /ready and /metrics (docs/operations.md).
  */
 export function createApiApp(ctx: ApiContext) {
     const app = express()
@@ -20,8 +23,11 @@ export function createApiApp(ctx: ApiContext) {
     app.set('trust proxy', ctx.env.TRUST_PROXY)
     // The chain data API's routes carry their own error body.
     const doc = new ApiDoc({ title: 'Explorer services and chain data API', version: '1.0.0', errorSchema: explorerErrorSchema })
+    instrument(app)
     doc.serve(app)
     const chain = createChainApi(ctx, doc)
+    const ready = new ReadyChecks().add('database', databaseCheck(ctx.pool)).add('indexer', chain.indexerLag)
+    doc.mount(app, operationsRoutes(doc, { ready }))
     // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
     doc.mount(app, chain.router)
     doc.mount(app, chain.etherscan)

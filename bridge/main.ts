@@ -8,9 +8,11 @@ import { loadBridgeConfig, parseBridgeEnv } from './config'
 import { LockManager } from './db'
 import { EngineContext } from './engine/context'
 import { Monitor } from './engine/monitor'
+import { networkCheck } from './engine/readiness'
 import { Worker } from './engine/worker'
 import { createApp } from './http/app'
 import { KeyManager } from './keys'
+import { observeBridgeDatabase } from './metrics'
 import { simpleSwapFromEnv } from './providers/simpleswap/factory'
 import { ChainName } from './registry'
 import { Webhooks } from './webhooks/service'
@@ -43,12 +45,15 @@ async function main(service: Service): Promise<void> {
 
     // Only a token set in the environment opens webhook management (npm start passes the generated development one).
     const webhooks = new Webhooks({ databaseUrl: databaseUrl, masterKey: secrets.masterKey, adminToken: env.BRIDGE_ADMIN_TOKEN, config: config.webhooks, log })
-    const server = await listen(createApp(env, ctx, vaults, webhooks).app, env.BRIDGE_PORT)
+    const { app, ready } = createApp(env, ctx, vaults, webhooks)
+    observeBridgeDatabase(pool)
+    const worker = new Worker(ctx)
+    const monitor = new Monitor(ctx, () => worker.kick())
+    for (const chain of adapters.keys()) ready.add(`network ${chain}`, networkCheck(chain, monitor.headReads, config.monitorIntervalMs))
+    const server = await listen(app, env.BRIDGE_PORT)
     onStop(() => server.close())
     const socket = new BridgeSocket(ctx, databaseUrl, env.TRUST_PROXY)
     await socket.attach(server.server, '/ws')
-    const worker = new Worker(ctx)
-    const monitor = new Monitor(ctx, () => worker.kick())
     ctx.prices.start()
     worker.start()
     monitor.start()

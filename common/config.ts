@@ -54,12 +54,14 @@ export const SharedSettingsSchema = z.object({
         .describe('reverse proxies in front of the APIs: `false` (none), `true` (one) or a hop count; the client IP is then read from X-Forwarded-For, counting that many hops from the right'),
 })
 
-/** Where indexing starts and what it treats as final: the indexer's settings, which the chain data API reads too. */
+/** Where indexing starts, what it treats as final and how far behind is still ready: the indexer's settings, which the api reads too. */
 export const IndexedRangeSchema = z.object({
     INDEXER_FINALITY_CONFIRMATION: z.coerce.number().int().min(1).max(1000).default(10)
         .describe('blocks behind the head treated as final (a deeper reorg stops the indexer, as in Subsquid)'),
     INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0)
         .describe('first block to index'),
+    INDEXER_READY_MAX_LAG: z.coerce.number().int().min(0).default(5)
+        .describe('most blocks the indexer may be behind the node\'s head while the indexer\'s and the api\'s `GET /ready` answer 200'),
 })
 
 /** Secrets several processes share; common/secrets.ts generates them in development. */

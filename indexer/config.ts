@@ -17,8 +17,6 @@ export const IndexerSettingsSchema = IndexedRangeSchema.extend({
         .describe('port of the GraphQL server for analysts'),
     INDEXER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(4351)
         .describe('port of the indexer\'s readiness endpoint, `GET /ready` (0: any free port; see [RELIABILITY.md](RELIABILITY.md#readiness))'),
-    INDEXER_READY_MAX_LAG: z.coerce.number().int().min(0).default(5)
-        .describe('most blocks behind the node\'s head at which `/ready` still answers 200'),
     INDEXER_RPC_TIMEOUT: z.coerce.number().int().min(1).max(600).default(10)
         .describe('seconds before a request to the node is abandoned and retried (a stalled node must not hold the indexer up)'),
 })

@@ -11,6 +11,7 @@ import { PROJECT_DIR } from '../db/migrate'
 import { Batch } from './batch'
 import { readBalances, readHasCode } from './rpc'
 import { ChainState, PairState, Query } from './state'
+import { addRows, RowsByTable } from './metrics'
 import { AddressReadings, ChangeTracker, writeBatch } from './writer'
 
 /** Schema of Subsquid's status and hot-block tables (TypeormDatabase's default). */
@@ -35,6 +36,8 @@ export interface BatchingOptions {
     log: Logger
     /** Called after every commit, with the last committed block (for NOTIFY and metrics). */
     onCommit?: (em: EntityManager, batch: Batch) => Promise<void>
+    /** Called once a batch's transaction has committed: its rows by table, and the seconds it took (for metrics). */
+    onCommitted?: (mode: 'final' | 'hot', rows: RowsByTable, seconds: number) => void
 }
 
 /**
@@ -130,6 +133,8 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
             this.options.log.warn({ from: this.processed, base: info.baseHead }, 'chain reorganised: undoing orphaned blocks')
         }
         let attempt = 0
+        const started = Date.now()
+        let rows: RowsByTable = {}
         await this.inner.transactHot2(info, async (store, start, end) => {
             const em = entityManagerOf(store)
             // start 0 opens each attempt; a retried transaction must not see state from a failed one.
@@ -137,11 +142,13 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
             const batch = new Batch()
             await cb({ batch }, start, end)
             const readings = await this.readAddresses(batch, (sql, p) => em.query(sql, p))
+            rows = addRows(start === 0 ? {} : rows, batch)
             await writeBatch(em, batch, this.options.state.pairs, readings, changeTrackerOf(store))
             await this.options.onCommit?.(em, batch)
         })
         const head = info.newBlocks.length ? info.newBlocks[info.newBlocks.length - 1] : info.baseHead
         this.processed = this.committed = head
+        this.options.onCommitted?.('hot', rows, (Date.now() - started) / 1000)
     }
 
     /** Starts committing the pending batch in the background; settle() waits for it. */
@@ -177,6 +184,7 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
         const readings = await this.readAddresses(batch, this.options.query)
         this.stages.readAddresses += Date.now() - started
         started = Date.now()
+        const rows = addRows({}, batch)
         await this.inner.transact(heads, async (store) => {
             const em = entityManagerOf(store)
             await writeBatch(em, batch, pairs, readings)
@@ -184,6 +192,7 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
         })
         const ms = Date.now() - started
         this.stages.write += ms
+        this.options.onCommitted?.('final', rows, ms / 1000)
         if (!batch.isEmpty) {
             this.options.log.debug(
                 { from: batch.firstBlock, to: batch.lastBlock, rows: batch.rowCount, ms, stages: this.stages },

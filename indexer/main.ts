@@ -1,6 +1,7 @@
 import { Pool } from 'pg'
 import { nativeContracts, rpcUrl } from '../common/config'
 import { listen } from '../common/service/listen'
+import { observePool } from '../common/service/metrics'
 import { runService, Service } from '../common/service/run-service'
 import { HEAD_CHANNEL, HeadNotification } from '../db/channels'
 import { applyMigrations } from '../db/migrate'
@@ -8,6 +9,7 @@ import { parseIndexerEnv } from './config'
 import { BatchingDatabase } from './database'
 import { indexBlocks, IndexerContext } from './handlers'
 import { runIngestion } from './ingest'
+import { batchCommitted, observeHeights } from './metrics'
 import { Readiness } from './readiness'
 import { createRpcClient } from './rpc'
 import { ChainState } from './state'
@@ -43,6 +45,7 @@ async function main({ log, onStop }: Service): Promise<void> {
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 4 })
     // An idle connection that Postgres closes (a restart) is replaced on the next query.
     pool.on('error', (err) => log.warn({ err }, 'database connection lost'))
+    observePool('main', pool)
     const tracing = env.INDEXER_TRACING === 'auto' ? await detectTracing(rpc, log) : env.INDEXER_TRACING
     if (tracing === 'none') log.warn('the node offers neither trace_block nor debug_traceBlockByHash: internal transactions are not indexed, and balance history sees only transactions and fees')
     const context: IndexerContext = { state, rpc, verifier: new ContractVerifier(), tracing, log }
@@ -54,6 +57,9 @@ async function main({ log, onStop }: Service): Promise<void> {
         rpc,
         query: async (sql, params) => (await pool.query(sql, params)).rows,
         log,
+        onCommitted: (mode, rows, seconds) => {
+            if (rows.block) batchCommitted(mode, rows, seconds)
+        },
         onCommit: async (em, batch) => {
             if (batch.isEmpty) return
             await em.query('SELECT pg_notify($1, $2)', [
@@ -68,9 +74,19 @@ async function main({ log, onStop }: Service): Promise<void> {
         pingDatabase: async () => void await pool.query('SELECT 1'),
         maxLag: env.INDEXER_READY_MAX_LAG,
     })
+    observeHeights({
+        chainHead: async () => {
+            const head = await rpc.call<{ number: string; timestamp: string }>('eth_getBlockByNumber', ['latest', false], { retryAttempts: 0 })
+            return { number: Number(head.number), timestamp: Number(head.timestamp) }
+        },
+        indexedHead: async () => {
+            const { rows: [row] } = await pool.query('SELECT last_block, last_block_timestamp FROM chain_counters WHERE id = $1', ['chain'])
+            return row?.last_block_timestamp ? { number: row.last_block, timestamp: row.last_block_timestamp.getTime() / 1000 } : null
+        },
+    })
     const server = await listen(readiness.handler(), env.INDEXER_HEALTH_PORT)
     onStop(() => server.close())
-    log.info({ port: server.port }, 'readiness at GET /ready')
+    log.info({ port: server.port }, 'readiness at GET /ready, metrics at GET /metrics')
     log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing }, 'indexer starting')
     const end = await runIngestion({
         rpcUrl: url,

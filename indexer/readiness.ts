@@ -1,6 +1,8 @@
 import { RequestListener } from 'http'
+import { registry } from '../common/service/metrics'
+import { CHECK_TIMEOUT_MS, withTimeout } from '../common/service/ready-checks'
 
-/** Whether the indexer is following the chain, for `GET /ready`: docs/RELIABILITY.md#readiness */
+/** Whether the indexer is following the chain, for `GET /ready`: docs/RELIABILITY.md#readiness (and /health, /metrics: docs/operations.md) */
 
 export interface ReadinessProbes {
     /** The last block the indexer committed (final or not), -1 before the first. */
@@ -23,9 +25,6 @@ export interface ReadinessReport {
     restarts: number
 }
 
-/** Probes that take longer than this count as unanswered. */
-const PROBE_TIMEOUT_MS = 2000
-
 export class Readiness {
     restarts = 0
     private stopped?: string
@@ -41,20 +40,31 @@ export class Readiness {
         const indexed = this.probes.indexedHeight()
         const base = { indexed, restarts: this.restarts }
         if (this.stopped) return { ...base, ready: false, status: `stopped: ${this.stopped}`, head: null }
-        const database = await withTimeout(this.probes.pingDatabase()).then(() => true, () => false)
+        const database = await withTimeout(this.probes.pingDatabase(), CHECK_TIMEOUT_MS).then(() => true, () => false)
         if (!database) return { ...base, ready: false, status: 'database unreachable', head: null }
-        const head = await withTimeout(this.probes.chainHead()).catch(() => null)
+        const head = await withTimeout(this.probes.chainHead(), CHECK_TIMEOUT_MS).catch(() => null)
         if (head === null) return { ...base, ready: false, status: 'node unreachable', head }
         const behind = Math.max(0, head - indexed)
         if (behind > this.probes.maxLag) return { ...base, ready: false, status: `behind by ${behind} blocks`, head }
         return { ...base, ready: true, status: 'following', head }
     }
 
-    /** `GET /ready`: 200 when following, 503 otherwise; the JSON body says which. */
+    /** `GET /ready`: 200 when following, 503 otherwise, the JSON body says which; `GET /health`; `GET /metrics`. */
     handler(): RequestListener {
         return (req, res) => {
-            if (req.method !== 'GET' || req.url?.split('?')[0] !== '/ready') {
-                res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not found: the indexer serves GET /ready' }))
+            const path = req.url?.split('?')[0]
+            if (req.method === 'GET' && path === '/health') {
+                res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ status: 'ok', timestamp: new Date().toISOString() }))
+                return
+            }
+            if (req.method === 'GET' && path === '/metrics') {
+                registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text), (err) => {
+                    res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(err?.message ?? err)}`)
+                })
+                return
+            }
+            if (req.method !== 'GET' || path !== '/ready') {
+                res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not found: the indexer serves GET /ready, /health and /metrics' }))
                 return
             }
             this.report().then((report) => {
@@ -65,17 +75,4 @@ export class Readiness {
             })
         }
     }
-}
-
-function withTimeout<T>(promise: Promise<T>): Promise<T> {
-    return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('timed out')), PROBE_TIMEOUT_MS)
-        promise.then((v) => {
-            clearTimeout(timer)
-            resolve(v)
-        }, (e) => {
-            clearTimeout(timer)
-            reject(e)
-        })
-    })
 }

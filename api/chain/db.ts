@@ -1,6 +1,7 @@
 import { createHash } from 'crypto'
 import { Pool, QueryResult, QueryResultRow } from 'pg'
 import { HttpError } from '../../common/service/http-error'
+import { observePool } from '../../common/service/metrics'
 import { Logger } from '../../common/logger'
 
 /** The chain API's view of Postgres: plain parameterised queries. */
@@ -30,6 +31,7 @@ export class StatementTimeout extends HttpError {
  */
 export function boundedPool(options: { databaseUrl: string; max: number; statementTimeoutMs: number; name: string; log: Logger }): Pool {
     const pool = new Pool({ connectionString: options.databaseUrl, max: options.max, statement_timeout: options.statementTimeoutMs })
+    observePool(options.name, pool)
     pool.on('error', (err) => options.log.error({ err }, `idle database connection of the ${options.name} failed`))
     return pool
 }

@@ -20,6 +20,7 @@ import { statsRoutes } from './routes/stats'
 import { tokenTransfersRoutes } from './routes/token-transfers'
 import { tokensRoutes } from './routes/tokens'
 import { transactionsRoutes } from './routes/transactions'
+import { indexerLagCheck } from './readiness'
 import { ChainError } from './schemas'
 import { ChainSocket } from './socket'
 
@@ -60,6 +61,7 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
         router,
         etherscan: etherscanRouter,
         socket: new ChainSocket(ctx),
+        indexerLag: indexerLagCheck(ctx, api.env.INDEXER_READY_MAX_LAG),
         close: async () => {
             await etherscan.close()
             await ctx.closeDb()

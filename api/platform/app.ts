@@ -1,5 +1,6 @@
 import express from 'express'
 import { errorHandler } from '../../common/service/error-handler'
+import { instrument } from '../../common/service/operations'
 import { createPlatformDoc } from './api-doc'
 import { HttpError, pendingTransactionAnswer, platformErrors } from './http'
 import { healthRoutes } from './routes/health'
@@ -23,6 +24,7 @@ export function createPlatformApp(ctx: PlatformContext) {
     app.set('trust proxy', ctx.env.TRUST_PROXY)
     // Express's query parser would turn user_id[]=a into an array; plain strings are all the platform takes.
     app.set('query parser', 'simple')
+    instrument(app)
     app.use(express.json({ limit: '100kb' }))
     doc.serve(app)
     for (const routes of [healthRoutes, walletRoutes, tokenRoutes, poolRoutes, swapRoutes]) doc.mount(app, routes(services, doc))

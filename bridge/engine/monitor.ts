@@ -1,6 +1,7 @@
 import { ChainAdapter, DepositSeen, PartialScanError } from '../chains/adapter'
 import { blockRanges } from '../chains/scan'
 import { formatUnits } from '../amounts'
+import { startMonitorCycle } from '../metrics'
 import { ChainName } from '../registry'
 import { EngineContext } from './context'
 import { watchLateDeposits } from './late'
@@ -26,7 +27,15 @@ interface Waiting {
     expiresAt: Date
 }
 
+/** The outcome of a chain's last head read: when, and why it failed if it did. */
+export interface HeadRead {
+    at: Date
+    error?: string
+}
+
 export class Monitor {
+    /** Per chain, the last cycle's head read, for `GET /ready`. */
+    readonly headReads = new Map<ChainName, HeadRead>()
     private readonly cursors = new Map<ChainName, bigint>()
     private timer?: NodeJS.Timeout
     private stopped = false
@@ -52,11 +61,13 @@ export class Monitor {
 
     async cycle(): Promise<void> {
         await Promise.all([...this.ctx.adapters.values()].map(async (adapter) => {
+            const timed = startMonitorCycle(adapter.chain)
             await this.scan(adapter).catch((err) => this.ctx.log.error({ err, chain: adapter.chain }, 'deposit scan failed; retrying next cycle'))
             const late = await watchLateDeposits(this.ctx, adapter).catch((err) => {
                 this.ctx.log.error({ err, chain: adapter.chain }, 'late-deposit watch failed; retrying next cycle')
                 return false
             })
+            timed()
             if (late) this.onDeposit()
         }))
     }
@@ -93,7 +104,11 @@ export class Monitor {
     private async scan(adapter: ChainAdapter): Promise<void> {
         const startedAt = new Date()
         // The head before the list: a swap created after the list is read can only be paid in a later block, which the next cycle scans.
-        const head = await adapter.head()
+        const head = await adapter.head().catch((err) => {
+            this.headReads.set(adapter.chain, { at: new Date(), error: 'node unreachable' })
+            throw err
+        })
+        this.headReads.set(adapter.chain, { at: new Date() })
         const swaps = await this.waiting(adapter.chain)
         if (swaps.length === 0) {
             await this.saveCursor(adapter.chain, head.number)

@@ -3,12 +3,13 @@ import { SharedEnv } from '../../common/config'
 import { ApiDoc } from '../../common/service/api-doc'
 import { errorHandler } from '../../common/service/error-handler'
 import { HttpError } from '../../common/service/http-error'
+import { instrument, operationsRoutes } from '../../common/service/operations'
+import { databaseCheck, ReadyChecks } from '../../common/service/ready-checks'
 import { EngineContext } from '../engine/context'
 import { webhookRoutes } from '../webhooks/routes'
 import { Webhooks } from '../webhooks/service'
 import { bridgeErrors, bridgeErrorSchema } from './errors'
 import { infoRoutes } from './info'
-import { Health } from './schemas'
 import { swapRoutes } from './swaps'
 
 const DESCRIPTION = 'The bridge API (docs/bridge/lifecycle.md) and the webhook admin API (docs/bridge/webhooks.md).\n\n' +
@@ -21,12 +22,14 @@ const DESCRIPTION = 'The bridge API (docs/bridge/lifecycle.md) and the webhook a
 
 /**
  * The bridge port's app: the bridge API under /api, the webhook admin API under /api/webhook and
- * their OpenAPI document at /api/docs (docs/bridge/README.md, docs/openapi.md). The WebSocket shares the server at /ws.
+ * their OpenAPI document at /api/docs (docs/bridge/README.md, docs/openapi.md), and /health, /ready
+ * and /metrics (docs/operations.md); the process adds its networks to `ready`. The WebSocket shares the server at /ws.
  */
-export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string, string>, webhooks: Webhooks): { app: Express; doc: ApiDoc } {
+export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string, string>, webhooks: Webhooks): { app: Express; doc: ApiDoc; ready: ReadyChecks } {
     const app = express()
     app.disable('x-powered-by')
     app.set('trust proxy', env.TRUST_PROXY)
+    instrument(app)
     const doc = new ApiDoc({ title: 'Bridge API and webhook admin API', version: '1.0.0', description: DESCRIPTION, errorSchema: bridgeErrorSchema })
     app.use((_req, res, next) => {
         res.set('X-Content-Type-Options', 'nosniff')
@@ -37,19 +40,13 @@ export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string
     doc.mount(app, infoRoutes(ctx, vaults, doc))
     doc.mount(app, swapRoutes(ctx, doc))
     doc.mount(app, webhookRoutes(webhooks, doc))
-    const health = doc.router('/', 'Health')
-    health.get('/health', {
-        summary: 'The process answers',
-        responses: { 200: { description: 'Up', schema: Health } },
-    }, (_req, res) => {
-        res.json({ status: 'ok', timestamp: new Date().toISOString() })
-    })
-    doc.mount(app, health)
+    const ready = new ReadyChecks().add('database', databaseCheck(ctx.pool))
+    doc.mount(app, operationsRoutes(doc, { ready }))
     // After every route, so the documentation can shadow none of them.
     doc.serve(app)
     app.use(() => {
         throw new HttpError(404, 'no such route', { code: 'not_found' })
     })
     app.use(errorHandler(bridgeErrors, ctx.log))
-    return { app, doc }
+    return { app, doc, ready }
 }

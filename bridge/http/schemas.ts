@@ -10,8 +10,6 @@ const maybe = z.string().nullable()
 /** ISO 8601. */
 const time = z.string()
 
-export const Health = z.looseObject({ status: z.literal('ok'), timestamp: time }).meta({ id: 'BridgeHealth' })
-
 export const Tokens = z.looseObject({
     chains: z.array(z.looseObject({
         name: text,

@@ -5,6 +5,7 @@ import { BRIDGE_EVENT_CHANNEL, BRIDGE_WEBHOOK_CHANNEL } from '../../db/channels'
 import { ChannelListener } from '../../db/listener'
 import { inTransaction } from '../../db/transaction'
 import { WebhookConfig } from '../config'
+import { webhookAttempted } from '../metrics'
 import { matches, TEST_PING } from './catalogue'
 import { swapEventBody, testPingBody } from './payload'
 import { afterFailure, disableReason, DisableRule, LEASE_MS, shouldDisable } from './policy'
@@ -278,6 +279,7 @@ export class Dispatcher {
             }))
             : { ok: false, status: null, error: 'no signing secret', gone: false, startedAt: new Date(), durationMs: 0 }
         if (outcome.ok) {
+            webhookAttempted('delivered')
             // Written in the background, many at once: the slot is free for the next attempt meanwhile.
             // Until then the row's lease keeps every replica from sending it again.
             this.successes.push({ claimed, outcome })
@@ -340,6 +342,7 @@ export class Dispatcher {
         const attempts = claimed.attempts + 1
         const next = afterFailure(attempts, { scale: this.config.timeScale, retryAfterMs: outcome.retryAfterMs })
         const state = next.giveUp ? 'undelivered' : 'pending'
+        webhookAttempted(next.giveUp ? 'given_up' : 'failed')
         const delayMs = next.giveUp ? null : Math.round(next.delayMs)
         const { rows } = await this.pool.query(
             `WITH d AS (

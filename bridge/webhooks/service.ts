@@ -1,5 +1,6 @@
 import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
+import { observePool } from '../../common/service/metrics'
 import { WebhookConfig } from '../config'
 import { Dispatcher } from './dispatcher'
 import { SECRET_GRACE_MS } from './policy'
@@ -30,6 +31,7 @@ export class Webhooks {
         this.adminToken = options.adminToken
         this.config = options.config
         this.pool = new Pool({ connectionString: options.databaseUrl, max: 8 })
+        observePool('webhooks', this.pool)
         this.pool.on('error', (err) => options.log.error({ err }, 'idle webhook database connection failed'))
         this.store = new SubscriptionStore(this.pool, options.masterKey)
         this.transport = new Transport({ allowPrivate: options.config.allowPrivateTargets, maxSockets: options.config.concurrency })

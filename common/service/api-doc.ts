@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi'
-import express, { ErrorRequestHandler, Express, RequestHandler, Router } from 'express'
+import express, { ErrorRequestHandler, Express, Request, RequestHandler, Router } from 'express'
 import swaggerUi from 'swagger-ui-express'
 import { z } from 'zod'
 
@@ -71,6 +71,21 @@ export interface DocumentedRoute {
 /** The URL path of a route registered at `path` on a router mounted at `mountPath`. */
 export function joinPath(mountPath: string, path: string): string {
     return path === '/' ? (mountPath || '/') : `${mountPath.replace(/\/$/, '')}${path}`
+}
+
+const ROUTE_TEMPLATE = Symbol('api-doc.route-template')
+
+/** The express path of the documented route a request matched (/api/v2/blocks/:block), if any. */
+export function matchedRoute(req: Request): string | undefined {
+    return (req as Request & { [ROUTE_TEMPLATE]?: string })[ROUTE_TEMPLATE]
+}
+
+/** Marks the requests of one route with its path, for matchedRoute: the raw URL is never a label. */
+function recordRoute(template: string): RequestHandler {
+    return (req, _res, next) => {
+        (req as Request & { [ROUTE_TEMPLATE]?: string })[ROUTE_TEMPLATE] = template
+        next()
+    }
 }
 
 /** An express path in OpenAPI form: /blocks/:block becomes /blocks/{block}. */
@@ -243,7 +258,7 @@ export class DocumentedRouter {
      */
     before(method: Method, path: string, ...handlers: RequestHandler[]): this {
         if (!METHODS.includes(method)) throw new Error(`unsupported method ${method}`)
-        this.express[method](path, ...handlers)
+        this.express[method](path, recordRoute(joinPath(this.mountPath, path)), ...handlers)
         return this
     }
 
@@ -251,7 +266,7 @@ export class DocumentedRouter {
         if (!METHODS.includes(method)) throw new Error(`unsupported method ${method}`)
         const full = joinPath(this.mountPath, path)
         this.doc.add(method, full, this.tag, op, this.options.errorSchema)
-        this.express[method](path, ...handlers)
+        this.express[method](path, recordRoute(full), ...handlers)
         return this
     }
 }

@@ -1,6 +1,7 @@
 import { Pool } from 'pg'
 import { applyMigrations } from '../../db/migrate'
 import { ConfigError } from '../config'
+import { observePool } from './metrics'
 import { Service } from './run-service'
 
 /**
@@ -23,6 +24,7 @@ export async function openDatabase(databaseUrl: string | undefined, { log, onSto
     }
     const pool = new Pool({ connectionString: databaseUrl, max })
     pool.on('error', (err) => log.error({ err }, 'idle database connection failed'))
+    observePool('main', pool)
     onStop(() => pool.end())
     return { pool, url: databaseUrl }
 }

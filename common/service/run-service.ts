@@ -1,4 +1,5 @@
 import { createLogger, Logger } from '../logger'
+import { collectProcessMetrics } from './metrics'
 
 /** What a service's start function gets: its logger, and where to register what must be closed on the way out. */
 export interface Service {
@@ -14,11 +15,13 @@ export interface Service {
 const STOP_TIMEOUT_MS = 10_000
 
 /**
- * Runs one process (api, bridge, indexer): start() builds it and registers its closers. A start
+ * Runs one process (api, bridge, indexer): start() builds it and registers its closers; its metrics
+ * carry `service="<name>"` (docs/operations.md). A start
  * that fails is logged as `<name> failed to start` and exits with 1.
  */
 export function runService(name: string, start: (service: Service) => Promise<void>): void {
     const log = createLogger(name)
+    collectProcessMetrics(name)
     const groups: Array<Array<() => unknown>> = []
     let stopping = false
     const stop = async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import * as fs from 'fs'
 import { Pool } from 'pg'
-import { spawnManaged } from '../../common/processes'
+import { spawnManaged, waitFor } from '../../common/processes'
 import { createTestDatabase } from '../support/postgres'
 import { freePort } from '../support/ports'
 import * as path from 'path'
@@ -44,6 +44,27 @@ describe('bridge: HTTP API and WebSocket protocol', function () {
         if (message) expect(res.body.error.message).to.match(message)
         return res.body.error
     }
+
+    it('GET /ready is 200 once every enabled network answered the monitor; /metrics labels by route template and counts swaps by status', async function () {
+        const ready = await waitFor('the bridge to be ready', async () => {
+            const res = await fetch(`${bridge.url}/ready`)
+            return res.status === 200 ? res.json() as Promise<any> : undefined
+        }, 60_000, 200)
+        expect(ready).to.deep.equal({
+            ready: true,
+            checks: { database: 'ok', 'network NATIVECHAIN': 'ok', 'network BSC': 'ok', 'network ETHEREUM': 'ok', 'network POLYGON': 'ok' },
+        })
+        await fetch(`${bridge.url}/api/swap/00000000-0000-4000-8000-00000000abcd`)
+        const text = await (await fetch(`${bridge.url}/metrics`)).text()
+        const lines = text.split('\n')
+        expect(lines.some((l) => l.startsWith('http_request_duration_seconds_count{') && l.includes('route="/api/swap/:id"') && l.includes('service="bridge"'))).to.equal(true)
+        expect(text).to.not.include('abcd')
+        expect(lines.some((l) => l.startsWith('bridge_swaps{') && l.includes('status="pending_deposit"'))).to.equal(true)
+        // A chain's cycle ends after its head read, once its scan and late-deposit watch are done too.
+        await waitFor('a monitor cycle of BSC', async () => (await (await fetch(`${bridge.url}/metrics`)).text())
+            .split('\n').some((l) => l.startsWith('bridge_monitor_cycle_duration_seconds_count{') && l.includes('chain="BSC"')), 60_000, 200)
+        expect(lines.some((l) => l.startsWith('bridge_webhook_queue_depth{'))).to.equal(true)
+    })
 
     it('GET /api/tokens lists every chain and token of the registry with decimals; only the EVM networks are enabled', async function () {
         const { status, body } = await api(bridge, 'GET', '/api/tokens')

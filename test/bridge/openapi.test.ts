@@ -95,6 +95,8 @@ describe('bridge port: OpenAPI document = registered routes', () => {
         const id = ajv.compile({ $ref: `doc#/${pointer('paths', '/api/swap/{id}', 'get', 'parameters', '0', 'schema')}` })
         expect([randomUUID(), randomUUID().toUpperCase(), 'not-a-uuid'].map((v) => id(v))).to.deep.equal([true, true, false])
         await check('get', '/health', '/health', 200)
+        // The database here is unreachable: /ready says so, in the documented body.
+        await check('get', '/ready', '/ready', 503)
         await check('get', '/api/tokens', '/api/tokens', 200)
         await check('get', '/api/swap/config', '/api/swap/config', 200)
         await check('get', '/api/swap', '/api/swap', 200)

@@ -1,31 +1,21 @@
 import { z } from 'zod'
 import { ApiDoc, DocumentedRouter } from '../../../common/service/api-doc'
+import { operationsRoutes } from '../../../common/service/operations'
+import { databaseCheck, ReadyChecks } from '../../../common/service/ready-checks'
 import { PlatformServices } from '../services'
 
-const Health = z.looseObject({
-    status: z.literal('ok'),
-    timestamp: z.string(),
-    chainId: z.string().regex(/^\d+$/),
-    rpcConfigured: z.boolean(),
-})
-
 /**
- * GET /health: liveness, no authentication. Answers from configuration only, so a slow node or
- * database cannot make the probe itself time out. rpcConfigured says whether the chain endpoint
- * and contract addresses are known, i.e. whether the chain routes can work at all.
+ * GET /health, /ready and /metrics (docs/operations.md), no authentication. /health answers from
+ * configuration only, so a slow node or database cannot make the probe itself time out;
+ * rpcConfigured says whether the chain endpoint and contract addresses are known, i.e. whether the
+ * chain routes can work at all. /ready asks the database.
  */
 export function healthRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
-    const router = doc.router('/', 'Health')
-    router.get('/health', {
-        summary: 'Liveness, and whether the chain routes are configured',
-        responses: { 200: { description: 'The process is up', schema: Health } },
-    }, (_req, res) => {
-        res.json({
-            status: 'ok',
-            timestamp: new Date().toISOString(),
-            chainId: String(s.chain.chainId),
-            rpcConfigured: s.chain.configured(),
-        })
+    return operationsRoutes(doc, {
+        ready: new ReadyChecks().add('database', databaseCheck(s.pool)),
+        health: {
+            schema: z.object({ chainId: z.string().regex(/^\d+$/), rpcConfigured: z.boolean() }),
+            details: () => ({ chainId: String(s.chain.chainId), rpcConfigured: s.chain.configured() }),
+        },
     })
-    return router
 }

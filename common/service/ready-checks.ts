@@ -1,0 +1,57 @@
+import { Pool } from 'pg'
+
+/** What `GET /ready` asks of a process: named checks, each bounded in time: docs/operations.md#health-and-readiness */
+
+/** Resolves when its part of the process can serve; rejects with the reason when not. */
+export type ReadyCheck = () => Promise<void>
+
+export interface ReadyReport {
+    ready: boolean
+    /** Per check: `ok`, or why it failed. */
+    checks: Record<string, string>
+}
+
+/** A check that has not answered by then counts as failed: a load balancer's probe must not hang. */
+export const CHECK_TIMEOUT_MS = 2000
+
+export class ReadyChecks {
+    private readonly checks = new Map<string, ReadyCheck>()
+
+    add(name: string, check: ReadyCheck): this {
+        this.checks.set(name, check)
+        return this
+    }
+
+    /** Runs every check at once; ready when all pass. */
+    async report(): Promise<ReadyReport> {
+        const results = await Promise.all([...this.checks].map(async ([name, check]) => {
+            const outcome = await withTimeout(check(), CHECK_TIMEOUT_MS).then(() => 'ok', (err) => String(err?.message ?? err))
+            return [name, outcome] as const
+        }))
+        return { ready: results.every(([, outcome]) => outcome === 'ok'), checks: Object.fromEntries(results) }
+    }
+}
+
+/** The database answers a query. */
+export function databaseCheck(pool: Pool): ReadyCheck {
+    return async () => {
+        // The driver's message names the host and port: not for an anonymous caller.
+        await pool.query('SELECT 1').catch(() => {
+            throw new Error('database unreachable')
+        })
+    }
+}
+
+/** promise, or a rejection `timed out after <ms> ms` once ms have passed. */
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
+        promise.then((v) => {
+            clearTimeout(timer)
+            resolve(v)
+        }, (e) => {
+            clearTimeout(timer)
+            reject(e)
+        })
+    })
+}
