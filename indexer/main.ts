@@ -12,6 +12,7 @@ import { runIngestion } from './ingest'
 import { batchCommitted, observeHeights } from './metrics'
 import { Readiness } from './readiness'
 import { createRpcClient } from './rpc'
+import { BackfillProgress } from './progress'
 import { ChainState } from './state'
 import { detectTracing } from './traces'
 import { ContractVerifier } from './verification'
@@ -49,6 +50,7 @@ async function main({ log, onStop }: Service): Promise<void> {
     const tracing = env.INDEXER_TRACING === 'auto' ? await detectTracing(rpc, log) : env.INDEXER_TRACING
     if (tracing === 'none') log.warn('the node offers neither trace_block nor debug_traceBlockByHash: internal transactions are not indexed, and balance history sees only transactions and fees')
     const context: IndexerContext = { state, rpc, verifier: new ContractVerifier(), tracing, log }
+    const progress = new BackfillProgress(log, async () => Number(await rpc.call('eth_blockNumber', [], { retryAttempts: 0 })), env.INDEXER_READY_MAX_LAG)
     const database = new BatchingDatabase({
         maxBlocks: env.INDEXER_BATCH_BLOCKS,
         maxRows: MAX_BATCH_ROWS,
@@ -59,6 +61,7 @@ async function main({ log, onStop }: Service): Promise<void> {
         log,
         onCommitted: (mode, rows, seconds) => {
             if (rows.block) batchCommitted(mode, rows, seconds)
+            if (mode === 'final' && rows.block) void progress.committed(database.indexedHeight)
         },
         onCommit: async (em, batch) => {
             if (batch.isEmpty) return
