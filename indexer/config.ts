@@ -15,6 +15,8 @@ export const IndexerSettingsSchema = IndexedRangeSchema.extend({
         .describe('blocks per request while backfilling (Subsquid fixes it at 10; see [indexer.md](indexer.md#blocks-per-request))'),
     GRAPHQL_PORT: port.default(4350)
         .describe('port of the GraphQL server for analysts'),
+    GRAPHQL_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(4352)
+        .describe('port of the GraphQL process\'s `GET /health`, `/ready` (database and GraphQL server answering) and `/metrics` (0: any free port; see [operations.md](operations.md#health-and-readiness))'),
     INDEXER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(4351)
         .describe('port of the indexer\'s readiness endpoint, `GET /ready` (0: any free port; see [RELIABILITY.md](RELIABILITY.md#readiness))'),
     INDEXER_RPC_TIMEOUT: z.coerce.number().int().min(1).max(600).default(10)

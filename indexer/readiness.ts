@@ -1,5 +1,5 @@
 import { RequestListener } from 'http'
-import { registry } from '../common/service/metrics'
+import { operationsListener } from '../common/service/operations-port'
 import { CHECK_TIMEOUT_MS, withTimeout } from '../common/service/ready-checks'
 
 /** Whether the indexer is following the chain, for `GET /ready`: docs/RELIABILITY.md#readiness (and /health, /metrics: docs/operations.md) */
@@ -51,28 +51,6 @@ export class Readiness {
 
     /** `GET /ready`: 200 when following, 503 otherwise, the JSON body says which; `GET /health`; `GET /metrics`. */
     handler(): RequestListener {
-        return (req, res) => {
-            const path = req.url?.split('?')[0]
-            if (req.method === 'GET' && path === '/health') {
-                res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ status: 'ok', timestamp: new Date().toISOString() }))
-                return
-            }
-            if (req.method === 'GET' && path === '/metrics') {
-                registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text), (err) => {
-                    res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(err?.message ?? err)}`)
-                })
-                return
-            }
-            if (req.method !== 'GET' || path !== '/ready') {
-                res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not found: the indexer serves GET /ready, /health and /metrics' }))
-                return
-            }
-            this.report().then((report) => {
-                res.writeHead(report.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-                res.end(JSON.stringify(report))
-            }, (err) => {
-                res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ ready: false, status: `readiness failed: ${String(err?.message ?? err)}` }))
-            })
-        }
+        return operationsListener('indexer', () => this.report())
     }
 }

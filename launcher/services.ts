@@ -24,7 +24,7 @@ export const INDEXER_NODE_OPTIONS: readonly string[] = ['--max-old-space-size=15
 
 export const SERVICES: readonly ServiceSpec[] = [
     { name: 'indexer', entry: 'indexer/main.js', nodeOptions: INDEXER_NODE_OPTIONS, secrets: [], urls: (env) => [`Indexer readiness        http://localhost:${env.INDEXER_HEALTH_PORT}/ready`] },
-    { name: 'graphql', entry: 'indexer/graphql.js', secrets: [], urls: (env) => [`GraphQL (analysts)       http://localhost:${env.GRAPHQL_PORT}/graphql`] },
+    { name: 'graphql', entry: 'indexer/graphql.js', secrets: [], urls: (env) => [`GraphQL (analysts)       http://localhost:${env.GRAPHQL_PORT}/graphql`, `GraphQL readiness        http://localhost:${env.GRAPHQL_HEALTH_PORT}/ready`] },
     {
         name: 'api',
         entry: 'api/main.js',

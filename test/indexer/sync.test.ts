@@ -114,11 +114,12 @@ describe('indexer: a seeded chain', function () {
         expect(platform).to.have.length(3)
     })
 
-    it('serves the same data over GraphQL for analysts', async () => {
+    it('serves the same data over GraphQL for analysts; its own port answers /health, /ready and /metrics', async () => {
         const port = await freePort()
+        const healthPort = await freePort()
         const server = spawnManaged(process.execPath, [path.resolve(__dirname, '../../indexer/graphql.js')], {
             name: 'graphql',
-            env: { ...process.env, DATABASE_URL: databaseUrl, GRAPHQL_PORT: String(port) },
+            env: { ...process.env, DATABASE_URL: databaseUrl, GRAPHQL_PORT: String(port), GRAPHQL_HEALTH_PORT: String(healthPort) },
         })
         try {
             const query = async (q: string) => {
@@ -142,6 +143,17 @@ describe('indexer: a seeded chain', function () {
             expect(data.tokens).to.deep.equal([{ name: 'Silver Token', decimals: 8, holderCount: silver.rows[0].holder_count }])
             expect(data.swapsConnection.totalCount).to.equal(swaps.rows[0].n)
             expect(data.pairs).to.deep.equal([{ id: busiest.rows[0].id, swapsTotal: busiest.rows[0].swaps_total }])
+
+            const ops = `http://127.0.0.1:${healthPort}`
+            expect((await fetch(`${ops}/health`)).status).to.equal(200)
+            const ready = await waitFor('GraphQL readiness', async () => {
+                const res = await fetch(`${ops}/ready`)
+                return res.status === 200 ? res.json() : undefined
+            }, 30_000, 250)
+            expect(ready).to.deep.equal({ ready: true, checks: { database: 'ok', graphql: 'ok' } })
+            const metrics = await (await fetch(`${ops}/metrics`)).text()
+            expect(metrics.split('\n').some((l) => l.startsWith('process_cpu_seconds_total{') && l.includes('service="graphql"'))).to.equal(true)
+            expect(metrics).to.include('db_pool_connections{pool="main",service="graphql"}')
         } finally {
             await server.stop()
         }

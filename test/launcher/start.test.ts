@@ -102,6 +102,7 @@ describe('npm start (the launcher)', function () {
             DEVNET_BLOCK_TIME: String(DEVNET_BLOCK_TIME),
             EMBEDDED_PG_PORT: String(await freePort()),
             GRAPHQL_PORT: String(await freePort()),
+            GRAPHQL_HEALTH_PORT: String(await freePort()),
             INDEXER_HEALTH_PORT: String(await freePort()),
             EXPLORER_PORT: String(await freePort()),
             PLATFORM_PORT: String(await freePort()),
@@ -124,6 +125,7 @@ describe('npm start (the launcher)', function () {
         expect(output).to.include(`http://127.0.0.1:${env.DEVNET_PORT}`)
         expect(output).to.include(`http://localhost:${env.GRAPHQL_PORT}/graphql`)
         expect(output).to.include(`http://localhost:${env.INDEXER_HEALTH_PORT}/ready`)
+        expect(output).to.include(`http://localhost:${env.GRAPHQL_HEALTH_PORT}/ready`)
 
         const client = createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) })
         expect(await client.getChainId()).to.equal(3009)
