@@ -172,14 +172,19 @@ export class Auth {
     /**
      * Counts the attempt as a failure in both limits before any argon2id work, so guesses sent at
      * once cannot pass together; a 429 when either is full, and then neither counts it. Resolves
-     * with the (account, IP) failures before this attempt.
+     * with the (account, IP) failures before this attempt. The IP's limit is taken first and the
+     * (account, IP) one only by an attempt inside it: taken at once, an attempt the IP limit
+     * refuses would hold an account point until it gave it back, and could crowd out an attempt
+     * the account limit would have let through.
      */
     private async reserve(attempt: Attempt): Promise<number> {
-        const [ip, pair] = await Promise.allSettled([this.ipFailures.reserve(attempt.ip), this.accountFailures.reserve(accountKey(attempt))])
-        if (ip.status === 'fulfilled' && pair.status === 'fulfilled') return pair.value
-        if (ip.status === 'fulfilled') await this.ipFailures.refund(attempt.ip)
-        if (pair.status === 'fulfilled') await this.accountFailures.refund(accountKey(attempt))
-        throw ip.status === 'rejected' ? ip.reason : (pair as PromiseRejectedResult).reason
+        await this.ipFailures.reserve(attempt.ip)
+        try {
+            return await this.accountFailures.reserve(accountKey(attempt))
+        } catch (err) {
+            await this.ipFailures.refund(attempt.ip)
+            throw err
+        }
     }
 
     private cacheKeyOf(userId: string, password: string): string {
