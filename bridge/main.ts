@@ -12,7 +12,7 @@ import { networkCheck } from './engine/readiness'
 import { Worker } from './engine/worker'
 import { createApp } from './http/app'
 import { KeyManager } from './keys'
-import { observeBridgeDatabase } from './metrics'
+import { observeBridgeDatabase, observeBridgeVaults } from './metrics'
 import { simpleSwapFromEnv } from './providers/simpleswap/factory'
 import { ChainName } from './registry'
 import { Webhooks } from './webhooks/service'
@@ -47,6 +47,7 @@ async function main(service: Service): Promise<void> {
     const webhooks = new Webhooks({ databaseUrl: databaseUrl, masterKey: secrets.masterKey, adminToken: env.BRIDGE_ADMIN_TOKEN, config: config.webhooks, log })
     const { app, ready } = createApp(env, ctx, vaults, webhooks)
     observeBridgeDatabase(pool)
+    observeBridgeVaults(ctx, vaults)
     const worker = new Worker(ctx)
     const monitor = new Monitor(ctx, () => worker.kick())
     for (const chain of adapters.keys()) ready.add(`network ${chain}`, networkCheck(chain, monitor.headReads, config.monitorIntervalMs))

@@ -1,6 +1,10 @@
 import { Pool } from 'pg'
-import { Counter, Gauge } from 'prom-client'
+import { Counter, Gauge, Histogram } from 'prom-client'
+import { Recent } from '../common/recent'
 import { durationHistogram, registry } from '../common/service/metrics'
+import { formatUnits } from './amounts'
+import { allAssets } from './config'
+import { EngineContext } from './engine/context'
 import { STATUSES } from './engine/lifecycle'
 
 /** The bridge's metrics, beside the kit's on GET /metrics: docs/operations.md#bridge */
@@ -21,6 +25,24 @@ export function startMonitorCycle(chain: string): () => void {
     return () => void end()
 }
 
+const sinceDeposit = new Histogram({
+    name: 'bridge_swap_seconds_since_deposit',
+    help: "Seconds from the deposit's block time on the source chain to the swap entering each status, by status and source chain",
+    labelNames: ['status', 'source_chain'] as const,
+    buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600, 21600, 86400],
+    registers: [registry],
+})
+
+/**
+ * Called once per transition, by the process that made it, after it committed. Transitions before
+ * the deposit is seen (and swaps that never got one) have no deposit time and are not counted.
+ */
+export function swapEnteredStatus(swap: { status: string; sourceChain: string; depositBlockTime: Date | null }): void {
+    if (!swap.depositBlockTime) return
+    // A source chain's clock may run slightly ahead of ours: such a moment counts as no time at all.
+    sinceDeposit.observe({ status: swap.status, source_chain: swap.sourceChain }, Math.max(0, (Date.now() - swap.depositBlockTime.getTime()) / 1000))
+}
+
 export function webhookAttempted(outcome: 'delivered' | 'failed' | 'given_up'): void {
     webhookDeliveries.inc({ outcome })
 }
@@ -31,20 +53,11 @@ export function webhookAttempted(outcome: 'delivered' | 'failed' | 'given_up'): 
  * database is asked at most this often.
  */
 const DATABASE_FIGURES_MS = 10_000
+/** The same for vault balances, which are reads of every network's node. */
+const VAULT_BALANCES_MS = 30_000
 
-/** read(), reused for DATABASE_FIGURES_MS after it settles (a failed read is not kept). */
-function everyFewSeconds<T>(read: () => Promise<T | undefined>): () => Promise<T | undefined> {
-    let last: { at: number; value: Promise<T | undefined> } | undefined
-    return () => {
-        if (last && Date.now() - last.at < DATABASE_FIGURES_MS) return last.value
-        const entry = { at: Date.now(), value: read() }
-        last = entry
-        void entry.value.then((v) => {
-            if (v === undefined && last === entry) last = undefined
-        })
-        return entry.value
-    }
-}
+/** A read that settles to undefined when it fails, so one scrape never fails on it. */
+const orNothing = <T>(value: Promise<T>): Promise<T | undefined> => value.catch(() => undefined)
 
 /**
  * The gauges read from the database (every replica reports the same shared figures), at most once
@@ -52,8 +65,8 @@ function everyFewSeconds<T>(read: () => Promise<T | undefined>): () => Promise<T
  * the queue's figures are NaN; the rest of the scrape still answers.
  */
 export function observeBridgeDatabase(pool: Pool): void {
-    const readSwaps = everyFewSeconds(() => pool.query<{ status: string; count: string }>('SELECT status, count(*) AS count FROM bridge_swap GROUP BY status')
-        .then((r) => r.rows, () => undefined))
+    const swaps = new Recent<{ status: string; count: string }[]>(DATABASE_FIGURES_MS)
+    const readSwaps = () => orNothing(swaps.get(() => pool.query('SELECT status, count(*) AS count FROM bridge_swap GROUP BY status').then((r) => r.rows)))
     new Gauge({
         name: 'bridge_swaps',
         help: 'Swaps by status',
@@ -68,10 +81,11 @@ export function observeBridgeDatabase(pool: Pool): void {
         },
     })
     /** One query for the two queue gauges. */
-    const readQueue = everyFewSeconds(() => pool.query<{ depth: string; oldest_seconds: number | null }>(
+    const queue = new Recent<{ depth: number; oldestSeconds: number | null }>(DATABASE_FIGURES_MS)
+    const readQueue = () => orNothing(queue.get(() => pool.query<{ depth: string; oldest_seconds: number | null }>(
         `SELECT count(*) AS depth, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest_seconds FROM bridge_webhook_delivery
          WHERE state = 'pending' AND subscription_id = ANY (ARRAY(SELECT id FROM bridge_webhook_subscription WHERE active))`
-    ).then(({ rows: [r] }) => ({ depth: Number(r.depth), oldestSeconds: r.oldest_seconds }), () => undefined))
+    ).then(({ rows: [r] }) => ({ depth: Number(r.depth), oldestSeconds: r.oldest_seconds }))))
     new Gauge({
         name: 'bridge_webhook_queue_depth',
         help: 'Webhook deliveries waiting to be delivered (to active subscriptions)',
@@ -87,6 +101,63 @@ export function observeBridgeDatabase(pool: Pool): void {
         async collect() {
             const queue = await readQueue()
             this.set(queue ? queue.oldestSeconds ?? 0 : NaN)
+        },
+    })
+}
+
+/**
+ * Each vault's balance and the part of it already promised, per chain and asset, in whole units of
+ * the asset (a gauge is a float: base units of an 18-decimal token would lose their low digits
+ * anyway). Reserved is what checkReserves (engine/vault.ts) counts against a new payout: locked
+ * payouts not yet completed and pool trades in flight. Balances are node reads, at most every
+ * VAULT_BALANCES_MS; a network whose node does not answer is left out of that scrape.
+ */
+export function observeBridgeVaults(ctx: EngineContext, vaults: ReadonlyMap<string, string>): void {
+    const assets = allAssets(ctx.config).filter((a) => !a.disabled && vaults.has(a.chain))
+    const decimalsOf = new Map(assets.map((a) => [`${a.chain}:${a.symbol}`, a.decimals]))
+    const whole = (chain: string, symbol: string, amount: bigint) => Number(formatUnits(amount, decimalsOf.get(`${chain}:${symbol}`) ?? 0))
+
+    type Balance = { chain: string; asset: string; amount: bigint }
+    const balances = new Recent<Balance[]>(VAULT_BALANCES_MS)
+    const readBalances = () => balances.get(async () => {
+        const read = await Promise.all(assets.map(async (a): Promise<Balance | undefined> => {
+            const amount = await orNothing(ctx.adapter(a.chain).balance(vaults.get(a.chain)!, a))
+            return amount === undefined ? undefined : { chain: a.chain, asset: a.symbol, amount }
+        }))
+        return read.filter((r): r is Balance => r !== undefined)
+    })
+    new Gauge({
+        name: 'bridge_vault_balance',
+        help: "The vault's balance by chain and asset, in whole units of the asset",
+        labelNames: ['chain', 'asset'] as const,
+        registers: [registry],
+        async collect() {
+            this.reset()
+            for (const r of (await orNothing(readBalances())) ?? []) this.set({ chain: r.chain, asset: r.asset }, whole(r.chain, r.asset, r.amount))
+        },
+    })
+
+    const reserved = new Recent<{ chain: string; asset: string; amount: string }[]>(DATABASE_FIGURES_MS)
+    const readReserved = () => orNothing(reserved.get(() => ctx.pool.query(
+        `SELECT chain, asset, SUM(amount)::text AS amount FROM (
+             SELECT target_chain AS chain, target_token AS asset, locked_target_amount AS amount FROM bridge_swap WHERE status IN ('vault_locked', 'payout_processing')
+             UNION ALL
+             SELECT chain, asset, amount FROM bridge_tx WHERE purpose = 'pool_swap' AND status IN ('signed', 'broadcast')
+         ) promised GROUP BY chain, asset`
+    ).then((r) => r.rows)))
+    new Gauge({
+        name: 'bridge_vault_reserved',
+        help: "The part of the vault's balance promised to payouts and pool trades in flight, by chain and asset, in whole units of the asset",
+        labelNames: ['chain', 'asset'] as const,
+        registers: [registry],
+        async collect() {
+            this.reset()
+            const rows = await readReserved()
+            if (!rows) return
+            for (const a of assets) {
+                const row = rows.find((r) => r.chain === a.chain && r.asset === a.symbol)
+                this.set({ chain: a.chain, asset: a.symbol }, whole(a.chain, a.symbol, BigInt(row?.amount ?? '0')))
+            }
         },
     })
 }

@@ -1,6 +1,6 @@
 import { Request, Response } from 'express'
 import { encodeJson, EncodedJson, sendEncoded, sendJson } from './json-response'
-import { Recent } from './recent'
+import { Recent } from '../../common/recent'
 
 /**
  * Whole answers of the views every visitor opens: the home page's latest blocks and transactions,

@@ -1,6 +1,6 @@
 import { Db } from './db'
 import { chainCounters } from './queries/stats'
-import { Recent } from './recent'
+import { Recent } from '../../common/recent'
 
 export interface Head {
     /** Highest indexed block, -1 before the first. */

@@ -1,6 +1,6 @@
 import { ReadyCheck } from '../../common/service/ready-checks'
 import { ChainContext } from './context'
-import { Recent } from './recent'
+import { Recent } from '../../common/recent'
 
 /** How long one reading of the node's head serves the probes that follow. */
 const NODE_HEAD_TTL_MS = 2000

@@ -1,6 +1,7 @@
 import { Pool, PoolClient } from 'pg'
 import { BRIDGE_EVENT_CHANNEL, BridgeEventNotification } from '../../db/channels'
 import { inTransaction } from '../db'
+import { swapEnteredStatus } from '../metrics'
 import { OUR_PROVIDER_STATUSES } from '../providers/status'
 import { ChainName } from '../registry'
 
@@ -267,7 +268,7 @@ export async function transition(
     for (const f of fromList) {
         if (!NEXT[f].includes(to)) throw new TransitionError(`no transition from ${f} to ${to}`)
     }
-    return inTransaction(pool, async (client) => {
+    const moved = await inTransaction(pool, async (client) => {
         const { sql, values } = assignments(options.set ?? {}, 4)
         const finished = FINAL_STATUSES.includes(to) ? ', "finished_at" = now()' : ''
         const { rows } = await client.query(
@@ -280,6 +281,8 @@ export async function transition(
         await writeEvent(client, swap, { event: options.event ?? EVENT_OF_STATUS[to], txHash: options.txHash, data: options.data })
         return swap
     })
+    if (moved) swapEnteredStatus(moved)
+    return moved
 }
 
 /** Updates columns without a status change, optionally with an event (refunds), guarded by the current status. */

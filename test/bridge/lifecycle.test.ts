@@ -1,10 +1,11 @@
 import { expect } from 'chai'
 import * as fs from 'fs'
-import { Address, parseUnits } from 'viem'
+import { Client } from 'pg'
+import { Address, formatUnits, parseUnits } from 'viem'
 import { createTestDatabase } from '../support/postgres'
 import {
     account, api, balanceOf, BridgeChains, BridgeProcess, bridgeEnv, ChainName, createSwap, eventsOf, fundVaults, giveTokens,
-    send, startBridge, startBridgeChains, tempDir, waitForStatus, WsClient,
+    send, startBridge, startBridgeChains, tempDir, vaultOf, waitForStatus, WsClient,
 } from './support'
 
 /** Every status of a completed swap, in order, with the event each writes (docs/bridge/lifecycle.md). */
@@ -26,9 +27,10 @@ describe('bridge: a swap from deposit to payout on the local EVM chains', functi
     let w: BridgeChains
     let bridge: BridgeProcess
     let dir: string
+    let databaseUrl: string
 
     before(async function () {
-        const databaseUrl = await createTestDatabase('bridge_lifecycle')
+        databaseUrl = await createTestDatabase('bridge_lifecycle')
         w = await startBridgeChains()
         dir = tempDir()
         bridge = await startBridge(bridgeEnv(w, databaseUrl, dir))
@@ -175,5 +177,29 @@ describe('bridge: a swap from deposit to payout on the local EVM chains', functi
         for (const d of done) {
             expect((await eventsOf(bridge, d.id)).map((e) => e.event)).to.deep.equal(COMPLETED_EVENTS)
         }
+    })
+
+    it('/metrics: every completed swap timed from its deposit by source chain; vault balances as on chain, nothing reserved once all are paid', async function () {
+        const text = await (await fetch(`${bridge.url}/metrics`)).text()
+        const value = (name: string, labels: Record<string, string>) => text.split('\n')
+            .filter((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)))
+            .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)))
+        const db = new Client({ connectionString: databaseUrl })
+        await db.connect()
+        const { rows } = await db.query(`SELECT source_chain, count(*)::int AS n FROM bridge_swap WHERE status = 'completed' GROUP BY source_chain`)
+        await db.end()
+        expect(rows.length).to.be.greaterThan(1)
+        for (const { source_chain, n } of rows) {
+            // One observation per swap per status it entered after its deposit, by the one process that moved it.
+            expect(value('bridge_swap_seconds_since_deposit_count', { status: 'completed', source_chain }), source_chain).to.deep.equal([n])
+            expect(value('bridge_swap_seconds_since_deposit_count', { status: 'deposit_confirmed', source_chain }), source_chain).to.deep.equal([n])
+        }
+        const bscVault = await vaultOf(bridge, 'BSC')
+        const usdt = await balanceOf(w.chains.BSC, bscVault, token('BSC', 'USDT'))
+        expect(value('bridge_vault_balance', { chain: 'BSC', asset: 'USDT' })).to.deep.equal([Number(formatUnits(usdt, 18))])
+        const coin = await balanceOf(w.chains.POLYGON, await vaultOf(bridge, 'POLYGON'))
+        expect(value('bridge_vault_balance', { chain: 'POLYGON', asset: 'POL' })).to.deep.equal([Number(formatUnits(coin, 18))])
+        expect(value('bridge_vault_reserved', { chain: 'BSC', asset: 'USDT' })).to.deep.equal([0])
+        expect(value('bridge_vault_reserved', { chain: 'NATIVECHAIN', asset: 'NATIVE' })).to.deep.equal([0])
     })
 })

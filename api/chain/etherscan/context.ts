@@ -1,6 +1,6 @@
 import { ChainContext } from '../context'
 import { boundedPool, Db, preparedDb } from '../db'
-import { Recent } from '../recent'
+import { Recent } from '../../../common/recent'
 
 /** How old the total coin supply may be (see stats.ts). */
 export const SUPPLY_TTL_MS = 60_000

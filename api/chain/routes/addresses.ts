@@ -15,7 +15,7 @@ import { renderLogs } from '../render/log'
 import { loadTokens, renderToken } from '../render/token'
 import { renderTokenTransfers } from '../render/token-transfer'
 import { sendJson } from '../json-response'
-import { Recent } from '../recent'
+import { Recent } from '../../../common/recent'
 import {
     AddressCounters, AddressDetails, AddressTabsCounters, Block, chainOperation, EmptyPage, Log, pageOf, TokenBalance, TokenTransfer,
     TopAddressesPage, Transaction,

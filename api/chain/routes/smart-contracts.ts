@@ -6,7 +6,7 @@ import { notFound } from '../errors'
 import { hex, isoTimestamp } from '../format'
 import { carried, paginate } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
-import { Recent } from '../recent'
+import { Recent } from '../../../common/recent'
 import {
     contractByAddress, contractCounts, ContractListRow, ContractRow, isSortedList, verifiedContractList,
 } from '../queries/smart-contracts'

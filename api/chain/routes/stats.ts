@@ -2,7 +2,7 @@ import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { isoTimestamp, percentage } from '../format'
 import { activityTotals, blockGasSince, dailyTransactions, gasPricePercentiles } from '../queries/stats'
-import { Recent } from '../recent'
+import { Recent } from '../../../common/recent'
 import { chainOperation, MarketChart, Stats, TransactionsChart } from '../schemas'
 
 const TAG = 'stats'
