@@ -7,7 +7,7 @@ import { startAnvil } from './anvil'
 import { followWallClock } from './clock'
 import { DevnetEnv } from './config'
 import { deployNativeContracts } from './deploy'
-import { seedDemoActivity } from './seed'
+import { seedDemoActivity, SeedOptions } from './seed'
 
 export const HISTORY_DAYS = 30
 
@@ -24,7 +24,7 @@ export interface Devnet {
  * contracts and the history already there and does neither again. Either way new blocks are dated
  * by the wall clock (never before the head), see followWallClock.
  */
-export async function startDevnet(env: DevnetEnv, log: Logger): Promise<Devnet> {
+export async function startDevnet(env: DevnetEnv, log: Logger, onSeedProgress?: SeedOptions['onProgress']): Promise<Devnet> {
     const stateFile = path.join(dataDir(env), 'devnet', 'state.json')
     const fresh = !fs.existsSync(stateFile)
     const anvil = await startAnvil({
@@ -37,7 +37,7 @@ export async function startDevnet(env: DevnetEnv, log: Logger): Promise<Devnet> 
         name: 'devnet',
     })
     try {
-        const deployment = await prepareChain(env, anvil.url, log)
+        const deployment = await prepareChain(env, anvil.url, log, onSeedProgress)
         // The seeding's explicit timestamps leave anvil's clock behind the wall clock (the last
         // seeded block is up to an hour old), and a restart from the state file does not keep new
         // blocks after the saved head: both are put right before any block is mined in real time.
@@ -53,7 +53,7 @@ export async function startDevnet(env: DevnetEnv, log: Logger): Promise<Devnet> 
     }
 }
 
-async function prepareChain(env: DevnetEnv, rpcUrl: string, log: Logger): Promise<Deployment> {
+async function prepareChain(env: DevnetEnv, rpcUrl: string, log: Logger, onSeedProgress?: SeedOptions['onProgress']): Promise<Deployment> {
     const previous = readDeployment(env)
     const client = createPublicClient({ transport: http(rpcUrl) })
     const { contracts, startBlock } = await deployNativeContracts({
@@ -72,7 +72,7 @@ async function prepareChain(env: DevnetEnv, rpcUrl: string, log: Logger): Promis
         }
     }
     log.info('seeding the devnet with a month of demo activity')
-    const seeded = await seedDemoActivity({ rpcUrl, chainId: env.CHAIN_ID, contracts, seed: env.DEVNET_SEED, days: HISTORY_DAYS, log })
+    const seeded = await seedDemoActivity({ rpcUrl, chainId: env.CHAIN_ID, contracts, seed: env.DEVNET_SEED, days: HISTORY_DAYS, log, onProgress: onSeedProgress })
     const last = await client.getBlock({ blockNumber: BigInt(seeded.lastBlock) })
     const deployment: Deployment = {
         chainId: env.CHAIN_ID,

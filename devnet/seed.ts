@@ -40,6 +40,8 @@ export interface SeedOptions {
     /** Length of the history, ending about now. */
     days?: number
     log?: Logger
+    /** Called after each hour of history is mined. */
+    onProgress?: (hoursDone: number, hours: number) => void
 }
 
 export interface SeedResult {
@@ -229,6 +231,7 @@ export async function seedDemoActivity(options: SeedOptions): Promise<SeedResult
             }
             await client.request({ method: 'evm_mine' as any, params: [{ timestamp: start + hour * 3600 + rng.int(0, 3599), blocks: 1 }] as any })
             blocks.push(await client.getBlockNumber({ cacheTime: 0 }))
+            options.onProgress?.(hour + 1, hours)
         }
     } finally {
         await client.request({ method: 'evm_setAutomine' as any, params: [true] as any })

@@ -8,6 +8,8 @@ import { startEmbeddedPostgres } from '../db/postgres'
 import { startDevnet } from '../devnet'
 import { fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
 import { LauncherEnv, parseLauncherEnv } from './config'
+import { reportIndexing } from './indexing-progress'
+import { ProgressLine } from './progress-line'
 import { serviceEnv, SERVICES } from './services'
 import { claimDataDir } from './single-instance'
 
@@ -60,7 +62,9 @@ async function main(): Promise<void> {
         }
         let devnet: Awaited<ReturnType<typeof startDevnet>> | undefined
         if (!env.RPC_URL) {
-            devnet = await startDevnet(env, log)
+            const seeding = new ProgressLine('seeding the demo history', log)
+            devnet = await startDevnet(env, log, (done, total) => seeding.update(done, total, `day ${Math.ceil(done / 24)} of ${Math.ceil(total / 24)}`))
+            seeding.done()
             started.push({ name: 'devnet', stop: devnet.stop })
         }
         // The bridge's BSC, ETHEREUM and POLYGON: local anvils for those without an RPC URL.
@@ -85,6 +89,9 @@ async function main(): Promise<void> {
                 .catch((err) => log.error({ err }, 'could not fund the bridge vaults on the local chains'))
         }
         printBanner(env, databaseUrl, urls, bridgeChains.records)
+        if (SERVICES.some((s) => s.name === 'indexer' && fs.existsSync(path.join(LIB_DIR, s.entry)))) {
+            void reportIndexing(`http://127.0.0.1:${env.INDEXER_HEALTH_PORT}`, log, () => stopping)
+        }
     } catch (err) {
         log.fatal({ err }, 'the stack failed to start')
         await shutdown(1)
