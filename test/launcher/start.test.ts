@@ -175,6 +175,8 @@ describe('npm start (the launcher)', function () {
         const after = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
         expect(after).to.deep.equal(before)
         await expectHeadOnTheWallClock(createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) }) as PublicClient)
+        // The launcher's progress line ends once the indexer's own /ready says it follows the head.
+        await waitFor('the launcher to say the indexer caught up', async () => /indexing the chain: caught up at block \d+/.test(output), 120_000, 200)
         await stop()
     })
 })
