@@ -39,10 +39,11 @@ async function transfersTo(client: PublicClient, token: Address, to: Address): P
     return logs.map((l: any) => l.args.value as bigint)
 }
 
-/** A Prometheus counter's value in a /metrics text (0 when absent). */
-function counter(metrics: string, series: string): number {
-    const line = metrics.split('\n').find((l) => l.startsWith(`${series} `))
-    return line ? Number(line.slice(series.length + 1)) : 0
+/** The sum of a Prometheus metric's series that carry `label` (name="value") in a /metrics text. */
+function sumOf(metrics: string, name: string, label: string): number {
+    return metrics.split('\n')
+        .filter((l) => l.startsWith(`${name}{`) && l.slice(0, l.indexOf('}')).split(/[{,]/).includes(label))
+        .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0)
 }
 
 describe('replicas: two api, two platform and two bridge processes behind round-robin load balancers', function () {
@@ -250,7 +251,7 @@ describe('replicas: two api, two platform and two bridge processes behind round-
             expect(received).to.have.length(history.reduce((n, d) => n + d.attempts, 0))
             // Each replica counts only the attempts it made: together, every request the receiver got.
             const metrics = await Promise.all(bridges.map(async (b) => (await fetch(`${b.url}/metrics`)).text()))
-            const delivered = metrics.map((m) => counter(m, 'bridge_webhook_deliveries_total{outcome="delivered"}'))
+            const delivered = metrics.map((m) => sumOf(m, 'bridge_webhook_deliveries_total', 'outcome="delivered"'))
             expect(delivered.reduce((a, b) => a + b, 0)).to.equal(history.length)
         })
     })
