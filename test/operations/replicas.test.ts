@@ -161,6 +161,40 @@ describe('replicas: two api, two platform and two bridge processes behind round-
         expect(await native().client.getBalance({ address: wallet })).to.equal(walletBefore - total - fees)
     })
 
+    it('a platform replica killed amid sends from one wallet: the other lands everything stored, nonces stay contiguous', async function () {
+        const N = 30
+        const http = new PlatformClient(platformLb.url)
+        const wallet = await newWallet(http, 'replicas-crash', PWD)
+        await native().client.request({ method: 'anvil_setBalance' as any, params: [wallet, numberToHex(parseEther('100'))] as any })
+        const recipient = privateKeyToAccount(generatePrivateKey()).address
+        for (let i = 0; i < 2; i++) expect((await http.get(`/api/wallet/balance/${wallet}`, { user_id: 'replicas-crash' }, PWD)).status).to.equal(200)
+        const nonceBefore = await native().client.getTransactionCount({ address: wallet })
+        const stored = async (statuses: string[]) => (await pool.query(
+            'SELECT tx_hash, nonce, status FROM platform_tx WHERE from_address = $1 AND status = ANY($2) ORDER BY nonce', [wallet.toLowerCase(), statuses]
+        )).rows
+
+        const replies = Promise.all(Array.from({ length: N }, (_, i) =>
+            http.post('/api/wallet/send', { address_from: wallet, token: 'NATIVE', amount: `0.${String(i + 1).padStart(3, '0')}`, address_to: recipient }, PWD)))
+        // SIGKILL while the burst is being signed: the dead replica's requests fail, what it stored stays.
+        await waitFor('some of the sends stored', async () => (await stored(['signed', 'broadcast', 'confirmed'])).length >= 4, 60_000, 10)
+        platforms[0].process.kill('SIGKILL')
+        const answered = await replies
+        await waitFor('every stored send followed to its end by the surviving replica', async () => (await stored(['signed', 'broadcast'])).length === 0, 120_000, 250)
+
+        // Nothing stored was lost or doubled: each landed once, at the next nonce.
+        const rows = await stored(['signed', 'broadcast', 'confirmed', 'reverted', 'rejected', 'dead'])
+        expect(rows.map((r) => r.status)).to.deep.equal(rows.map(() => 'confirmed'))
+        expect(rows.map((r) => Number(r.nonce))).to.deep.equal(rows.map((_, i) => nonceBefore + i))
+        expect(await native().client.getTransactionCount({ address: wallet })).to.equal(nonceBefore + rows.length)
+        const txs = await Promise.all(rows.map((r) => native().client.getTransaction({ hash: r.tx_hash })))
+        expect(txs.map((t) => t.nonce)).to.deep.equal(rows.map((r) => Number(r.nonce)))
+        expect(await native().client.getBalance({ address: recipient })).to.equal(txs.reduce((sum, t) => sum + t.value, 0n))
+        // Every send answered 200 is among them; the survivor answered all of its share.
+        const ok = answered.filter((r) => r.status === 200)
+        expect(ok.length).to.be.at.least(N / 2)
+        expect(rows.map((r) => r.tx_hash)).to.include.members(ok.map((r) => r.body.hash))
+    })
+
     describe('bridge swaps created through the load balancer', function () {
         /** The four swaps, each paying USDT to a fresh address on its target chain. */
         const routes: { target: ChainName; from: number }[] = [
