@@ -5,7 +5,8 @@ import { databaseCheck, ReadyChecks } from '../common/service/ready-checks'
 import { createChainApi } from './chain/router'
 import { ApiContext } from './context'
 import { explorerErrorSchema } from './explorer/errors'
-import { explorerRouter } from './explorer/router'
+import { WatchlistAlerts } from './explorer/alerts'
+import { explorerRouter, explorerServices } from './explorer/router'
 
 /**
  * The explorer port's app: explorer services (/api), the chain data API (/api/v2) and the
@@ -31,6 +32,7 @@ export function createApiApp(ctx: ApiContext) {
     // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
     doc.mount(app, chain.router)
     doc.mount(app, chain.etherscan)
-    doc.mount(app, explorerRouter(ctx, doc))
-    return { app, doc, chain }
+    const explorer = explorerServices(ctx)
+    doc.mount(app, explorerRouter(explorer, doc))
+    return { app, doc, chain, alerts: new WatchlistAlerts(explorer) }
 }

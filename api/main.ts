@@ -18,8 +18,10 @@ async function main(service: Service): Promise<void> {
     const { pool } = await openDatabase(env.DATABASE_URL, service)
     const ctx: ApiContext = { env, secrets: loadSecrets(env, ['jwtSecret'], log), pool, log }
 
-    const { app, chain } = createApiApp(ctx)
+    const { app, chain, alerts } = createApiApp(ctx)
     onStop(() => chain.close())
+    alerts.start()
+    onStop(() => alerts.stop())
     const explorerServer = await listen(app, env.EXPLORER_PORT)
     await chain.socket.attach(explorerServer.server, '/socket/v2/websocket')
     onStop(() => chain.socket.close(), () => explorerServer.close())

@@ -43,6 +43,8 @@ export const ExplorerSettingsSchema = z.object({
         .describe('password hashes and verifications of the explorer run at once (each takes about 50 ms of one core and 19 MiB)'),
     EXPLORER_DEFI_CACHE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(15)
         .describe('seconds a `/api/defi/*` answer is reused (and its `Cache-Control: max-age`); 0 computes every answer afresh'),
+    EXPLORER_ALERTS_PER_DAY: budget(50)
+        .describe('watchlist alert mails per account per 24 hours; further alerts are recorded as `capped` and not mailed'),
     EXPLORER_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32)
         .describe('password hashes that may wait for a slot; beyond it a sign-up, sign-in or reset answers 503 `busy` with `Retry-After: 1`'),
 })

@@ -13,7 +13,9 @@ export interface Mail {
     /** Plain text only: nothing a user typed is ever placed into HTML. */
     text: string
     /** For logs: what kind of mail this is (never its content, which carries codes). */
-    purpose: 'verify_email' | 'reset_password'
+    purpose: 'verify_email' | 'reset_password' | 'watchlist_alert'
+    /** Extra headers (List-Unsubscribe on alerts). */
+    headers?: Record<string, string>
 }
 
 /**
@@ -37,6 +39,11 @@ export class Mailer {
         }
     }
 
+    /** Whether mail can go out at all (SMTP, or the development outbox). */
+    get available(): boolean {
+        return this.transport !== undefined
+    }
+
     /** Throws a 503 when mail cannot be sent at all, before a route does anything it cannot finish. */
     ensureAvailable(): void {
         if (!this.transport) throw notConfigured('mail is not configured on this deployment (SMTP_URL)')
@@ -52,7 +59,7 @@ export class Mailer {
 
     async send(mail: Mail): Promise<void> {
         this.ensureAvailable()
-        const info = await this.transport!.sendMail({ from: this.env.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text })
+        const info = await this.transport!.sendMail({ from: this.env.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, headers: mail.headers })
         if (this.outbox) {
             fs.mkdirSync(this.outbox, { recursive: true })
             const file = path.join(this.outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.purpose}-${randomBytes(3).toString('hex')}.eml`)

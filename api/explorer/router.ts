@@ -18,10 +18,11 @@ import { createLimits } from './rate-limits'
 import { ExplorerServices } from './services'
 import { supportRequest, supportRequestOperation } from './support'
 import { watchlistRouter } from './watchlist'
+import { unsubscribeRoutes } from './alerts/unsubscribe'
 
-/** The explorer services API under /api (docs/explorer-api.md); mount it with doc.mount. */
-export function explorerRouter(ctx: ApiContext, doc: ApiDoc): DocumentedRouter {
-    const s: ExplorerServices = {
+/** What the explorer routes and the watchlist alerts share, made once per process. */
+export function explorerServices(ctx: ApiContext): ExplorerServices {
+    return {
         ctx,
         mailer: new Mailer(ctx.env, ctx.log),
         limits: createLimits(ctx.pool, ctx.env),
@@ -30,6 +31,11 @@ export function explorerRouter(ctx: ApiContext, doc: ApiDoc): DocumentedRouter {
         passwords: new Passwords(new HashPool({ concurrency: ctx.env.EXPLORER_HASH_CONCURRENCY, queue: ctx.env.EXPLORER_HASH_QUEUE })),
         publicUrl: (ctx.env.PUBLIC_URL ?? `http://localhost:${ctx.env.EXPLORER_PORT}/api`).replace(/\/+$/, ''),
     }
+}
+
+/** The explorer services API under /api (docs/explorer-api.md); mount it with doc.mount. */
+export function explorerRouter(s: ExplorerServices, doc: ApiDoc): DocumentedRouter {
+    const { ctx } = s
     doc.securityScheme(SESSION, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     const router = doc.router('/api', 'Explorer services')
     // Bearer tokens, no cookies: any origin may call, and browsers may read the rate-limit and cache headers.
@@ -55,6 +61,7 @@ export function explorerRouter(ctx: ApiContext, doc: ApiDoc): DocumentedRouter {
 
     router.mount(authRouter(s, doc))
     router.get('/profile', profileOperation, s.sessions.required(), profile(s))
+    unsubscribeRoutes(s, router)
     router.mount(watchlistRouter(s, doc))
     router.post('/support/requests', supportRequestOperation, supportRequest(s))
     router.post('/newsletter/subscribe', subscribeOperation, subscribe(s))

@@ -12,28 +12,55 @@ import { address, parseInput, text } from './validate'
 /**
  * GET/POST /watchlist and DELETE /watchlist/:address: the addresses an account follows, stored
  * lowercase (so another spelling of the same address is the same entry), each with an optional
- * name and the native balance the indexer last saw.
+ * name, the native balance the indexer last saw, and which of its transfers mail the owner
+ * (watchlist-alerts.ts; the fields are Blockscout's: docs/explorer-api.md#watchlist-alerts).
  */
 export const WATCHLIST_LIMIT = 100
+
+/** The transfer kinds an entry can alert on, as Blockscout names them, and their columns. */
+export const ALERT_KINDS = { native: 'native', 'ERC-20': 'erc20', 'ERC-721': 'erc721' } as const
+export type AlertKind = keyof typeof ALERT_KINDS
+const KIND_NAMES = Object.keys(ALERT_KINDS) as AlertKind[]
+
+const Directions = z.strictObject({ incoming: z.boolean().optional(), outgoing: z.boolean().optional() })
 
 const AddBody = z.object({
     address,
     /** A label; null clears it, absent keeps what an existing entry has. */
     name: text(100).nullable().optional(),
+    /** Per kind and direction; what is absent keeps its value (on by default). */
+    notification_settings: z.strictObject(Object.fromEntries(KIND_NAMES.map((k) => [k, Directions.optional()])) as Record<AlertKind, z.ZodOptional<typeof Directions>>).optional(),
+    /** Whether matching transfers are mailed to the account's address; off by default. */
+    notification_methods: z.strictObject({ email: z.boolean() }).optional(),
 })
+
+/** The columns a body sets, in a fixed order. */
+function settingColumns(body: z.output<typeof AddBody>): [string, boolean][] {
+    const columns: [string, boolean][] = []
+    for (const kind of KIND_NAMES) {
+        const given = body.notification_settings?.[kind]
+        if (given?.incoming !== undefined) columns.push([`notify_${ALERT_KINDS[kind]}_incoming`, given.incoming])
+        if (given?.outgoing !== undefined) columns.push([`notify_${ALERT_KINDS[kind]}_outgoing`, given.outgoing])
+    }
+    if (body.notification_methods) columns.push(['notify_email', body.notification_methods.email])
+    return columns
+}
 
 const Params = z.object({ address })
 
-interface EntryRow {
+type EntryRow = {
     address: string
     name: string | null
     created_at: Date
     balance: string | null
     balance_block: number | null
-}
+    notify_email: boolean
+} & Record<`notify_${(typeof ALERT_KINDS)[AlertKind]}_${'incoming' | 'outgoing'}`, boolean>
 
 const ENTRY_SELECT = `
-    SELECT w.address, w.name, w.created_at, a.balance::text AS balance, a.balance_block
+    SELECT w.address, w.name, w.created_at, a.balance::text AS balance, a.balance_block, w.notify_email,
+           w.notify_native_incoming, w.notify_native_outgoing, w.notify_erc20_incoming, w.notify_erc20_outgoing,
+           w.notify_erc721_incoming, w.notify_erc721_outgoing
     FROM explorer_watchlist w LEFT JOIN address a ON a.id = w.address`
 
 function entry(row: EntryRow) {
@@ -46,6 +73,11 @@ function entry(row: EntryRow) {
         balance_native: row.balance === null ? null : formatUnits(BigInt(row.balance), 18),
         balance_block: row.balance_block,
         added_at: row.created_at.toISOString(),
+        notification_settings: Object.fromEntries(KIND_NAMES.map((k) => [k, {
+            incoming: row[`notify_${ALERT_KINDS[k]}_incoming`],
+            outgoing: row[`notify_${ALERT_KINDS[k]}_outgoing`],
+        }])),
+        notification_methods: { email: row.notify_email },
     }
 }
 
@@ -56,6 +88,10 @@ const entrySchema = z.looseObject({
     balance_native: z.string().nullable().meta({ description: 'The same in NATIVE, a decimal string' }),
     balance_block: z.int().nullable(),
     added_at: timestamp,
+    notification_settings: z.looseObject(Object.fromEntries(KIND_NAMES.map((k) => [k, z.looseObject({ incoming: z.boolean(), outgoing: z.boolean() })])))
+        .meta({ description: 'Which transfers of the address alert, by kind (`native`, `ERC-20`, `ERC-721`) and direction; all on unless turned off' }),
+    notification_methods: z.looseObject({ email: z.boolean() })
+        .meta({ description: 'Whether alerts are mailed to the account (off unless turned on); mail starts with the first block indexed after it is turned on' }),
 }).meta({ id: 'WatchlistEntry' })
 
 const listOperation: Operation = {
@@ -71,8 +107,8 @@ const listOperation: Operation = {
 }
 
 const addOperation: Operation = {
-    summary: 'Follow an address, or relabel one already followed',
-    description: `A given \`name\` relabels an existing entry, \`null\` clears it. At most ${WATCHLIST_LIMIT} addresses.`,
+    summary: 'Follow an address, or change the label or alerts of one already followed',
+    description: `A given \`name\` relabels an existing entry, \`null\` clears it; \`notification_settings\` and \`notification_methods\` change what they name and keep the rest. At most ${WATCHLIST_LIMIT} addresses.`,
     security: [SESSION],
     body: AddBody,
     responses: {
@@ -117,18 +153,25 @@ export function watchlistRouter(s: ExplorerServices, doc: ApiDoc): DocumentedRou
             // Serialises this account's additions, so two at once cannot pass the limit together.
             await db.query('SELECT 1 FROM explorer_account WHERE id = $1 FOR UPDATE', [account.id])
             const existing = await db.query('SELECT 1 FROM explorer_watchlist WHERE account_id = $1 AND address = $2', [account.id, body.address])
-            if (existing.rowCount) {
-                if (body.name !== undefined) {
-                    await db.query('UPDATE explorer_watchlist SET name = $3 WHERE account_id = $1 AND address = $2', [account.id, body.address, body.name])
+            if (!existing.rowCount) {
+                const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM explorer_watchlist WHERE account_id = $1', [account.id])
+                if (rows[0].count >= WATCHLIST_LIMIT) {
+                    throw new HttpError(409, `a watchlist holds at most ${WATCHLIST_LIMIT} addresses; remove one first`, { code: 'watchlist_full' })
                 }
-                return false
+                await db.query('INSERT INTO explorer_watchlist (account_id, address) VALUES ($1, $2)', [account.id, body.address])
             }
-            const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM explorer_watchlist WHERE account_id = $1', [account.id])
-            if (rows[0].count >= WATCHLIST_LIMIT) {
-                throw new HttpError(409, `a watchlist holds at most ${WATCHLIST_LIMIT} addresses; remove one first`, { code: 'watchlist_full' })
+            const set: [string, unknown][] = [...settingColumns(body)]
+            if (body.name !== undefined) set.push(['name', body.name])
+            if (set.length) {
+                // Mail starts after what is indexed now, when it is turned on: history never mails.
+                const alertsFrom = `CASE WHEN notify_email THEN alerts_from_block ELSE COALESCE((SELECT last_block + 1 FROM chain_counters WHERE id = 'chain'), 0) END`
+                await db.query(
+                    `UPDATE explorer_watchlist SET ${set.map(([column], i) => `"${column}" = $${i + 3}`).join(', ')}${body.notification_methods?.email ? `, alerts_from_block = ${alertsFrom}` : ''}
+                     WHERE account_id = $1 AND address = $2`,
+                    [account.id, body.address, ...set.map(([, value]) => value)]
+                )
             }
-            await db.query('INSERT INTO explorer_watchlist (account_id, address, name) VALUES ($1, $2, $3)', [account.id, body.address, body.name ?? null])
-            return true
+            return !existing.rowCount
         })
         const { rows } = await s.ctx.pool.query<EntryRow>(`${ENTRY_SELECT} WHERE w.account_id = $1 AND w.address = $2`, [account.id, body.address])
         res.status(created ? 201 : 200).json(entry(rows[0]))
