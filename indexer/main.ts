@@ -11,6 +11,7 @@ import { indexBlocks, IndexerContext } from './handlers'
 import { runIngestion } from './ingest'
 import { batchCommitted, observeHeights } from './metrics'
 import { Readiness } from './readiness'
+import { IndexerLock } from './singleton'
 import { createRpcClient } from './rpc'
 import { BackfillProgress } from './progress'
 import { ChainState } from './state'
@@ -90,6 +91,13 @@ async function main({ log, onStop }: Service): Promise<void> {
     const server = await listen(readiness.handler(), env.INDEXER_HEALTH_PORT)
     onStop(() => server.close())
     log.info({ port: server.port }, 'readiness at GET /ready, metrics at GET /metrics')
+    const lock = await IndexerLock.acquire(env.DATABASE_URL, log, {
+        onStandby: () => (readiness.standingBy = true),
+        // Another indexer writes now: stop at once; a supervisor starts this one again, as a standby.
+        onLost: () => process.exit(1),
+    })
+    onStop(() => lock.release())
+    readiness.standingBy = false
     log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing }, 'indexer starting')
     const end = await runIngestion({
         rpcUrl: url,
@@ -108,6 +116,7 @@ async function main({ log, onStop }: Service): Promise<void> {
     if (end === 'end block reached') {
         await database.disconnect()
         await pool.end()
+        await lock.release()
         log.info({ endBlock: env.INDEXER_END_BLOCK }, 'end block reached')
         process.exit(0)
     }

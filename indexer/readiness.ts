@@ -17,7 +17,7 @@ export interface ReadinessProbes {
 
 export interface ReadinessReport {
     ready: boolean
-    /** `following`, `behind by N blocks`, `stopped: …`, `database unreachable`, `node unreachable`. */
+    /** `following`, `behind by N blocks`, `stopped: …`, `standby: …`, `database unreachable`, `node unreachable`. */
     status: string
     indexed: number
     head: number | null
@@ -31,6 +31,9 @@ export class Readiness {
 
     constructor(private readonly probes: ReadinessProbes) {}
 
+    /** Waiting for another indexer of the same database to stop (singleton.ts); cleared when this one takes over. */
+    standingBy = false
+
     /** Ingestion has stopped for good; the process stays up to say why. */
     stop(reason: string): void {
         this.stopped = reason
@@ -40,6 +43,7 @@ export class Readiness {
         const indexed = this.probes.indexedHeight()
         const base = { indexed, restarts: this.restarts }
         if (this.stopped) return { ...base, ready: false, status: `stopped: ${this.stopped}`, head: null }
+        if (this.standingBy) return { ...base, ready: false, status: 'standby: another indexer holds this database', head: null }
         const database = await withTimeout(this.probes.pingDatabase(), CHECK_TIMEOUT_MS).then(() => true, () => false)
         if (!database) return { ...base, ready: false, status: 'database unreachable', head: null }
         const head = await withTimeout(this.probes.chainHead(), CHECK_TIMEOUT_MS).catch(() => null)
