@@ -20,7 +20,7 @@ import { AddressInfo } from 'net'
  * would), with counters of create requests and exchanges stored.
  */
 
-export interface DoubleCurrency {
+export interface ProviderCurrency {
     ticker: string
     network: string
     name: string
@@ -29,7 +29,7 @@ export interface DoubleCurrency {
     hasExtraId: boolean
 }
 
-export const DOUBLE_CURRENCIES: DoubleCurrency[] = [
+export const PROVIDER_CURRENCIES: ProviderCurrency[] = [
     { ticker: 'btc', network: 'btc', name: 'Bitcoin', precision: 8, hasExtraId: false },
     { ticker: 'eth', network: 'eth', name: 'Ethereum', precision: 18, hasExtraId: false },
     { ticker: 'usdt', network: 'eth', name: 'Tether (ERC-20)', precision: 6, hasExtraId: false },
@@ -57,7 +57,7 @@ export interface PairTerms {
     max: string | null
 }
 
-export interface DoubleExchange {
+export interface StoredExchange {
     id: string
     fixed: boolean
     tickerFrom: string
@@ -111,10 +111,10 @@ function format(num: bigint, den: bigint, precision: number): string {
     return `${scaled / base}${fraction ? `.${fraction}` : ''}`
 }
 
-export class SimpleSwapDouble {
+export class SimpleSwapServer {
     private server?: http.Server
     url = ''
-    readonly exchanges = new Map<string, DoubleExchange>()
+    readonly exchanges = new Map<string, StoredExchange>()
     /** POST /v3/exchanges requests that passed authentication, and exchanges stored. */
     createRequests = 0
     created = 0
@@ -219,7 +219,7 @@ export class SimpleSwapDouble {
         }
     }
 
-    private exchange(id: string): DoubleExchange {
+    private exchange(id: string): StoredExchange {
         const ex = this.exchanges.get(id)
         if (!ex) throw new Error(`no exchange ${id}`)
         return ex
@@ -301,7 +301,7 @@ export class SimpleSwapDouble {
         const expected = this.quote(pair, amount)
         const now = new Date()
         const id = randomBytes(6).toString('hex')
-        const ex: DoubleExchange = {
+        const ex: StoredExchange = {
             id,
             fixed: body.fixed === true,
             tickerFrom: pair.from.ticker, networkFrom: pair.from.network,
@@ -338,13 +338,13 @@ export class SimpleSwapDouble {
         this.send(res, 200, { result: this.view(ex) })
     }
 
-    private view(ex: DoubleExchange): Omit<DoubleExchange, 'path'> & { publicId: string; type: string } {
+    private view(ex: StoredExchange): Omit<StoredExchange, 'path'> & { publicId: string; type: string } {
         const { path: _path, ...rest } = ex
         return { ...rest, publicId: ex.id, type: ex.fixed ? 'fixed' : 'floating' }
     }
 
     private currencies() {
-        return DOUBLE_CURRENCIES.map((c) => ({
+        return PROVIDER_CURRENCIES.map((c) => ({
             ticker: c.ticker, network: c.network, name: c.name, image: '', contractAddress: null,
             hasExtraId: c.hasExtraId, validationAddress: '.+', validationExtra: null, addressExplorer: '', txExplorer: '',
         }))
@@ -362,8 +362,8 @@ export class SimpleSwapDouble {
         return v
     }
 
-    private pairOf(q: URLSearchParams): { from: DoubleCurrency; to: DoubleCurrency; terms: PairTerms } {
-        const find = (t: string, n: string) => DOUBLE_CURRENCIES.find((c) => key(c.ticker, c.network) === key(t, n))
+    private pairOf(q: URLSearchParams): { from: ProviderCurrency; to: ProviderCurrency; terms: PairTerms } {
+        const find = (t: string, n: string) => PROVIDER_CURRENCIES.find((c) => key(c.ticker, c.network) === key(t, n))
         const from = find(this.param(q, 'tickerFrom'), this.param(q, 'networkFrom'))
         const to = find(this.param(q, 'tickerTo'), this.param(q, 'networkTo'))
         if (!from || !to) throw new HttpError(400, 'Bad Request', 'Currency not found')
@@ -372,7 +372,7 @@ export class SimpleSwapDouble {
         return { from, to, terms }
     }
 
-    private quote(pair: { from: DoubleCurrency; to: DoubleCurrency; terms: PairTerms }, amount: string): string {
+    private quote(pair: { from: ProviderCurrency; to: ProviderCurrency; terms: PairTerms }, amount: string): string {
         const a = rational(amount)
         if (amount.split('.')[1]?.length > pair.from.precision) {
             throw new HttpError(400, 'Bad Request', `amount has more than ${pair.from.precision} decimals`)
