@@ -3,28 +3,29 @@ import * as http from 'http'
 import { AddressInfo } from 'net'
 
 /**
- * TEST DOUBLE, not part of the product: SimpleSwap's v3 API as public v3 clients use it, on
- * 127.0.0.1. Routes under /v3, key in `x-api-key` (401 without one; 403 for a
- * wrong one — clients show only the 401 without a key, the 403 is this double's choice),
- * camelCase fields, responses wrapped in { result }, assets as ticker + network. Amounts are
- * exact decimal strings computed with bigints: estimatedAmount = amount × rate, rounded down to the
- * target currency's precision, the provider's fee being part of the configured rate.
+ * The local swap provider's API: SimpleSwap's v3 API as public v3 clients use it, on 127.0.0.1
+ * (docs/bridge/README.md#local-chains-npm-start). Routes under /v3, key in `x-api-key` (401
+ * without one; 403 for a wrong one — clients show only the 401 without a key, the 403 is this
+ * server's choice), camelCase fields, responses wrapped in { result }, assets as ticker + network.
+ * Amounts are exact decimal strings computed with bigints: estimatedAmount = amount × rate, rounded
+ * down to the target currency's precision, the provider's fee being part of the configured rate.
  *
- * Where those clients show nothing the double picks: 400 for a malformed or unsupported request,
+ * Where those clients show nothing this server picks: 400 for a malformed or unsupported request,
  * 422 for an amount outside the range, 404 for an unknown exchange, error bodies
  * { error, description }.
  *
- * Test controls: rates and ranges per pair; advance(id) along a scripted path (finished, failed,
- * refunded, expired or verifying), or setStatus; failNext(route, status, n) to answer 5xx;
- * holdCreates() to keep create answers back (the exchange is stored first, as a slow provider
- * would), with counters of create requests and exchanges stored.
+ * Exchanges move on in one of two ways. `npm start`'s provider settles them for real on the local
+ * networks (settlement.ts drives the statuses). Tests script them instead: advance(id) along a
+ * path (finished, failed, refunded, expired or verifying), or setStatus; with failNext(route,
+ * status, n) to answer 5xx and holdCreates() to keep create answers back (the exchange is stored
+ * first, as a slow provider would), with counters of create requests and exchanges stored.
  */
 
 export interface ProviderCurrency {
     ticker: string
     network: string
     name: string
-    /** Decimal places the double prints amounts of this currency with. */
+    /** Decimal places amounts of this currency are printed with. */
     precision: number
     hasExtraId: boolean
 }
@@ -126,19 +127,25 @@ export class SimpleSwapServer {
      * end-to-end test sends funds there (default: a placeholder no network accepts).
      */
     depositAddressFor?: (ticker: string, network: string) => string
+    /** Called after an exchange was created or changed (the local provider saves its state then). */
+    onChange?: () => void
     private holding = false
     private held: (() => void)[] = []
     private readonly heldDone: Promise<void>[] = []
 
     constructor(readonly apiKey = `ss-test-${randomBytes(8).toString('hex')}`) {}
 
-    async start(): Promise<this> {
+    /** Listens on `port` of 127.0.0.1, or on a free one. */
+    async start(port = 0): Promise<this> {
         this.server = http.createServer((req, res) => {
             this.handle(req, res).catch((err) => {
                 if (!res.headersSent) this.send(res, 500, { error: 'Internal Server Error', description: String(err) })
             })
         })
-        await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
+        await new Promise<void>((resolve, reject) => {
+            this.server!.once('error', reject)
+            this.server!.listen(port, '127.0.0.1', () => resolve())
+        })
         this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
         return this
     }
@@ -200,11 +207,35 @@ export class SimpleSwapServer {
         return next
     }
 
-    /** The provider's payout as an end-to-end test makes it for real on the target network: its transaction and amount. */
+    /** The provider's payout, made for real on the target network: its transaction and amount. */
     paidOut(id: string, txTo: string, amountTo?: string): void {
         const ex = this.exchange(id)
         ex.txTo = txTo
         if (amountTo !== undefined) ex.amountTo = amountTo
+        this.onChange?.()
+    }
+
+    /** The deposit that reached the exchange's address (it may differ from the amount announced). */
+    deposited(id: string, txFrom: string, amountFrom: string): void {
+        const ex = this.exchange(id)
+        ex.txFrom = txFrom
+        ex.amountFrom = amountFrom
+        this.onChange?.()
+    }
+
+    /** What an exchange pays for an amount of its source currency, at its pair's rate (a floating exchange pays for what arrived). */
+    payoutFor(ex: StoredExchange, amountFrom: string): string {
+        const terms = this.terms.get(`${key(ex.tickerFrom, ex.networkFrom)}>${key(ex.tickerTo, ex.networkTo)}`)
+        const to = PROVIDER_CURRENCIES.find((c) => key(c.ticker, c.network) === key(ex.tickerTo, ex.networkTo))
+        if (!terms || !to) throw new Error(`exchange ${ex.id}: its pair is no longer listed`)
+        const a = rational(amountFrom)
+        const r = rational(terms.rate)
+        return format(a.num * r.num, a.den * r.den, to.precision)
+    }
+
+    /** Exchanges of an earlier run, as saved. */
+    restore(exchanges: StoredExchange[]): void {
+        for (const ex of exchanges) this.exchanges.set(ex.id, ex)
     }
 
     setStatus(id: string, status: string): void {
@@ -217,6 +248,7 @@ export class SimpleSwapServer {
             ex.txTo ??= `0x${randomBytes(32).toString('hex')}`
             ex.amountTo ??= ex.expectedAmount
         }
+        this.onChange?.()
     }
 
     private exchange(id: string): StoredExchange {
@@ -226,7 +258,7 @@ export class SimpleSwapServer {
     }
 
     private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-        const url = new URL(req.url ?? '/', 'http://double')
+        const url = new URL(req.url ?? '/', 'http://provider')
         const given = req.headers['x-api-key']
         if (!given) return this.send(res, 401, { error: 'Unauthorized', description: 'x-api-key header is required' })
         if (given !== this.apiKey) return this.send(res, 403, { error: 'Forbidden', description: 'Invalid API key' })
@@ -325,6 +357,7 @@ export class SimpleSwapServer {
         }
         this.exchanges.set(id, ex)
         this.created++
+        this.onChange?.()
         if (this.holding) {
             let release!: () => void
             const released = new Promise<void>((resolve) => (release = resolve))
