@@ -16,6 +16,7 @@ export class ChainStore {
     private saved = { height: 0, hash: '' }
 
     constructor(dir: string) {
+        fs.mkdirSync(dir, { recursive: true })
         this.blocksFile = path.join(dir, 'blocks.hex')
         this.stateFile = path.join(dir, 'state.json')
     }
