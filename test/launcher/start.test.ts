@@ -2,11 +2,16 @@ import { expect } from 'chai'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
-import { createPublicClient, http, parseAbi, PublicClient } from 'viem'
+import { createPublicClient, http, parseAbi, parseUnits, PublicClient } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { spawnManaged, Spawned, waitFor } from '../../common/processes'
 import { freePort } from '../support/ports'
 
 const LAUNCHER = path.resolve(__dirname, '../../launcher/index.js')
+const DEVNET_CLI = path.resolve(__dirname, '../../devnet/cli.js')
+
+/** The bridge networks a fresh `npm start` enables. */
+const NETWORKS_ON_NPM_START = ['NATIVECHAIN', 'BSC', 'ETHEREUM', 'POLYGON', 'BITCOIN']
 const PAIR = parseAbi(['function getReserves() view returns (uint112, uint112, uint32)'])
 
 /** Process ids of every descendant of `pid`, from /proc. */
@@ -111,6 +116,12 @@ describe('npm start (the launcher)', function () {
             BSC_DEVNET_PORT: String(await freePort()),
             ETHEREUM_DEVNET_PORT: String(await freePort()),
             POLYGON_DEVNET_PORT: String(await freePort()),
+            // The local Bitcoin network and swap provider.
+            BITCOIN_DEVNET_PORT: String(await freePort()),
+            PROVIDER_DEVNET_PORT: String(await freePort()),
+            // A swap's steps follow each other within seconds rather than the production default's tens of seconds.
+            BRIDGE_MONITOR_INTERVAL_MS: '1000',
+            BRIDGE_PROVIDER_POLL_SECONDS: '1',
             LOG_LEVEL: 'warn',
         }
     })
@@ -175,6 +186,53 @@ describe('npm start (the launcher)', function () {
         const after = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
         expect(after).to.deep.equal(before)
         await expectHeadOnTheWallClock(createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) }) as PublicClient)
+        await stop()
+    })
+
+    it('serves BITCOIN and the provider locally, and a BTC → NATIVE swap completes when paid with the documented send command', async function () {
+        this.timeout(600_000)
+        await start()
+        const bridge = `http://127.0.0.1:${env.BRIDGE_PORT}`
+        expect(output).to.include(`http://127.0.0.1:${env.BITCOIN_DEVNET_PORT}`)
+        expect(output).to.include(`http://127.0.0.1:${env.PROVIDER_DEVNET_PORT}/v3`)
+        const tokens = (await (await fetch(`${bridge}/api/tokens`)).json()) as { chains: { name: string; enabled: boolean; tokens: { symbol: string; enabled: boolean }[] }[] }
+        const enabled = tokens.chains.filter((c) => c.enabled).map((c) => c.name)
+        expect(enabled).to.include.members(NETWORKS_ON_NPM_START)
+        expect(tokens.chains.find((c) => c.name === 'BITCOIN')!.tokens.find((t) => t.symbol === 'BTC')).to.have.property('enabled', true)
+        const config = (await (await fetch(`${bridge}/api/swap/config`)).json()) as { networks: { chain: string; enabled: boolean; vault_address: string | null }[]; routes: { source_chain: string; source_token: string; target_chain: string; target_token: string; enabled: boolean; disabled_reason?: string }[] }
+        expect(config.networks.find((n) => n.chain === 'BITCOIN')).to.include({ enabled: true }).and.have.property('vault_address').that.matches(/^bcrt1q/)
+        const route = config.routes.find((r) => r.source_chain === 'BITCOIN' && r.target_chain === 'NATIVECHAIN' && r.target_token === 'NATIVE')!
+        expect(route.enabled, route.disabled_reason).to.equal(true)
+
+        const recipient = privateKeyToAccount(generatePrivateKey()).address
+        const created = await fetch(`${bridge}/api/swap`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ source_chain: 'BITCOIN', source_token: 'BTC', target_chain: 'NATIVECHAIN', target_token: 'NATIVE', source_token_amount: '0.01', target_wallet: recipient }),
+        })
+        const swap = (await created.json()) as { swap_id: string; deposit_address: string }
+        expect(created.status, JSON.stringify(swap)).to.equal(201)
+        expect(swap.deposit_address).to.match(/^bcrt1q/)
+
+        // Exactly the command docs/bridge/README.md gives, with the environment the launcher got.
+        const send = spawnManaged(process.execPath, [DEVNET_CLI, 'send', 'BITCOIN', swap.deposit_address, '0.01'], { name: 'devnet send', env })
+        let sent = ''
+        send.child.stdout?.on('data', (d) => (sent += d.toString()))
+        send.child.stderr?.on('data', (d) => (sent += d.toString()))
+        expect(await send.exited, sent).to.equal(0)
+        expect(sent.trim()).to.match(/^[0-9a-f]{64}$/)
+
+        let last: { status: string; amount_sent: string | null; error_message: string | null } | undefined
+        await waitFor(`swap ${swap.swap_id} to complete`, async () => {
+            last = (await (await fetch(`${bridge}/api/swap/${swap.swap_id}`)).json()) as typeof last
+            if (last!.status === 'failed' || last!.status === 'expired') throw new Error(`the swap ended ${last!.status}: ${last!.error_message}`)
+            return last!.status === 'completed'
+        }, 280_000, 500).catch((err) => {
+            throw new Error(`${err.message}; last seen ${JSON.stringify(last)}\n${output.slice(-3000)}`)
+        })
+        const native = createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) })
+        expect(last!.amount_sent).to.be.a('string')
+        expect(await native.getBalance({ address: recipient })).to.equal(parseUnits(last!.amount_sent!, 18))
         await stop()
     })
 })
