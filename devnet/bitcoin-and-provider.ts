@@ -36,6 +36,7 @@ export async function startBitcoinAndProvider(env: Env, log: Logger, bridgeChain
             bitcoin = await startBitcoinDevnet(env, log)
             Object.assign(childEnv, { BITCOIN_NETWORK: 'regtest', BITCOIN_ESPLORA_URL: bitcoin.url })
             banner.push(`${'BITCOIN (local) Esplora'.padEnd(25)}${bitcoin.url}  (regtest)`)
+            banner.push(`${'Pay a deposit address'.padEnd(25)}npm run devnet -- send BITCOIN <address> 0.01  (or BSC <address> 100 USDT, …)`)
         }
         if (!env.SIMPLESWAP_API_URL) {
             const bsc = bridgeChains.BSC

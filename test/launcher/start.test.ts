@@ -1,4 +1,6 @@
+import * as bitcoin from 'bitcoinjs-lib'
 import { expect } from 'chai'
+import { randomBytes } from 'crypto'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
@@ -99,6 +101,37 @@ describe('npm start (the launcher)', function () {
         return started
     }
 
+    const bridgeUrl = () => `http://127.0.0.1:${env.BRIDGE_PORT}`
+
+    async function createSwap(body: Record<string, string>): Promise<{ swap_id: string; deposit_address: string }> {
+        const response = await fetch(`${bridgeUrl()}/api/swap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+        const swap = (await response.json()) as { swap_id: string; deposit_address: string }
+        expect(response.status, JSON.stringify(swap)).to.equal(201)
+        return swap
+    }
+
+    /** `npm run devnet -- send …` as the docs give it, in the launcher's environment; its output, the transaction id. */
+    async function devnetSend(...args: string[]): Promise<string> {
+        const send = spawnManaged(process.execPath, [DEVNET_CLI, 'send', ...args], { name: 'devnet send', env })
+        let out = ''
+        send.child.stdout?.on('data', (d) => (out += d.toString()))
+        send.child.stderr?.on('data', (d) => (out += d.toString()))
+        expect(await send.exited, out).to.equal(0)
+        return out.trim()
+    }
+
+    async function completed(id: string): Promise<{ status: string; amount_sent: string | null }> {
+        let last: { status: string; amount_sent: string | null; error_message: string | null } | undefined
+        await waitFor(`swap ${id} to complete`, async () => {
+            last = (await (await fetch(`${bridgeUrl()}/api/swap/${id}`)).json()) as typeof last
+            if (last!.status === 'failed' || last!.status === 'expired') throw new Error(`the swap ended ${last!.status}: ${last!.error_message}`)
+            return last!.status === 'completed'
+        }, 280_000, 500).catch((err) => {
+            throw new Error(`${err.message}; last seen ${JSON.stringify(last)}\n${output.slice(-3000)}`)
+        })
+        return last!
+    }
+
     before(async () => {
         env = {
             ...process.env,
@@ -189,10 +222,10 @@ describe('npm start (the launcher)', function () {
         await stop()
     })
 
-    it('serves BITCOIN and the provider locally, and a BTC → NATIVE swap completes when paid with the documented send command', async function () {
+    it('serves BITCOIN and the provider locally, and BTC → NATIVE and BSC USDT → BTC swaps complete when paid with the documented send command', async function () {
         this.timeout(600_000)
         await start()
-        const bridge = `http://127.0.0.1:${env.BRIDGE_PORT}`
+        const bridge = bridgeUrl()
         expect(output).to.include(`http://127.0.0.1:${env.BITCOIN_DEVNET_PORT}`)
         expect(output).to.include(`http://127.0.0.1:${env.PROVIDER_DEVNET_PORT}/v3`)
         const tokens = (await (await fetch(`${bridge}/api/tokens`)).json()) as { chains: { name: string; enabled: boolean; tokens: { symbol: string; enabled: boolean }[] }[] }
@@ -205,34 +238,23 @@ describe('npm start (the launcher)', function () {
         expect(route.enabled, route.disabled_reason).to.equal(true)
 
         const recipient = privateKeyToAccount(generatePrivateKey()).address
-        const created = await fetch(`${bridge}/api/swap`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ source_chain: 'BITCOIN', source_token: 'BTC', target_chain: 'NATIVECHAIN', target_token: 'NATIVE', source_token_amount: '0.01', target_wallet: recipient }),
-        })
-        const swap = (await created.json()) as { swap_id: string; deposit_address: string }
-        expect(created.status, JSON.stringify(swap)).to.equal(201)
+        const swap = await createSwap({ source_chain: 'BITCOIN', source_token: 'BTC', target_chain: 'NATIVECHAIN', target_token: 'NATIVE', source_token_amount: '0.01', target_wallet: recipient })
         expect(swap.deposit_address).to.match(/^bcrt1q/)
-
         // Exactly the command docs/bridge/README.md gives, with the environment the launcher got.
-        const send = spawnManaged(process.execPath, [DEVNET_CLI, 'send', 'BITCOIN', swap.deposit_address, '0.01'], { name: 'devnet send', env })
-        let sent = ''
-        send.child.stdout?.on('data', (d) => (sent += d.toString()))
-        send.child.stderr?.on('data', (d) => (sent += d.toString()))
-        expect(await send.exited, sent).to.equal(0)
-        expect(sent.trim()).to.match(/^[0-9a-f]{64}$/)
-
-        let last: { status: string; amount_sent: string | null; error_message: string | null } | undefined
-        await waitFor(`swap ${swap.swap_id} to complete`, async () => {
-            last = (await (await fetch(`${bridge}/api/swap/${swap.swap_id}`)).json()) as typeof last
-            if (last!.status === 'failed' || last!.status === 'expired') throw new Error(`the swap ended ${last!.status}: ${last!.error_message}`)
-            return last!.status === 'completed'
-        }, 280_000, 500).catch((err) => {
-            throw new Error(`${err.message}; last seen ${JSON.stringify(last)}\n${output.slice(-3000)}`)
-        })
+        expect(await devnetSend('BITCOIN', swap.deposit_address, '0.01')).to.match(/^[0-9a-f]{64}$/)
+        const done = await completed(swap.swap_id)
         const native = createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) })
-        expect(last!.amount_sent).to.be.a('string')
-        expect(await native.getBalance({ address: recipient })).to.equal(parseUnits(last!.amount_sent!, 18))
+        expect(done.amount_sent).to.be.a('string')
+        expect(await native.getBalance({ address: recipient })).to.equal(parseUnits(done.amount_sent!, 18))
+
+        // The other way: BSC USDT paid with the send command, the provider paying BTC into our BITCOIN vault, which pays the user.
+        const btcRecipient = bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
+        const back = await createSwap({ source_chain: 'BSC', source_token: 'USDT', target_chain: 'BITCOIN', target_token: 'BTC', source_token_amount: '100', target_wallet: btcRecipient })
+        expect(await devnetSend('BSC', back.deposit_address, '100', 'USDT')).to.match(/^0x[0-9a-f]{64}$/)
+        const returned = await completed(back.swap_id)
+        const utxos = (await (await fetch(`http://127.0.0.1:${env.BITCOIN_DEVNET_PORT}/address/${btcRecipient}/utxo`)).json()) as { value: number }[]
+        expect(returned.amount_sent).to.be.a('string')
+        expect(utxos.reduce((sum, u) => sum + BigInt(u.value), 0n)).to.equal(parseUnits(returned.amount_sent!, 8))
         await stop()
     })
 })
