@@ -15,18 +15,19 @@ export const FUNDED_DEV_KEYS = 5
 let root: HDKey | undefined
 const devRoot = () => (root ??= HDKey.fromMasterSeed(mnemonicToSeedSync(DEV_MNEMONIC)))
 
-function keyAt(path: string): ECPairInterface {
+/** The regtest key at a BIP-32 path of the development mnemonic. */
+export function devKeyAt(path: string): ECPairInterface {
     return ECPair.fromPrivateKey(devRoot().derive(path).privateKey!, { network: bitcoin.networks.regtest })
 }
 
 /** Development key i: BIP-84 regtest, m/84'/1'/0'/0/i, as a wallet restoring the mnemonic finds it. */
 export function bitcoinDevKey(index: number): ECPairInterface {
-    return keyAt(`m/84'/1'/0'/0/${index}`)
+    return devKeyAt(`m/84'/1'/0'/0/${index}`)
 }
 
 /** The key the local network's coinbases pay (the mnemonic's first change address): where the timed blocks' coins go. */
 export function bitcoinMinerKey(): ECPairInterface {
-    return keyAt(`m/84'/1'/0'/1/0`)
+    return devKeyAt(`m/84'/1'/0'/1/0`)
 }
 
 export function p2wpkhScript(key: ECPairInterface): Uint8Array {
