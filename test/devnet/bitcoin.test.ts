@@ -2,39 +2,31 @@ import * as bitcoin from 'bitcoinjs-lib'
 import { expect } from 'chai'
 import { randomBytes } from 'crypto'
 import * as fs from 'fs'
-import * as http from 'http'
 import * as os from 'os'
 import * as path from 'path'
 import { createLogger } from '../../common/logger'
 import { startBitcoinDevnet } from '../../devnet/bitcoin'
 import { bitcoinDevKey, FUNDED_DEV_KEYS, regtestAddress } from '../../devnet/bitcoin/keys'
 import { sendBitcoin } from '../../devnet/bitcoin/send'
-import { DevnetSettingsSchema } from '../../devnet/config'
+import { DevnetEnv, DevnetSettingsSchema } from '../../devnet/config'
 import { parseEnv, SharedEnvSchema } from '../../common/config'
 import { freePort } from '../support/ports'
+import { unpooledRequest } from '../support/unpooled-http'
 
 /** The local Bitcoin network `npm start` runs: funded development keys, sends through its Esplora API, and a chain that survives a restart. */
 describe('devnet: the local Bitcoin network', function () {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bitcoin-devnet-'))
     const log = createLogger('test')
     log.level = 'warn'
-    let env: ReturnType<typeof parseEnv<typeof DevnetEnvSchema>>
-    const DevnetEnvSchema = SharedEnvSchema.extend(DevnetSettingsSchema.shape)
-    /** A GET on a connection of its own: fetch's pooled ones to a stopped server's port fail once it has restarted. */
-    const get = (url: string) => new Promise<string>((resolve, reject) => {
-        http.get(url, { agent: false }, (res) => {
-            let body = ''
-            res.on('data', (d) => (body += d))
-            res.on('end', () => resolve(body))
-        }).on('error', reject)
-    })
+    let env: DevnetEnv
+    const get = async (url: string) => (await unpooledRequest(url)).text
     const balance = async (url: string, address: string) => {
         const utxos = JSON.parse(await get(`${url}/address/${address}/utxo`)) as { value: number }[]
         return utxos.reduce((sum, u) => sum + BigInt(u.value), 0n)
     }
 
     before(async () => {
-        env = parseEnv(DevnetEnvSchema, { DATA_DIR: dataDir, BITCOIN_DEVNET_PORT: String(await freePort()) })
+        env = parseEnv(SharedEnvSchema.extend(DevnetSettingsSchema.shape), { DATA_DIR: dataDir, BITCOIN_DEVNET_PORT: String(await freePort()) })
     })
     after(() => fs.rmSync(dataDir, { recursive: true, force: true }))
 
