@@ -201,6 +201,15 @@ const VAULT_TOKENS = { USDT: '1000000', WNATIVE: '1000', STABLE: '1000000' } as 
  * native devnet when it was started here, and the local BSC, ETHEREUM and POLYGON), reading the
  * vault addresses from GET /api/swap/config. Never touches a chain given by URL.
  */
+/** The bridge's vault address on each network (GET /api/swap/config), once the bridge answers. */
+export async function bridgeVaults(bridgeUrl: string): Promise<(chain: string) => string | undefined> {
+    const config = await waitFor('the bridge to answer', async () => {
+        const response = await fetch(`${bridgeUrl}/api/swap/config`).catch(() => undefined)
+        return response?.ok ? ((await response.json()) as { networks: { chain: string; vault_address: string | null }[] }) : undefined
+    }, 120_000, 500)
+    return (chain) => config.networks.find((n) => n.chain === chain)?.vault_address ?? undefined
+}
+
 export async function fundLocalBridgeVaults(
     bridgeUrl: string,
     records: Record<string, BridgeChainRecord>,
@@ -209,13 +218,9 @@ export async function fundLocalBridgeVaults(
     nativeChainId: number,
     log: Logger
 ): Promise<void> {
-    const config = await waitFor('the bridge to answer', async () => {
-        const response = await fetch(`${bridgeUrl}/api/swap/config`).catch(() => undefined)
-        return response?.ok ? ((await response.json()) as { networks: { chain: string; vault_address: Address | null }[] }) : undefined
-    }, 120_000, 500)
-    const vault = (chain: string) => config.networks.find((n) => n.chain === chain)?.vault_address ?? undefined
+    const vault = await bridgeVaults(bridgeUrl)
     const funded: Record<string, Address> = {}
-    const nativeVault = vault('NATIVECHAIN')
+    const nativeVault = vault('NATIVECHAIN') as Address | undefined
     if (native && nativeRpcUrl && nativeVault) {
         await fundVault(nativeRpcUrl, nativeChainId, nativeVault, {
             coin: VAULT_COIN.NATIVECHAIN,
@@ -224,7 +229,7 @@ export async function fundLocalBridgeVaults(
         funded.NATIVECHAIN = nativeVault
     }
     for (const [name, record] of Object.entries(records)) {
-        const address = vault(name)
+        const address = vault(name) as Address | undefined
         if (!address) continue
         const spec = BRIDGE_NETWORKS.find((n) => n.name === name)!
         await fundVault(record.rpcUrl, record.chainId, address, {

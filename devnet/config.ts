@@ -13,6 +13,10 @@ export const DevnetSettingsSchema = z.object({
         .describe('port of the local ETHEREUM, as for BSC'),
     POLYGON_DEVNET_PORT: port.default(8548)
         .describe('port of the local POLYGON, as for BSC'),
+    BITCOIN_DEVNET_PORT: port.default(8549)
+        .describe('port of the local Bitcoin network\'s Esplora API, which `npm start` runs when neither `BITCOIN_ESPLORA_URL` nor `BITCOIN_RPC_URL` is set'),
+    PROVIDER_DEVNET_PORT: port.default(8552)
+        .describe('port of the local swap provider (the SimpleSwap v3 API, settling on the local networks), which `npm start` runs when `SIMPLESWAP_API_URL` is not set'),
 })
 
 export type DevnetEnv = SharedEnv & z.infer<typeof DevnetSettingsSchema>

@@ -6,6 +6,7 @@ import { spawnManaged, Spawned } from '../common/processes'
 import { loadSecrets } from '../common/secrets'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { startDevnet } from '../devnet'
+import { startBitcoinAndProvider } from '../devnet/bitcoin-and-provider'
 import { fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
 import { LauncherEnv, parseLauncherEnv } from './config'
 import { reportIndexing } from './indexing-progress'
@@ -70,11 +71,15 @@ async function main(): Promise<void> {
         // The bridge's BSC, ETHEREUM and POLYGON: local anvils for those without an RPC URL.
         const bridgeChains = await startBridgeChains(env, log)
         started.push({ name: 'bridge chains', stop: bridgeChains.stop })
+        // BITCOIN and the swap provider: local unless their URLs are set.
+        const bitcoinAndProvider = await startBitcoinAndProvider(env, log, bridgeChains.records)
+        started.push({ name: 'bitcoin and provider', stop: bitcoinAndProvider.stop })
         const childEnv: NodeJS.ProcessEnv = {
             ...process.env,
             DATABASE_URL: databaseUrl,
             RPC_URL: rpcUrl(env),
             DATA_DIR: dataDir(env),
+            ...bitcoinAndProvider.childEnv,
         }
         const urls: string[] = []
         for (const service of SERVICES) {
@@ -87,8 +92,10 @@ async function main(): Promise<void> {
             // The bridge derives its vaults from its own seed; once it answers, the local chains fund them.
             await fundLocalBridgeVaults(`http://127.0.0.1:${env.BRIDGE_PORT}`, bridgeChains.records, devnet?.deployment.contracts, devnet?.url, env.CHAIN_ID, log)
                 .catch((err) => log.error({ err }, 'could not fund the bridge vaults on the local chains'))
+            await bitcoinAndProvider.fund(`http://127.0.0.1:${env.BRIDGE_PORT}`)
+                .catch((err) => log.error({ err }, 'could not fund the BITCOIN vault and the provider on the local networks'))
         }
-        printBanner(env, databaseUrl, urls, bridgeChains.records)
+        printBanner(env, databaseUrl, urls, bridgeChains.records, bitcoinAndProvider.banner)
         if (SERVICES.some((s) => s.name === 'indexer' && fs.existsSync(path.join(LIB_DIR, s.entry)))) {
             void reportIndexing(`http://127.0.0.1:${env.INDEXER_HEALTH_PORT}`, log, () => stopping)
         }
@@ -117,12 +124,13 @@ function superviseService(name: string, args: string[], env: NodeJS.ProcessEnv, 
     return { name, stop: () => current.stop(10_000) }
 }
 
-function printBanner(env: LauncherEnv, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>): void {
+function printBanner(env: LauncherEnv, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>, localNetworks: string[]): void {
     const lines = [
         '',
         'The stack is up:',
         `  Native chain RPC         ${rpcUrl(env)}  (chain id ${env.CHAIN_ID})`,
         ...Object.entries(bridgeChains).map(([name, c]) => `  ${`${name} (local) RPC`.padEnd(25)}${c.rpcUrl}  (chain id ${c.chainId})`),
+        ...localNetworks.map((line) => `  ${line}`),
         `  Postgres                 ${databaseUrl.replace(/\/\/([^:]+):[^@]*@/, '//$1:***@')}`,
         ...urls.map((u) => `  ${u}`),
         '',

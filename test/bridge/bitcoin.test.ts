@@ -15,9 +15,9 @@ import { KeyManager } from '../../bridge/keys'
 import { Sealer } from '../../common/sealing'
 import { tokenSpec } from '../../bridge/registry'
 import { applyMigrations } from '../../db/migrate'
-import { CoreRpcDouble } from '../doubles/esplora/core-rpc'
-import { Ledger } from '../doubles/esplora/ledger'
-import { EsploraDouble, startEsploraDouble } from '../doubles/esplora/server'
+import { CoreRpcServer } from '../../devnet/bitcoin/core-rpc'
+import { Ledger } from '../../devnet/bitcoin/ledger'
+import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
 import { createTestDatabase } from '../support/postgres'
 
 const ECPair = ECPairFactory(ecc)
@@ -31,7 +31,7 @@ const deposit = (index: number) => ({ kind: 'deposit' as const, index })
 const VAULT = { kind: 'vault' as const }
 
 /**
- * The BITCOIN adapter, signing included, against an Esplora double (test/doubles/esplora) that
+ * The BITCOIN adapter, signing included, against an Esplora double (devnet/bitcoin) that
  * checks every transaction it is sent: keys from the bridge's sealed seed, deposits and their
  * depth, reorgs, gathering, payouts with change, idempotent rebroadcast, replacement only when the
  * old transaction provably cannot land, and the network boundary.
@@ -39,14 +39,14 @@ const VAULT = { kind: 'vault' as const }
 describe('bitcoin: the adapter against an Esplora double', function () {
     let pool: Pool
     let keys: KeyManager
-    let regtest: EsploraDouble
-    let testnet: EsploraDouble
+    let regtest: EsploraServer
+    let testnet: EsploraServer
     let config: BitcoinConfig
     let adapter: BitcoinAdapter
 
     const ledger = () => regtest.ledger
     const regtestAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
-    const get = async (double: EsploraDouble, path: string) => {
+    const get = async (double: EsploraServer, path: string) => {
         const response = await fetch(double.url + path)
         return { status: response.status, text: await response.text() }
     }
@@ -62,8 +62,8 @@ describe('bitcoin: the adapter against an Esplora double', function () {
         await pool.query('INSERT INTO bridge_key_seed (family, iv, ciphertext) VALUES ($1, $2, $3)', ['bitcoin', iv, ciphertext])
         keys = new KeyManager(pool, MASTER_KEY)
         await keys.init(['bitcoin'])
-        regtest = await startEsploraDouble('regtest')
-        testnet = await startEsploraDouble('testnet')
+        regtest = await startEsploraServer('regtest')
+        testnet = await startEsploraServer('testnet')
         config = defaultBitcoinConfig('regtest', { kind: 'esplora', url: regtest.url })
         adapter = new BitcoinAdapter(config, keys)
     })
@@ -463,7 +463,7 @@ describe('bitcoin: the adapter over a Bitcoin Core JSON-RPC double', function ()
     let pool: Pool
     let keys: KeyManager
     let ledger: Ledger
-    let core: CoreRpcDouble
+    let core: CoreRpcServer
     let adapter: BitcoinAdapter
     let config: BitcoinConfig
 
@@ -474,7 +474,7 @@ describe('bitcoin: the adapter over a Bitcoin Core JSON-RPC double', function ()
         keys = new KeyManager(pool, MASTER_KEY)
         await keys.init(['bitcoin'])
         ledger = new Ledger('regtest')
-        core = await new CoreRpcDouble(ledger, { user: 'bridge', password: 'hunter2' }).start()
+        core = await new CoreRpcServer(ledger, { user: 'bridge', password: 'hunter2' }).start()
         config = defaultBitcoinConfig('regtest', { kind: 'bitcoind', url: core.url, username: 'bridge', password: 'hunter2', wallet: 'bridge-watch' })
         adapter = new BitcoinAdapter(config, keys)
     })

@@ -7,8 +7,8 @@ import { TronWeb } from 'tronweb'
 import { Address, Hash, parseUnits } from 'viem'
 import { Keypair } from '@solana/web3.js'
 import { waitFor } from '../../common/processes'
-import { EsploraDouble, startEsploraDouble } from '../doubles/esplora/server'
-import { SimpleSwapDouble } from '../doubles/simpleswap/server'
+import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
+import { SimpleSwapServer } from '../../devnet/provider/server'
 import { SolanaDouble, startSolanaDouble } from '../doubles/solana/server'
 import { startTronDouble, TronDouble } from '../doubles/tron/server'
 import { createTestDatabase } from '../support/postgres'
@@ -36,9 +36,9 @@ const UNFINISHED = ['signed', 'broadcast']
 describe('bridge: SIGKILL inside each sending step, restart, exactly one transfer', function () {
     let w: BridgeChains
     let bridge: BridgeProcess
-    let btc: EsploraDouble
+    let btc: EsploraServer
     let sol: SolanaDouble
-    let ss: SimpleSwapDouble
+    let ss: SimpleSwapServer
     let tron: TronDouble
     let gates: Record<ChainName, BroadcastGate>
     let pool: Pool
@@ -52,7 +52,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_crash')
         ;[w, btc, sol, ss, tron] = await Promise.all([
-            startBridgeChains(), startEsploraDouble('regtest'), startSolanaDouble({ finalizedDepth: 8 }), new SimpleSwapDouble().start(),
+            startBridgeChains(), startEsploraServer('regtest'), startSolanaDouble({ finalizedDepth: 8 }), new SimpleSwapServer().start(),
             startTronDouble({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
         ])
         tronTicker = setInterval(() => tron.ledger.mine(1), 1000)

@@ -5,8 +5,8 @@ import * as fs from 'fs'
 import { Pool } from 'pg'
 import { Address, formatUnits, parseUnits } from 'viem'
 import { waitFor } from '../../common/processes'
-import { EsploraDouble, startEsploraDouble } from '../doubles/esplora/server'
-import { SimpleSwapDouble } from '../doubles/simpleswap/server'
+import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
+import { SimpleSwapServer } from '../../devnet/provider/server'
 import { SolanaDouble, startSolanaDouble } from '../doubles/solana/server'
 import { startTronDouble, TronDouble } from '../doubles/tron/server'
 import { TronWeb } from 'tronweb'
@@ -29,9 +29,9 @@ import {
 describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to end', function () {
     let w: BridgeChains
     let bridge: BridgeProcess
-    let btc: EsploraDouble
+    let btc: EsploraServer
     let sol: SolanaDouble
-    let ss: SimpleSwapDouble
+    let ss: SimpleSwapServer
     let tron: TronDouble
     let tronTicker: NodeJS.Timeout
     let pool: Pool
@@ -44,7 +44,7 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_networks')
         ;[w, btc, sol, ss, tron] = await Promise.all([
-            startBridgeChains(), startEsploraDouble('regtest'), startSolanaDouble({ finalizedDepth: 8 }), new SimpleSwapDouble().start(),
+            startBridgeChains(), startEsploraServer('regtest'), startSolanaDouble({ finalizedDepth: 8 }), new SimpleSwapServer().start(),
             startTronDouble({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
         ])
         tronTicker = setInterval(() => tron.ledger.mine(1), 1000)

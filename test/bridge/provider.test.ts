@@ -10,7 +10,7 @@ import { ProviderAsset, ProviderPair } from '../../bridge/providers/provider'
 import { SimpleSwapProvider } from '../../bridge/providers/simpleswap/client'
 import { simpleSwapFromEnv } from '../../bridge/providers/simpleswap/factory'
 import { STATUS_TABLE, ProviderStatus } from '../../bridge/providers/status'
-import { SimpleSwapDouble, STATUS_PATHS, StatusPath } from '../doubles/simpleswap/server'
+import { SimpleSwapServer, STATUS_PATHS, StatusPath } from '../../devnet/provider/server'
 
 const BTC: ProviderAsset = { chain: 'BITCOIN', symbol: 'BTC' }
 const TRON_USDT: ProviderAsset = { chain: 'TRON', symbol: 'USDT' }
@@ -38,11 +38,11 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('provider: SimpleSwap v3 client against the loopback double', function () {
-    let double: SimpleSwapDouble
+    let double: SimpleSwapServer
     let provider: SimpleSwapProvider
 
     before(async function () {
-        double = await new SimpleSwapDouble().start()
+        double = await new SimpleSwapServer().start()
         double.setPair(['btc', 'btc'], ['usdt', 'trx'], { rate: '91234.567891', min: '0.000123456789', max: '2.123456789' })
         double.setPair(['sol', 'sol'], ['usdt', 'bsc'], { rate: '187.123456789012345678', min: '0.1', max: null })
         double.setPair(['usdt', 'eth'], ['btc', 'btc'], { rate: '0.0000109612345', min: '10', max: '50000' })

@@ -1,12 +1,19 @@
+import * as bitcoin from 'bitcoinjs-lib'
 import { expect } from 'chai'
+import { randomBytes } from 'crypto'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
-import { createPublicClient, http, parseAbi, PublicClient } from 'viem'
+import { createPublicClient, http, parseAbi, parseUnits, PublicClient } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { spawnManaged, Spawned, waitFor } from '../../common/processes'
 import { freePort } from '../support/ports'
 
 const LAUNCHER = path.resolve(__dirname, '../../launcher/index.js')
+const DEVNET_CLI = path.resolve(__dirname, '../../devnet/cli.js')
+
+/** The bridge networks a fresh `npm start` enables. */
+const NETWORKS_ON_NPM_START = ['NATIVECHAIN', 'BSC', 'ETHEREUM', 'POLYGON', 'BITCOIN']
 const PAIR = parseAbi(['function getReserves() view returns (uint112, uint112, uint32)'])
 
 /** Process ids of every descendant of `pid`, from /proc. */
@@ -94,6 +101,37 @@ describe('npm start (the launcher)', function () {
         return started
     }
 
+    const bridgeUrl = () => `http://127.0.0.1:${env.BRIDGE_PORT}`
+
+    async function createSwap(body: Record<string, string>): Promise<{ swap_id: string; deposit_address: string }> {
+        const response = await fetch(`${bridgeUrl()}/api/swap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+        const swap = (await response.json()) as { swap_id: string; deposit_address: string }
+        expect(response.status, JSON.stringify(swap)).to.equal(201)
+        return swap
+    }
+
+    /** `npm run devnet -- send …` as the docs give it, in the launcher's environment; its output, the transaction id. */
+    async function devnetSend(...args: string[]): Promise<string> {
+        const send = spawnManaged(process.execPath, [DEVNET_CLI, 'send', ...args], { name: 'devnet send', env })
+        let out = ''
+        send.child.stdout?.on('data', (d) => (out += d.toString()))
+        send.child.stderr?.on('data', (d) => (out += d.toString()))
+        expect(await send.exited, out).to.equal(0)
+        return out.trim()
+    }
+
+    async function completed(id: string): Promise<{ status: string; amount_sent: string | null }> {
+        let last: { status: string; amount_sent: string | null; error_message: string | null } | undefined
+        await waitFor(`swap ${id} to complete`, async () => {
+            last = (await (await fetch(`${bridgeUrl()}/api/swap/${id}`)).json()) as typeof last
+            if (last!.status === 'failed' || last!.status === 'expired') throw new Error(`the swap ended ${last!.status}: ${last!.error_message}`)
+            return last!.status === 'completed'
+        }, 280_000, 500).catch((err) => {
+            throw new Error(`${err.message}; last seen ${JSON.stringify(last)}\n${output.slice(-3000)}`)
+        })
+        return last!
+    }
+
     before(async () => {
         env = {
             ...process.env,
@@ -111,6 +149,12 @@ describe('npm start (the launcher)', function () {
             BSC_DEVNET_PORT: String(await freePort()),
             ETHEREUM_DEVNET_PORT: String(await freePort()),
             POLYGON_DEVNET_PORT: String(await freePort()),
+            // The local Bitcoin network and swap provider.
+            BITCOIN_DEVNET_PORT: String(await freePort()),
+            PROVIDER_DEVNET_PORT: String(await freePort()),
+            // A swap's steps follow each other within seconds rather than the production default's tens of seconds.
+            BRIDGE_MONITOR_INTERVAL_MS: '1000',
+            BRIDGE_PROVIDER_POLL_SECONDS: '1',
             LOG_LEVEL: 'warn',
         }
     })
@@ -177,6 +221,42 @@ describe('npm start (the launcher)', function () {
         await expectHeadOnTheWallClock(createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) }) as PublicClient)
         // The launcher's progress line ends once the indexer's own /ready says it follows the head.
         await waitFor('the launcher to say the indexer caught up', async () => /indexing the chain: caught up at block \d+/.test(output), 120_000, 200)
+        await stop()
+    })
+
+    it('serves BITCOIN and the provider locally, and BTC → NATIVE and BSC USDT → BTC swaps complete when paid with the documented send command', async function () {
+        this.timeout(600_000)
+        await start()
+        const bridge = bridgeUrl()
+        expect(output).to.include(`http://127.0.0.1:${env.BITCOIN_DEVNET_PORT}`)
+        expect(output).to.include(`http://127.0.0.1:${env.PROVIDER_DEVNET_PORT}/v3`)
+        const tokens = (await (await fetch(`${bridge}/api/tokens`)).json()) as { chains: { name: string; enabled: boolean; tokens: { symbol: string; enabled: boolean }[] }[] }
+        const enabled = tokens.chains.filter((c) => c.enabled).map((c) => c.name)
+        expect(enabled).to.include.members(NETWORKS_ON_NPM_START)
+        expect(tokens.chains.find((c) => c.name === 'BITCOIN')!.tokens.find((t) => t.symbol === 'BTC')).to.have.property('enabled', true)
+        const config = (await (await fetch(`${bridge}/api/swap/config`)).json()) as { networks: { chain: string; enabled: boolean; vault_address: string | null }[]; routes: { source_chain: string; source_token: string; target_chain: string; target_token: string; enabled: boolean; disabled_reason?: string }[] }
+        expect(config.networks.find((n) => n.chain === 'BITCOIN')).to.include({ enabled: true }).and.have.property('vault_address').that.matches(/^bcrt1q/)
+        const route = config.routes.find((r) => r.source_chain === 'BITCOIN' && r.target_chain === 'NATIVECHAIN' && r.target_token === 'NATIVE')!
+        expect(route.enabled, route.disabled_reason).to.equal(true)
+
+        const recipient = privateKeyToAccount(generatePrivateKey()).address
+        const swap = await createSwap({ source_chain: 'BITCOIN', source_token: 'BTC', target_chain: 'NATIVECHAIN', target_token: 'NATIVE', source_token_amount: '0.01', target_wallet: recipient })
+        expect(swap.deposit_address).to.match(/^bcrt1q/)
+        // Exactly the command docs/bridge/README.md gives, with the environment the launcher got.
+        expect(await devnetSend('BITCOIN', swap.deposit_address, '0.01')).to.match(/^[0-9a-f]{64}$/)
+        const done = await completed(swap.swap_id)
+        const native = createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) })
+        expect(done.amount_sent).to.be.a('string')
+        expect(await native.getBalance({ address: recipient })).to.equal(parseUnits(done.amount_sent!, 18))
+
+        // The other way: BSC USDT paid with the send command, the provider paying BTC into our BITCOIN vault, which pays the user.
+        const btcRecipient = bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
+        const back = await createSwap({ source_chain: 'BSC', source_token: 'USDT', target_chain: 'BITCOIN', target_token: 'BTC', source_token_amount: '100', target_wallet: btcRecipient })
+        expect(await devnetSend('BSC', back.deposit_address, '100', 'USDT')).to.match(/^0x[0-9a-f]{64}$/)
+        const returned = await completed(back.swap_id)
+        const utxos = (await (await fetch(`http://127.0.0.1:${env.BITCOIN_DEVNET_PORT}/address/${btcRecipient}/utxo`)).json()) as { value: number }[]
+        expect(returned.amount_sent).to.be.a('string')
+        expect(utxos.reduce((sum, u) => sum + BigInt(u.value), 0n)).to.equal(parseUnits(returned.amount_sent!, 8))
         await stop()
     })
 })

@@ -3,10 +3,10 @@ import { ECPairFactory, ECPairInterface } from 'ecpair'
 import * as ecc from 'tiny-secp256k1'
 
 /**
- * TEST DOUBLE, not part of the product. A small Bitcoin chain in memory for the Esplora double
- * (server.ts): blocks with real headers (regtest proof of work, merkle roots, BIP-34 heights,
- * segwit witness commitments), a mempool and the UTXO set. Every transaction submitted goes
- * through checks of the kind a node makes:
+ * The local Bitcoin network's chain (docs/bridge/README.md#local-chains-npm-start), served by the
+ * Esplora API (esplora.ts) and Bitcoin Core's JSON-RPC (core-rpc.ts): blocks with real headers
+ * (regtest proof of work, merkle roots, BIP-34 heights, segwit witness commitments), a mempool and
+ * the UTXO set. Every transaction submitted goes through checks of the kind a node makes:
  *   - it decodes (bitcoinjs), is not a coinbase, has inputs and outputs, no duplicate inputs;
  *   - each input spends an output that exists, unspent, in the chain or the mempool (coinbase
  *     outputs only after 100 blocks); a conflict with the mempool is a replacement that must
@@ -18,23 +18,40 @@ import * as ecc from 'tiny-secp256k1'
  * Refusals carry Bitcoin Core's codes and reasons (-25 missing inputs, -26 policy/consensus,
  * -27 already in the chain), the way Esplora passes them on.
  *
- * Test hooks: mine(n), fund(address, value) from a faucet that owns the coinbases, reorg(depth)
+ * Nothing mines on its own: mine(n) makes blocks (the devnet calls it on a timer, tests when they
+ * choose). For tests: fund(address, value) from the faucet that owns the coinbases, reorg(depth)
  * and fee estimates to set.
  */
 
 bitcoin.initEccLib(ecc)
 const ECPair = ECPairFactory(ecc)
 
-export type DoubleNetwork = 'mainnet' | 'testnet' | 'regtest'
+export type LedgerNetwork = 'mainnet' | 'testnet' | 'regtest'
 
-const PARAMS: Record<DoubleNetwork, bitcoin.Network> = {
+/** A chain to continue: its blocks after genesis as raw hex, in order, and the mempool's raw transactions. */
+export interface SavedChain {
+    extraNonce: number
+    blocks: string[]
+    mempool: string[]
+}
+
+export interface LedgerOptions {
+    /** The key every coinbase pays, and fund() spends from; a random one by default. */
+    faucet?: ECPairInterface
+    /** Scripts the first coinbases after genesis pay instead, `coinbasesEach` blocks each in turn (their coins mature with the blocks after). */
+    premine?: { scripts: Uint8Array[]; coinbasesEach: number }
+    /** Continue this chain instead of mining a new one. */
+    saved?: SavedChain
+}
+
+const PARAMS: Record<LedgerNetwork, bitcoin.Network> = {
     mainnet: bitcoin.networks.bitcoin,
     testnet: bitcoin.networks.testnet,
     regtest: bitcoin.networks.regtest,
 }
 
-/** Genesis headers of the real networks (Bitcoin Core chainparams.cpp): the double's block 0 hashes as theirs does. */
-const GENESIS: Record<DoubleNetwork, { time: number; bits: number; nonce: number }> = {
+/** Genesis headers of the real networks (Bitcoin Core chainparams.cpp): block 0 here hashes as theirs does. */
+const GENESIS: Record<LedgerNetwork, { time: number; bits: number; nonce: number }> = {
     mainnet: { time: 1231006505, bits: 0x1d00ffff, nonce: 2083236893 },
     testnet: { time: 1296688602, bits: 0x1d00ffff, nonce: 414098458 },
     regtest: { time: 1296688602, bits: 0x207fffff, nonce: 2 },
@@ -131,9 +148,9 @@ export class Ledger {
     feeEstimates: Record<string, number> = { '1': 20.5, '2': 15.25, '3': 10.125, '6': 5.5, '144': 1.5, '504': 1.01, '1008': 1.0 }
     minRelayFeeRate = 1000n // sat/kvB
 
-    constructor(readonly network: DoubleNetwork = 'regtest') {
+    constructor(readonly network: LedgerNetwork = 'regtest', options: LedgerOptions = {}) {
         this.params = PARAMS[network]
-        this.faucet = ECPair.makeRandom({ network: this.params })
+        this.faucet = options.faucet ?? ECPair.makeRandom({ network: this.params })
         this.faucetScript = bitcoin.payments.p2wpkh({ pubkey: this.faucet.publicKey }).output!
         const { time, bits, nonce } = GENESIS[network]
         const genesis = new bitcoin.Block()
@@ -145,8 +162,55 @@ export class Ledger {
         genesis.nonce = nonce
         // The genesis coinbase is unspendable in Bitcoin too; it is left out of the UTXO set.
         this.blocks.push({ hash: genesis.getId(), height: 0, time, header: genesis, txids: [], size: 285, weight: 1140 })
-        // Coinbases mature after 100 blocks: the faucet has coins to give from the start.
+        if (options.saved) {
+            this.replay(options.saved)
+            return
+        }
+        for (const script of options.premine?.scripts ?? []) {
+            for (let i = 0; i < options.premine!.coinbasesEach; i++) this.mine(1, { payTo: script })
+        }
+        // Coinbases mature after 100 blocks: the faucet (and the premined scripts) have coins to spend from the start.
         this.mine(COINBASE_MATURITY + 1)
+    }
+
+    /** The chain as SavedChain keeps it; `fromHeight` leaves out the blocks below it (already saved). */
+    save(fromHeight = 1): SavedChain {
+        return {
+            extraNonce: this.extraNonce,
+            blocks: this.blocks.slice(Math.max(1, fromHeight)).map((b) => b.header.toHex()),
+            mempool: [...this.mempool.values()].map((s) => s.raw),
+        }
+    }
+
+    /** Connects saved blocks as they were mined (their transactions were checked then), and resubmits the saved mempool. */
+    private replay(saved: SavedChain): void {
+        for (const hex of saved.blocks) {
+            const header = bitcoin.Block.fromHex(hex)
+            const txs = header.transactions ?? []
+            const height = this.tipHeight + 1
+            if (hexOf(header.prevHash!) !== hexOf(txidBytes(this.tip.hash))) throw new Error(`saved block ${height} does not follow block ${height - 1}`)
+            this.blocks.push({
+                hash: header.getId(), height, time: header.timestamp, header, txids: txs.map((t) => t.getId()),
+                size: header.byteLength(), weight: header.weight(),
+            })
+            for (const tx of txs) {
+                const prevouts = tx.isCoinbase() ? [] : tx.ins.map((input) => {
+                    const prev = this.output(Buffer.from(input.hash).reverse().toString('hex'), input.index)
+                    if (!prev) throw new Error(`saved block ${height} spends an output the chain does not have`)
+                    return { script: prev.script, value: prev.value }
+                })
+                const fee = prevouts.reduce((sum, p) => sum + p.value, 0n) - tx.outs.reduce((sum, o) => sum + o.value, 0n)
+                this.connect({ tx, txid: tx.getId(), raw: tx.toHex(), prevouts, fee: tx.isCoinbase() ? 0n : fee, vsize: tx.virtualSize() }, height)
+            }
+        }
+        this.extraNonce = saved.extraNonce
+        for (const raw of saved.mempool) {
+            try {
+                this.submit(raw)
+            } catch {
+                // No longer valid (a block saved after it spent its inputs): dropped, as a restarted node would.
+            }
+        }
     }
 
     get tipHeight(): number {
@@ -313,7 +377,7 @@ export class Ledger {
     private verifyInput(tx: bitcoin.Transaction, index: number, prevout: { script: Uint8Array; value: bigint }): void {
         const input = tx.ins[index]
         if (!isP2wpkh(prevout.script)) {
-            throw new Rejection(-26, 'non-mandatory-script-verify-flag (this test double verifies P2WPKH spends only)')
+            throw new Rejection(-26, 'non-mandatory-script-verify-flag (this local network verifies P2WPKH spends only)')
         }
         if (input.script.length !== 0) throw new Rejection(-26, 'mandatory-script-verify-flag-failed (Witness requires empty scriptSig)')
         if (input.witness.length !== 2) throw new Rejection(-26, 'mandatory-script-verify-flag-failed (Witness program hash mismatch)')
@@ -367,8 +431,8 @@ export class Ledger {
         }
     }
 
-    /** Mines n blocks, the first taking the whole mempool; each coinbase pays the faucet. The new block hashes. */
-    mine(n = 1, opts: { empty?: boolean } = {}): string[] {
+    /** Mines n blocks, the first taking the whole mempool; each coinbase pays the faucet (or `payTo`). The new block hashes. */
+    mine(n = 1, opts: { empty?: boolean; payTo?: Uint8Array } = {}): string[] {
         const hashes: string[] = []
         for (let i = 0; i < n; i++) {
             const included = opts.empty ? [] : [...this.mempool.values()]
@@ -378,7 +442,7 @@ export class Ledger {
             coinbase.version = 2
             // BIP-34 height, then an extra nonce so that replacement blocks of a reorg differ.
             coinbase.addInput(new Uint8Array(32), 0xffffffff, 0xffffffff, bitcoin.script.compile([scriptNum(height), scriptNum(++this.extraNonce)]))
-            coinbase.addOutput(this.faucetScript, SUBSIDY + fees)
+            coinbase.addOutput(opts.payTo ?? this.faucetScript, SUBSIDY + fees)
             const txs = [coinbase, ...included.map((s) => s.tx)]
             if (included.some((s) => s.tx.hasWitnesses())) {
                 // BIP-141 commitment: the witness merkle root (coinbase's wtxid counted as zero) with the 32-byte reserved value.

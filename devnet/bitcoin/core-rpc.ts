@@ -4,9 +4,8 @@ import { Ledger, Rejection, StoredTx } from './ledger'
 import { listenLoopback, Loopback, serveAsync } from '../loopback'
 
 /**
- * TEST DOUBLE, not part of the product: the part of Bitcoin Core's JSON-RPC that the bridge's
- * bitcoind backend calls, over the same Ledger as the Esplora double (so a test can drive both
- * views of one chain). Field names, BTC amounts printed with 8 decimals, error codes and messages
+ * The local Bitcoin network's JSON-RPC: the part of Bitcoin Core's that the bridge's bitcoind
+ * backend calls, over the same Ledger as the Esplora API (so both views show one chain). Field names, BTC amounts printed with 8 decimals, error codes and messages
  * follow Core (v25+): RPC errors are HTTP 500 with {result:null, error:{code,message}}; wallet
  * calls go to /wallet/<name> and need that wallet loaded; watch-only descriptor wallets learn
  * addresses through importdescriptors with a BIP-380 checksum. No -txindex: mined transactions
@@ -65,7 +64,7 @@ class Btc {
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
 const prevTxid = (input: { hash: Uint8Array }) => Buffer.from(input.hash).reverse().toString('hex')
 
-export class CoreRpcDouble {
+export class CoreRpcServer {
     private server?: http.Server
     private loopback?: Loopback
     url = ''

@@ -1,10 +1,10 @@
 import * as bitcoin from 'bitcoinjs-lib'
 import * as http from 'http'
-import { DoubleNetwork, Ledger, Rejection, StoredTx } from './ledger'
+import { LedgerNetwork, Ledger, Rejection, StoredTx } from './ledger'
 import { listenLoopback, Loopback, serveAsync } from '../loopback'
 
 /**
- * TEST DOUBLE, not part of the product: the Esplora REST API (Blockstream's esplora API.md, as
+ * The local Bitcoin network's Esplora REST API (Blockstream's esplora API.md, as
  * electrs serves it) on 127.0.0.1 over a Ledger. Routes, field names and encodings follow
  * Esplora: plain-text tip height/hash and txids, JSON objects with snake_case fields, amounts in
  * satoshi, 404 "Transaction not found" / "Block not found", 400 for a bad address, and a refused
@@ -38,7 +38,7 @@ function asm(script: Uint8Array): string {
     }).join(' ')
 }
 
-export class EsploraDouble {
+export class EsploraServer {
     readonly ledger: Ledger
     private server?: http.Server
     private loopback?: Loopback
@@ -56,13 +56,17 @@ export class EsploraDouble {
      */
     swallowBroadcasts = false
 
-    constructor(network: DoubleNetwork = 'regtest') {
-        this.ledger = new Ledger(network)
+    /** Called after a broadcast entered the mempool (the devnet saves its chain then). */
+    onAccepted?: () => void
+
+    constructor(network: LedgerNetwork | Ledger = 'regtest') {
+        this.ledger = network instanceof Ledger ? network : new Ledger(network)
     }
 
-    async start(): Promise<this> {
+    /** Listens on `port` of 127.0.0.1, or on a free one. */
+    async start(port = 0): Promise<this> {
         this.server = serveAsync((req, res) => this.route(req, res))
-        this.loopback = await listenLoopback(this.server)
+        this.loopback = await listenLoopback(this.server, port)
         this.url = this.loopback.url
         return this
     }
@@ -172,6 +176,7 @@ export class EsploraDouble {
             }
             try {
                 const txid = ledger.submit(body)
+                this.onAccepted?.()
                 if (this.swallowBroadcasts) return
                 return text(200, txid)
             } catch (err) {
@@ -248,7 +253,7 @@ export class EsploraDouble {
     }
 }
 
-/** Starts an Esplora double for a network; close() it in an after() hook. */
-export async function startEsploraDouble(network: DoubleNetwork = 'regtest'): Promise<EsploraDouble> {
-    return new EsploraDouble(network).start()
+/** Starts the Esplora API over a new chain of a network on a free port; close() it in an after() hook. */
+export async function startEsploraServer(network: LedgerNetwork = 'regtest'): Promise<EsploraServer> {
+    return new EsploraServer(network).start()
 }

@@ -3,33 +3,34 @@ import * as http from 'http'
 import { AddressInfo } from 'net'
 
 /**
- * TEST DOUBLE, not part of the product: SimpleSwap's v3 API as public v3 clients use it, on
- * 127.0.0.1. Routes under /v3, key in `x-api-key` (401 without one; 403 for a
- * wrong one — clients show only the 401 without a key, the 403 is this double's choice),
- * camelCase fields, responses wrapped in { result }, assets as ticker + network. Amounts are
- * exact decimal strings computed with bigints: estimatedAmount = amount × rate, rounded down to the
- * target currency's precision, the provider's fee being part of the configured rate.
+ * The local swap provider's API: SimpleSwap's v3 API as public v3 clients use it, on 127.0.0.1
+ * (docs/bridge/README.md#local-chains-npm-start). Routes under /v3, key in `x-api-key` (401
+ * without one; 403 for a wrong one — clients show only the 401 without a key, the 403 is this
+ * server's choice), camelCase fields, responses wrapped in { result }, assets as ticker + network.
+ * Amounts are exact decimal strings computed with bigints: estimatedAmount = amount × rate, rounded
+ * down to the target currency's precision, the provider's fee being part of the configured rate.
  *
- * Where those clients show nothing the double picks: 400 for a malformed or unsupported request,
+ * Where those clients show nothing this server picks: 400 for a malformed or unsupported request,
  * 422 for an amount outside the range, 404 for an unknown exchange, error bodies
  * { error, description }.
  *
- * Test controls: rates and ranges per pair; advance(id) along a scripted path (finished, failed,
- * refunded, expired or verifying), or setStatus; failNext(route, status, n) to answer 5xx;
- * holdCreates() to keep create answers back (the exchange is stored first, as a slow provider
- * would), with counters of create requests and exchanges stored.
+ * Exchanges move on in one of two ways. `npm start`'s provider settles them for real on the local
+ * networks (settlement.ts drives the statuses). Tests script them instead: advance(id) along a
+ * path (finished, failed, refunded, expired or verifying), or setStatus; with failNext(route,
+ * status, n) to answer 5xx and holdCreates() to keep create answers back (the exchange is stored
+ * first, as a slow provider would), with counters of create requests and exchanges stored.
  */
 
-export interface DoubleCurrency {
+export interface ProviderCurrency {
     ticker: string
     network: string
     name: string
-    /** Decimal places the double prints amounts of this currency with. */
+    /** Decimal places amounts of this currency are printed with. */
     precision: number
     hasExtraId: boolean
 }
 
-export const DOUBLE_CURRENCIES: DoubleCurrency[] = [
+export const PROVIDER_CURRENCIES: ProviderCurrency[] = [
     { ticker: 'btc', network: 'btc', name: 'Bitcoin', precision: 8, hasExtraId: false },
     { ticker: 'eth', network: 'eth', name: 'Ethereum', precision: 18, hasExtraId: false },
     { ticker: 'usdt', network: 'eth', name: 'Tether (ERC-20)', precision: 6, hasExtraId: false },
@@ -57,7 +58,7 @@ export interface PairTerms {
     max: string | null
 }
 
-export interface DoubleExchange {
+export interface StoredExchange {
     id: string
     fixed: boolean
     tickerFrom: string
@@ -111,10 +112,10 @@ function format(num: bigint, den: bigint, precision: number): string {
     return `${scaled / base}${fraction ? `.${fraction}` : ''}`
 }
 
-export class SimpleSwapDouble {
+export class SimpleSwapServer {
     private server?: http.Server
     url = ''
-    readonly exchanges = new Map<string, DoubleExchange>()
+    readonly exchanges = new Map<string, StoredExchange>()
     /** POST /v3/exchanges requests that passed authentication, and exchanges stored. */
     createRequests = 0
     created = 0
@@ -126,19 +127,25 @@ export class SimpleSwapDouble {
      * end-to-end test sends funds there (default: a placeholder no network accepts).
      */
     depositAddressFor?: (ticker: string, network: string) => string
+    /** Called after an exchange was created or changed (the local provider saves its state then). */
+    onChange?: () => void
     private holding = false
     private held: (() => void)[] = []
     private readonly heldDone: Promise<void>[] = []
 
     constructor(readonly apiKey = `ss-test-${randomBytes(8).toString('hex')}`) {}
 
-    async start(): Promise<this> {
+    /** Listens on `port` of 127.0.0.1, or on a free one. */
+    async start(port = 0): Promise<this> {
         this.server = http.createServer((req, res) => {
             this.handle(req, res).catch((err) => {
                 if (!res.headersSent) this.send(res, 500, { error: 'Internal Server Error', description: String(err) })
             })
         })
-        await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
+        await new Promise<void>((resolve, reject) => {
+            this.server!.once('error', reject)
+            this.server!.listen(port, '127.0.0.1', () => resolve())
+        })
         this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
         return this
     }
@@ -200,11 +207,35 @@ export class SimpleSwapDouble {
         return next
     }
 
-    /** The provider's payout as an end-to-end test makes it for real on the target network: its transaction and amount. */
+    /** The provider's payout, made for real on the target network: its transaction and amount. */
     paidOut(id: string, txTo: string, amountTo?: string): void {
         const ex = this.exchange(id)
         ex.txTo = txTo
         if (amountTo !== undefined) ex.amountTo = amountTo
+        this.onChange?.()
+    }
+
+    /** The deposit that reached the exchange's address (it may differ from the amount announced). */
+    deposited(id: string, txFrom: string, amountFrom: string): void {
+        const ex = this.exchange(id)
+        ex.txFrom = txFrom
+        ex.amountFrom = amountFrom
+        this.onChange?.()
+    }
+
+    /** What an exchange pays for an amount of its source currency, at its pair's rate (a floating exchange pays for what arrived). */
+    payoutFor(ex: StoredExchange, amountFrom: string): string {
+        const terms = this.terms.get(`${key(ex.tickerFrom, ex.networkFrom)}>${key(ex.tickerTo, ex.networkTo)}`)
+        const to = PROVIDER_CURRENCIES.find((c) => key(c.ticker, c.network) === key(ex.tickerTo, ex.networkTo))
+        if (!terms || !to) throw new Error(`exchange ${ex.id}: its pair is no longer listed`)
+        const a = rational(amountFrom)
+        const r = rational(terms.rate)
+        return format(a.num * r.num, a.den * r.den, to.precision)
+    }
+
+    /** Exchanges of an earlier run, as saved. */
+    restore(exchanges: StoredExchange[]): void {
+        for (const ex of exchanges) this.exchanges.set(ex.id, ex)
     }
 
     setStatus(id: string, status: string): void {
@@ -217,16 +248,17 @@ export class SimpleSwapDouble {
             ex.txTo ??= `0x${randomBytes(32).toString('hex')}`
             ex.amountTo ??= ex.expectedAmount
         }
+        this.onChange?.()
     }
 
-    private exchange(id: string): DoubleExchange {
+    private exchange(id: string): StoredExchange {
         const ex = this.exchanges.get(id)
         if (!ex) throw new Error(`no exchange ${id}`)
         return ex
     }
 
     private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-        const url = new URL(req.url ?? '/', 'http://double')
+        const url = new URL(req.url ?? '/', 'http://provider')
         const given = req.headers['x-api-key']
         if (!given) return this.send(res, 401, { error: 'Unauthorized', description: 'x-api-key header is required' })
         if (given !== this.apiKey) return this.send(res, 403, { error: 'Forbidden', description: 'Invalid API key' })
@@ -301,7 +333,7 @@ export class SimpleSwapDouble {
         const expected = this.quote(pair, amount)
         const now = new Date()
         const id = randomBytes(6).toString('hex')
-        const ex: DoubleExchange = {
+        const ex: StoredExchange = {
             id,
             fixed: body.fixed === true,
             tickerFrom: pair.from.ticker, networkFrom: pair.from.network,
@@ -325,6 +357,7 @@ export class SimpleSwapDouble {
         }
         this.exchanges.set(id, ex)
         this.created++
+        this.onChange?.()
         if (this.holding) {
             let release!: () => void
             const released = new Promise<void>((resolve) => (release = resolve))
@@ -338,13 +371,13 @@ export class SimpleSwapDouble {
         this.send(res, 200, { result: this.view(ex) })
     }
 
-    private view(ex: DoubleExchange): Omit<DoubleExchange, 'path'> & { publicId: string; type: string } {
+    private view(ex: StoredExchange): Omit<StoredExchange, 'path'> & { publicId: string; type: string } {
         const { path: _path, ...rest } = ex
         return { ...rest, publicId: ex.id, type: ex.fixed ? 'fixed' : 'floating' }
     }
 
     private currencies() {
-        return DOUBLE_CURRENCIES.map((c) => ({
+        return PROVIDER_CURRENCIES.map((c) => ({
             ticker: c.ticker, network: c.network, name: c.name, image: '', contractAddress: null,
             hasExtraId: c.hasExtraId, validationAddress: '.+', validationExtra: null, addressExplorer: '', txExplorer: '',
         }))
@@ -362,8 +395,8 @@ export class SimpleSwapDouble {
         return v
     }
 
-    private pairOf(q: URLSearchParams): { from: DoubleCurrency; to: DoubleCurrency; terms: PairTerms } {
-        const find = (t: string, n: string) => DOUBLE_CURRENCIES.find((c) => key(c.ticker, c.network) === key(t, n))
+    private pairOf(q: URLSearchParams): { from: ProviderCurrency; to: ProviderCurrency; terms: PairTerms } {
+        const find = (t: string, n: string) => PROVIDER_CURRENCIES.find((c) => key(c.ticker, c.network) === key(t, n))
         const from = find(this.param(q, 'tickerFrom'), this.param(q, 'networkFrom'))
         const to = find(this.param(q, 'tickerTo'), this.param(q, 'networkTo'))
         if (!from || !to) throw new HttpError(400, 'Bad Request', 'Currency not found')
@@ -372,7 +405,7 @@ export class SimpleSwapDouble {
         return { from, to, terms }
     }
 
-    private quote(pair: { from: DoubleCurrency; to: DoubleCurrency; terms: PairTerms }, amount: string): string {
+    private quote(pair: { from: ProviderCurrency; to: ProviderCurrency; terms: PairTerms }, amount: string): string {
         const a = rational(amount)
         if (amount.split('.')[1]?.length > pair.from.precision) {
             throw new HttpError(400, 'Bad Request', `amount has more than ${pair.from.precision} decimals`)
