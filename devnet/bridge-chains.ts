@@ -196,6 +196,15 @@ export async function startBridgeChains(env: DevnetEnv & { readonly [K in Bridge
 const VAULT_COIN: Record<string, string> = { NATIVECHAIN: '1000', BSC: '100', ETHEREUM: '1000', POLYGON: '100000' }
 const VAULT_TOKENS = { USDT: '1000000', WNATIVE: '1000', STABLE: '1000000' } as Record<string, string>
 
+/** Once the bridge answers: its vault address on a network (GET /api/swap/config), undefined where it has none. */
+export async function bridgeVaults(bridgeUrl: string): Promise<(chain: string) => string | undefined> {
+    const config = await waitFor('the bridge to answer', async () => {
+        const response = await fetch(`${bridgeUrl}/api/swap/config`).catch(() => undefined)
+        return response?.ok ? ((await response.json()) as { networks: { chain: string; vault_address: string | null }[] }) : undefined
+    }, 120_000, 500)
+    return (chain) => config.networks.find((n) => n.chain === chain)?.vault_address ?? undefined
+}
+
 /**
  * `npm start`, once the bridge answers: tops up its vaults on the chains this machine runs (the
  * native devnet when it was started here, and the local BSC, ETHEREUM and POLYGON), reading the
@@ -209,13 +218,9 @@ export async function fundLocalBridgeVaults(
     nativeChainId: number,
     log: Logger
 ): Promise<void> {
-    const config = await waitFor('the bridge to answer', async () => {
-        const response = await fetch(`${bridgeUrl}/api/swap/config`).catch(() => undefined)
-        return response?.ok ? ((await response.json()) as { networks: { chain: string; vault_address: Address | null }[] }) : undefined
-    }, 120_000, 500)
-    const vault = (chain: string) => config.networks.find((n) => n.chain === chain)?.vault_address ?? undefined
+    const vault = await bridgeVaults(bridgeUrl)
     const funded: Record<string, Address> = {}
-    const nativeVault = vault('NATIVECHAIN')
+    const nativeVault = vault('NATIVECHAIN') as Address | undefined
     if (native && nativeRpcUrl && nativeVault) {
         await fundVault(nativeRpcUrl, nativeChainId, nativeVault, {
             coin: VAULT_COIN.NATIVECHAIN,
@@ -224,7 +229,7 @@ export async function fundLocalBridgeVaults(
         funded.NATIVECHAIN = nativeVault
     }
     for (const [name, record] of Object.entries(records)) {
-        const address = vault(name)
+        const address = vault(name) as Address | undefined
         if (!address) continue
         const spec = BRIDGE_NETWORKS.find((n) => n.name === name)!
         await fundVault(record.rpcUrl, record.chainId, address, {

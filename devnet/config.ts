@@ -13,6 +13,10 @@ export const DevnetSettingsSchema = z.object({
         .describe('port of the local ETHEREUM, as for BSC'),
     POLYGON_DEVNET_PORT: port.default(8548)
         .describe('port of the local POLYGON, as for BSC'),
+    TRON_DEVNET_PORT: port.default(8090)
+        .describe('port of the local TRON network (java-tron full-node HTTP and TronGrid v1 routes) that `npm start` runs when `TRON_API_URL` is not set'),
+    SOLANA_DEVNET_PORT: port.default(8899)
+        .describe('port of the local Solana cluster (JSON-RPC) that `npm start` runs when `SOLANA_RPC_URL` is not set'),
 })
 
 export type DevnetEnv = SharedEnv & z.infer<typeof DevnetSettingsSchema>

@@ -7,6 +7,7 @@ import { loadSecrets } from '../common/secrets'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { startDevnet } from '../devnet'
 import { fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
+import { startLocalNetworks } from '../devnet/local-networks'
 import { LauncherEnv, parseLauncherEnv } from './config'
 import { serviceEnv, SERVICES } from './services'
 import { claimDataDir } from './single-instance'
@@ -66,11 +67,15 @@ async function main(): Promise<void> {
         // The bridge's BSC, ETHEREUM and POLYGON: local anvils for those without an RPC URL.
         const bridgeChains = await startBridgeChains(env, log)
         started.push({ name: 'bridge chains', stop: bridgeChains.stop })
+        // The bridge's TRON and SOLANA: local networks for those without a URL.
+        const localNetworks = await startLocalNetworks(env, log)
+        started.push({ name: 'local networks', stop: localNetworks.stop })
         const childEnv: NodeJS.ProcessEnv = {
             ...process.env,
             DATABASE_URL: databaseUrl,
             RPC_URL: rpcUrl(env),
             DATA_DIR: dataDir(env),
+            ...localNetworks.env,
         }
         const urls: string[] = []
         for (const service of SERVICES) {
@@ -83,8 +88,10 @@ async function main(): Promise<void> {
             // The bridge derives its vaults from its own seed; once it answers, the local chains fund them.
             await fundLocalBridgeVaults(`http://127.0.0.1:${env.BRIDGE_PORT}`, bridgeChains.records, devnet?.deployment.contracts, devnet?.url, env.CHAIN_ID, log)
                 .catch((err) => log.error({ err }, 'could not fund the bridge vaults on the local chains'))
+            await localNetworks.fundVaults(`http://127.0.0.1:${env.BRIDGE_PORT}`)
+                .catch((err) => log.error({ err }, 'could not fund the bridge vaults on the local TRON and SOLANA'))
         }
-        printBanner(env, databaseUrl, urls, bridgeChains.records)
+        printBanner(env, databaseUrl, urls, bridgeChains.records, localNetworks.banner)
     } catch (err) {
         log.fatal({ err }, 'the stack failed to start')
         await shutdown(1)
@@ -110,12 +117,13 @@ function superviseService(name: string, args: string[], env: NodeJS.ProcessEnv, 
     return { name, stop: () => current.stop(10_000) }
 }
 
-function printBanner(env: LauncherEnv, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>): void {
+function printBanner(env: LauncherEnv, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>, localNetworks: string[]): void {
     const lines = [
         '',
         'The stack is up:',
         `  Native chain RPC         ${rpcUrl(env)}  (chain id ${env.CHAIN_ID})`,
         ...Object.entries(bridgeChains).map(([name, c]) => `  ${`${name} (local) RPC`.padEnd(25)}${c.rpcUrl}  (chain id ${c.chainId})`),
+        ...localNetworks,
         `  Postgres                 ${databaseUrl.replace(/\/\/([^:]+):[^@]*@/, '//$1:***@')}`,
         ...urls.map((u) => `  ${u}`),
         '',

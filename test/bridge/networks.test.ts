@@ -7,8 +7,8 @@ import { Address, formatUnits, parseUnits } from 'viem'
 import { waitFor } from '../../common/processes'
 import { EsploraDouble, startEsploraDouble } from '../doubles/esplora/server'
 import { SimpleSwapDouble } from '../doubles/simpleswap/server'
-import { SolanaDouble, startSolanaDouble } from '../doubles/solana/server'
-import { startTronDouble, TronDouble } from '../doubles/tron/server'
+import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
+import { startTronNode, TronNode } from '../../devnet/tron/server'
 import { TronWeb } from 'tronweb'
 import { createTestDatabase } from '../support/postgres'
 import {
@@ -30,9 +30,9 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
     let w: BridgeChains
     let bridge: BridgeProcess
     let btc: EsploraDouble
-    let sol: SolanaDouble
+    let sol: SolanaNode
     let ss: SimpleSwapDouble
-    let tron: TronDouble
+    let tron: TronNode
     let tronTicker: NodeJS.Timeout
     let pool: Pool
     let dir: string
@@ -44,8 +44,8 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_networks')
         ;[w, btc, sol, ss, tron] = await Promise.all([
-            startBridgeChains(), startEsploraDouble('regtest'), startSolanaDouble({ finalizedDepth: 8 }), new SimpleSwapDouble().start(),
-            startTronDouble({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
+            startBridgeChains(), startEsploraDouble('regtest'), startSolanaNode({ finalizedDepth: 8 }), new SimpleSwapDouble().start(),
+            startTronNode({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
         ])
         tronTicker = setInterval(() => tron.ledger.mine(1), 1000)
         ticker = setInterval(() => {
