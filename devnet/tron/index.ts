@@ -36,16 +36,18 @@ export async function startTronDevnet(env: DevnetEnv, log: Logger): Promise<Tron
         writeStateFile(file, ledger.exportState())
         savedAt = Date.now()
     }
-    if (!saved) save()
     // Like a producer's slots: a block at each slot time, a gap in time (not in height) after a pause.
-    const timer = setInterval(() => {
+    const tick = () => {
         try {
             const [block] = ledger.mine(1, Math.floor(Date.now() / BLOCK_MS) * BLOCK_MS)
             if (block.txids.length > 0 || Date.now() - savedAt >= SAVE_EVERY_MS) save()
         } catch (err) {
             log.error({ err }, 'local TRON: could not produce or save a block')
         }
-    }, BLOCK_MS)
+    }
+    // At once, too: wallets (tronweb) cannot build on the genesis block, whose number java-tron's JSON leaves out.
+    tick()
+    const timer = setInterval(tick, BLOCK_MS)
     log.info({ url: node.url, height: ledger.head.number, restored: !!saved }, 'local TRON network started')
     return {
         url: node.url,
