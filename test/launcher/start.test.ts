@@ -111,6 +111,9 @@ describe('npm start (the launcher)', function () {
             BSC_DEVNET_PORT: String(await freePort()),
             ETHEREUM_DEVNET_PORT: String(await freePort()),
             POLYGON_DEVNET_PORT: String(await freePort()),
+            // The bridge's local TRON and SOLANA.
+            TRON_DEVNET_PORT: String(await freePort()),
+            SOLANA_DEVNET_PORT: String(await freePort()),
             LOG_LEVEL: 'warn',
         }
     })
@@ -176,5 +179,26 @@ describe('npm start (the launcher)', function () {
         expect(after).to.deep.equal(before)
         await expectHeadOnTheWallClock(createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) }) as PublicClient)
         await stop()
+    })
+
+    it('serves the bridge\'s TRON and SOLANA from local networks kept in DATA_DIR, with the bridge\'s vaults funded', async () => {
+        await start()
+        const tronUrl = `http://127.0.0.1:${env.TRON_DEVNET_PORT}`
+        const solanaUrl = `http://127.0.0.1:${env.SOLANA_DEVNET_PORT}`
+        expect(output).to.include(tronUrl).and.to.include(solanaUrl)
+        const bridge = `http://127.0.0.1:${env.BRIDGE_PORT}/api`
+        const { chains } = (await (await fetch(`${bridge}/tokens`)).json()) as any
+        for (const name of ['TRON', 'SOLANA']) expect(chains.find((c: any) => c.name === name), name).to.include({ enabled: true })
+        const { networks } = (await (await fetch(`${bridge}/swap/config`)).json()) as any
+        const vault = (chain: string) => networks.find((n: any) => n.chain === chain).vault_address
+        const tronVault = (await (await fetch(`${tronUrl}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: vault('TRON'), visible: true }) })).json()) as any
+        expect(tronVault.balance, 'sun of the TRON vault').to.be.greaterThan(0)
+        const solanaVault = (await (await fetch(solanaUrl, {
+            method: 'POST', headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBalance', params: [vault('SOLANA'), { commitment: 'processed' }] }),
+        })).json()) as any
+        expect(solanaVault.result.value, 'lamports of the SOLANA vault').to.be.greaterThan(0)
+        await stop()
+        expect(fs.existsSync(path.join(dataDir, 'tron', 'chain.json')) && fs.existsSync(path.join(dataDir, 'solana', 'cluster.json'))).to.equal(true)
     })
 })
