@@ -5,9 +5,9 @@ import { int64, TronHttp } from '../bridge/chains/tron/client'
 import { Logger } from '../common/logger'
 import { bridgeVaults } from './bridge-chains'
 import { DevnetEnv } from './config'
-import { SolanaDevnet, startSolanaDevnet } from './solana'
+import { startSolanaDevnet } from './solana'
 import { sendSolana } from './solana/send'
-import { startTronDevnet, TronDevnet } from './tron'
+import { startTronDevnet } from './tron'
 import { sendTron, TronToken } from './tron/send'
 
 /** The bridge's TRON and SOLANA as local networks for `npm start`, each unless its URL is set: docs/bridge/README.md#local-chains-npm-start */
@@ -30,8 +30,8 @@ export interface LocalNetworks {
 }
 
 export async function startLocalNetworks(env: LocalNetworksEnv, log: Logger): Promise<LocalNetworks> {
-    let tron: TronDevnet | undefined
-    let solana: SolanaDevnet | undefined
+    let tron: Awaited<ReturnType<typeof startTronDevnet>> | undefined
+    let solana: Awaited<ReturnType<typeof startSolanaDevnet>> | undefined
     const stop = async () => {
         await Promise.allSettled([tron?.stop(), solana?.stop()])
     }

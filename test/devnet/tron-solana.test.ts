@@ -82,7 +82,7 @@ describe('local TRON and SOLANA networks (devnet/tron, devnet/solana)', function
 
             const height = await tronHeight(tron.url)
             await tron.stop()
-            expect(fs.existsSync(path.join(dataDir, 'tron', 'chain.json'))).to.equal(true)
+            expect(fs.existsSync(path.join(dataDir, 'tron', 'state.json'))).to.equal(true)
 
             tron = await startTronDevnet(env, log)
             expect(await tronHeight(tron.url) >= height, 'height after the restart').to.equal(true)
@@ -112,7 +112,7 @@ describe('local TRON and SOLANA networks (devnet/tron, devnet/solana)', function
 
             const slot = await connection().getSlot('processed')
             await solana.stop()
-            expect(fs.existsSync(path.join(dataDir, 'solana', 'cluster.json'))).to.equal(true)
+            expect(fs.existsSync(path.join(dataDir, 'solana', 'state.json'))).to.equal(true)
 
             solana = await startSolanaDevnet(env, log)
             // The first call may meet a connection the old server closed: retried.

@@ -199,6 +199,6 @@ describe('npm start (the launcher)', function () {
         })).json()) as any
         expect(solanaVault.result.value, 'lamports of the SOLANA vault').to.be.greaterThan(0)
         await stop()
-        expect(fs.existsSync(path.join(dataDir, 'tron', 'chain.json')) && fs.existsSync(path.join(dataDir, 'solana', 'cluster.json'))).to.equal(true)
+        expect(fs.existsSync(path.join(dataDir, 'tron', 'state.json')) && fs.existsSync(path.join(dataDir, 'solana', 'state.json'))).to.equal(true)
     })
 })
