@@ -1,6 +1,6 @@
 import { Logger } from '../../common/logger'
 import { DevnetEnv } from '../config'
-import { LocalNetwork, startLocalNetwork } from '../local-network'
+import { InProcessNetwork, startInProcessNetwork } from '../in-process-network'
 import { SOLANA_DEV_LAMPORTS, solanaDevKeys } from './keys'
 import { SLOT_MS, SolanaLedgerState } from './ledger'
 import { SolanaNode, startSolanaNode } from './server'
@@ -11,10 +11,10 @@ import { SolanaNode, startSolanaNode } from './server'
  * Its slot is the one the wall clock is at, as on a live cluster: after a pause it is that many
  * slots further. Transactions land between steps (sendTransaction executes at once).
  */
-export async function startSolanaDevnet(env: DevnetEnv, log: Logger): Promise<LocalNetwork<SolanaNode>> {
+export async function startSolanaDevnet(env: DevnetEnv, log: Logger): Promise<InProcessNetwork<SolanaNode>> {
     const genesis = solanaDevKeys().map((k) => ({ address: k.publicKey.toBase58(), lamports: SOLANA_DEV_LAMPORTS }))
     let landedBefore = -1
-    const network = await startLocalNetwork<SolanaLedgerState, SolanaNode>(env, {
+    const network = await startInProcessNetwork<SolanaLedgerState, SolanaNode>(env, {
         name: 'solana',
         start: (saved) => startSolanaNode(saved ? { restore: saved } : { genesisTime: Math.floor(Date.now() / 1000), genesis }, env.SOLANA_DEVNET_PORT),
         exportState: (node) => node.ledger.exportState(),

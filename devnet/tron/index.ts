@@ -1,6 +1,6 @@
 import { Logger } from '../../common/logger'
 import { DevnetEnv } from '../config'
-import { LocalNetwork, startLocalNetwork } from '../local-network'
+import { InProcessNetwork, startInProcessNetwork } from '../in-process-network'
 import { TRON_DEV_TRX_SUN, TRON_DEV_USDT, tronDevKeys } from './keys'
 import { BLOCK_MS, TronLedgerState } from './ledger'
 import { startTronNode, TronNode } from './server'
@@ -12,9 +12,9 @@ import { startTronNode, TronNode } from './server'
  * a pause. The first comes at once: wallets (tronweb) cannot build on the genesis block, whose
  * number java-tron's JSON leaves out.
  */
-export async function startTronDevnet(env: DevnetEnv, log: Logger): Promise<LocalNetwork<TronNode> & { usdtContract: string }> {
+export async function startTronDevnet(env: DevnetEnv, log: Logger): Promise<InProcessNetwork<TronNode> & { usdtContract: string }> {
     const genesis = tronDevKeys().map((k) => ({ address: k.address, sun: TRON_DEV_TRX_SUN, usdt: TRON_DEV_USDT }))
-    const network = await startLocalNetwork<TronLedgerState, TronNode>(env, {
+    const network = await startInProcessNetwork<TronLedgerState, TronNode>(env, {
         name: 'tron',
         start: (saved) => startTronNode(saved ? { restore: saved } : { genesis }, env.TRON_DEVNET_PORT),
         exportState: (node) => node.ledger.exportState(),

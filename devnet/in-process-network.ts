@@ -13,14 +13,14 @@ import { readStateFile, writeStateFile } from './state-file'
 /** Steps that change nothing are saved at most this often. */
 const SAVE_EVERY_MS = 30_000
 
-export interface LocalNetwork<Node> {
+export interface InProcessNetwork<Node> {
     url: string
     node: Node
     /** Stops the timer and the server, then saves the state a last time. */
     stop(): Promise<void>
 }
 
-export async function startLocalNetwork<State, Node extends { url: string; close(): Promise<void> }>(env: DevnetEnv, options: {
+export async function startInProcessNetwork<State, Node extends { url: string; close(): Promise<void> }>(env: DevnetEnv, options: {
     /** Directory under DATA_DIR */
     name: string
     /** The network, continuing `saved` when there is a saved state. */
@@ -30,7 +30,7 @@ export async function startLocalNetwork<State, Node extends { url: string; close
     step(node: Node): boolean
     intervalMs: number
     log: Logger
-}): Promise<LocalNetwork<Node>> {
+}): Promise<InProcessNetwork<Node>> {
     const file = path.join(dataDir(env), options.name, 'state.json')
     const node = await options.start(readStateFile<State>(file))
     let savedAt = 0
