@@ -7,8 +7,8 @@ import { publicKeyToAddress, signDigest } from '../../bridge/chains/tron/keys'
  * A TRON chain in memory, with the rules java-tron applies to what wallets and the bridge send,
  * for the full-node HTTP front end in server.ts: docs/bridge/README.md#local-chains-npm-start
  *
- * - Blocks 3 s apart, produced on demand (mine: index.ts on a timer, tests by hand); a solidified height SOLIDIFY_DEPTH
- *   (19) blocks behind the head, with the state as of that block (the /walletsolidity view).
+ * - Blocks 3 s apart, produced on demand (mine: index.ts on a timer, tests by hand); a
+ *   solidified height SOLIDIFY_DEPTH (19) blocks behind the head, with the state as of that block (the /walletsolidity view).
  * - Transactions are the JSON java-tron's /wallet/broadcasttransaction takes. As java-tron does,
  *   the protobuf is rebuilt from raw_data (tronweb's own encoder), txID = sha256(raw_data); the
  *   one signature must recover (secp256k1) to the owner's address; TAPOS (ref
@@ -24,12 +24,11 @@ import { publicKeyToAddress, signDigest } from '../../bridge/chains/tron/keys'
  *   totalSupply; a transfer to an address creates no account there (as on TRON).
  * - A validated transaction is applied to the pending state at once, as java-tron pre-executes
  *   it, and goes into the next block.
- *
  * - Genesis accounts (the development keys) hold TRX and USDT from block 0; exportState() and
  *   the `restore` option carry the whole chain across a restart.
  *
  * Test hooks: fundTrx / fundUsdt (signed transfers from a faucet account, so they appear in the
- * account histories), mine, drop (a reorg: the blocks from a height on disappear, and with them
+ * account histories), drop (a reorg: the blocks from a height on disappear, and with them
  * their transactions unless requeued into later blocks), setEnergyPrice, useFreeBandwidth.
  */
 
@@ -194,7 +193,7 @@ export class TronLedger {
         this.energyPrice = options.energyPrice ?? 100n
         this.usdt = options.usdtAddress ?? 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'
         this.usdtHex = toHex(this.usdt)
-        this.faucetKey = sha256('tron-double-faucet')
+        this.faucetKey = sha256('tron-faucet')
         this.faucetHex = toHex(publicKeyToAddress(ecc.pointFromScalar(this.faucetKey, false)!))
         this.faucet = toBase58(this.faucetHex)
         if (options.restore) {

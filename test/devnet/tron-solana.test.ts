@@ -26,6 +26,11 @@ const CLI = path.resolve(__dirname, '../../devnet/cli.js')
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'
 const log = createLogger('test').child({}, { level: 'warn' })
 
+/** Waits until a Solana transaction is confirmed or finalized (a fresh cluster's first slot is finalized at once). */
+async function solanaConfirmed(connection: () => Connection, signature: string): Promise<void> {
+    await waitFor(`SOLANA ${signature} confirmed`, async () => ['confirmed', 'finalized'].includes((await connection().getSignatureStatus(signature)).value?.confirmationStatus ?? ''), 30_000, 100)
+}
+
 async function tronBalances(url: string, address: string): Promise<{ trx: bigint; usdt: bigint }> {
     const http = new TronHttp(url)
     return {
@@ -105,7 +110,7 @@ describe('local TRON and SOLANA networks (devnet/tron, devnet/solana)', function
             expect(BigInt(await connection().getBalance(solanaDevKey(9).publicKey))).to.equal(SOLANA_DEV_LAMPORTS)
 
             const signature = await sendSolana(env, recipient.toBase58(), '2.5')
-            await waitFor('the transfer confirmed', async () => (await connection().getSignatureStatus(signature)).value?.confirmationStatus === 'confirmed', 30_000, 100)
+            await solanaConfirmed(connection, signature)
             expect(await connection().getBalance(recipient)).to.equal(2_500_000_000)
             const sender = await connection().getBalance(solanaDevKey(0).publicKey)
             expect(sender).to.equal(Number(SOLANA_DEV_LAMPORTS) - 2_500_000_000 - 5000)
@@ -123,7 +128,7 @@ describe('local TRON and SOLANA networks (devnet/tron, devnet/solana)', function
             // The cluster goes on: once its slot has moved past the restored one, a new send lands there.
             await waitFor('a slot after the restored one', async () => (await connection().getSlot('processed')) > slot, 10_000, 100)
             const next = await sendSolana(env, recipient.toBase58(), '1')
-            await waitFor('the second transfer confirmed', async () => (await connection().getSignatureStatus(next)).value?.confirmationStatus === 'confirmed', 30_000, 100)
+            await solanaConfirmed(connection, next)
             expect((await connection().getSignatureStatus(next)).value!.slot).to.be.greaterThan(slot)
             expect(await connection().getBalance(recipient)).to.equal(3_500_000_000)
         } finally {
