@@ -16,5 +16,9 @@ export function writeStateFile(file: string, state: unknown): void {
 /** The state writeStateFile wrote, or undefined when there is none yet. */
 export function readStateFile<T>(file: string): T | undefined {
     if (!fs.existsSync(file)) return undefined
-    return JSON.parse(fs.readFileSync(file, 'utf8'), (_, v) => (v !== null && typeof v === 'object' && typeof v[BIGINT] === 'string' && Object.keys(v).length === 1 ? BigInt(v[BIGINT]) : v))
+    try {
+        return JSON.parse(fs.readFileSync(file, 'utf8'), (_, v) => (v !== null && typeof v === 'object' && typeof v[BIGINT] === 'string' && Object.keys(v).length === 1 ? BigInt(v[BIGINT]) : v))
+    } catch (err) {
+        throw new Error(`${file} is not a saved state (${(err as Error).message}): delete it to start that network afresh`)
+    }
 }
