@@ -166,23 +166,36 @@ describe('local TRON and SOLANA networks (devnet/tron, devnet/solana)', function
         }
     })
 
-    it('npm run devnet -- send: pays USDT on TRON from development key 0 and prints the transaction id; a bad call prints the usage', async () => {
+    it('npm run devnet -- send: pays USDT on TRON and SOL on SOLANA from development key 0 and prints the transaction id; a bad call prints the usage', async () => {
         const tron = await startTronDevnet(env, log)
+        const solana = await startSolanaDevnet(env, log)
         const run = promisify(execFile)
-        const childEnv = { ...process.env, DATA_DIR: dataDir, TRON_DEVNET_PORT: String(env.TRON_DEVNET_PORT), TRON_API_URL: '' }
+        const childEnv = {
+            ...process.env, DATA_DIR: dataDir, TRON_DEVNET_PORT: String(env.TRON_DEVNET_PORT), SOLANA_DEVNET_PORT: String(env.SOLANA_DEVNET_PORT), TRON_API_URL: '', SOLANA_RPC_URL: '',
+        }
         try {
             const recipient = tronDevKey(3000).address
             const { stdout } = await run(process.execPath, [CLI, 'send', 'tron', recipient, '7', 'usdt'], { env: childEnv })
             await tronMined(tron.url, stdout.trim())
             expect((await tronBalances(tron.url, recipient)).usdt).to.equal(7_000_000n)
+
+            const solRecipient = Keypair.generate().publicKey
+            const sent = await run(process.execPath, [CLI, 'send', 'SOLANA', solRecipient.toBase58(), '0.25'], { env: childEnv })
+            const connection = () => new Connection(solana.url, 'confirmed')
+            await solanaConfirmed(connection, sent.stdout.trim())
+            expect(await connection().getBalance(solRecipient)).to.equal(250_000_000)
+
             const refused = await run(process.execPath, [CLI, 'send', 'TRON', recipient, '1', 'BTC'], { env: childEnv }).catch((err) => err)
             expect(refused.code).to.equal(2)
             expect(refused.stderr).to.include('TRON sends TRX or USDT')
             const usage = await run(process.execPath, [CLI, 'send', 'DOGE', recipient, '1'], { env: childEnv }).catch((err) => err)
             expect(usage.code).to.equal(2)
             expect(usage.stderr).to.include('usage: npm run devnet -- send')
+            const bad = await run(process.execPath, [CLI, 'send', 'SOLANA', 'not-an-address', '1'], { env: childEnv }).catch((err) => err)
+            expect(bad.code).to.equal(1)
+            expect(bad.stderr).to.include('not a base58 Solana address')
         } finally {
-            await tron.stop()
+            await Promise.all([tron.stop(), solana.stop()])
         }
     })
 })
