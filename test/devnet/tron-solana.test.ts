@@ -166,6 +166,14 @@ describe('local TRON and SOLANA networks (devnet/tron, devnet/solana)', function
         }
     })
 
+    it('starts neither network when TRON_API_URL and SOLANA_RPC_URL are set', async () => {
+        const networks = await startLocalNetworks({ ...env, TRON_API_URL: 'https://api.trongrid.io', SOLANA_RPC_URL: 'https://api.mainnet-beta.solana.com' }, log)
+        await networks.stop()
+        expect(networks.env).to.deep.equal({})
+        expect(networks.banner).to.deep.equal([])
+        expect(fs.readdirSync(dataDir)).to.deep.equal([])
+    })
+
     it('npm run devnet -- send: pays USDT on TRON and SOL on SOLANA from development key 0 and prints the transaction id; a bad call prints the usage', async () => {
         const tron = await startTronDevnet(env, log)
         const solana = await startSolanaDevnet(env, log)
