@@ -23,10 +23,10 @@ export interface BitcoinAndProvider {
     stop(): Promise<void>
 }
 
-type Env = DevnetEnv & { BITCOIN_ESPLORA_URL?: string; BITCOIN_RPC_URL?: string; SIMPLESWAP_API_URL?: string }
+export type BitcoinAndProviderEnv = DevnetEnv & { BITCOIN_ESPLORA_URL?: string; BITCOIN_RPC_URL?: string; SIMPLESWAP_API_URL?: string }
 
 /** Starts the Bitcoin network unless BITCOIN_ESPLORA_URL or BITCOIN_RPC_URL is set, the provider unless SIMPLESWAP_API_URL is. */
-export async function startBitcoinAndProvider(env: Env, log: Logger, bridgeChains: Record<string, BridgeChainRecord>): Promise<BitcoinAndProvider> {
+export async function startBitcoinAndProvider(env: BitcoinAndProviderEnv, log: Logger, bridgeChains: Record<string, BridgeChainRecord>): Promise<BitcoinAndProvider> {
     let bitcoin: BitcoinDevnet | undefined
     let provider: ProviderDevnet | undefined
     const childEnv: Record<string, string> = {}

@@ -196,12 +196,7 @@ export async function startBridgeChains(env: DevnetEnv & { readonly [K in Bridge
 const VAULT_COIN: Record<string, string> = { NATIVECHAIN: '1000', BSC: '100', ETHEREUM: '1000', POLYGON: '100000' }
 const VAULT_TOKENS = { USDT: '1000000', WNATIVE: '1000', STABLE: '1000000' } as Record<string, string>
 
-/**
- * `npm start`, once the bridge answers: tops up its vaults on the chains this machine runs (the
- * native devnet when it was started here, and the local BSC, ETHEREUM and POLYGON), reading the
- * vault addresses from GET /api/swap/config. Never touches a chain given by URL.
- */
-/** The bridge's vault address on each network (GET /api/swap/config), once the bridge answers. */
+/** Once the bridge answers: its vault address on a network (GET /api/swap/config), undefined where it has none. */
 export async function bridgeVaults(bridgeUrl: string): Promise<(chain: string) => string | undefined> {
     const config = await waitFor('the bridge to answer', async () => {
         const response = await fetch(`${bridgeUrl}/api/swap/config`).catch(() => undefined)
@@ -210,6 +205,11 @@ export async function bridgeVaults(bridgeUrl: string): Promise<(chain: string) =
     return (chain) => config.networks.find((n) => n.chain === chain)?.vault_address ?? undefined
 }
 
+/**
+ * `npm start`, once the bridge answers: tops up its vaults on the chains this machine runs (the
+ * native devnet when it was started here, and the local BSC, ETHEREUM and POLYGON), reading the
+ * vault addresses from GET /api/swap/config. Never touches a chain given by URL.
+ */
 export async function fundLocalBridgeVaults(
     bridgeUrl: string,
     records: Record<string, BridgeChainRecord>,

@@ -1,11 +1,15 @@
 import { Address } from 'viem'
 import { BridgeSettingsSchema } from '../bridge/config'
 import { BitcoinSettingsSchema } from '../bridge/chains/bitcoin/config'
+import { SolanaSettingsSchema } from '../bridge/chains/solana/config'
+import { TronSettingsSchema } from '../bridge/chains/tron/config'
 import { parseEnv, readBridgeChains, readDeployment, rpcUrl, SharedEnvSchema } from '../common/config'
 import { sendBitcoin } from './bitcoin/send'
 import { BRIDGE_NETWORKS } from './bridge-chains'
 import { DevnetSettingsSchema } from './config'
 import { EVM_NETWORKS, EvmNetwork, EvmTarget, sendEvm } from './evm/send'
+import { sendSolana } from './solana/send'
+import { sendTron, TronToken } from './tron/send'
 
 /**
  * `npm run devnet -- send <NETWORK> <address> <amount> [TOKEN]`: pays an address on a local
@@ -18,6 +22,8 @@ const CliEnvSchema = SharedEnvSchema.extend({
     ...DevnetSettingsSchema.shape,
     ...BridgeSettingsSchema.pick({ BSC_RPC_URL: true, ETHEREUM_RPC_URL: true, POLYGON_RPC_URL: true }).shape,
     ...BitcoinSettingsSchema.pick({ BITCOIN_ESPLORA_URL: true }).shape,
+    ...TronSettingsSchema.pick({ TRON_API_URL: true, TRON_API_KEY: true, TRON_USDT_CONTRACT: true }).shape,
+    ...SolanaSettingsSchema.pick({ SOLANA_RPC_URL: true }).shape,
 })
 type CliEnv = ReturnType<typeof parseCliEnv>
 const parseCliEnv = (env: NodeJS.ProcessEnv) => parseEnv(CliEnvSchema, env)
@@ -38,8 +44,26 @@ function evmTarget(env: CliEnv, network: EvmNetwork): EvmTarget {
     return { rpcUrl: url, chainId: spec.chainId, tokens: local && local.rpcUrl === url ? local.tokens : {} }
 }
 
+/** A command line the CLI cannot act on: answered with the usage and status 2, unlike a send that fails (1). */
+class UsageError extends Error {}
+
+/** The token a network with a fixed set takes: the first (its coin) when none is named. */
+function oneOf<T extends string>(network: string, tokens: readonly T[], token: string | undefined): T {
+    const chosen = (token ?? tokens[0]).toUpperCase()
+    if (!(tokens as readonly string[]).includes(chosen)) throw new UsageError(`${network} sends ${tokens.join(' or ')}, not ${token}`)
+    return chosen as T
+}
+
 export const SENDERS: Record<string, Sender> = {
-    BITCOIN: (env, to, amount, token) => sendBitcoin(env.BITCOIN_ESPLORA_URL ?? `http://127.0.0.1:${env.BITCOIN_DEVNET_PORT}`, to, amount, token),
+    TRON: (env, to, amount, token) => sendTron(env, to, amount, oneOf<TronToken>('TRON', ['TRX', 'USDT'], token)),
+    SOLANA: (env, to, amount, token) => {
+        oneOf('SOLANA', ['SOL'], token)
+        return sendSolana(env, to, amount)
+    },
+    BITCOIN: (env, to, amount, token) => {
+        oneOf('BITCOIN', ['BTC'], token)
+        return sendBitcoin(env.BITCOIN_ESPLORA_URL ?? `http://127.0.0.1:${env.BITCOIN_DEVNET_PORT}`, to, amount)
+    },
     ...Object.fromEntries(EVM_NETWORKS.map((network) => [network, ((env, to, amount, token) => sendEvm(network, evmTarget(env, network), to, amount, token)) as Sender])),
 }
 
@@ -63,6 +87,10 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${txid}\n`)
         return 0
     } catch (err) {
+        if (err instanceof UsageError) {
+            process.stderr.write(`${err.message}\n${USAGE}\n`)
+            return 2
+        }
         process.stderr.write(`send failed: ${(err as Error).message}\n`)
         return 1
     }

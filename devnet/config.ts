@@ -17,6 +17,10 @@ export const DevnetSettingsSchema = z.object({
         .describe('port of the local Bitcoin network\'s Esplora API, which `npm start` runs when neither `BITCOIN_ESPLORA_URL` nor `BITCOIN_RPC_URL` is set'),
     PROVIDER_DEVNET_PORT: port.default(8552)
         .describe('port of the local swap provider (the SimpleSwap v3 API, settling on the local networks), which `npm start` runs when `SIMPLESWAP_API_URL` is not set'),
+    TRON_DEVNET_PORT: port.default(8090)
+        .describe('port of the local TRON network (java-tron full-node HTTP and TronGrid v1 routes) that `npm start` runs when `TRON_API_URL` is not set'),
+    SOLANA_DEVNET_PORT: port.default(8899)
+        .describe('port of the local Solana cluster (JSON-RPC) that `npm start` runs when `SOLANA_RPC_URL` is not set'),
 })
 
 export type DevnetEnv = SharedEnv & z.infer<typeof DevnetSettingsSchema>

@@ -6,8 +6,8 @@ import { spawnManaged, Spawned } from '../common/processes'
 import { loadSecrets } from '../common/secrets'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { startDevnet } from '../devnet'
-import { startBitcoinAndProvider } from '../devnet/bitcoin-and-provider'
 import { fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
+import { startLocalNetworks } from '../devnet/local-networks'
 import { LauncherEnv, parseLauncherEnv } from './config'
 import { reportIndexing } from './indexing-progress'
 import { ProgressLine } from './progress-line'
@@ -71,15 +71,15 @@ async function main(): Promise<void> {
         // The bridge's BSC, ETHEREUM and POLYGON: local anvils for those without an RPC URL.
         const bridgeChains = await startBridgeChains(env, log)
         started.push({ name: 'bridge chains', stop: bridgeChains.stop })
-        // BITCOIN and the swap provider: local unless their URLs are set.
-        const bitcoinAndProvider = await startBitcoinAndProvider(env, log, bridgeChains.records)
-        started.push({ name: 'bitcoin and provider', stop: bitcoinAndProvider.stop })
+        // BITCOIN and the swap provider, TRON and SOLANA: local unless their URLs are set.
+        const localNetworks = await startLocalNetworks(env, log, bridgeChains.records)
+        started.push({ name: 'local networks', stop: localNetworks.stop })
         const childEnv: NodeJS.ProcessEnv = {
             ...process.env,
             DATABASE_URL: databaseUrl,
             RPC_URL: rpcUrl(env),
             DATA_DIR: dataDir(env),
-            ...bitcoinAndProvider.childEnv,
+            ...localNetworks.childEnv,
         }
         const urls: string[] = []
         for (const service of SERVICES) {
@@ -92,10 +92,10 @@ async function main(): Promise<void> {
             // The bridge derives its vaults from its own seed; once it answers, the local chains fund them.
             await fundLocalBridgeVaults(`http://127.0.0.1:${env.BRIDGE_PORT}`, bridgeChains.records, devnet?.deployment.contracts, devnet?.url, env.CHAIN_ID, log)
                 .catch((err) => log.error({ err }, 'could not fund the bridge vaults on the local chains'))
-            await bitcoinAndProvider.fund(`http://127.0.0.1:${env.BRIDGE_PORT}`)
-                .catch((err) => log.error({ err }, 'could not fund the BITCOIN vault and the provider on the local networks'))
+            await localNetworks.fund(`http://127.0.0.1:${env.BRIDGE_PORT}`)
+                .catch((err) => log.error({ err }, 'could not fund the bridge vaults and the provider on the local BITCOIN, TRON and SOLANA'))
         }
-        printBanner(env, databaseUrl, urls, bridgeChains.records, bitcoinAndProvider.banner)
+        printBanner(env, databaseUrl, urls, bridgeChains.records, localNetworks.banner)
         if (SERVICES.some((s) => s.name === 'indexer' && fs.existsSync(path.join(LIB_DIR, s.entry)))) {
             void reportIndexing(`http://127.0.0.1:${env.INDEXER_HEALTH_PORT}`, log, () => stopping)
         }

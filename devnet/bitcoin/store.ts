@@ -1,6 +1,6 @@
 import * as fs from 'fs'
 import * as path from 'path'
-import { readJsonFile, writeFileAtomic } from '../state-file'
+import { readStateFile, writeFileAtomic, writeStateFile } from '../state-file'
 import { Ledger, SavedChain } from './ledger'
 
 /**
@@ -22,7 +22,7 @@ export class ChainStore {
     }
 
     load(): SavedChain | undefined {
-        const state = readJsonFile<{ extraNonce: number; mempool: string[] }>(this.stateFile)
+        const state = readStateFile<{ extraNonce: number; mempool: string[] }>(this.stateFile)
         if (!state || !fs.existsSync(this.blocksFile)) {
             // Blocks without their state are the start of a chain that never saved once: begin again.
             fs.rmSync(this.blocksFile, { force: true })
@@ -50,6 +50,6 @@ export class ChainStore {
         }
         this.saved = { height: ledger.tipHeight, hash: ledger.tip.hash }
         const { extraNonce, mempool } = ledger.save(ledger.tipHeight + 1)
-        writeFileAtomic(this.stateFile, JSON.stringify({ extraNonce, mempool }) + '\n')
+        writeStateFile(this.stateFile, { extraNonce, mempool })
     }
 }

@@ -4,7 +4,7 @@ import { Address } from 'viem'
 import { dataDir } from '../../common/config'
 import { Logger } from '../../common/logger'
 import { DevnetEnv } from '../config'
-import { readJsonFile, writeFileAtomic } from '../state-file'
+import { readStateFile, writeStateFile } from '../state-file'
 import { bitcoinRail, erc20Rail, Rail } from './rails'
 import { SimpleSwapServer, StoredExchange } from './server'
 import { railKey, Settlement, SettlementState } from './settlement'
@@ -45,7 +45,7 @@ interface SavedProvider {
 
 export async function startProviderDevnet(env: DevnetEnv, log: Logger, networks: ProviderNetworks): Promise<ProviderDevnet> {
     const file = path.join(dataDir(env), 'provider', 'state.json')
-    const saved = readJsonFile<SavedProvider>(file)
+    const saved = readStateFile<SavedProvider>(file)
     const server = new SimpleSwapServer(saved?.apiKey ?? `devnet-${randomBytes(16).toString('hex')}`)
     if (saved) server.restore(saved.exchanges)
     const rails: Record<string, Rail> = {}
@@ -59,7 +59,7 @@ export async function startProviderDevnet(env: DevnetEnv, log: Logger, networks:
     if (settlement.state.paying.length > 0) {
         log.error({ exchanges: settlement.state.paying }, 'the local provider stopped while paying these exchanges out: they stay as they are, check their payouts by hand')
     }
-    const save = () => writeFileAtomic(file, JSON.stringify({ apiKey: server.apiKey, settlement: settlement.state, exchanges: [...server.exchanges.values()] } satisfies SavedProvider) + '\n')
+    const save = () => writeStateFile(file, { apiKey: server.apiKey, settlement: settlement.state, exchanges: [...server.exchanges.values()] } satisfies SavedProvider)
     server.onChange = save
     save()
     await server.start(env.PROVIDER_DEVNET_PORT)

@@ -9,8 +9,8 @@ import { Keypair } from '@solana/web3.js'
 import { waitFor } from '../../common/processes'
 import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
 import { SimpleSwapServer } from '../../devnet/provider/server'
-import { SolanaDouble, startSolanaDouble } from '../doubles/solana/server'
-import { startTronDouble, TronDouble } from '../doubles/tron/server'
+import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
+import { startTronNode, TronNode } from '../../devnet/tron/server'
 import { createTestDatabase } from '../support/postgres'
 import {
     account, balanceOf, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, ChainName, createSwap, fundVaults, giveTokens, send, startBridge,
@@ -37,9 +37,9 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     let w: BridgeChains
     let bridge: BridgeProcess
     let btc: EsploraServer
-    let sol: SolanaDouble
     let ss: SimpleSwapServer
-    let tron: TronDouble
+    let sol: SolanaNode
+    let tron: TronNode
     let gates: Record<ChainName, BroadcastGate>
     let pool: Pool
     let dir: string
@@ -52,8 +52,8 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_crash')
         ;[w, btc, sol, ss, tron] = await Promise.all([
-            startBridgeChains(), startEsploraServer('regtest'), startSolanaDouble({ finalizedDepth: 8 }), new SimpleSwapServer().start(),
-            startTronDouble({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
+            startBridgeChains(), startEsploraServer('regtest'), startSolanaNode({ finalizedDepth: 8 }), new SimpleSwapServer().start(),
+            startTronNode({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
         ])
         tronTicker = setInterval(() => tron.ledger.mine(1), 1000)
         ticker = setInterval(() => {

@@ -7,8 +7,8 @@ import { Address, formatUnits, parseUnits } from 'viem'
 import { waitFor } from '../../common/processes'
 import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
 import { SimpleSwapServer } from '../../devnet/provider/server'
-import { SolanaDouble, startSolanaDouble } from '../doubles/solana/server'
-import { startTronDouble, TronDouble } from '../doubles/tron/server'
+import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
+import { startTronNode, TronNode } from '../../devnet/tron/server'
 import { TronWeb } from 'tronweb'
 import { createTestDatabase } from '../support/postgres'
 import {
@@ -30,9 +30,9 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
     let w: BridgeChains
     let bridge: BridgeProcess
     let btc: EsploraServer
-    let sol: SolanaDouble
     let ss: SimpleSwapServer
-    let tron: TronDouble
+    let sol: SolanaNode
+    let tron: TronNode
     let tronTicker: NodeJS.Timeout
     let pool: Pool
     let dir: string
@@ -44,8 +44,8 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_networks')
         ;[w, btc, sol, ss, tron] = await Promise.all([
-            startBridgeChains(), startEsploraServer('regtest'), startSolanaDouble({ finalizedDepth: 8 }), new SimpleSwapServer().start(),
-            startTronDouble({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
+            startBridgeChains(), startEsploraServer('regtest'), startSolanaNode({ finalizedDepth: 8 }), new SimpleSwapServer().start(),
+            startTronNode({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
         ])
         tronTicker = setInterval(() => tron.ledger.mine(1), 1000)
         ticker = setInterval(() => {

@@ -13,7 +13,7 @@ import { KeyManager } from '../../bridge/keys'
 import { Sealer } from '../../common/sealing'
 import { tokenSpec } from '../../bridge/registry'
 import { applyMigrations } from '../../db/migrate'
-import { SolanaDouble, startSolanaDouble } from '../doubles/solana/server'
+import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
 import { createTestDatabase } from '../support/postgres'
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
@@ -26,14 +26,14 @@ const VAULT = { kind: 'vault' as const }
 
 /**
  * The SOLANA adapter, signing included, against LiteSVM behind a JSON-RPC front end
- * (test/doubles/solana): keys from the sealed seed, deposits at the two commitments, gathering to
+ * (devnet/solana, the network `npm start` runs): keys from the sealed seed, deposits at the two commitments, gathering to
  * 0, payouts and the rent rule, same-bytes rebroadcast, and re-signing only after the blockhash
  * has provably expired.
  */
 describe('solana: the adapter against LiteSVM behind JSON-RPC', function () {
     let pool: Pool
     let keys: KeyManager
-    let double: SolanaDouble
+    let double: SolanaNode
     let adapter: SolanaAdapter
     let confirmed: SolanaAdapter
 
@@ -50,7 +50,7 @@ describe('solana: the adapter against LiteSVM behind JSON-RPC', function () {
         await pool.query('INSERT INTO bridge_key_seed (family, iv, ciphertext) VALUES ($1, $2, $3)', ['solana', iv, ciphertext])
         keys = new KeyManager(pool, MASTER_KEY)
         await keys.init(['solana'])
-        double = await startSolanaDouble({ confirmedDepth: 1, finalizedDepth: 32, blockhashLifetime: 150 })
+        double = await startSolanaNode({ confirmedDepth: 1, finalizedDepth: 32, blockhashLifetime: 150 })
         adapter = new SolanaAdapter(defaultSolanaConfig(double.url), keys)
         confirmed = new SolanaAdapter({ ...defaultSolanaConfig(double.url), commitment: 'confirmed' }, keys)
         ledger().fund(await adapter.deriveAddress(VAULT), 50_000_000_000n)

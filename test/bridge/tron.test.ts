@@ -14,8 +14,8 @@ import { KeyManager } from '../../bridge/keys'
 import { Sealer } from '../../common/sealing'
 import { tokenSpec } from '../../bridge/registry'
 import { applyMigrations } from '../../db/migrate'
-import { BLOCK_MS, SOLIDIFY_DEPTH } from '../doubles/tron/ledger'
-import { startTronDouble, TronDouble } from '../doubles/tron/server'
+import { BLOCK_MS, SOLIDIFY_DEPTH } from '../../devnet/tron/ledger'
+import { startTronNode, TronNode } from '../../devnet/tron/server'
 import { createTestDatabase } from '../support/postgres'
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
@@ -30,16 +30,16 @@ const deposit = (index: number) => ({ kind: 'deposit' as const, index })
 const VAULT = { kind: 'vault' as const }
 
 /**
- * The TRON adapter, signing included, against the java-tron / TronGrid HTTP double
- * (test/doubles/tron), which checks every broadcast's signature, TAPOS, expiration and
+ * The TRON adapter, signing included, against the local TRON network's java-tron / TronGrid HTTP API
+ * (devnet/tron), which checks every broadcast's signature, TAPOS, expiration and
  * resources: keys from the sealed seed, deposits of both assets by block range and finality,
  * reorgs, payouts and their fees, the USDT gather after a TRX top-up, same-bytes rebroadcast, the
  * expiration rule of 'dead', OUT_OF_ENERGY.
  */
-describe('tron: the adapter against the java-tron / TronGrid double', function () {
+describe('tron: the adapter against the local java-tron / TronGrid API', function () {
     let pool: Pool
     let keys: KeyManager
-    let double: TronDouble
+    let double: TronNode
     let adapter: TronAdapter
     let config: TronConfig
     let vault: string
@@ -65,7 +65,7 @@ describe('tron: the adapter against the java-tron / TronGrid double', function (
         await pool.query('INSERT INTO bridge_key_seed (family, iv, ciphertext) VALUES ($1, $2, $3)', ['tron', iv, ciphertext])
         keys = new KeyManager(pool, MASTER_KEY)
         await keys.init(['tron'])
-        double = await startTronDouble({ apiKey: API_KEY, energyPrice: ENERGY_PRICE })
+        double = await startTronNode({ apiKey: API_KEY, energyPrice: ENERGY_PRICE })
         config = { ...defaultTronConfig(double.url), apiKey: API_KEY, usdtContract: ledger().usdt }
         adapter = new TronAdapter(config, keys)
         vault = await adapter.deriveAddress(VAULT)

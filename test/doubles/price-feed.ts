@@ -1,5 +1,5 @@
 import { createServer } from 'http'
-import { listenLoopback, Loopback } from './loopback'
+import { listenLoopback, Loopback } from '../../devnet/loopback'
 
 /**
  * A CoinGecko-style simple-price feed on loopback: GET ?ids=a,b&vs_currencies=usd answers

@@ -13,7 +13,7 @@ const LAUNCHER = path.resolve(__dirname, '../../launcher/index.js')
 const DEVNET_CLI = path.resolve(__dirname, '../../devnet/cli.js')
 
 /** The bridge networks a fresh `npm start` enables. */
-const NETWORKS_ON_NPM_START = ['NATIVECHAIN', 'BSC', 'ETHEREUM', 'POLYGON', 'BITCOIN']
+const NETWORKS_ON_NPM_START = ['NATIVECHAIN', 'BSC', 'ETHEREUM', 'POLYGON', 'BITCOIN', 'TRON', 'SOLANA']
 const PAIR = parseAbi(['function getReserves() view returns (uint112, uint112, uint32)'])
 
 /** Process ids of every descendant of `pid`, from /proc. */
@@ -155,6 +155,9 @@ describe('npm start (the launcher)', function () {
             // A swap's steps follow each other within seconds rather than the production default's tens of seconds.
             BRIDGE_MONITOR_INTERVAL_MS: '1000',
             BRIDGE_PROVIDER_POLL_SECONDS: '1',
+            // The bridge's local TRON and SOLANA.
+            TRON_DEVNET_PORT: String(await freePort()),
+            SOLANA_DEVNET_PORT: String(await freePort()),
             LOG_LEVEL: 'warn',
         }
     })
@@ -224,7 +227,7 @@ describe('npm start (the launcher)', function () {
         await stop()
     })
 
-    it('serves BITCOIN and the provider locally, and BTC → NATIVE and BSC USDT → BTC swaps complete when paid with the documented send command', async function () {
+    it('enables all seven bridge networks, BITCOIN and the provider among them local; BTC → NATIVE and BSC USDT → BTC swaps complete when paid with the documented send command', async function () {
         this.timeout(600_000)
         await start()
         const bridge = bridgeUrl()
@@ -232,7 +235,7 @@ describe('npm start (the launcher)', function () {
         expect(output).to.include(`http://127.0.0.1:${env.PROVIDER_DEVNET_PORT}/v3`)
         const tokens = (await (await fetch(`${bridge}/api/tokens`)).json()) as { chains: { name: string; enabled: boolean; tokens: { symbol: string; enabled: boolean }[] }[] }
         const enabled = tokens.chains.filter((c) => c.enabled).map((c) => c.name)
-        expect(enabled).to.include.members(NETWORKS_ON_NPM_START)
+        expect(enabled).to.have.members(NETWORKS_ON_NPM_START)
         expect(tokens.chains.find((c) => c.name === 'BITCOIN')!.tokens.find((t) => t.symbol === 'BTC')).to.have.property('enabled', true)
         const config = (await (await fetch(`${bridge}/api/swap/config`)).json()) as { networks: { chain: string; enabled: boolean; vault_address: string | null }[]; routes: { source_chain: string; source_token: string; target_chain: string; target_token: string; enabled: boolean; disabled_reason?: string }[] }
         expect(config.networks.find((n) => n.chain === 'BITCOIN')).to.include({ enabled: true }).and.have.property('vault_address').that.matches(/^bcrt1q/)
@@ -258,5 +261,26 @@ describe('npm start (the launcher)', function () {
         expect(returned.amount_sent).to.be.a('string')
         expect(utxos.reduce((sum, u) => sum + BigInt(u.value), 0n)).to.equal(parseUnits(returned.amount_sent!, 8))
         await stop()
+    })
+
+    it('serves the bridge\'s TRON and SOLANA from local networks kept in DATA_DIR, with the bridge\'s vaults funded', async () => {
+        await start()
+        const tronUrl = `http://127.0.0.1:${env.TRON_DEVNET_PORT}`
+        const solanaUrl = `http://127.0.0.1:${env.SOLANA_DEVNET_PORT}`
+        expect(output).to.include(tronUrl).and.to.include(solanaUrl)
+        const bridge = `http://127.0.0.1:${env.BRIDGE_PORT}/api`
+        const { chains } = (await (await fetch(`${bridge}/tokens`)).json()) as any
+        for (const name of ['TRON', 'SOLANA']) expect(chains.find((c: any) => c.name === name), name).to.include({ enabled: true })
+        const { networks } = (await (await fetch(`${bridge}/swap/config`)).json()) as any
+        const vault = (chain: string) => networks.find((n: any) => n.chain === chain).vault_address
+        const tronVault = (await (await fetch(`${tronUrl}/wallet/getaccount`, { method: 'POST', body: JSON.stringify({ address: vault('TRON'), visible: true }) })).json()) as any
+        expect(tronVault.balance, 'sun of the TRON vault').to.be.greaterThan(0)
+        const solanaVault = (await (await fetch(solanaUrl, {
+            method: 'POST', headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBalance', params: [vault('SOLANA'), { commitment: 'processed' }] }),
+        })).json()) as any
+        expect(solanaVault.result.value, 'lamports of the SOLANA vault').to.be.greaterThan(0)
+        await stop()
+        expect(fs.existsSync(path.join(dataDir, 'tron', 'state.json')) && fs.existsSync(path.join(dataDir, 'solana', 'state.json'))).to.equal(true)
     })
 })

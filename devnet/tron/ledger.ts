@@ -1,16 +1,17 @@
-import { secp256k1 } from '@noble/curves/secp256k1'
 import { createHash } from 'crypto'
+import * as ecc from 'tiny-secp256k1'
 import { TronWeb, utils } from 'tronweb'
+import { publicKeyToAddress, signDigest } from '../../bridge/chains/tron/keys'
 
 /**
- * TEST DOUBLE, not part of the product: a TRON chain in memory, with the rules java-tron applies
- * to what the bridge sends, for the full-node HTTP front end in server.ts.
+ * A TRON chain in memory, with the rules java-tron applies to what wallets and the bridge send,
+ * for the full-node HTTP front end in server.ts: docs/bridge/README.md#local-chains-npm-start
  *
- * - Blocks every 3 s of chain time, produced on demand (mine); a solidified height SOLIDIFY_DEPTH
- *   (19) blocks behind the head, with the state as of that block (the /walletsolidity view).
+ * - Blocks 3 s apart, produced on demand (mine: index.ts on a timer, tests by hand); a
+ *   solidified height SOLIDIFY_DEPTH (19) blocks behind the head, with the state as of that block (the /walletsolidity view).
  * - Transactions are the JSON java-tron's /wallet/broadcasttransaction takes. As java-tron does,
  *   the protobuf is rebuilt from raw_data (tronweb's own encoder), txID = sha256(raw_data); the
- *   one signature must recover (secp256k1, @noble/curves) to the owner's address; TAPOS (ref
+ *   one signature must recover (secp256k1) to the owner's address; TAPOS (ref
  *   block bytes and hash against the recent blocks), expiration (after the head block's time,
  *   within 24 h) and duplicates are checked, in java-tron's order.
  * - Resources: bandwidth = protobuf size + 64 bytes, from the owner's free 600 a day (recovering
@@ -23,9 +24,11 @@ import { TronWeb, utils } from 'tronweb'
  *   totalSupply; a transfer to an address creates no account there (as on TRON).
  * - A validated transaction is applied to the pending state at once, as java-tron pre-executes
  *   it, and goes into the next block.
+ * - Genesis accounts (the development keys) hold TRX and USDT from block 0; exportState() and
+ *   the `restore` option carry the whole chain across a restart.
  *
  * Test hooks: fundTrx / fundUsdt (signed transfers from a faucet account, so they appear in the
- * account histories), mine, drop (a reorg: the blocks from a height on disappear, and with them
+ * account histories), drop (a reorg: the blocks from a height on disappear, and with them
  * their transactions unless requeued into later blocks), setEnergyPrice, useFreeBandwidth.
  */
 
@@ -119,6 +122,28 @@ export interface LedgerOptions {
     solidifyDepth?: number
     /** ms of block 0 */
     startTime?: number
+    /** Accounts holding TRX (sun) and USDT (base units) from block 0, beside the faucet. */
+    genesis?: { address: string; sun: bigint; usdt: bigint }[]
+    /** Continue this chain (from exportState) instead of starting a new one; genesis and startTime are then ignored. */
+    restore?: TronLedgerState
+}
+
+/** A chain as exportState() writes it: plain JSON but for bigints; blocks as [id, timestamp, txids]. */
+export interface TronLedgerState {
+    blocks: [string, number, string[]][]
+    /** Canonical transactions in block order, then the pending ones. */
+    landed: Landed[]
+    pending: string[]
+    live: StateJson
+    snapshots: [number, StateJson][]
+    energyPrice: bigint
+    energyPrices: [number, bigint][]
+    fork: number
+}
+
+interface StateJson {
+    accounts: [string, Account][]
+    usdt: [string, bigint][]
 }
 
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest()
@@ -168,20 +193,57 @@ export class TronLedger {
         this.energyPrice = options.energyPrice ?? 100n
         this.usdt = options.usdtAddress ?? 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'
         this.usdtHex = toHex(this.usdt)
-        this.faucetKey = sha256('tron-double-faucet')
-        this.faucetHex = utils.bytes.byteArray2hexStr(utils.crypto.getAddressFromPriKey(this.faucetKey)).toLowerCase()
+        this.faucetKey = sha256('tron-faucet')
+        this.faucetHex = toHex(publicKeyToAddress(ecc.pointFromScalar(this.faucetKey, false)!))
         this.faucet = toBase58(this.faucetHex)
+        if (options.restore) {
+            this.live = this.restore(options.restore)
+            return
+        }
         const start = options.startTime ?? Math.floor(Date.now() / BLOCK_MS) * BLOCK_MS
         this.energyPrices.push([0, this.energyPrice])
+        const account = (balance: bigint): Account => ({ balance, createTime: start, freeNetUsage: 0, latestConsumeFreeTime: 0 })
+        const genesis = options.genesis ?? []
         this.live = {
             accounts: new Map([
-                [this.faucetHex, { balance: 10_000_000_000_000n, createTime: start, freeNetUsage: 0, latestConsumeFreeTime: 0 }],
-                [this.usdtHex, { balance: 0n, createTime: start, freeNetUsage: 0, latestConsumeFreeTime: 0 }],
+                [this.faucetHex, account(10_000_000_000_000n)],
+                [this.usdtHex, account(0n)],
+                ...genesis.map((g): [string, Account] => [toHex(g.address), account(g.sun)]),
             ]),
-            usdt: new Map([[this.faucetHex, 1_000_000_000_000_000n]]),
+            usdt: new Map([[this.faucetHex, 1_000_000_000_000_000n], ...genesis.map((g): [string, bigint] => [toHex(g.address), g.usdt])]),
         }
         this.blocks.push(this.makeBlock(0, '00'.repeat(32), start, []))
         this.snapshots.set(0, clone(this.live))
+    }
+
+    /** The whole chain as plain data: the blocks, every transaction, the pending and the solidified-to-head states. */
+    exportState(): TronLedgerState {
+        const json = (state: State): StateJson => ({ accounts: [...state.accounts], usdt: [...state.usdt] })
+        return {
+            blocks: this.blocks.map((b) => [b.id, b.timestamp, b.txids]),
+            landed: [...this.landed.values()],
+            pending: this.pending.map((t) => t.txid),
+            live: json(this.live),
+            // drop() and the solidified view reach back no further than the solidified block.
+            snapshots: [...this.snapshots].filter(([n]) => n >= this.solidifiedNumber).map(([n, state]) => [n, json(state)]),
+            energyPrice: this.energyPrice,
+            energyPrices: this.energyPrices,
+            fork: this.fork,
+        }
+    }
+
+    private restore(saved: TronLedgerState): State {
+        const state = (json: StateJson): State => ({ accounts: new Map(json.accounts), usdt: new Map(json.usdt) })
+        saved.blocks.forEach(([id, timestamp, txids], number) => {
+            this.blocks.push({ number, id, parentHash: number === 0 ? '00'.repeat(32) : saved.blocks[number - 1][0], timestamp, txids })
+        })
+        for (const t of saved.landed) this.landed.set(t.txid, t)
+        this.pending = saved.pending.map((id) => this.landed.get(id)!)
+        for (const [n, json] of saved.snapshots) this.snapshots.set(n, state(json))
+        this.energyPrice = saved.energyPrice
+        this.energyPrices.push(...saved.energyPrices)
+        this.fork = saved.fork
+        return state(saved.live)
     }
 
     get head(): Block {
@@ -234,14 +296,19 @@ export class TronLedger {
         this.energyPrices.push([this.head.timestamp, price])
     }
 
-    /** Produces n blocks, the first holding every pending transaction still valid; returns them. */
-    mine(n = 1): Block[] {
+    /**
+     * Produces n blocks, the first holding every pending transaction still valid; returns them.
+     * `at` dates the first one (a producer's slot time, never before the next slot after the head);
+     * without it each block comes one slot after the previous.
+     */
+    mine(n = 1, at?: number): Block[] {
         const made: Block[] = []
         for (let i = 0; i < n; i++) {
             // java-tron drops pending transactions that expired before they were packed.
             if (this.pending.some((t) => BigInt(t.tx.raw_data.expiration) <= BigInt(this.head.timestamp))) this.rebuild(this.pending)
             const txids = this.pending.map((t) => t.txid)
-            const block = this.makeBlock(this.head.number + 1, this.head.id, this.head.timestamp + BLOCK_MS, txids)
+            const timestamp = Math.max(this.head.timestamp + BLOCK_MS, i === 0 && at !== undefined ? at : 0)
+            const block = this.makeBlock(this.head.number + 1, this.head.id, timestamp, txids)
             for (const t of this.pending) t.block = block.number
             this.pending = []
             this.blocks.push(block)
@@ -325,7 +392,7 @@ export class TronLedger {
         let landed: Landed
         if (contract[0].type === 'TransferContract') landed = this.transfer(served, owner, value, bytes)
         else if (contract[0].type === 'TriggerSmartContract') landed = this.trigger(served, owner, value, bytes)
-        else throw new BroadcastRefused('CONTRACT_VALIDATE_ERROR', `${contract[0].type} is not served by this double`)
+        else throw new BroadcastRefused('CONTRACT_VALIDATE_ERROR', `${contract[0].type} is not served by this network`)
         this.pending.push(landed)
         this.landed.set(txid, landed)
         return txid
@@ -477,9 +544,7 @@ export class TronLedger {
 
     private faucetSend(type: 'TransferContract' | 'TriggerSmartContract', value: Record<string, unknown>, feeLimit?: bigint): string {
         const tx = this.build(type, value, feeLimit)
-        const sig = secp256k1.sign(Buffer.from(tx.txID, 'hex'), this.faucetKey)
-        const signature = Buffer.from(sig.toCompactRawBytes()).toString('hex') + (27 + sig.recovery).toString(16)
-        return this.submit({ ...tx, signature: [signature] })
+        return this.submit({ ...tx, signature: [signDigest(this.faucetKey, Buffer.from(tx.txID, 'hex'))] })
     }
 
     /** Test hook: the faucet sends TRX (a signed TransferContract) and, unless told not to, a block holds it. */
@@ -523,8 +588,8 @@ function recoverSigner(txid: string, signature: string): string | undefined {
     if (v >= 27) v -= 27
     if (v !== 0 && v !== 1) return undefined
     try {
-        const publicKey = secp256k1.Signature.fromCompact(signature.slice(0, 128)).addRecoveryBit(v).recoverPublicKey(Buffer.from(txid, 'hex')).toRawBytes(false)
-        return utils.bytes.byteArray2hexStr(utils.crypto.computeAddress(publicKey)).toLowerCase()
+        const publicKey = ecc.recover(Buffer.from(txid, 'hex'), Buffer.from(signature.slice(0, 128), 'hex'), v as 0 | 1, false)
+        return publicKey ? toHex(publicKeyToAddress(publicKey)) : undefined
     } catch {
         return undefined
     }

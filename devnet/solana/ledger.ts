@@ -1,21 +1,24 @@
-import { ed25519 } from '@noble/curves/ed25519'
 import { Keypair, PublicKey, SystemProgram, Transaction, VersionedTransaction } from '@solana/web3.js'
 import bs58 from 'bs58'
-import { createHash } from 'crypto'
+import { createHash, createPublicKey, verify } from 'crypto'
 import { LiteSVM } from 'litesvm'
 
 /**
- * A Solana cluster for tests: LiteSVM (the real SVM, in process: signature checks, system
+ * A Solana cluster in process (docs/bridge/README.md#local-chains-npm-start): LiteSVM (the real SVM: signature checks, system
  * program, fees, rent rules, duplicate detection) with what a validator adds around it and
  * LiteSVM lacks: slots that advance on demand, commitment levels (confirmed and finalized lag
  * the newest slot by a configurable depth), an index of transactions per address, pre/post
  * balances, and a blockhash that expires at its lastValidBlockHeight.
  *
  * Simplifications, stated: one block per slot and block height = slot − first slot (so the two
- * differ, as on a real cluster); LiteSVM accepts only its latest blockhash, so the double keeps
+ * differ, as on a real cluster); LiteSVM accepts only its latest blockhash, so the ledger keeps
  * one blockhash until its lastValidBlockHeight passes and only then rotates it (a real cluster
  * accepts any of the last 150); a slot's block hash (getBlock) is synthetic. Balances at an older
  * commitment are the current ones less the changes of transactions in newer slots.
+ *
+ * Genesis accounts (the development keys) hold SOL from the first slot; exportState() (LiteSVM's
+ * own snapshot plus the slots and the transaction index) and the `restore` option carry the
+ * cluster across a restart.
  */
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized'
@@ -49,7 +52,29 @@ export interface LedgerOptions {
     /** Blocks a blockhash stays valid (150 on mainnet). */
     blockhashLifetime?: number
     firstSlot?: number
+    /** Unix seconds of the first slot (blockTime); later slots are 400 ms apart. */
+    genesisTime?: number
+    /** System accounts holding lamports from the first slot, beside the faucet. */
+    genesis?: { address: string; lamports: bigint }[]
+    /** Continue this cluster (from exportState) instead of starting a new one; the other options but the depths are then ignored. */
+    restore?: SolanaLedgerState
 }
+
+/** A cluster as exportState() writes it: JSON, LiteSVM's snapshot and wire transactions in base64. */
+export interface SolanaLedgerState {
+    svm: string
+    firstSlot: number
+    slot: number
+    genesisTime: number
+    blockhash: string
+    lastValidBlockHeight: number
+    landed: (Omit<Landed, 'wire' | 'tx'> & { wire: string })[]
+}
+
+export const SLOT_MS = 400
+const SYSTEM_PROGRAM = '11111111111111111111111111111111'
+/** DER prefix of an Ed25519 SubjectPublicKeyInfo, before the 32-byte key: lets node:crypto verify raw Solana keys. */
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
 
 const FIELDLESS = ['AccountInUse', 'AccountLoadedTwice', 'AccountNotFound', 'ProgramAccountNotFound', 'InsufficientFundsForFee', 'InvalidAccountForFee',
     'AlreadyProcessed', 'BlockhashNotFound', 'CallChainTooDeep', 'MissingSignatureForFee', 'InvalidAccountIndex', 'SignatureFailure',
@@ -101,22 +126,60 @@ export class SolanaLedger {
     lastValidBlockHeight: number
     readonly landed = new Map<string, Landed>()
     private readonly byAddress = new Map<string, string[]>()
-    private readonly faucet = Keypair.generate()
-    readonly genesisTime = 1_750_000_000
+    private readonly faucet = Keypair.fromSeed(createHash('sha256').update('solana-faucet').digest())
+    readonly genesisTime: number
 
     constructor(options: LedgerOptions = {}) {
         this.confirmedDepth = options.confirmedDepth ?? 1
         this.finalizedDepth = options.finalizedDepth ?? 32
         this.blockhashLifetime = options.blockhashLifetime ?? 150
+        const saved = options.restore
+        if (saved) {
+            this.firstSlot = saved.firstSlot
+            this.slot = saved.slot
+            this.genesisTime = saved.genesisTime
+            this.svm = LiteSVM.fromBytes(Buffer.from(saved.svm, 'base64'))
+            this.blockhash = saved.blockhash
+            this.lastValidBlockHeight = saved.lastValidBlockHeight
+            for (const t of saved.landed) {
+                const wire = Buffer.from(t.wire, 'base64')
+                this.record({ ...t, wire, tx: VersionedTransaction.deserialize(wire) })
+            }
+            return
+        }
         this.firstSlot = options.firstSlot ?? 1000
         this.slot = this.firstSlot
+        this.genesisTime = options.genesisTime ?? 1_750_000_000
         this.svm = new LiteSVM().withTransactionHistory(1_000_000n)
         this.svm.warpToSlot(BigInt(this.slot))
-        // The faucet is funded outside any transaction: it is genesis money, before the first slot anyone sees.
-        const funded = this.inner.airdrop(this.faucet.publicKey.toBytes(), 1_000_000_000_000n)
-        if (!funded || typeof funded.err === 'function') throw new Error(`LiteSVM did not fund the faucet: ${funded?.err?.()}`)
+        // Genesis money, outside any transaction: before the first slot anyone sees.
+        for (const { address, lamports } of [{ address: this.faucet.publicKey.toBase58(), lamports: 1_000_000_000_000n }, ...(options.genesis ?? [])]) {
+            this.svm.setAccount({ address, lamports, data: new Uint8Array(), programAddress: SYSTEM_PROGRAM, executable: false, space: 0n } as any)
+        }
         this.blockhash = this.svm.latestBlockhash()
         this.lastValidBlockHeight = this.blockHeight() + this.blockhashLifetime
+    }
+
+    /** The whole cluster as JSON: LiteSVM's accounts, sysvars and transaction history, with the slots and the transaction index around it. */
+    exportState(): SolanaLedgerState {
+        return {
+            svm: Buffer.from(this.svm.toBytes()).toString('base64'),
+            firstSlot: this.firstSlot,
+            slot: this.slot,
+            genesisTime: this.genesisTime,
+            blockhash: this.blockhash,
+            lastValidBlockHeight: this.lastValidBlockHeight,
+            landed: [...this.landed.values()].map(({ tx, wire, ...rest }) => ({ ...rest, wire: wire.toString('base64') })),
+        }
+    }
+
+    private record(landed: Landed): void {
+        this.landed.set(landed.signature, landed)
+        for (const key of landed.accountKeys) {
+            const list = this.byAddress.get(key) ?? []
+            list.push(landed.signature)
+            this.byAddress.set(key, list)
+        }
     }
 
     private get inner(): any {
@@ -137,7 +200,7 @@ export class SolanaLedger {
     }
 
     blockTime(slot: number): number {
-        return this.genesisTime + Math.floor(((slot - this.firstSlot) * 2) / 5)
+        return this.genesisTime + Math.floor(((slot - this.firstSlot) * SLOT_MS) / 1000)
     }
 
     blockHashOf(slot: number): string {
@@ -230,12 +293,7 @@ export class SolanaLedger {
             fee: preBalances.reduce((a, b) => a + b, 0) - postBalances.reduce((a, b) => a + b, 0),
             err, logs: meta.logs(), computeUnits: Number(meta.computeUnitsConsumed()),
         }
-        this.landed.set(signature, landed)
-        for (const key of accountKeys) {
-            const list = this.byAddress.get(key) ?? []
-            list.push(signature)
-            this.byAddress.set(key, list)
-        }
+        this.record(landed)
         return signature
     }
 
@@ -249,7 +307,10 @@ export class SolanaLedger {
         // LiteSVM verifies too; checking here as well lets the node answer -32003 before any execution, as agave does.
         const message = tx.message.serialize()
         const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures)
-        return signers.length === tx.signatures.length && signers.every((key, i) => ed25519.verify(tx.signatures[i], message, key.toBytes()))
+        return signers.length === tx.signatures.length && signers.every((key, i) => {
+            const publicKey = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.toBytes()]), format: 'der', type: 'spki' })
+            return verify(null, message, publicKey, tx.signatures[i])
+        })
     }
 
     /** Landed transactions visible at a commitment touching an address, newest first. */

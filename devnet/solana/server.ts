@@ -5,14 +5,14 @@ import { AddressInfo } from 'net'
 import { Commitment, LedgerOptions, SendRefused, SolanaLedger } from './ledger'
 
 /**
- * The JSON-RPC front end of the Solana test ledger, on 127.0.0.1: the methods
- * @solana/web3.js's Connection calls for the bridge's adapter, with agave's field names,
+ * The JSON-RPC front end of the local Solana cluster, on 127.0.0.1: the methods
+ * @solana/web3.js's Connection calls for the bridge's adapter and a wallet's transfer, with agave's field names,
  * encodings (base58 keys and signatures, base64 wire transactions, numbers for u64) and error
  * codes (-32002 preflight failure with the TransactionError, -32003 signature verification,
- * -32602 bad params, -32601 unknown method). Test-only; never part of the product.
+ * -32602 bad params, -32601 unknown method): docs/bridge/README.md#local-chains-npm-start
  */
 
-export interface SolanaDouble {
+export interface SolanaNode {
     url: string
     ledger: SolanaLedger
     /** Methods called, in order: lets a test tell what went over the wire. */
@@ -61,7 +61,7 @@ function handle(ledger: SolanaLedger, method: string, params: any[]): unknown {
             const slot = Number(params[0])
             const config = params[1] ?? {}
             if (slot > ledger.slotAt(commitmentOf(config)) || slot < ledger.firstSlot) throw new RpcError(-32004, `Block not available for slot ${slot}`)
-            if ((config.transactionDetails ?? 'full') !== 'none') throw new RpcError(-32602, 'Invalid params: only transactionDetails "none" is served by this double')
+            if ((config.transactionDetails ?? 'full') !== 'none') throw new RpcError(-32602, 'Invalid params: only transactionDetails "none" is served here')
             return {
                 blockhash: ledger.blockHashOf(slot), previousBlockhash: ledger.blockHashOf(slot - 1), parentSlot: slot - 1,
                 blockTime: ledger.blockTime(slot), blockHeight: ledger.blockHeight(slot),
@@ -130,7 +130,7 @@ function handle(ledger: SolanaLedger, method: string, params: any[]): unknown {
             const config = params[1] ?? {}
             const commitment = commitmentOf(config)
             if (commitment === 'processed') throw new RpcError(-32602, 'Invalid params: commitment processed is not supported')
-            if ((config.encoding ?? 'json') !== 'json') throw new RpcError(-32602, 'Invalid params: only json encoding is served by this double')
+            if ((config.encoding ?? 'json') !== 'json') throw new RpcError(-32602, 'Invalid params: only json encoding is served here')
             const tx = ledger.landed.get(String(params[0]))
             if (!tx || tx.slot > ledger.slotAt(commitment)) return null
             if (tx.tx.version !== 'legacy' && config.maxSupportedTransactionVersion === undefined) {
@@ -165,7 +165,8 @@ function handle(ledger: SolanaLedger, method: string, params: any[]): unknown {
     }
 }
 
-export async function startSolanaDouble(options: LedgerOptions = {}): Promise<SolanaDouble> {
+/** Listens on 127.0.0.1:port (0: a free port). */
+export async function startSolanaNode(options: LedgerOptions = {}, port = 0): Promise<SolanaNode> {
     const ledger = new SolanaLedger(options)
     const calls: string[] = []
     const hooks = { holdSends: false, heldSends: [] as string[], swallowSends: false }
@@ -205,10 +206,12 @@ export async function startSolanaDouble(options: LedgerOptions = {}): Promise<So
             res.end(JSON.stringify(reply))
         })
     })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const { port } = server.address() as AddressInfo
+    await new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(port, '127.0.0.1', resolve)
+    })
     return {
-        url: `http://127.0.0.1:${port}`,
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
         ledger,
         calls,
         get holdSends() {

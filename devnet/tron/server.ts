@@ -1,11 +1,11 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'http'
+import { AddressInfo } from 'net'
 import { TronWeb } from 'tronweb'
 import { Block, BroadcastRefused, Landed, LedgerOptions, PARAMS, parseAddress, TronLedger } from './ledger'
-import { listenLoopback, Loopback } from '../loopback'
 
 /**
- * TEST DOUBLE, not part of the product: java-tron's full-node HTTP API and TronGrid's v1 account
- * routes on 127.0.0.1, over a TronLedger. Field names and encodings follow java-tron: int64s as
+ * java-tron's full-node HTTP API and TronGrid's v1 account routes on 127.0.0.1, over a
+ * TronLedger: docs/bridge/README.md#local-chains-npm-start. Field names and encodings follow java-tron: int64s as
  * JSON numbers, protobuf defaults (zeros, empty lists) left out, addresses in 41… hex unless the
  * request says `visible: true` (then base58), an unknown object as `{}`, log addresses as 20-byte
  * hex, hex-encoded UTF-8 in broadcast refusals (`{code, txid, message}`), `{"Error": …}` for a
@@ -26,7 +26,7 @@ import { listenLoopback, Loopback } from '../loopback'
  * `calls`, `apiKeys` (what came over the wire).
  */
 
-export interface TronDoubleOptions extends LedgerOptions {
+export interface TronNodeOptions extends LedgerOptions {
     /** When set, requests must carry it as TRON-PRO-API-KEY (401 otherwise), as TronGrid does. */
     apiKey?: string
 }
@@ -36,7 +36,7 @@ class BadRequest extends Error {}
 const num = (n: bigint | number) => Number(n)
 const omitZero = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== 0 && v !== 0n && v !== undefined && v !== ''))
 
-export class TronDouble {
+export class TronNode {
     readonly ledger: TronLedger
     url = ''
     /** Paths called, in order. */
@@ -46,29 +46,37 @@ export class TronDouble {
     refuseBroadcasts = false
     swallowBroadcasts = false
     private server?: Server
-    private loopback?: Loopback
 
-    constructor(private readonly options: TronDoubleOptions = {}) {
+    constructor(private readonly options: TronNodeOptions = {}) {
         this.ledger = new TronLedger(options)
     }
 
-    async start(): Promise<this> {
-        this.server = createServer((req, res) => this.handle(req, res))
-        this.loopback = await listenLoopback(this.server)
-        this.url = this.loopback.url
+    /** Listens on 127.0.0.1:port (0: a free port). */
+    async start(port = 0): Promise<this> {
+        const server = createServer((req, res) => this.handle(req, res))
+        await new Promise<void>((resolve, reject) => {
+            server.once('error', reject)
+            server.listen(port, '127.0.0.1', resolve)
+        })
+        this.server = server
+        this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
         return this
     }
 
+    /** Drops open connections (clients keep them alive) and stops listening. */
     async close(): Promise<void> {
-        await this.loopback?.close()
-        this.loopback = undefined
+        const server = this.server
+        this.server = undefined
+        if (!server) return
+        server.closeAllConnections()
+        await new Promise<void>((resolve) => server.close(() => resolve()))
     }
 
     private handle(req: IncomingMessage, res: ServerResponse): void {
         const chunks: Buffer[] = []
         req.on('data', (c) => chunks.push(c))
         req.on('end', () => {
-            const url = new URL(req.url ?? '/', 'http://double')
+            const url = new URL(req.url ?? '/', 'http://node')
             this.calls.push(url.pathname)
             const key = req.headers['tron-pro-api-key']
             if (typeof key === 'string') this.apiKeys.add(key)
@@ -383,6 +391,6 @@ export class TronDouble {
     }
 }
 
-export async function startTronDouble(options: TronDoubleOptions = {}): Promise<TronDouble> {
-    return new TronDouble(options).start()
+export async function startTronNode(options: TronNodeOptions = {}, port = 0): Promise<TronNode> {
+    return new TronNode(options).start(port)
 }
