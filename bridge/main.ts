@@ -4,7 +4,7 @@ import { listen } from '../common/service/listen'
 import { runService, Service } from '../common/service/run-service'
 import { ChainAdapter } from './chains/adapter'
 import { createAdapter } from './chains/factory'
-import { loadBridgeConfig, parseBridgeEnv } from './config'
+import { allAssets, loadBridgeConfig, parseBridgeEnv } from './config'
 import { LockManager } from './db'
 import { EngineContext } from './engine/context'
 import { Monitor } from './engine/monitor'
@@ -47,7 +47,9 @@ async function main(service: Service): Promise<void> {
     const webhooks = new Webhooks({ databaseUrl: databaseUrl, masterKey: secrets.masterKey, adminToken: env.BRIDGE_ADMIN_TOKEN, config: config.webhooks, log })
     const { app, ready } = createApp(env, ctx, vaults, webhooks)
     observeBridgeDatabase(pool)
-    observeBridgeVaults(ctx, vaults)
+    observeBridgeVaults(pool, allAssets(config).filter((a) => !a.disabled && vaults.has(a.chain)).map((a) => ({
+        chain: a.chain, symbol: a.symbol, decimals: a.decimals, balance: () => ctx.adapter(a.chain).balance(vaults.get(a.chain)!, a),
+    })))
     const worker = new Worker(ctx)
     const monitor = new Monitor(ctx, () => worker.kick())
     for (const chain of adapters.keys()) ready.add(`network ${chain}`, networkCheck(chain, monitor.headReads, config.monitorIntervalMs))

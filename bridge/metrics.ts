@@ -1,10 +1,8 @@
 import { Pool } from 'pg'
-import { Counter, Gauge, Histogram } from 'prom-client'
+import { Counter, Gauge } from 'prom-client'
 import { Recent } from '../common/recent'
 import { durationHistogram, registry } from '../common/service/metrics'
 import { formatUnits } from './amounts'
-import { allAssets } from './config'
-import { EngineContext } from './engine/context'
 import { STATUSES } from './engine/lifecycle'
 
 /** The bridge's metrics, beside the kit's on GET /metrics: docs/operations.md#bridge */
@@ -23,24 +21,6 @@ const webhookDeliveries = new Counter({
 export function startMonitorCycle(chain: string): () => void {
     const end = monitorCycle.startTimer({ chain })
     return () => void end()
-}
-
-const sinceDeposit = new Histogram({
-    name: 'bridge_swap_seconds_since_deposit',
-    help: "Seconds from the deposit's block time on the source chain to the swap entering each status, by status and source chain",
-    labelNames: ['status', 'source_chain'] as const,
-    buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600, 21600, 86400],
-    registers: [registry],
-})
-
-/**
- * Called once per transition, by the process that made it, after it committed. Transitions before
- * the deposit is seen (and swaps that never got one) have no deposit time and are not counted.
- */
-export function swapEnteredStatus(swap: { status: string; sourceChain: string; depositBlockTime: Date | null }): void {
-    if (!swap.depositBlockTime) return
-    // A source chain's clock may run slightly ahead of ours: such a moment counts as no time at all.
-    sinceDeposit.observe({ status: swap.status, source_chain: swap.sourceChain }, Math.max(0, (Date.now() - swap.depositBlockTime.getTime()) / 1000))
 }
 
 export function webhookAttempted(outcome: 'delivered' | 'failed' | 'given_up'): void {
@@ -112,8 +92,15 @@ export function observeBridgeDatabase(pool: Pool): void {
  * payouts not yet completed and pool trades in flight. Balances are node reads, at most every
  * VAULT_BALANCES_MS; a network whose node does not answer is left out of that scrape.
  */
-export function observeBridgeVaults(ctx: EngineContext, vaults: ReadonlyMap<string, string>): void {
-    const assets = allAssets(ctx.config).filter((a) => !a.disabled && vaults.has(a.chain))
+export interface VaultAsset {
+    chain: string
+    symbol: string
+    decimals: number
+    /** The vault's balance of it, in base units (a node read). */
+    balance(): Promise<bigint>
+}
+
+export function observeBridgeVaults(pool: Pool, assets: VaultAsset[]): void {
     const decimalsOf = new Map(assets.map((a) => [`${a.chain}:${a.symbol}`, a.decimals]))
     const whole = (chain: string, symbol: string, amount: bigint) => Number(formatUnits(amount, decimalsOf.get(`${chain}:${symbol}`) ?? 0))
 
@@ -121,7 +108,7 @@ export function observeBridgeVaults(ctx: EngineContext, vaults: ReadonlyMap<stri
     const balances = new Recent<Balance[]>(VAULT_BALANCES_MS)
     const readBalances = () => balances.get(async () => {
         const read = await Promise.all(assets.map(async (a): Promise<Balance | undefined> => {
-            const amount = await orNothing(ctx.adapter(a.chain).balance(vaults.get(a.chain)!, a))
+            const amount = await orNothing(a.balance())
             return amount === undefined ? undefined : { chain: a.chain, asset: a.symbol, amount }
         }))
         return read.filter((r): r is Balance => r !== undefined)
@@ -138,7 +125,7 @@ export function observeBridgeVaults(ctx: EngineContext, vaults: ReadonlyMap<stri
     })
 
     const reserved = new Recent<{ chain: string; asset: string; amount: string }[]>(DATABASE_FIGURES_MS)
-    const readReserved = () => orNothing(reserved.get(() => ctx.pool.query(
+    const readReserved = () => orNothing(reserved.get(() => pool.query(
         `SELECT chain, asset, SUM(amount)::text AS amount FROM (
              SELECT target_chain AS chain, target_token AS asset, locked_target_amount AS amount FROM bridge_swap WHERE status IN ('vault_locked', 'payout_processing')
              UNION ALL

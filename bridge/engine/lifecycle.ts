@@ -1,9 +1,9 @@
 import { Pool, PoolClient } from 'pg'
 import { BRIDGE_EVENT_CHANNEL, BridgeEventNotification } from '../../db/channels'
 import { inTransaction } from '../db'
-import { swapEnteredStatus } from '../metrics'
 import { OUR_PROVIDER_STATUSES } from '../providers/status'
 import { ChainName } from '../registry'
+import { swapEnteredStatus } from './status-timing'
 
 /**
  * The swap state machine (docs/bridge/lifecycle.md) and the only code that changes a swap's
