@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { IndexedRangeSchema, parseEnv, SecretsSchema, SharedSettingsSchema } from '../common/config'
 import { ChainApiSettingsSchema } from './chain/config'
+import { VerificationSettingsSchema } from './chain/verification/config'
 import { ExplorerSettingsSchema } from './explorer/config'
 
 /**
@@ -11,6 +12,7 @@ import { ExplorerSettingsSchema } from './explorer/config'
 export const ApiEnvSchema = SharedSettingsSchema.extend({
     ...SecretsSchema.pick({ JWT_SECRET: true }).shape,
     ...ChainApiSettingsSchema.shape,
+    ...VerificationSettingsSchema.shape,
     ...ExplorerSettingsSchema.shape,
     // The chain data API serves what the indexer wrote: it needs the indexer's first block and finality depth.
     ...IndexedRangeSchema.shape,

@@ -2,6 +2,7 @@ import * as fs from 'fs'
 import * as path from 'path'
 import { z } from 'zod'
 import { ChainApiSettingsSchema } from '../api/chain/config'
+import { VerificationSettingsSchema } from '../api/chain/verification/config'
 import { ExplorerSettingsSchema } from '../api/explorer/config'
 import { PlatformSettingsSchema } from '../api/platform/config'
 import { BitcoinSettingsSchema } from '../bridge/chains/bitcoin/config'
@@ -26,7 +27,7 @@ const TABLES: Record<string, z.ZodObject[]> = {
     shared: [SharedSettingsSchema],
     devnet: [LauncherSettingsSchema, DevnetSettingsSchema],
     indexer: [IndexerSettingsSchema],
-    'chain-api': [ChainApiSettingsSchema],
+    'chain-api': [ChainApiSettingsSchema, VerificationSettingsSchema],
     explorer: [ExplorerSettingsSchema],
     platform: [PlatformSettingsSchema],
     secrets: [SecretsSchema],

@@ -71,6 +71,8 @@ export class ContractVerifier {
             abi: artifact.abi,
             constructorArguments: args === '0x' ? null : args,
             verifiedAt: at,
+            matchType: 'full',
+            compilerSettings: artifact.compiler.settings,
         })
     }
 }

@@ -6,6 +6,7 @@ import { boundedPool, Db, preparedDb } from './db'
 import { ChainHead } from './head'
 import { HeadViews } from './head-views'
 import { RenderedItems } from './rendered-items'
+import { ContractVerification } from './verification/service'
 
 export interface ChainContext extends ApiContext {
     /** The database through prepared statements (see db.ts). */
@@ -17,7 +18,9 @@ export interface ChainContext extends ApiContext {
     views: HeadViews
     /** The node, for the little the indexer does not keep (a contract's runtime code). */
     node: PublicClient
-    /** Ends the chain API's own database connections. */
+    /** Verification of submitted sources, with its compile threads (docs/contract-verification.md). */
+    verification: ContractVerification
+    /** Ends the chain API's own database connections and the verification's threads. */
     closeDb(): Promise<void>
 }
 
@@ -36,6 +39,9 @@ export function createChainContext(api: ApiContext): ChainContext {
     })
     const db = preparedDb(pool, timeoutMs)
     const head = new ChainHead(db)
+    const node = createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient
+    // Writes (jobs, verified contracts) go through the process's main pool: the chain API's pool is for bounded public reads.
+    const verification = new ContractVerification({ pool: api.pool, node, log: api.log, settings: api.env })
     return {
         ...api,
         db,
@@ -43,8 +49,12 @@ export function createChainContext(api: ApiContext): ChainContext {
         rendered: new RenderedItems(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
         // Off with the item cache: CHAIN_API_ITEM_CACHE_MB=0 measures what making every answer costs.
         views: new HeadViews(head, api.env.CHAIN_API_ITEM_CACHE_MB === 0 ? 0 : HEAD_VIEW_TTL_MS),
-        node: createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient,
-        closeDb: () => pool.end(),
+        node,
+        verification,
+        closeDb: async () => {
+            await verification.close()
+            await pool.end()
+        },
     }
 }
 

@@ -1,10 +1,11 @@
 import cors from 'cors'
+import express from 'express'
 import { ApiDoc } from '../../common/service/api-doc'
 import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
 import { createChainContext } from './context'
 import { chainErrors, unknownAction } from './errors'
-import { etherscanApi, etherscanOperation } from './etherscan'
+import { etherscanApi, etherscanBodyErrors, etherscanOperation, etherscanPostOperation } from './etherscan'
 import { EtherscanFailure } from './etherscan/envelope'
 import { jsonResponses } from './json-response'
 import { addressesRoutes } from './routes/addresses'
@@ -14,6 +15,7 @@ import { configRoutes } from './routes/config'
 import { internalTransactionsRoutes } from './routes/internal-transactions'
 import { mainPageRoutes } from './routes/main-page'
 import { searchRoutes } from './routes/search'
+import { smartContractVerificationRoutes } from './routes/smart-contract-verification'
 import { smartContractsRoutes } from './routes/smart-contracts'
 import { stateChangesRoutes } from './routes/state-changes'
 import { statsRoutes } from './routes/stats'
@@ -28,6 +30,12 @@ import { ChainSocket } from './socket'
 export const readCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'OPTIONS'], maxAge: 86_400 })
 
 /**
+ * The same, with POST: the only writes are verification submissions, which carry no credentials,
+ * and a frontend on its own host sends them.
+ */
+const publicCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'POST', 'OPTIONS'], maxAge: 86_400 })
+
+/**
  * The chain data API: Blockscout REST API v2 under /api/v2, its Etherscan-style RPC API
  * (`GET /api?module=...&action=...`) and the Phoenix socket for live updates. Both HTTP parts
  * are documented in the port's OpenAPI document (docs/openapi.md); mount them with doc.mount.
@@ -35,7 +43,7 @@ export const readCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'OPTIONS'],
 export function createChainApi(api: ApiContext, doc: ApiDoc) {
     const ctx = createChainContext(api)
     const router = doc.router('/api/v2', 'chain data API', { errorSchema: ChainError })
-    router.use(readCors)
+    router.use(publicCors)
     router.use(jsonResponses)
     internalTransactionsRoutes(router, ctx)
     coinBalanceHistoryRoutes(router, ctx)
@@ -45,6 +53,7 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
     addressesRoutes(router, ctx)
     tokensRoutes(router, ctx)
     tokenTransfersRoutes(router, ctx)
+    smartContractVerificationRoutes(router, ctx)
     smartContractsRoutes(router, ctx)
     searchRoutes(router, ctx)
     statsRoutes(router, ctx)
@@ -57,6 +66,9 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
     // so CORS and the JSON sender are this route's handlers, not the router's middleware.
     const etherscanRouter = doc.router('/api', 'etherscan', { errorSchema: EtherscanFailure })
     etherscanRouter.get('/', etherscanOperation, readCors, jsonResponses, etherscan.handler)
+    const form = express.urlencoded({ extended: false, limit: api.env.VERIFIER_MAX_INPUT_KB * 1024, parameterLimit: 100 })
+    etherscanRouter.post('/', etherscanPostOperation, publicCors, jsonResponses, form, etherscan.handler)
+    etherscanRouter.express.use(etherscanBodyErrors)
     return {
         router,
         etherscan: etherscanRouter,

@@ -34,8 +34,10 @@ export interface Operation {
     params?: z.ZodObject
     query?: z.ZodObject
     headers?: z.ZodObject
-    /** A JSON request body. */
+    /** The request body, JSON unless bodyType says otherwise. */
     body?: z.ZodType
+    /** The body's media type when not JSON (multipart/form-data, application/x-www-form-urlencoded). */
+    bodyType?: string
     /** The body may be left out altogether. */
     bodyOptional?: boolean
     /** Names of security schemes (ApiDoc.securityScheme), any one of which the route accepts. */
@@ -180,7 +182,7 @@ export class ApiDoc {
                 params: op.params,
                 query: op.query,
                 headers: op.headers,
-                body: op.body ? { required: !op.bodyOptional, content: { 'application/json': { schema: op.body } } } : undefined,
+                body: op.body ? { required: !op.bodyOptional, content: { [op.bodyType ?? 'application/json']: { schema: op.body } } } : undefined,
             },
             responses,
         }

@@ -1,7 +1,7 @@
 import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, StringColumn as StringColumn_, BooleanColumn as BooleanColumn_, IntColumn as IntColumn_, JSONColumn as JSONColumn_, DateTimeColumn as DateTimeColumn_} from "@subsquid/typeorm-store"
 
 /**
- * Contracts whose source the indexer knows: those deployed from this project's own compiled artifacts.
+ * Contracts whose source is known: those deployed from this project's own compiled artifacts (the indexer records them) and those verified through the API (docs/contract-verification.md).
  */
 @Entity_()
 export class VerifiedContract {
@@ -47,4 +47,16 @@ export class VerifiedContract {
 
     @DateTimeColumn_({nullable: false})
     verifiedAt!: Date
+
+    /**
+     * full, or partial: the code matched but the metadata hash differs; null for the indexer's own (always full)
+     */
+    @StringColumn_({nullable: true})
+    matchType!: string | undefined | null
+
+    /**
+     * the compiler settings of the standard JSON input it was compiled with
+     */
+    @JSONColumn_({nullable: true})
+    compilerSettings!: unknown | undefined | null
 }

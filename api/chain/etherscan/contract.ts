@@ -3,6 +3,7 @@ import { SPDX_PATTERN, verifiedContract, VerifiedRow } from '../queries/smart-co
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
 import { Module, ModuleQueries } from './module'
+import { CheckVerifyStatusQuery, verificationActions } from './verification'
 import { addressParam } from './params'
 
 const NOT_VERIFIED = 'Contract source code not verified'
@@ -76,5 +77,5 @@ async function getsourcecode(ctx: EtherscanContext, query: unknown) {
     }]
 }
 
-export const contract: Module = { getabi, getsourcecode }
-export const contractQueries: ModuleQueries = [AddressQuery]
+export const contract: Module = { getabi, getsourcecode, ...verificationActions }
+export const contractQueries: ModuleQueries = [AddressQuery, CheckVerifyStatusQuery]

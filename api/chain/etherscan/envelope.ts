@@ -17,11 +17,11 @@ export class EtherscanError extends Error {
 /** The envelope of a success; `result` is the action's. */
 export const EtherscanSuccess = z.object({ status: z.literal('1'), message: z.literal('OK'), result: z.unknown() }).meta({ id: 'EtherscanSuccess' })
 
-/** The envelope of a failure: `result` null for a bad request, [] for a list that matched nothing. */
+/** The envelope of a failure: `result` null for a bad request, [] for a list that matched nothing, Etherscan's text for a failed verification. */
 export const EtherscanFailure = z.object({
     status: z.literal('0'),
     message: z.string(),
-    result: z.union([z.null(), z.array(z.unknown()).max(0)]),
+    result: z.union([z.null(), z.array(z.unknown()).max(0), z.string()]),
 }).meta({ id: 'EtherscanFailure' })
 
 export function ok(res: Response, result: unknown): void {

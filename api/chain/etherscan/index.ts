@@ -1,4 +1,5 @@
-import { Request, Response } from 'express'
+import { ErrorRequestHandler, Request, Response } from 'express'
+import { clientIp } from '../../../common/service/client-ip'
 import { z } from 'zod'
 import { Operation } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
@@ -12,6 +13,7 @@ import { logs, logsQueries } from './logs'
 import { Module, ModuleQueries } from './module'
 import { stats, statsQueries } from './stats'
 import { transaction, transactionQueries } from './transaction'
+import { VerifySourceCodeForm } from './verification'
 
 const MODULES: Record<string, Module> = { account, block, contract, logs, stats, transaction }
 const QUERIES: ModuleQueries[] = [accountQueries, blockQueries, contractQueries, logsQueries, statsQueries, transactionQueries]
@@ -46,6 +48,22 @@ export const EtherscanQuery = z.object({
     ...actionParameters(QUERIES),
 })
 
+/** POST /api: the form of verifysourcecode (docs/contract-verification.md); any other action may be posted too. */
+export const etherscanPostOperation: Operation = {
+    summary: 'Etherscan-style RPC API by form POST: verifysourcecode',
+    description: 'module=contract&action=verifysourcecode in the query or the form. Answers the verification\'s guid; '
+        + 'poll GET /api?module=contract&action=checkverifystatus&guid=... for the outcome.',
+    body: VerifySourceCodeForm.extend({ module: z.string().optional(), action: z.string().optional(), apikey: z.string().optional() }),
+    bodyType: 'application/x-www-form-urlencoded',
+    responses: {
+        200: { description: 'The envelope: the guid, or the reason the submission is refused', schema: z.union([EtherscanSuccess, EtherscanFailure]) },
+        400: 'No module or action, or an unknown one',
+        413: 'The form is larger than VERIFIER_MAX_INPUT_KB',
+        429: 'This client already has VERIFIER_PER_IP verifications waiting or compiling',
+        503: 'The verification queue is full (VERIFIER_QUEUE_LIMIT)',
+    },
+}
+
 export const etherscanOperation: Operation = {
     summary: 'Etherscan-style RPC API: module and action select what is answered',
     description: 'Every outcome past routing is HTTP 200 and the envelope carries it: `status` "1" with the result, or "0" '
@@ -68,7 +86,9 @@ export function etherscanApi(chain: ChainContext) {
     const ctx = createEtherscanContext(chain)
     const handler = async (req: Request, res: Response): Promise<void> => {
         setLiveCaching(res)
-        const { module: moduleName, action: actionName } = req.query
+        // A form POST (verifysourcecode) carries its parameters in the body, module and action in either.
+        const params = { ...(req.body && typeof req.body === 'object' ? req.body : {}), ...req.query } as Record<string, unknown>
+        const { module: moduleName, action: actionName } = params
         try {
             if (typeof moduleName !== 'string' || typeof actionName !== 'string') {
                 throw new EtherscanError("Params 'module' and 'action' are required parameters", null, 400)
@@ -77,7 +97,7 @@ export function etherscanApi(chain: ChainContext) {
             if (!module) throw new EtherscanError('Unknown module', null, 400)
             const action = Object.hasOwn(module, actionName.toLowerCase()) ? module[actionName.toLowerCase()] : undefined
             if (!action) throw new EtherscanError('Unknown action', null, 400)
-            ok(res, await action(ctx, req.query as Record<string, unknown>))
+            ok(res, await action(ctx, params, { ip: clientIp(req) }))
         } catch (err) {
             if (err instanceof EtherscanError) return fail(res, err)
             // Blockscout's words for a cancelled statement, with 503 so that clients and proxies know to back off.
@@ -89,4 +109,11 @@ export function etherscanApi(chain: ChainContext) {
         }
     }
     return { handler, close: ctx.close }
+}
+
+/** A form the body parser refused (too large, malformed) answers in the envelope, with its 4xx. */
+export const etherscanBodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
+    const status = (err as { status?: unknown })?.status
+    if (typeof status !== 'number' || status < 400 || status >= 500) return next(err)
+    fail(res, new EtherscanError(status === 413 ? 'The request is larger than VERIFIER_MAX_INPUT_KB' : 'Unreadable request body', null, status))
 }

@@ -1,8 +1,13 @@
 import { z } from 'zod'
 import { EtherscanContext } from './context'
 
+/** Who asks: an action that spends per client (a verification's compile) keys its limit to this. */
+export interface Client {
+    ip: string
+}
+
 /** An action answers the `result` of a success or throws an EtherscanError. */
-export type Action = (ctx: EtherscanContext, query: Record<string, unknown>) => Promise<unknown>
+export type Action = (ctx: EtherscanContext, query: Record<string, unknown>, client: Client) => Promise<unknown>
 
 /** Actions by lowercase name: Blockscout matches `module` and `action` case-insensitively (getLogs = getlogs). */
 export type Module = Record<string, Action>

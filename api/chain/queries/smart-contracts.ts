@@ -131,6 +131,9 @@ export interface ContractRow {
     abi: { type: string; inputs?: AbiParameter[] }[] | null
     constructor_arguments: string | null
     verified_at: Date | null
+    /** null for the indexer's own verifications, which are always full */
+    match_type: 'full' | 'partial' | null
+    compiler_settings: Record<string, unknown> | null
 }
 
 /** An address as a contract: its creation and, when verified, its verification. */
@@ -138,7 +141,7 @@ export async function contractByAddress(db: Db, hash: string): Promise<ContractR
     const { rows } = await db.query<ContractRow>(
         `SELECT a.is_contract, c.input AS creation_input, c.status AS creation_status, v.name, v.source_name,
                 v.compiler_version, v.evm_version, v.optimization_enabled, v.optimization_runs, v.sources, v.abi,
-                v.constructor_arguments, v.verified_at
+                v.constructor_arguments, v.verified_at, v.match_type, v.compiler_settings
            ${ADDRESS_WITH_CREATION}`,
         [hash]
     )

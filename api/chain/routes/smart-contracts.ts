@@ -128,12 +128,13 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
         setLiveCaching(res)
         if (!row.name || !row.sources || !row.source_name) return void res.json(unverified)
         const main = row.sources[row.source_name] ?? ''
+        const partial = row.match_type === 'partial'
         res.json({
             ...unverified,
             is_verified: true,
             is_changed_bytecode: false,
-            is_partially_verified: false,
-            is_fully_verified: true,
+            is_partially_verified: partial,
+            is_fully_verified: !partial,
             is_verified_via_sourcify: false,
             is_verified_via_eth_bytecode_db: false,
             is_verified_via_verifier_alliance: false,
@@ -154,7 +155,7 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
             additional_sources: Object.entries(row.sources)
                 .filter(([path]) => path !== row.source_name)
                 .map(([file_path, source_code]) => ({ file_path, source_code })),
-            compiler_settings: {
+            compiler_settings: row.compiler_settings ?? {
                 evmVersion: row.evm_version,
                 optimizer: { enabled: row.optimization_enabled, runs: row.optimization_runs },
             },

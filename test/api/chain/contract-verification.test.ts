@@ -1,0 +1,313 @@
+import { Etherscan } from '@nomicfoundation/hardhat-verify/etherscan'
+import { Blockscout } from '@nomicfoundation/hardhat-verify/blockscout'
+import { expect } from 'chai'
+import * as fs from 'fs'
+import * as os from 'os'
+import * as path from 'path'
+import { Client as PgClient } from 'pg'
+import { Abi, Address, createWalletClient, encodeAbiParameters, Hex, http } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { waitFor } from '../../../common/processes'
+import { DEV_MNEMONIC } from '../../../devnet/anvil'
+import { devnetChain } from '../../../devnet/deploy'
+import { ApiProcess, startApi } from '../../support/api'
+import { CHAIN_ID, startTestChain, TestChain } from '../../support/chain'
+import { IndexerProcess, startIndexer } from '../../support/indexer'
+import { createTestDatabase } from '../../support/postgres'
+import { RpcProxy } from '../../support/rpc-proxy'
+
+// solc-js in the test process compiles what the test deploys, as a developer's toolchain would.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const solc = require('solc') as { compile(input: string): string; version(): string }
+// The compiler hardhat itself ships (0.8.26): offered to the api through VERIFIER_SOLC_DIR.
+const OLD_SOLJSON = require.resolve('solc/soljson.js', { paths: [path.dirname(require.resolve('hardhat/package.json'))] })
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const oldSolc = (require('solc/wrapper') as (s: unknown) => typeof solc)(require(OLD_SOLJSON))
+
+const V30 = 'v0.8.30+commit.73712a01'
+const V26 = 'v0.8.26+commit.8a97fa7a'
+
+const SHOUT = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+library Shout {
+    function loud(string memory s) internal pure returns (string memory) {
+        return string.concat(s, "!");
+    }
+}
+`
+const greeter = (doc: string, mark = '"!"') => `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+import {Shout} from "./Shout.sol";
+
+/// ${doc}
+contract Greeter {
+    uint256 public immutable createdAt;
+    string public greeting;
+
+    constructor(string memory initial) {
+        greeting = initial;
+        createdAt = block.number;
+    }
+
+    function greet() external view returns (string memory) {
+        return string.concat(Shout.loud(greeting), ${mark});
+    }
+}
+`
+const COUNTER = `// SPDX-License-Identifier: GPL-3.0
+pragma solidity ^0.8.0;
+
+contract Counter {
+    uint256 public count;
+
+    function inc() external {
+        count += 1;
+    }
+}
+`
+
+/** The standard JSON input a toolchain hands the compiler (and, unchanged, a verifier). */
+function standardInput(greeterSource: string) {
+    return {
+        language: 'Solidity',
+        sources: { 'contracts/Greeter.sol': { content: greeterSource }, 'contracts/Shout.sol': { content: SHOUT } },
+        settings: {
+            optimizer: { enabled: true, runs: 200 },
+            outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+        },
+    }
+}
+
+function compile(compiler: typeof solc, input: object, file: string, name: string): { abi: Abi; bytecode: Hex } {
+    const output = JSON.parse(compiler.compile(JSON.stringify(input)))
+    const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
+    if (errors.length) throw new Error(errors[0].formattedMessage)
+    const c = output.contracts[file][name]
+    return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` }
+}
+
+const GOOD = greeter('A greeting kept on chain.')
+const ARGS = encodeAbiParameters([{ type: 'string' }], ['hello'])
+
+/**
+ * Contract verification end to end: contracts the test compiles and deploys on anvil, indexed by
+ * the real indexer, verified through the real api process by hardhat-verify's own clients
+ * (Etherscan's and Blockscout's) and through Blockscout's v2 routes as its frontend sends them.
+ */
+describe('chain data API: contract verification', function () {
+    let chain: TestChain
+    let indexer: IndexerProcess
+    let api: ApiProcess
+    let db: PgClient
+    let solcDir: string
+    let databaseUrl: string
+
+    before(async function () {
+        chain = await startTestChain()
+        databaseUrl = await createTestDatabase('verification')
+        indexer = startIndexer({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
+        solcDir = fs.mkdtempSync(path.join(os.tmpdir(), 'solc-'))
+        fs.copyFileSync(OLD_SOLJSON, path.join(solcDir, `soljson-${V26}.js`))
+        api = await startApi({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts, env: { VERIFIER_SOLC_DIR: solcDir, TRUST_PROXY: 'true' } })
+        db = new PgClient({ connectionString: databaseUrl })
+        await db.connect()
+    })
+
+    after(async function () {
+        await db?.end()
+        await api?.stop()
+        await indexer?.stop()
+        await chain?.stop()
+        if (solcDir) fs.rmSync(solcDir, { recursive: true, force: true })
+    })
+
+    let deployer = 7
+    /** Deploys from a fresh key and waits until the indexer has the contract. */
+    async function deploy(artifact: { abi: Abi; bytecode: Hex }, args: unknown[] = []): Promise<Address> {
+        const wallet = createWalletClient({ account: mnemonicToAccount(DEV_MNEMONIC, { addressIndex: deployer++ }), chain: devnetChain(CHAIN_ID, chain.url), transport: http(chain.url) })
+        const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as never)
+        const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+        const address = receipt.contractAddress!
+        await waitFor(`${address} indexed`, async () => (await db.query('SELECT is_contract FROM address WHERE id = $1', [address.toLowerCase()])).rows[0]?.is_contract === true, 60_000, 50)
+        return address
+    }
+
+    const v2 = (route: string, init?: RequestInit) => fetch(`${api.explorerUrl}/api/v2${route}`, init)
+    const contractOf = async (address: Address): Promise<any> => (await v2(`/smart-contracts/${address}`)).json()
+
+    /** Blockscout's form: the fields, and the input as the file files[0]. */
+    function standardInputForm(input: object, fields: Record<string, string>): FormData {
+        const form = new FormData()
+        for (const [k, v] of Object.entries(fields)) form.append(k, v)
+        form.append('files[0]', new Blob([JSON.stringify(input)], { type: 'application/json' }), 'input.json')
+        return form
+    }
+
+    it('lists the installed compilers, the bundled one and those of VERIFIER_SOLC_DIR, in the config route', async function () {
+        const res = await v2('/smart-contracts/verification/config')
+        expect(res.status).to.equal(200)
+        const config: any = await res.json()
+        expect(config.solidity_compiler_versions).to.deep.equal([V30, V26])
+        expect(config.verification_options).to.include.members(['standard-input', 'flattened-code'])
+        expect(config.solidity_evm_versions).to.include('cancun')
+        expect(config.license_types.mit).to.equal(3)
+    })
+
+    it('verifies a contract through hardhat-verify\'s Etherscan client; the explorer then serves its source, ABI, settings and arguments', async function () {
+        const input = standardInput(GOOD)
+        const artifact = compile(solc, input, 'contracts/Greeter.sol', 'Greeter')
+        const address = await deploy(artifact, ['hello'])
+        const client = new Etherscan('any-key', `${api.explorerUrl}/api`, 'http://explorer.invalid', undefined)
+
+        expect(await client.isVerified(address)).to.equal(false)
+        const submitted = await client.verify(address, JSON.stringify(input), 'contracts/Greeter.sol:Greeter', V30, ARGS.slice(2))
+        const status = await client.getVerificationStatus(submitted.message)
+        expect(status.isSuccess(), status.message).to.equal(true)
+        expect(await client.isVerified(address)).to.equal(true)
+        // A second submission is refused as Etherscan's clients expect.
+        const again = await client.verify(address, JSON.stringify(input), 'contracts/Greeter.sol:Greeter', V30, ARGS.slice(2)).then(() => 'accepted', (err: Error) => err.message)
+        expect(again).to.include('responded that the contract contracts/Greeter.sol:Greeter at').and.include('is already verified')
+
+        const contract = await contractOf(address)
+        expect(contract).to.include({ is_verified: true, is_fully_verified: true, is_partially_verified: false, name: 'Greeter', compiler_version: V30, file_path: 'contracts/Greeter.sol', optimization_enabled: true, optimization_runs: 200, license_type: 'mit' })
+        expect(contract.source_code).to.equal(GOOD)
+        expect(contract.additional_sources).to.deep.equal([{ file_path: 'contracts/Shout.sol', source_code: SHOUT }])
+        expect(contract.abi).to.deep.equal(artifact.abi)
+        expect(contract.constructor_args).to.equal(ARGS)
+        expect(contract.decoded_constructor_args[0][0]).to.equal('hello')
+        expect(contract.compiler_settings.optimizer).to.deep.equal({ enabled: true, runs: 200 })
+
+        const etherscan = async (action: string): Promise<any> => (await fetch(`${api.explorerUrl}/api?module=contract&action=${action}&address=${address}`)).json()
+        const [source] = (await etherscan('getsourcecode')).result
+        expect(source).to.include({ ContractName: 'Greeter', CompilerVersion: V30, OptimizationUsed: '1', ConstructorArguments: ARGS.slice(2) })
+        expect(JSON.parse(source.SourceCode.slice(1, -1)).sources['contracts/Shout.sol'].content).to.equal(SHOUT)
+        expect(JSON.parse((await etherscan('getabi')).result)).to.deep.equal(artifact.abi)
+        const list: any = await (await v2('/smart-contracts?q=Greeter')).json()
+        expect(list.items.map((i: { address: { hash: string } }) => i.address.hash.toLowerCase())).to.include(address.toLowerCase())
+    })
+
+    it('refuses a source that is not the deployed one, with the reason, through hardhat-verify\'s Blockscout client', async function () {
+        const address = await deploy(compile(solc, standardInput(GOOD), 'contracts/Greeter.sol', 'Greeter'), ['hello'])
+        const client = new Blockscout(`${api.explorerUrl}/api`, 'http://explorer.invalid')
+        const wrong = standardInput(greeter('A greeting kept on chain.', '"?"'))
+        const submitted = await client.verify(address, JSON.stringify(wrong), 'contracts/Greeter.sol:Greeter', V30)
+        const outcome = await client.getVerificationStatus(submitted.message).then((r) => r.message, (err: Error) => err.message)
+        expect(outcome).to.match(/Fail - Unable to verify\. The compiled bytecode of contracts\/Greeter\.sol:Greeter does not match the code deployed at/)
+        expect((await contractOf(address)).is_verified).to.equal(undefined)
+        expect(await client.isVerified(address)).to.equal(false)
+    })
+
+    it('reports a source whose metadata differs as a partial match, and a later exact source upgrades it to full (Blockscout\'s standard-input form)', async function () {
+        const address = await deploy(compile(solc, standardInput(GOOD), 'contracts/Greeter.sol', 'Greeter'), ['hello'])
+        const reworded = standardInput(greeter('Another comment: the same code, another metadata hash.'))
+        const res = await v2(`/smart-contracts/${address}/verification/via/standard-input`, {
+            method: 'POST', body: standardInputForm(reworded, { compiler_version: V30, contract_name: 'Greeter', autodetect_constructor_args: 'true', license_type: 'mit' }),
+        })
+        expect(res.status).to.equal(200)
+        expect(await res.json()).to.deep.equal({ message: 'Smart-contract verification started' })
+        await waitFor('the partial verification', async () => (await contractOf(address)).is_verified === true, 120_000, 200)
+        const partial = await contractOf(address)
+        expect(partial).to.include({ is_partially_verified: true, is_fully_verified: false })
+        expect(partial.source_code).to.include('Another comment')
+        expect(partial.constructor_args).to.equal(ARGS)
+
+        const exact = await v2(`/smart-contracts/${address}/verification/via/standard-input`, {
+            method: 'POST', body: standardInputForm(standardInput(GOOD), { compiler_version: V30, contract_name: 'contracts/Greeter.sol:Greeter' }),
+        })
+        expect(await exact.json()).to.deep.equal({ message: 'Smart-contract verification started' })
+        await waitFor('the full verification', async () => (await contractOf(address)).is_fully_verified === true, 120_000, 200)
+        expect((await contractOf(address)).source_code).to.equal(GOOD)
+        const again = await v2(`/smart-contracts/${address}/verification/via/standard-input`, {
+            method: 'POST', body: standardInputForm(standardInput(GOOD), { compiler_version: V30 }),
+        })
+        expect(await again.json()).to.deep.equal({ message: 'Already verified' })
+    })
+
+    it('verifies a flattened source with a compiler from VERIFIER_SOLC_DIR', async function () {
+        const input = { language: 'Solidity', sources: { 'Counter.sol': { content: COUNTER } }, settings: { optimizer: { enabled: false, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+        const address = await deploy(compile(oldSolc, input, 'Counter.sol', 'Counter'))
+        const res = await v2(`/smart-contracts/${address}/verification/via/flattened-code`, {
+            method: 'POST', headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ compiler_version: V26, source_code: COUNTER, contract_name: 'Counter', is_optimization_enabled: false, evm_version: 'default', autodetect_constructor_args: true, license_type: 'gnu_gpl_v3' }),
+        })
+        expect(res.status, await res.clone().text()).to.equal(200)
+        await waitFor('the flattened verification', async () => (await contractOf(address)).is_verified === true, 120_000, 200)
+        expect(await contractOf(address)).to.include({ is_fully_verified: true, compiler_version: V26, name: 'Counter', optimization_enabled: false, license_type: 'gnu_gpl_v3', constructor_args: null })
+    })
+
+    it('answers bad submissions with a clear 4xx: an unknown compiler, no contract, no file, a malformed input, a body too large', async function () {
+        const address = await deploy(compile(solc, standardInput(GOOD), 'contracts/Greeter.sol', 'Greeter'), ['hello'])
+        const post = (form: FormData, at: string = address) => v2(`/smart-contracts/${at}/verification/via/standard-input`, { method: 'POST', body: form })
+        const unknown = await post(standardInputForm(standardInput(GOOD), { compiler_version: 'v0.4.11+commit.68ef5810' }))
+        expect(unknown.status).to.equal(422)
+        expect(JSON.stringify(await unknown.json())).to.include('is not installed here; installed: v0.8.30+commit.73712a01, v0.8.26+commit.8a97fa7a')
+        const eoa = await post(standardInputForm(standardInput(GOOD), { compiler_version: V30 }), mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 3 }).address)
+        expect(eoa.status).to.equal(422)
+        expect(await eoa.json()).to.deep.equal({ message: 'Address is not a smart-contract' })
+        const noFile = new FormData()
+        noFile.append('compiler_version', V30)
+        expect((await post(noFile)).status).to.equal(422)
+        const vyper = await post(standardInputForm({ language: 'Vyper', sources: { 'a.vy': { content: '' } } }, { compiler_version: V30 }))
+        expect(vyper.status).to.equal(422)
+        const huge = await v2(`/smart-contracts/${address}/verification/via/flattened-code`, {
+            method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source_code: 'x'.repeat(6 * 1024 * 1024) }),
+        })
+        expect(huge.status).to.equal(413)
+
+        const etherscan: any = await (await fetch(`${api.explorerUrl}/api`, {
+            method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ module: 'contract', action: 'verifysourcecode', contractaddress: address, sourceCode: COUNTER, contractname: 'Counter', compilerversion: 'v0.5.0+commit.1d4f565a' }),
+        })).json()
+        expect(etherscan).to.include({ status: '0', message: 'NOTOK' })
+        expect(etherscan.result).to.include('is not installed here')
+        const status: any = await (await fetch(`${api.explorerUrl}/api?module=contract&action=checkverifystatus&guid=nonsense`)).json()
+        expect(status).to.deep.equal({ status: '0', message: 'NOTOK', result: 'Unknown UID' })
+    })
+
+    it('bounds the work: a client past VERIFIER_PER_IP gets 429, a full queue 503, and a stalled node costs time, not the verification', async function () {
+        // A second api on the same database whose node stalls eth_getCode: admitted verifications stay in flight while it does.
+        const proxy = new RpcProxy(chain.url)
+        await proxy.start()
+        proxy.fault = { kind: 'stall', every: 1, only: ['eth_getCode'] }
+        const bounded = await startApi({
+            databaseUrl, rpcUrl: proxy.url, contracts: chain.contracts,
+            env: { TRUST_PROXY: 'true', VERIFIER_THREADS: '1', VERIFIER_QUEUE_LIMIT: '1', VERIFIER_PER_IP: '2' },
+        })
+        try {
+            const input = standardInput(GOOD)
+            const address = await deploy(compile(solc, input, 'contracts/Greeter.sol', 'Greeter'), ['hello'])
+            const submit = (ip: string) => fetch(`${bounded.explorerUrl}/api`, {
+                method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
+                body: new URLSearchParams({
+                    module: 'contract', action: 'verifysourcecode', contractaddress: address, sourceCode: JSON.stringify(input),
+                    codeformat: 'solidity-standard-json-input', contractname: 'contracts/Greeter.sol:Greeter', compilerversion: V30, constructorArguements: '',
+                }),
+            })
+            const first: any = await (await submit('198.51.100.1')).json()
+            const second: any = await (await submit('198.51.100.1')).json()
+            expect([first.status, second.status]).to.deep.equal(['1', '1'])
+            const third = await submit('198.51.100.1')
+            expect(third.status).to.equal(429)
+            expect(((await third.json()) as any).result).to.include('At most 2 verifications of one client at once')
+            const stranger = await submit('198.51.100.2')
+            expect(stranger.status).to.equal(503)
+            expect(((await stranger.json()) as any).result).to.include('queue is full')
+            const check = async (guid: string): Promise<string> => ((await (await fetch(`${bounded.explorerUrl}/api?module=contract&action=checkverifystatus&guid=${guid}`)).json()) as any).result
+            expect(await check(first.result)).to.equal('Pending in queue')
+
+            proxy.heal()
+            const outcomes = await waitFor('both outcomes', async () => {
+                const both = [await check(first.result), await check(second.result)]
+                return both.includes('Pending in queue') ? undefined : both
+            }, 120_000, 200)
+            expect(outcomes.filter((o) => o === 'Pass - Verified')).to.have.length(1)
+            expect(outcomes.find((o) => o !== 'Pass - Verified')).to.include('Smart-contract already verified.')
+            expect((await contractOf(address)).is_fully_verified).to.equal(true)
+        } finally {
+            await bounded.stop()
+            await proxy.stop()
+        }
+    })
+})
