@@ -1,0 +1,169 @@
+import { expect } from 'chai'
+import { randomUUID } from 'crypto'
+import * as fs from 'fs'
+import * as path from 'path'
+import puppeteer, { Browser, Page } from 'puppeteer-core'
+import QRCode from 'qrcode'
+import { parseUnits } from 'viem'
+import { PAGE_CSP, QR_OPTIONS } from '../../bridge/http/swap-page'
+import { createTestDatabase } from '../support/postgres'
+import {
+    account, BridgeChains, BridgeProcess, bridgeEnv, createSwap, fundVaults, send, startBridge, startBridgeChains, tempDir, waitForStatus,
+} from './support'
+
+/**
+ * The swap page (docs/bridge/README.md#swap-page) in headless Chromium, on the real compiled bridge
+ * process, following a real NATIVE → USDT on ETHEREUM swap from its creation to its payout.
+ */
+
+// The predicates below run in the page, where `document` is the browser's.
+declare const document: any
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const SCREENSHOTS = path.resolve(__dirname, '../../../test-output/swap-page')
+/** Every status of a completed swap without a provider leg, in order (docs/bridge/lifecycle.md#lifecycle). */
+const COMPLETED = [
+    'pending_deposit', 'deposit_detected', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered',
+    'vault_locking', 'vault_locked', 'payout_processing', 'completed',
+]
+const WAIT = { timeout: 120_000 }
+
+describe('bridge: the swap page follows a real swap in a browser', function () {
+    this.timeout(300_000)
+    let w: BridgeChains
+    let bridge: BridgeProcess
+    let dir: string
+    let browser: Browser
+    let page: Page
+    /** Whatever the page reported as going wrong: script errors, CSP violations, failed loads. */
+    const problems: string[] = []
+
+    before(async function () {
+        const databaseUrl = await createTestDatabase('bridge_swap_page')
+        w = await startBridgeChains()
+        dir = tempDir()
+        bridge = await startBridge(bridgeEnv(w, databaseUrl, dir))
+        await fundVaults(w, bridge)
+        browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] })
+        page = await browser.newPage()
+        page.on('pageerror', (err) => problems.push(`page error: ${(err as Error).message}`))
+        page.on('console', (m) => {
+            if (m.type() === 'error') problems.push(`console: ${m.text()}`)
+        })
+        page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`))
+        fs.mkdirSync(SCREENSHOTS, { recursive: true })
+    })
+
+    after(async function () {
+        await browser?.close()
+        await bridge?.stop()
+        await w?.stop()
+        if (dir) fs.rmSync(dir, { recursive: true, force: true })
+    })
+
+    const textOf = (id: string) => page.$eval(`#${id}`, (e: any) => e.textContent)
+    const timeline = () => page.$$eval('#timeline li', (items: any[]) => items.map((li) => li.dataset.status))
+    const shows = (status: string) => page.waitForFunction(
+        (s: string) => document.querySelector(`#timeline li[data-status="${s}"]`) !== null, WAIT, status)
+    const current = (status: string) => page.waitForFunction(
+        (s: string) => document.querySelector('#timeline li[aria-current="step"]')?.dataset.status === s &&
+            document.getElementById('status').dataset.status === s, WAIT, status)
+    const screenshot = async (name: string) => {
+        const file = path.join(SCREENSHOTS, `${name}.png`)
+        await page.screenshot({ path: file, fullPage: true })
+        console.log(`      screenshot: ${file}`)
+    }
+
+    it('shows the deposit address, amount and QR code, each status as it happens, the transactions, and the same after a reload', async function () {
+        const user = account(5)
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
+            source_token_amount: '0.5', target_wallet: account(6).address, refund_address: user.address,
+        })
+        // Lists every status the page's header shows, so the test can see that it only ever moves forward.
+        await page.evaluateOnNewDocument(() => {
+            const seen: string[] = []
+            ;(globalThis as any).seenStatuses = seen
+            new (globalThis as any).MutationObserver(() => {
+                const status = document.getElementById('status')?.dataset.status
+                if (status && seen[seen.length - 1] !== status) seen.push(status)
+            }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] })
+        })
+        const response = await page.goto(`${bridge.url}/swap/${swap.id}`)
+        expect(response!.status()).to.equal(200)
+        expect(response!.headers()['content-type']).to.match(/^text\/html/)
+        expect(response!.headers()['content-security-policy']).to.equal(PAGE_CSP)
+        expect(response!.headers()['x-content-type-options']).to.equal('nosniff')
+
+        await current('pending_deposit')
+        expect(await textOf('deposit-address')).to.equal(swap.deposit_address)
+        expect(await textOf('amount')).to.equal('0.5')
+        expect(await textOf('asset')).to.equal('NATIVE')
+        expect(await textOf('network')).to.equal('NATIVECHAIN')
+        expect(await textOf('expiry')).to.match(/^Expires in \d+ min \d\d s/)
+        expect(await textOf('deposit-tx')).to.equal('—')
+        // The QR code: loaded by the page (CSP allows it), and exactly qrcode's drawing of the deposit address.
+        await page.waitForFunction(() => document.getElementById('qr').complete && document.getElementById('qr').naturalWidth > 0, WAIT)
+        const qrSrc = await page.$eval('#qr', (img: any) => img.getAttribute('src'))
+        expect(qrSrc).to.equal(`/swap/${swap.id}/qr.svg`)
+        const qr = await fetch(`${bridge.url}${qrSrc}`)
+        expect(qr.status).to.equal(200)
+        expect(qr.headers.get('content-type')).to.match(/^image\/svg\+xml/)
+        const svg = await qr.text()
+        expect(svg).to.match(/^<svg /)
+        expect(svg).to.equal(await QRCode.toString(swap.deposit_address, QR_OPTIONS))
+        // The live socket is subscribed before the deposit goes out.
+        await page.waitForFunction(() => document.getElementById('connection').textContent.startsWith('Live'), WAIT)
+        await screenshot('pending')
+
+        const depositHash = await send(w.chains.NATIVECHAIN, 5, swap.deposit_address, parseUnits('0.5', 18))
+        for (const status of COMPLETED.slice(1)) await shows(status)
+        await current('completed')
+        await page.waitForFunction((hash: string) => document.getElementById('deposit-tx').textContent === hash, WAIT, depositHash)
+        const done = await waitForStatus(bridge, swap.id, ['completed'])
+        await page.waitForFunction((hash: string) => document.getElementById('payout-tx').textContent === hash, WAIT, done.payout_tx_hash)
+        expect(await timeline()).to.deep.equal(COMPLETED)
+        expect(await page.$eval('#refund', (e: any) => e.hidden)).to.equal(true)
+        await screenshot('completed')
+        // The header moved forward only, from the first status to the last, without a reload.
+        const seen: string[] = await page.evaluate(() => (globalThis as any).seenStatuses)
+        expect(seen[0]).to.equal('pending_deposit')
+        expect(seen.at(-1)).to.equal('completed')
+        expect(seen.map((s) => COMPLETED.indexOf(s))).to.deep.equal(seen.map((s) => COMPLETED.indexOf(s)).sort((a, b) => a - b))
+
+        await page.reload()
+        await current('completed')
+        expect(await timeline()).to.deep.equal(COMPLETED)
+        expect(await textOf('deposit-tx')).to.equal(depositHash)
+        expect(await textOf('payout-tx')).to.equal(done.payout_tx_hash)
+        expect(await textOf('deposit-address')).to.equal(swap.deposit_address)
+        expect(await textOf('receive-amount')).to.equal(done.target_token_amount)
+        expect(await textOf('expiry')).to.match(/^Deposit window ends: /)
+        expect(problems).to.deep.equal([])
+    })
+
+    for (const [what, id] of [['an unknown id', randomUUID()], ['a malformed id', 'not-a-swap']]) {
+        it(`${what}: the page loads, with its CSP, and says the swap is not found`, async function () {
+            const response = await page.goto(`${bridge.url}/swap/${id}`)
+            expect(response!.status()).to.equal(200)
+            expect(response!.headers()['content-security-policy']).to.equal(PAGE_CSP)
+            await page.waitForFunction(() => document.getElementById('message').textContent.startsWith('Swap not found'), WAIT)
+            expect(await page.$eval('#swap', (e: any) => e.hidden)).to.equal(true)
+            const qr = await fetch(`${bridge.url}/swap/${id}/qr.svg`)
+            expect(qr.status).to.equal(id === 'not-a-swap' ? 400 : 404)
+            expect(((await qr.json()) as any).error.code).to.equal(id === 'not-a-swap' ? 'invalid_request' : 'not_found')
+            // The API's 400/404 are expected answers here, not failures of the page.
+            expect(problems.filter((p) => !/status of 40[04]/.test(p))).to.deep.equal([])
+        })
+    }
+
+    it('serves its script and style with the CSP, and nothing outside the assets folder', async function () {
+        for (const [file, type] of [['swap.js', /^application\/javascript/], ['swap.css', /^text\/css/]] as const) {
+            const res = await fetch(`${bridge.url}/swap/assets/${file}`)
+            expect(res.status, file).to.equal(200)
+            expect(res.headers.get('content-type'), file).to.match(type)
+            expect(res.headers.get('content-security-policy'), file).to.equal(PAGE_CSP)
+        }
+        expect((await fetch(`${bridge.url}/swap/assets/%2e%2e/swap.html`)).status).to.equal(404)
+    })
+})
