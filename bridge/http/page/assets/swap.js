@@ -91,6 +91,8 @@
         text('deposit-address', s.deposit_address)
         const qr = `/swap/${encodeURIComponent(s.id)}/qr.svg`
         if ($('qr').getAttribute('src') !== qr) $('qr').setAttribute('src', qr)
+        // The quote until the rate is locked, then the amount paid.
+        text('receive-prefix', s.target_token_amount ? 'Exactly' : 'About')
         text('receive-amount', s.target_token_amount || s.estimated_target_amount)
         text('receive-asset', s.target_token)
         text('receive-network', s.target_chain)
