@@ -32,6 +32,7 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
     this.timeout(300_000)
     let w: BridgeChains
     let bridge: BridgeProcess
+    let env: Record<string, string>
     let dir: string
     let browser: Browser
     let page: Page
@@ -42,7 +43,8 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
         const databaseUrl = await createTestDatabase('bridge_swap_page')
         w = await startBridgeChains()
         dir = tempDir()
-        bridge = await startBridge(bridgeEnv(w, databaseUrl, dir))
+        env = bridgeEnv(w, databaseUrl, dir)
+        bridge = await startBridge(env)
         await fundVaults(w, bridge)
         browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] })
         page = await browser.newPage()
@@ -144,6 +146,35 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
         expect(await textOf('receive-amount')).to.equal(done.target_token_amount)
         expect(await textOf('expiry')).to.match(/^Deposit window ends: /)
         expect(problems).to.deep.equal([])
+    })
+
+    it('follows the swap across a bridge restart: the socket reopens and the page reads what happened meanwhile', async function () {
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
+            source_token_amount: '0.2', target_wallet: account(6).address, refund_address: account(5).address,
+        })
+        await page.goto(`${bridge.url}/swap/${swap.id}`)
+        await current('pending_deposit')
+        await page.waitForFunction(() => document.getElementById('connection').textContent.startsWith('Live'), WAIT)
+
+        const port = Number(new URL(bridge.url).port)
+        await bridge.stop()
+        await page.waitForFunction(() => document.getElementById('connection').textContent.startsWith('Connection lost'), WAIT)
+        // The page stays cut off until the swap is over, so it can learn its steps only by reading them after it reconnects.
+        await page.setOfflineMode(true)
+        await send(w.chains.NATIVECHAIN, 5, swap.deposit_address, parseUnits('0.2', 18))
+        bridge = await startBridge(env, { port })
+        const done = await waitForStatus(bridge, swap.id, ['completed'])
+        expect(await timeline()).to.deep.equal(['pending_deposit'])
+        await page.setOfflineMode(false)
+
+        await current('completed')
+        expect(await timeline()).to.deep.equal(COMPLETED)
+        expect(await page.evaluate(() => (globalThis as any).seenStatuses)).to.deep.equal(['pending_deposit', 'completed'])
+        await page.waitForFunction(() => document.getElementById('connection').textContent.startsWith('Live'), WAIT)
+        await page.waitForFunction((hash: string) => document.getElementById('payout-tx').textContent === hash, WAIT, done.payout_tx_hash)
+        // While the bridge was away the page's reads and socket failed; nothing else went wrong.
+        expect(problems.splice(0).filter((p) => !/ERR_CONNECTION_REFUSED|ERR_INTERNET_DISCONNECTED|WebSocket connection to .* failed/.test(p))).to.deep.equal([])
     })
 
     for (const [what, id] of [['an unknown id', randomUUID()], ['a malformed id', 'not-a-swap']]) {
