@@ -29,6 +29,7 @@ export function swapPageRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRoute
         res.set({ 'Content-Security-Policy': PAGE_CSP, 'Referrer-Policy': 'no-referrer' })
         next()
     })
+    // The script and style: files, not API routes, so left out of the OpenAPI document as Swagger UI's are.
     router.use(express.Router().use('/assets', express.static(path.join(PAGE_DIR, 'assets'), { index: false, redirect: false })))
 
     router.get('/:id', {
