@@ -1,10 +1,11 @@
 import { expect } from 'chai'
-import { randomUUID } from 'crypto'
+import { randomBytes, randomUUID } from 'crypto'
 import * as fs from 'fs'
 import * as path from 'path'
 import puppeteer, { Browser, Page } from 'puppeteer-core'
 import QRCode from 'qrcode'
-import { parseUnits } from 'viem'
+import { Client } from 'pg'
+import { getAddress, parseUnits } from 'viem'
 import { PAGE_CSP, QR_OPTIONS } from '../../bridge/http/swap-page'
 import { createTestDatabase } from '../support/postgres'
 import {
@@ -33,6 +34,7 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
     let w: BridgeChains
     let bridge: BridgeProcess
     let env: Record<string, string>
+    let databaseUrl: string
     let dir: string
     let browser: Browser
     let page: Page
@@ -40,7 +42,7 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
     const problems: string[] = []
 
     before(async function () {
-        const databaseUrl = await createTestDatabase('bridge_swap_page')
+        databaseUrl = await createTestDatabase('bridge_swap_page')
         w = await startBridgeChains()
         dir = tempDir()
         env = bridgeEnv(w, databaseUrl, dir)
@@ -68,6 +70,7 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
     })
 
     const textOf = (id: string) => page.$eval(`#${id}`, (e: any) => e.textContent)
+    const refundLines = () => page.$$eval('#refund-state p', (lines: any[]) => lines.map((p) => p.textContent))
     const timeline = () => page.$$eval('#timeline li', (items: any[]) => items.map((li) => li.dataset.status))
     const shows = (status: string) => page.waitForFunction(
         (s: string) => document.querySelector(`#timeline li[data-status="${s}"]`) !== null, WAIT, status)
@@ -109,7 +112,10 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
         expect(await textOf('expiry')).to.match(/^Expires in \d+ min \d\d s/)
         expect(await textOf('deposit-tx')).to.equal('—')
         // The QR code: loaded by the page (CSP allows it), and exactly qrcode's drawing of the deposit address.
-        await page.waitForFunction(() => document.getElementById('qr').complete && document.getElementById('qr').naturalWidth > 0, WAIT)
+        await page.waitForFunction(() => {
+            const img = document.getElementById('qr')
+            return img.complete && img.naturalWidth > 0 && img.getClientRects().length > 0
+        }, WAIT)
         const qrSrc = await page.$eval('#qr', (img: any) => img.getAttribute('src'))
         expect(qrSrc).to.equal(`/swap/${swap.id}/qr.svg`)
         const qr = await fetch(`${bridge.url}${qrSrc}`)
@@ -130,6 +136,8 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
         await page.waitForFunction((hash: string) => document.getElementById('payout-tx').textContent === hash, WAIT, done.payout_tx_hash)
         expect(await timeline()).to.deep.equal(COMPLETED)
         expect(await page.$eval('#refund', (e: any) => e.hidden)).to.equal(true)
+        // Paid: the address is no longer offered as something to pay.
+        expect(await page.$eval('#qr', (e: any) => e.getClientRects().length)).to.equal(0)
         await screenshot('completed')
         // The header moved forward only, from the first status to the last, without a reload.
         const seen: string[] = await page.evaluate(() => (globalThis as any).seenStatuses)
@@ -144,7 +152,7 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
         expect(await textOf('payout-tx')).to.equal(done.payout_tx_hash)
         expect(await textOf('deposit-address')).to.equal(swap.deposit_address)
         expect(await textOf('receive-amount')).to.equal(done.target_token_amount)
-        expect(await textOf('expiry')).to.match(/^Deposit window ends: /)
+        expect(await textOf('expiry')).to.match(/^Deposit window: until /)
         expect(problems).to.deep.equal([])
     })
 
@@ -175,6 +183,48 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
         await page.waitForFunction((hash: string) => document.getElementById('payout-tx').textContent === hash, WAIT, done.payout_tx_hash)
         // While the bridge was away the page's reads and socket failed; nothing else went wrong.
         expect(problems.splice(0).filter((p) => !/ERR_CONNECTION_REFUSED|ERR_INTERNET_DISCONNECTED|WebSocket connection to .* failed/.test(p))).to.deep.equal([])
+    })
+
+    it('a failed swap: its reason and refund, as text; an expired one: no deposit arrived', async function () {
+        // Rows as the engine leaves such swaps (no events): the page's rendering of them is what is tested here.
+        const hash = (byte: string) => `0x${byte.repeat(32)}`
+        const reason = '<img src=x onerror="document.title=1">rate moved beyond the allowed slippage'
+        const db = new Client({ connectionString: databaseUrl })
+        await db.connect()
+        const insert = async (status: string, index: number, extra: string, values: unknown[]) => (await db.query(
+            `INSERT INTO bridge_swap (id, status, source_chain, source_token, target_chain, target_token, source_amount, target_wallet, refund_address,
+                route_kind, route, fee_bps, deposit_family, deposit_index, deposit_address, watch_from_block, expires_at${extra ? `, ${extra}` : ''})
+             VALUES (gen_random_uuid(), $1, 'NATIVECHAIN', 'NATIVE', 'ETHEREUM', 'USDT', 500000000000000000, $2, $2, 'pool', $3, 250, 'evm', $4, $5, 0,
+                now() - interval '1 minute'${values.map((_, i) => `, $${i + 6}`).join('')}) RETURNING id`,
+            // A fresh deposit address that nothing ever pays: the monitor watches an ended swap's address for late deposits.
+            [status, account(5).address, { kind: 'pool', legs: [], min_amount: '0.001', max_amount: '1000' }, index,
+                getAddress(`0x${randomBytes(20).toString('hex')}`), ...values],
+        )).rows[0].id as string
+        let failed: string
+        let expired: string
+        try {
+            failed = await insert('failed', 9_000_001, 'deposit_tx_hash, deposit_amount, refund_status, refund_tx_hash, refund_amount, error_message',
+                [hash('ab'), '500000000000000000', 'sent', hash('cd'), '490000000000000000', reason])
+            expired = await insert('expired', 9_000_002, '', [])
+        } finally {
+            await db.end()
+        }
+
+        await page.goto(`${bridge.url}/swap/${failed}`)
+        await page.waitForFunction(() => document.getElementById('status').dataset.status === 'failed', WAIT)
+        expect(await page.$eval('#refund', (e: any) => e.hidden)).to.equal(false)
+        expect(await refundLines()).to.deep.equal([`Reason: ${reason}`, `Refunded 0.49 NATIVE to ${account(5).address}.`])
+        // The reason's markup stayed text.
+        expect(await page.$$eval('#refund *', (nodes: any[]) => nodes.map((n) => n.tagName))).to.deep.equal(['H2', 'DIV', 'P', 'P'])
+        expect(await textOf('deposit-tx')).to.equal(hash('ab'))
+        expect(await textOf('refund-tx')).to.equal(hash('cd'))
+        expect(await textOf('expiry')).to.match(/^Deposit window closed: /)
+        await screenshot('refunded')
+
+        await page.goto(`${bridge.url}/swap/${expired}`)
+        await page.waitForFunction(() => document.getElementById('status').dataset.status === 'expired', WAIT)
+        expect(await refundLines()).to.deep.equal(['The swap expired before a deposit arrived.'])
+        expect(problems).to.deep.equal([])
     })
 
     for (const [what, id] of [['an unknown id', randomUUID()], ['a malformed id', 'not-a-swap']]) {

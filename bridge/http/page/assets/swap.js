@@ -89,8 +89,13 @@
         text('asset', s.source_token)
         text('network', s.source_chain)
         text('deposit-address', s.deposit_address)
+        // Once a deposit arrived or the swap ended, the address is no longer something to pay.
+        const waiting = status === 'pending_deposit'
+        $('deposit-title').textContent = waiting ? 'Send' : 'Deposit'
+        $('deposit-hint').textContent = waiting ? 'to this address, used for this swap only:' : 'to the address:'
+        $('qr').hidden = !waiting
         const qr = `/swap/${encodeURIComponent(s.id)}/qr.svg`
-        if ($('qr').getAttribute('src') !== qr) $('qr').setAttribute('src', qr)
+        if (waiting && $('qr').getAttribute('src') !== qr) $('qr').setAttribute('src', qr)
         // The quote until the rate is locked, then the amount paid.
         text('receive-prefix', s.target_token_amount ? 'Exactly' : 'About')
         text('receive-amount', s.target_token_amount || s.estimated_target_amount)
@@ -110,11 +115,13 @@
         const at = new Date(state.swap.expires_at)
         const left = Math.floor((at.getTime() - Date.now()) / 1000)
         const waiting = currentStatus() === 'pending_deposit'
-        if (waiting && left > 0) {
+        if (left <= 0) {
+            $('expiry').textContent = `Deposit window closed: ${at.toLocaleString()}.`
+        } else if (waiting) {
             const m = Math.floor(left / 60)
             $('expiry').textContent = `Expires in ${m} min ${String(left % 60).padStart(2, '0')} s (${at.toLocaleString()}).`
         } else {
-            $('expiry').textContent = `Deposit window ${waiting ? 'closed' : 'ends'}: ${at.toLocaleString()}.`
+            $('expiry').textContent = `Deposit window: until ${at.toLocaleString()}.`
         }
     }
 
@@ -133,7 +140,11 @@
         if (refund === 'not_requested') lines.push('No refund address was given, so nothing was sent back. Contact the operator.')
         if (s.hold) lines.push(`Held for an operator since ${time(s.hold.since)}: ${s.hold.reason}`)
         $('refund').hidden = lines.length === 0
-        $('refund-state').textContent = lines.join(' ')
+        $('refund-state').replaceChildren(...lines.map((line) => {
+            const p = document.createElement('p')
+            p.textContent = line
+            return p
+        }))
         $('refund').classList.toggle('ended', status === 'failed' || status === 'expired')
     }
 
