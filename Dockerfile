@@ -18,4 +18,6 @@ COPY abi/*.json ./abi/
 COPY db/migrations ./db/migrations
 # The GraphQL server serves the model described here.
 COPY schema.graphql ./
+# The bridge's swap page, read from the source tree (bridge/http/swap-page.ts).
+COPY bridge/http/page ./bridge/http/page/
 USER node

@@ -10,6 +10,7 @@ import { webhookRoutes } from '../webhooks/routes'
 import { Webhooks } from '../webhooks/service'
 import { bridgeErrors, bridgeErrorSchema } from './errors'
 import { infoRoutes } from './info'
+import { swapPageRoutes } from './swap-page'
 import { swapRoutes } from './swaps'
 
 const DESCRIPTION = 'The bridge API (docs/bridge/lifecycle.md) and the webhook admin API (docs/bridge/webhooks.md).\n\n' +
@@ -22,7 +23,7 @@ const DESCRIPTION = 'The bridge API (docs/bridge/lifecycle.md) and the webhook a
 
 /**
  * The bridge port's app: the bridge API under /api, the webhook admin API under /api/webhook and
- * their OpenAPI document at /api/docs (docs/bridge/README.md, docs/openapi.md), and /health, /ready
+ * their OpenAPI document at /api/docs (docs/bridge/README.md, docs/openapi.md), the swap page at /swap/:id, and /health, /ready
  * and /metrics (docs/operations.md); the process adds its networks to `ready`. The WebSocket shares the server at /ws.
  */
 export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string, string>, webhooks: Webhooks): { app: Express; doc: ApiDoc; ready: ReadyChecks } {
@@ -39,6 +40,7 @@ export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string
     // Info routes first: /api/swap/config and /api/swap/pool-price/... are not swap ids.
     doc.mount(app, infoRoutes(ctx, vaults, doc))
     doc.mount(app, swapRoutes(ctx, doc))
+    doc.mount(app, swapPageRoutes(ctx, doc))
     doc.mount(app, webhookRoutes(webhooks, doc))
     const ready = new ReadyChecks().add('database', databaseCheck(ctx.pool))
     doc.mount(app, operationsRoutes(doc, { ready }))

@@ -7,7 +7,7 @@ import { numberToDecimal } from '../amounts'
 import { EngineContext } from '../engine/context'
 import { createSwap } from '../engine/create'
 import { lateDepositsOf } from '../engine/late'
-import { loadEvents, loadSwap } from '../engine/lifecycle'
+import { loadEvents, loadSwap, Swap as LoadedSwap } from '../engine/lifecycle'
 import { bridgeErrorSchema, invalidInput } from './errors'
 import { Swap, SwapEvents, SwapStatus, SwapWithLateDeposits, Usage } from './schemas'
 import { detailView, eventView, lateDepositView, statusView } from './serialize'
@@ -43,7 +43,7 @@ const CreateBody = z.strictObject({
 })
 
 // No regex flags: the pattern goes into the OpenAPI document as it is written.
-const SwapParams = z.object({
+export const SwapParams = z.object({
     id: z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a swap id (a UUID)'),
 })
 
@@ -111,13 +111,7 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         res.status(201).location(`/api/swap/${swap.id}`).json(detailView(swap))
     })
 
-    const swapOf = async (params: unknown) => {
-        const parsed = SwapParams.safeParse(params)
-        if (!parsed.success) throw invalidInput(parsed.error)
-        const swap = await loadSwap(ctx.pool, parsed.data.id.toLowerCase())
-        if (!swap) throw new HttpError(404, 'no swap with this id', { code: 'not_found' })
-        return swap
-    }
+    const swapOf = (params: unknown) => swapByParams(ctx, params)
 
     router.get('/swap/:id', swapRead('The swap, with the deposits that arrived after it ended', 'The swap', SwapWithLateDeposits), async (req, res) => {
         const swap = await swapOf(req.params)
@@ -133,4 +127,13 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         res.set('Cache-Control', 'no-store').json({ swap_id: swap.id, status: swap.status, events: events.map(eventView) })
     })
     return router
+}
+
+/** The swap a request's `:id` names: 400 when it is not a UUID, 404 when there is none. */
+export async function swapByParams(ctx: EngineContext, params: unknown): Promise<LoadedSwap> {
+    const parsed = SwapParams.safeParse(params)
+    if (!parsed.success) throw invalidInput(parsed.error)
+    const swap = await loadSwap(ctx.pool, parsed.data.id.toLowerCase())
+    if (!swap) throw new HttpError(404, 'no swap with this id', { code: 'not_found' })
+    return swap
 }

@@ -146,8 +146,9 @@ export function bridgeEnv(w: BridgeChains, databaseUrl: string, dataDir: string)
     }
 }
 
-export async function startBridge(env: Record<string, string>): Promise<BridgeProcess> {
-    const port = await freePort()
+/** `port`: the port of a bridge stopped before, so that its clients reconnect to the new process. */
+export async function startBridge(env: Record<string, string>, options: { port?: number } = {}): Promise<BridgeProcess> {
+    const port = options.port ?? await freePort()
     let output = ''
     const proc = spawnManaged(process.execPath, [BRIDGE_MAIN], { name: 'bridge', env: { ...process.env, ...env, BRIDGE_PORT: String(port) } })
     const collect = (d: Buffer) => {

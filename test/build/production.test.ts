@@ -99,7 +99,7 @@ describe('Dockerfile', () => {
 
     it('copies from the build context only files that exist and are not ignored', () => {
         const sources = copies.filter((args) => !args.some((arg) => arg.startsWith('--'))).flatMap((args) => args.slice(0, -1))
-        expect(sources).to.include.members(['db/migrations', 'schema.graphql'])
+        expect(sources).to.include.members(['db/migrations', 'schema.graphql', 'bridge/http/page'])
         for (const source of sources.filter((source) => source !== '.')) {
             const dir = path.dirname(source)
             const base = path.basename(source)
