@@ -25,7 +25,7 @@ describe('explorer port: OpenAPI document = registered routes', () => {
     })
 
     const documented = () => documentedRoutes(built.doc)
-    const isChain = (route: string) => / \/api\/v2(\/|$)/.test(route) || route === 'get /api'
+    const isChain = (route: string) => / \/api\/v2(\/|$)/.test(route) || /^(get|post) \/api$/.test(route)
 
     it('the chain data API (/api/v2 and the Etherscan-style GET /api)', () => {
         expect(registeredRoutes(built.app).filter(isChain)).to.deep.equal(documented().filter(isChain))
@@ -36,12 +36,13 @@ describe('explorer port: OpenAPI document = registered routes', () => {
         const document = built.doc.document() as { paths: Record<string, Record<string, { responses: Record<string, any> }>>; components: object }
         const ajv = new Ajv2020({ strict: false })
         ajv.addSchema({ $id: 'doc', components: document.components })
-        const chainPaths = Object.keys(document.paths).filter((path) => isChain(`get ${path}`))
-        expect(chainPaths).to.have.length(documented().filter(isChain).length)
-        for (const path of chainPaths) {
-            for (const [status, answer] of Object.entries(document.paths[path].get.responses)) {
+        const chainOperations = Object.entries(document.paths).flatMap(([path, methods]) =>
+            Object.entries(methods).filter(([method]) => isChain(`${method} ${path}`)).map(([method, op]) => ({ path, method, op })))
+        expect(chainOperations).to.have.length(documented().filter(isChain).length)
+        for (const { path, method, op } of chainOperations) {
+            for (const [status, answer] of Object.entries(op.responses)) {
                 const schema = answer.content?.['application/json']?.schema
-                expect(schema, `GET ${path} ${status}`).to.be.an('object')
+                expect(schema, `${method.toUpperCase()} ${path} ${status}`).to.be.an('object')
                 // Component references resolve against the document added above.
                 ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/')))
             }
