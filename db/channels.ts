@@ -35,3 +35,17 @@ export interface BridgeEventNotification {
  * retry, a re-enabled subscription): every replica's dispatcher wakes instead of waiting for its poll.
  */
 export const BRIDGE_WEBHOOK_CHANNEL = 'bridge_webhook'
+
+/**
+ * The api announces each finished contract verification (docs/contract-verification.md): every
+ * replica pushes Blockscout's `verification_result` to the sockets on the address's channel,
+ * whichever replica compiled it.
+ */
+export const VERIFICATION_CHANNEL = 'contract_verification'
+
+export interface VerificationNotification {
+    address: string
+    status: 'success' | 'error'
+    /** why it failed */
+    reason?: string
+}

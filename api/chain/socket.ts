@@ -1,6 +1,7 @@
 import * as http from 'http'
 import { WsClient, WsHub } from '../../common/service/ws-hub'
-import { HEAD_CHANNEL, HeadNotification } from '../../db/channels'
+import { HEAD_CHANNEL, HeadNotification, VERIFICATION_CHANNEL, VerificationNotification } from '../../db/channels'
+import { ChannelListener } from '../../db/listener'
 import { chainSocketLimits } from './config'
 import { ChainContext } from './context'
 import { balanceUpdates } from './queries/addresses'
@@ -30,8 +31,18 @@ export class ChainSocket {
     private readonly hub: WsHub<HeadNotification, JoinRef>
     private lastPushed = -1
     private pushing: Promise<void> = Promise.resolve()
+    private readonly verifications: ChannelListener<VerificationNotification>
 
     constructor(private ctx: ChainContext) {
+        // Blockscout's frontend waits on the address's channel for the outcome of a verification it submitted.
+        this.verifications = new ChannelListener<VerificationNotification>({
+            databaseUrl: ctx.env.DATABASE_URL!,
+            channel: VERIFICATION_CHANNEL,
+            retryMs: 2_000,
+            log: ctx.log,
+            onMessage: (n) => this.broadcast(`addresses:${n.address}`, 'verification_result',
+                n.status === 'success' ? { status: 'success' } : { status: 'error', errors: { contract_source_code: [n.reason ?? 'Unable to verify'] } }),
+        })
         this.hub = new WsHub<HeadNotification, JoinRef>({
             log: ctx.log,
             listen: {
@@ -63,9 +74,11 @@ export class ChainSocket {
     async attach(server: http.Server, path: string): Promise<void> {
         this.lastPushed = (await this.ctx.head.get()).number
         await this.hub.attach(server, path)
+        await this.verifications.start()
     }
 
     async close(): Promise<void> {
+        await this.verifications.close()
         await this.hub.close()
     }
 

@@ -7,7 +7,7 @@ import { HttpError } from '../../../common/service/http-error'
 import { ChainContext, setLiveCaching } from '../context'
 import { invalidParam } from '../errors'
 import { AddressPath, addressParam, parseQuery } from '../params'
-import { chainOperation } from '../schemas'
+import { ChainError, chainOperation, ChainValidationError } from '../schemas'
 import { ContractVerification, VerificationRefused } from '../verification/service'
 import { ConstructorArgs, flattenedInput, StandardInput, Submission } from '../verification/submission'
 
@@ -69,7 +69,10 @@ const Started = z.object({ message: z.string() })
 const verificationAnswers = {
     200: { description: `"${STARTED}" (then read the contract, or its socket channel, for the outcome), or "Already verified"`, schema: Started },
     413: 'The body is larger than VERIFIER_MAX_INPUT_KB',
-    422: 'A field failed validation, the compiler version is not installed, or the address is not a contract',
+    422: {
+        description: 'A field failed validation or the compiler version is not installed (one error per field), or the address is not a contract ({message})',
+        schema: z.union([ChainValidationError, ChainError]),
+    },
     429: 'This client already has VERIFIER_PER_IP verifications waiting or compiling',
     503: 'The verification queue is full (VERIFIER_QUEUE_LIMIT); retry after the Retry-After seconds',
 }

@@ -129,7 +129,7 @@ export class ContractVerification {
             this.deps.log.error({ err, address: sub.address }, 'contract verification failed unexpectedly')
             outcome = { status: 'fail', reason: 'The verification could not be completed; submit it again' }
         }
-        await this.store.finishJob(id, outcome).catch((err) => this.deps.log.error({ err, job: id }, 'recording a verification outcome failed'))
+        await this.store.finishJob(id, sub.address, outcome).catch((err) => this.deps.log.error({ err, job: id }, 'recording a verification outcome failed'))
         this.deps.log.info({ address: sub.address, job: id, ...outcome }, 'contract verification finished')
     }
 

@@ -1,4 +1,5 @@
 import { Pool } from 'pg'
+import { VERIFICATION_CHANNEL, VerificationNotification } from '../../../db/channels'
 import { MatchType } from './bytecode'
 
 /** The verification jobs and verified contracts in Postgres (docs/contract-verification.md). */
@@ -65,10 +66,18 @@ export class VerificationStore {
         return rows[0].id
     }
 
-    async finishJob(id: string, outcome: { status: 'pass'; match: MatchType } | { status: 'fail'; reason: string }): Promise<void> {
+    /** Records the outcome and announces it (VERIFICATION_CHANNEL) in the same statement. */
+    async finishJob(id: string, address: string, outcome: { status: 'pass'; match: MatchType } | { status: 'fail'; reason: string }): Promise<void> {
+        const note: VerificationNotification = outcome.status === 'pass'
+            ? { address, status: 'success' }
+            : { address, status: 'error', reason: outcome.reason }
         await this.pool.query(
-            `UPDATE contract_verification SET status = $2, reason = $3, match_type = $4, finished_at = now() WHERE id = $1`,
-            [id, outcome.status, outcome.status === 'fail' ? outcome.reason : null, outcome.status === 'pass' ? outcome.match : null]
+            `WITH done AS (
+                UPDATE contract_verification SET status = $2, reason = $3, match_type = $4, finished_at = now() WHERE id = $1 RETURNING id
+             )
+             SELECT pg_notify($5, $6) FROM done`,
+            [id, outcome.status, outcome.status === 'fail' ? outcome.reason : null, outcome.status === 'pass' ? outcome.match : null,
+                VERIFICATION_CHANNEL, JSON.stringify(note)]
         )
     }
 

@@ -7,6 +7,7 @@ import * as path from 'path'
 import { Client as PgClient } from 'pg'
 import { Abi, Address, createWalletClient, encodeAbiParameters, Hex, http } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
+import { WebSocket } from 'ws'
 import { waitFor } from '../../../common/processes'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
 import { devnetChain } from '../../../devnet/deploy'
@@ -145,6 +146,30 @@ describe('chain data API: contract verification', function () {
         return form
     }
 
+    /** Joins the address's channel on the live-update socket, as Blockscout's frontend does before it submits; resolves with the first verification_result pushed. */
+    async function verificationResult(address: Address): Promise<() => Promise<any>> {
+        const ws = new WebSocket(`${api.explorerUrl.replace('http', 'ws')}/socket/v2/websocket?vsn=2.0.0`)
+        await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+        const topic = `addresses:${address.toLowerCase()}`
+        const joined = new Promise<void>((resolve) => ws.on('message', (data) => {
+            const [, ref, , event] = JSON.parse(data.toString())
+            if (ref === '1' && event === 'phx_reply') resolve()
+        }))
+        const result = new Promise<any>((resolve) => ws.on('message', (data) => {
+            const [, , t, event, payload] = JSON.parse(data.toString())
+            if (t === topic && event === 'verification_result') resolve(payload)
+        }))
+        ws.send(JSON.stringify(['1', '1', topic, 'phx_join', {}]))
+        await joined
+        return async () => {
+            try {
+                return await result
+            } finally {
+                ws.close()
+            }
+        }
+    }
+
     it('lists the installed compilers, the bundled one and those of VERIFIER_SOLC_DIR, in the config route', async function () {
         const res = await v2('/smart-contracts/verification/config')
         expect(res.status).to.equal(200)
@@ -191,23 +216,29 @@ describe('chain data API: contract verification', function () {
     it('refuses a source that is not the deployed one, with the reason, through hardhat-verify\'s Blockscout client', async function () {
         const address = await deploy(compile(solc, standardInput(GOOD), 'contracts/Greeter.sol', 'Greeter'), ['hello'])
         const client = new Blockscout(`${api.explorerUrl}/api`, 'http://explorer.invalid')
+        const pushed = await verificationResult(address)
         const wrong = standardInput(greeter('A greeting kept on chain.', '"?"'))
         const submitted = await client.verify(address, JSON.stringify(wrong), 'contracts/Greeter.sol:Greeter', V30)
         const outcome = await client.getVerificationStatus(submitted.message).then((r) => r.message, (err: Error) => err.message)
         expect(outcome).to.match(/Fail - Unable to verify\. The compiled bytecode of contracts\/Greeter\.sol:Greeter does not match the code deployed at/)
         expect((await contractOf(address)).is_verified).to.equal(undefined)
         expect(await client.isVerified(address)).to.equal(false)
+        const push = await pushed()
+        expect(push.status).to.equal('error')
+        expect(push.errors.contract_source_code[0]).to.match(/does not match the code deployed at/)
     })
 
     it('reports a source whose metadata differs as a partial match, and a later exact source upgrades it to full (Blockscout\'s standard-input form)', async function () {
         const address = await deploy(compile(solc, standardInput(GOOD), 'contracts/Greeter.sol', 'Greeter'), ['hello'])
         const reworded = standardInput(greeter('Another comment: the same code, another metadata hash.'))
+        const pushed = await verificationResult(address)
         const res = await v2(`/smart-contracts/${address}/verification/via/standard-input`, {
             method: 'POST', body: standardInputForm(reworded, { compiler_version: V30, contract_name: 'Greeter', autodetect_constructor_args: 'true', license_type: 'mit' }),
         })
         expect(res.status).to.equal(200)
         expect(await res.json()).to.deep.equal({ message: 'Smart-contract verification started' })
-        await waitFor('the partial verification', async () => (await contractOf(address)).is_verified === true, 120_000, 200)
+        expect(await pushed()).to.deep.equal({ status: 'success' })
+        expect((await contractOf(address)).is_verified).to.equal(true)
         const partial = await contractOf(address)
         expect(partial).to.include({ is_partially_verified: true, is_fully_verified: false })
         expect(partial.source_code).to.include('Another comment')
