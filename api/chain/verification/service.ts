@@ -135,7 +135,12 @@ export class ContractVerification {
 
     private async verify(sub: Submission, compiler: Compiler, target: Target): Promise<Outcome> {
         const fail = (reason: string): Outcome => ({ status: 'fail', reason: reason.slice(0, REASON_CHARS) })
-        const deployed = await this.deployedCode(sub.address)
+        let deployed: Hex | undefined
+        try {
+            deployed = await this.deployedCode(sub.address)
+        } catch {
+            return fail('The node did not answer for the deployed code; submit the verification again')
+        }
         if (!deployed || deployed === '0x') return fail(`The node has no code at ${sub.address}`)
         const { outputSelection: _dropped, ...settings } = sub.input.settings
         const input = { ...sub.input, settings: { ...settings, outputSelection: OUTPUT_SELECTION } }
