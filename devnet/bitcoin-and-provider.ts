@@ -2,7 +2,8 @@ import { Address } from 'viem'
 import { BridgeChainRecord } from '../common/config'
 import { Logger } from '../common/logger'
 import { BitcoinDevnet, startBitcoinDevnet } from './bitcoin'
-import { bridgeVaults, fundVault } from './bridge-chains'
+import { fundVault } from './bridge-chains'
+import { LocalNetwork } from './local-network'
 import { DevnetEnv } from './config'
 import { ProviderDevnet, startProviderDevnet } from './provider'
 
@@ -13,20 +14,10 @@ const BITCOIN_VAULT_SATS = 10_000_000n
 const PROVIDER_BTC_SATS = 1_000_000_000n
 const PROVIDER_USDT = '10000000'
 
-export interface BitcoinAndProvider {
-    /** Variables for the bridge: the networks' URLs and the provider's key. */
-    childEnv: Record<string, string>
-    /** Banner lines. */
-    banner: string[]
-    /** Once the bridge answers: funds its BITCOIN vault and the provider's treasuries. */
-    fund(bridgeUrl: string): Promise<void>
-    stop(): Promise<void>
-}
-
 export type BitcoinAndProviderEnv = DevnetEnv & { BITCOIN_ESPLORA_URL?: string; BITCOIN_RPC_URL?: string; SIMPLESWAP_API_URL?: string }
 
 /** Starts the Bitcoin network unless BITCOIN_ESPLORA_URL or BITCOIN_RPC_URL is set, the provider unless SIMPLESWAP_API_URL is. */
-export async function startBitcoinAndProvider(env: BitcoinAndProviderEnv, log: Logger, bridgeChains: Record<string, BridgeChainRecord>): Promise<BitcoinAndProvider> {
+export async function startBitcoinAndProvider(env: BitcoinAndProviderEnv, log: Logger, bridgeChains: Record<string, BridgeChainRecord>): Promise<LocalNetwork> {
     let bitcoin: BitcoinDevnet | undefined
     let provider: ProviderDevnet | undefined
     const childEnv: Record<string, string> = {}
@@ -54,8 +45,7 @@ export async function startBitcoinAndProvider(env: BitcoinAndProviderEnv, log: L
     return {
         childEnv,
         banner,
-        fund: async (bridgeUrl) => {
-            const vault = await bridgeVaults(bridgeUrl)
+        fund: async (vault) => {
             const btcVault = vault('BITCOIN')
             if (bitcoin && btcVault) bitcoin.topUp(btcVault, BITCOIN_VAULT_SATS)
             if (bitcoin && provider?.treasuries.BITCOIN) bitcoin.topUp(provider.treasuries.BITCOIN, PROVIDER_BTC_SATS)

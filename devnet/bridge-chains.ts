@@ -7,6 +7,7 @@ import { BridgeChainRecord, bridgeChainsFile, dataDir, NativeContracts, readBrid
 import { Logger } from '../common/logger'
 import { waitFor } from '../common/processes'
 import { Anvil, DEV_MNEMONIC, startAnvil } from './anvil'
+import { VaultOf } from './local-network'
 import { followWallClock } from './clock'
 import { DevnetEnv } from './config'
 import { createPair, deployContract, deployPlatformToken, devnetChain, ZERO_FEES } from './deploy'
@@ -197,7 +198,7 @@ const VAULT_COIN: Record<string, string> = { NATIVECHAIN: '1000', BSC: '100', ET
 const VAULT_TOKENS = { USDT: '1000000', WNATIVE: '1000', STABLE: '1000000' } as Record<string, string>
 
 /** Once the bridge answers: its vault address on a network (GET /api/swap/config), undefined where it has none. */
-export async function bridgeVaults(bridgeUrl: string): Promise<(chain: string) => string | undefined> {
+export async function bridgeVaults(bridgeUrl: string): Promise<VaultOf> {
     const config = await waitFor('the bridge to answer', async () => {
         const response = await fetch(`${bridgeUrl}/api/swap/config`).catch(() => undefined)
         return response?.ok ? ((await response.json()) as { networks: { chain: string; vault_address: string | null }[] }) : undefined
@@ -207,18 +208,17 @@ export async function bridgeVaults(bridgeUrl: string): Promise<(chain: string) =
 
 /**
  * `npm start`, once the bridge answers: tops up its vaults on the chains this machine runs (the
- * native devnet when it was started here, and the local BSC, ETHEREUM and POLYGON), reading the
- * vault addresses from GET /api/swap/config. Never touches a chain given by URL.
+ * native devnet when it was started here, and the local BSC, ETHEREUM and POLYGON). Never touches
+ * a chain given by URL.
  */
 export async function fundLocalBridgeVaults(
-    bridgeUrl: string,
+    vault: VaultOf,
     records: Record<string, BridgeChainRecord>,
     native: NativeContracts | undefined,
     nativeRpcUrl: string | undefined,
     nativeChainId: number,
     log: Logger
 ): Promise<void> {
-    const vault = await bridgeVaults(bridgeUrl)
     const funded: Record<string, Address> = {}
     const nativeVault = vault('NATIVECHAIN') as Address | undefined
     if (native && nativeRpcUrl && nativeVault) {

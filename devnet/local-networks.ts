@@ -1,19 +1,10 @@
 import { BridgeChainRecord } from '../common/config'
 import { Logger } from '../common/logger'
 import { BitcoinAndProviderEnv, startBitcoinAndProvider } from './bitcoin-and-provider'
+import { LocalNetwork } from './local-network'
 import { startTronAndSolana, TronAndSolanaEnv } from './tron-and-solana'
 
 /** `npm start`'s bridge networks that are not anvils: BITCOIN and the swap provider, TRON and SOLANA, each unless its URL is set: docs/bridge/README.md#local-chains-npm-start */
-
-export interface LocalNetwork {
-    /** Variables that tell the bridge where they are. */
-    childEnv: Record<string, string>
-    /** Lines of the launcher's banner. */
-    banner: string[]
-    /** Once the bridge answers: tops up its vaults (and the provider's treasuries) on them. */
-    fund(bridgeUrl: string): Promise<void>
-    stop(): Promise<void>
-}
 
 export async function startLocalNetworks(env: BitcoinAndProviderEnv & TronAndSolanaEnv, log: Logger, bridgeChains: Record<string, BridgeChainRecord>): Promise<LocalNetwork> {
     const bitcoinAndProvider = await startBitcoinAndProvider(env, log, bridgeChains)
@@ -25,8 +16,8 @@ export async function startLocalNetworks(env: BitcoinAndProviderEnv & TronAndSol
     return {
         childEnv: Object.assign({}, ...parts.map((p) => p.childEnv)),
         banner: parts.flatMap((p) => p.banner),
-        fund: async (bridgeUrl) => {
-            const failed = (await Promise.allSettled(parts.map((p) => p.fund(bridgeUrl)))).filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+        fund: async (vault) => {
+            const failed = (await Promise.allSettled(parts.map((p) => p.fund(vault)))).filter((r): r is PromiseRejectedResult => r.status === 'rejected')
             if (failed.length) throw failed[0].reason
         },
         stop: async () => {

@@ -3,7 +3,7 @@ import { formatUnits } from '../bridge/amounts'
 import { hexAddress } from '../bridge/chains/tron/address'
 import { int64, TronHttp } from '../bridge/chains/tron/client'
 import { Logger } from '../common/logger'
-import { bridgeVaults } from './bridge-chains'
+import { LocalNetwork } from './local-network'
 import { DevnetEnv } from './config'
 import { startSolanaDevnet } from './solana'
 import { sendSolana } from './solana/send'
@@ -19,17 +19,7 @@ const VAULT_TRX_SUN = 100_000_000_000n
 const VAULT_USDT = 1_000_000_000_000n
 const VAULT_LAMPORTS = 1_000_000_000_000n
 
-export interface TronAndSolana {
-    /** What the bridge needs to reach them (TRON_API_URL, TRON_USDT_CONTRACT, SOLANA_RPC_URL). */
-    childEnv: Record<string, string>
-    /** One line per network for the launcher's banner. */
-    banner: string[]
-    /** Once the bridge answers: tops its vaults up from development key 0 through each network's API. */
-    fund(bridgeUrl: string): Promise<void>
-    stop(): Promise<void>
-}
-
-export async function startTronAndSolana(env: TronAndSolanaEnv, log: Logger): Promise<TronAndSolana> {
+export async function startTronAndSolana(env: TronAndSolanaEnv, log: Logger): Promise<LocalNetwork> {
     let tron: Awaited<ReturnType<typeof startTronDevnet>> | undefined
     let solana: Awaited<ReturnType<typeof startSolanaDevnet>> | undefined
     const stop = async () => {
@@ -52,8 +42,7 @@ export async function startTronAndSolana(env: TronAndSolanaEnv, log: Logger): Pr
             ...(tron ? [`${label('TRON')}${tron.url}  (USDT ${tron.usdtContract})`] : []),
             ...(solana ? [`${label('SOLANA')}${solana.url}`] : []),
         ],
-        fund: async (bridgeUrl) => {
-            const vault = await bridgeVaults(bridgeUrl)
+        fund: async (vault) => {
             const funded: Record<string, string> = {}
             const tronVault = vault('TRON')
             if (tron && tronVault) {

@@ -6,7 +6,7 @@ import { spawnManaged, Spawned } from '../common/processes'
 import { loadSecrets } from '../common/secrets'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { startDevnet } from '../devnet'
-import { fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
+import { bridgeVaults, fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
 import { startLocalNetworks } from '../devnet/local-networks'
 import { LauncherEnv, parseLauncherEnv } from './config'
 import { reportIndexing } from './indexing-progress'
@@ -90,10 +90,16 @@ async function main(): Promise<void> {
         }
         if (fs.existsSync(path.join(LIB_DIR, 'bridge/main.js'))) {
             // The bridge derives its vaults from its own seed; once it answers, the local chains fund them.
-            await fundLocalBridgeVaults(`http://127.0.0.1:${env.BRIDGE_PORT}`, bridgeChains.records, devnet?.deployment.contracts, devnet?.url, env.CHAIN_ID, log)
-                .catch((err) => log.error({ err }, 'could not fund the bridge vaults on the local chains'))
-            await localNetworks.fund(`http://127.0.0.1:${env.BRIDGE_PORT}`)
-                .catch((err) => log.error({ err }, 'could not fund the bridge vaults and the provider on the local BITCOIN, TRON and SOLANA'))
+            const vault = await bridgeVaults(`http://127.0.0.1:${env.BRIDGE_PORT}`).catch((err) => {
+                log.error({ err }, 'the bridge did not answer: its vaults on the local chains are not funded')
+                return undefined
+            })
+            if (vault) {
+                await fundLocalBridgeVaults(vault, bridgeChains.records, devnet?.deployment.contracts, devnet?.url, env.CHAIN_ID, log)
+                    .catch((err) => log.error({ err }, 'could not fund the bridge vaults on the local chains'))
+                await localNetworks.fund(vault)
+                    .catch((err) => log.error({ err }, 'could not fund the bridge vaults and the provider on the local BITCOIN, TRON and SOLANA'))
+            }
         }
         printBanner(env, databaseUrl, urls, bridgeChains.records, localNetworks.banner)
         if (SERVICES.some((s) => s.name === 'indexer' && fs.existsSync(path.join(LIB_DIR, s.entry)))) {

@@ -2,8 +2,6 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js'
 import { expect } from 'chai'
 import { execFile } from 'child_process'
 import * as fs from 'fs'
-import { createServer } from 'http'
-import { AddressInfo } from 'net'
 import * as os from 'os'
 import * as path from 'path'
 import { promisify } from 'util'
@@ -137,32 +135,26 @@ describe('local TRON and SOLANA networks (devnet/tron, devnet/solana)', function
     })
 
     it('funds the bridge vaults the launcher way (addresses from GET /api/swap/config), and a second funding tops up nothing', async () => {
-        const vaults = { TRON: tronDevKey(2000).address, SOLANA: Keypair.generate().publicKey.toBase58() }
-        const bridge = createServer((req, res) => {
-            res.writeHead(req.url === '/api/swap/config' ? 200 : 404, { 'content-type': 'application/json' })
-            res.end(JSON.stringify({ networks: Object.entries(vaults).map(([chain, vault_address]) => ({ chain, vault_address })) }))
-        })
-        await new Promise<void>((resolve) => bridge.listen(0, '127.0.0.1', resolve))
-        const bridgeUrl = `http://127.0.0.1:${(bridge.address() as AddressInfo).port}`
+        const vaults: Record<string, string> = { TRON: tronDevKey(2000).address, SOLANA: Keypair.generate().publicKey.toBase58() }
+        const vault = (chain: string) => vaults[chain]
         const networks = await startTronAndSolana(env, log)
         try {
             expect(networks.childEnv).to.deep.equal({
                 TRON_API_URL: `http://127.0.0.1:${env.TRON_DEVNET_PORT}`, TRON_USDT_CONTRACT: USDT, SOLANA_RPC_URL: `http://127.0.0.1:${env.SOLANA_DEVNET_PORT}`,
             })
             expect(networks.banner.join('\n')).to.include(networks.childEnv.TRON_API_URL).and.to.include(networks.childEnv.SOLANA_RPC_URL)
-            await networks.fund(bridgeUrl)
+            await networks.fund(vault)
             const funded = {
                 tron: await tronBalances(networks.childEnv.TRON_API_URL, vaults.TRON),
                 sol: await new Connection(networks.childEnv.SOLANA_RPC_URL, 'processed').getBalance(new PublicKey(vaults.SOLANA)),
             }
             expect(funded.tron).to.deep.equal({ trx: 100_000_000_000n, usdt: 1_000_000_000_000n })
             expect(funded.sol).to.equal(1_000_000_000_000)
-            await networks.fund(bridgeUrl)
+            await networks.fund(vault)
             expect(await tronBalances(networks.childEnv.TRON_API_URL, vaults.TRON)).to.deep.equal(funded.tron)
             expect(await new Connection(networks.childEnv.SOLANA_RPC_URL, 'processed').getBalance(new PublicKey(vaults.SOLANA))).to.equal(funded.sol)
         } finally {
             await networks.stop()
-            await new Promise((resolve) => bridge.close(resolve))
         }
     })
 

@@ -1,35 +1,60 @@
+import { HEAD_CHANNEL } from '../../../db/channels'
+import { ChannelListener } from '../../../db/listener'
 import { ExplorerServices } from '../services'
 import { makeAlerts } from './make'
 import { sendDueAlerts } from './send'
 
-/** How often the api looks for new final blocks and due alerts. */
-const PASS_MS = 1000
+/**
+ * How often a pass runs with no new block announced: retries fall due on their own (after 1, 2, 4
+ * and 8 minutes), and a notification missed while the listener reconnected is caught up here.
+ */
+const FALLBACK_PASS_MS = 15_000
 
 /**
- * Watchlist alerts in the api process: every second, the transfers of newly final blocks that
- * touch an address someone watches become alert rows (make.ts), and due alerts are mailed
- * (send.ts). Every replica runs it; the database decides who does what.
- * docs/explorer-api.md#watchlist-alerts
+ * Watchlist alerts in the api process: whenever the indexer announces a commit (HEAD_CHANNEL),
+ * the transfers of newly final blocks that touch an address someone watches become alert rows
+ * (make.ts), and due alerts are mailed (send.ts). Every replica runs it; the database decides
+ * who does what. docs/explorer-api.md#watchlist-alerts
  */
 export class WatchlistAlerts {
     private timer?: NodeJS.Timeout
+    private listener?: ChannelListener<unknown>
     private pass?: Promise<void>
+    /** A wake-up came while a pass ran: one more pass follows it. */
+    private again = false
 
     constructor(private readonly s: ExplorerServices) {}
 
     start(): void {
-        if (!this.s.mailer.available) {
-            this.s.ctx.log.warn('watchlist alerts are off: no mail can be sent (SMTP_URL)')
+        const { ctx, mailer } = this.s
+        if (!mailer.available) {
+            ctx.log.warn('watchlist alerts are off: no mail can be sent (SMTP_URL)')
             return
         }
-        this.timer = setInterval(() => {
-            this.pass ??= this.runPass().finally(() => (this.pass = undefined))
-        }, PASS_MS)
+        this.listener = new ChannelListener({ databaseUrl: ctx.env.DATABASE_URL!, channel: HEAD_CHANNEL, log: ctx.log, retryMs: 2_000, onMessage: () => this.wake() })
+        void this.listener.start()
+        this.timer = setInterval(() => this.wake(), FALLBACK_PASS_MS)
+        this.wake()
     }
 
     async stop(): Promise<void> {
         clearInterval(this.timer)
+        await this.listener?.close()
+        this.again = false
         await this.pass
+    }
+
+    private wake(): void {
+        if (this.pass) {
+            this.again = true
+            return
+        }
+        this.pass = (async () => {
+            do {
+                this.again = false
+                await this.runPass()
+            } while (this.again)
+        })().finally(() => (this.pass = undefined))
     }
 
     private async runPass(): Promise<void> {
