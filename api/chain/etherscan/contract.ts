@@ -35,7 +35,7 @@ function sourceCode(row: VerifiedRow): string {
     const input = {
         language: 'Solidity',
         sources: Object.fromEntries(files.map(([path, content]) => [path, { content }])),
-        settings: {
+        settings: row.compiler_settings ?? {
             optimizer: { enabled: row.optimization_enabled, runs: row.optimization_runs ?? 200 },
             evmVersion: row.evm_version,
         },

@@ -158,12 +158,14 @@ export interface VerifiedRow {
     sources: Record<string, string>
     abi: unknown[]
     constructor_arguments: string | null
+    /** the standard JSON input's settings; null on rows from before they were kept */
+    compiler_settings: Record<string, unknown> | null
 }
 
 export async function verifiedContract(db: Db, address: string): Promise<VerifiedRow | undefined> {
     const { rows } = await db.query<VerifiedRow>(
         `SELECT name, source_name, compiler_version, evm_version, optimization_enabled, optimization_runs, sources, abi,
-                constructor_arguments
+                constructor_arguments, compiler_settings
            FROM verified_contract WHERE id = $1`,
         [address]
     )

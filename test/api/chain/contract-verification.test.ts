@@ -207,7 +207,10 @@ describe('chain data API: contract verification', function () {
         const etherscan = async (action: string): Promise<any> => (await fetch(`${api.explorerUrl}/api?module=contract&action=${action}&address=${address}`)).json()
         const [source] = (await etherscan('getsourcecode')).result
         expect(source).to.include({ ContractName: 'Greeter', CompilerVersion: V30, OptimizationUsed: '1', ConstructorArguments: ARGS.slice(2) })
-        expect(JSON.parse(source.SourceCode.slice(1, -1)).sources['contracts/Shout.sol'].content).to.equal(SHOUT)
+        const published = JSON.parse(source.SourceCode.slice(1, -1))
+        expect(published.sources['contracts/Shout.sol'].content).to.equal(SHOUT)
+        // The settings as compiled, so the published input compiles to the same code.
+        expect(published.settings).to.deep.equal({ optimizer: { enabled: true, runs: 200 } })
         expect(JSON.parse((await etherscan('getabi')).result)).to.deep.equal(artifact.abi)
         const list: any = await (await v2('/smart-contracts?q=Greeter')).json()
         expect(list.items.map((i: { address: { hash: string } }) => i.address.hash.toLowerCase())).to.include(address.toLowerCase())
