@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ALREADY_VERIFIED, VerificationRefused } from '../verification/service'
+import { Refusal, VerificationRefused } from '../verification/service'
 import { ConstructorArgs, flattenedInput, StandardInput, Submission } from '../verification/submission'
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
@@ -60,19 +60,17 @@ function submission(form: z.infer<typeof VerifySourceCodeForm>): Submission {
 /** A refusal as Etherscan words it: message NOTOK, the reason in `result`, where its clients read it. */
 const refused = (reason: string, httpStatus = 200) => new EtherscanError('NOTOK', reason, httpStatus)
 
+/** The limits answer with their HTTP status too, so that clients and proxies back off; other refusals are 200. */
+const LIMIT_STATUS: Partial<Record<Refusal, number>> = { busy_client: 429, queue_full: 503 }
+
 const verifysourcecode: Action = async (ctx: EtherscanContext, params, client) => {
     try {
         const form = parseParams(VerifySourceCodeForm, params)
         return await ctx.verification.submit(submission(form), client.ip)
     } catch (err) {
         if (err instanceof EtherscanError) throw refused(err.message)
-        if (!(err instanceof VerificationRefused)) throw err
-        switch (err.refusal) {
-            case 'already_verified': throw refused(ALREADY_VERIFIED)
-            case 'busy_client': throw refused(err.message, 429)
-            case 'queue_full': throw refused(err.message, 503)
-            default: throw refused(err.message)
-        }
+        if (err instanceof VerificationRefused) throw refused(err.message, LIMIT_STATUS[err.refusal])
+        throw err
     }
 }
 

@@ -6,7 +6,6 @@
 import { parentPort } from 'worker_threads'
 
 // solc's wrapper has no types for a compiler loaded from a path.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const wrapper = require('solc/wrapper') as (soljson: unknown) => { compile(input: string): string; version(): string }
 
 export interface CompileTask {
@@ -24,7 +23,6 @@ const loaded = new Map<string, ReturnType<typeof wrapper>>()
 function compiler(soljson: string) {
     let solc = loaded.get(soljson)
     if (!solc) {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         solc = wrapper(require(soljson))
         loaded.set(soljson, solc)
     }

@@ -18,11 +18,9 @@ import { createTestDatabase } from '../../support/postgres'
 import { RpcProxy } from '../../support/rpc-proxy'
 
 // solc-js in the test process compiles what the test deploys, as a developer's toolchain would.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const solc = require('solc') as { compile(input: string): string; version(): string }
 // The compiler hardhat itself ships (0.8.26): offered to the api through VERIFIER_SOLC_DIR.
 const OLD_SOLJSON = require.resolve('solc/soljson.js', { paths: [path.dirname(require.resolve('hardhat/package.json'))] })
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const oldSolc = (require('solc/wrapper') as (s: unknown) => typeof solc)(require(OLD_SOLJSON))
 
 const V30 = 'v0.8.30+commit.73712a01'
