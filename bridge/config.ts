@@ -54,6 +54,8 @@ export const BridgeSettingsSchema = z.object({
         .describe('a fed price older than this is stale: routes needing it answer 503 and rate locks on it wait'),
     BRIDGE_MAX_SLIPPAGE_PERCENT: percentSetting('3.00').default('3')
         .describe('without `min_target_amount`, a swap accepts at the rate lock down to its creation quote less this percent (two decimals at most)'),
+    BRIDGE_MIN_TARGET_ABOVE_QUOTE_PERCENT: percentSetting('3.00').default('3')
+        .describe('how far above the creation quote a `min_target_amount` may be; a higher one is refused at creation (400 naming the field), since it could only fail the swap at the rate lock after the deposit'),
     BRIDGE_CREATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20)
         .describe('swap creations allowed per client IP per window'),
     BRIDGE_CREATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60)
@@ -207,6 +209,8 @@ export interface BridgeConfig {
     prices: PriceSourceConfig
     /** Basis points below the creation quote a swap accepts at the rate lock when it set no min_target_amount. */
     maxSlippageBps: number
+    /** Basis points above the creation quote a min_target_amount may ask (BRIDGE_MIN_TARGET_ABOVE_QUOTE_PERCENT). */
+    minTargetAboveQuoteBps: number
     /** Swaps waiting for a deposit one client IP may hold at once (BRIDGE_MAX_PENDING_PER_IP). */
     maxPendingPerIp: number
     /** Days an ended swap's deposit address stays watched for late deposits (BRIDGE_LATE_DEPOSIT_WATCH_DAYS). */
@@ -334,6 +338,7 @@ export function loadBridgeConfig(env: BridgeEnv): BridgeConfig {
         createLimit: { points: env.BRIDGE_CREATE_LIMIT, windowSeconds: env.BRIDGE_CREATE_LIMIT_WINDOW_SECONDS },
         prices: parsePriceSource(env),
         maxSlippageBps: percentToBps(env.BRIDGE_MAX_SLIPPAGE_PERCENT),
+        minTargetAboveQuoteBps: percentToBps(env.BRIDGE_MIN_TARGET_ABOVE_QUOTE_PERCENT),
         maxPendingPerIp: env.BRIDGE_MAX_PENDING_PER_IP,
         lateDepositWatchDays: env.BRIDGE_LATE_DEPOSIT_WATCH_DAYS,
         networks,

@@ -111,6 +111,7 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
         throw new HttpError(503, `the ${sourceChain} or ${targetChain} network cannot be reached right now; try again shortly`, { code: 'network_unavailable' })
     }
 
+    if (minTarget !== undefined && quote !== undefined) checkBoundAgainstQuote(ctx, minTarget, quote, route.target)
     // Rounded down: the default bound never asks more than the slippage allows.
     const bound = minTarget ?? (quote === undefined ? null : (quote * BigInt(10_000 - ctx.config.maxSlippageBps)) / 10_000n)
     const id = randomUUID()
@@ -143,6 +144,20 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
         return created
     })
     return { swap, quote }
+}
+
+/**
+ * A min_target_amount far above the quote can only fail the swap at the rate lock, after the
+ * user paid and gas was spent on the deposit: refused now, naming the field and the quote.
+ */
+function checkBoundAgainstQuote(ctx: EngineContext, minTarget: bigint, quote: bigint, target: { symbol: string; decimals: number }): void {
+    const highest = (quote * BigInt(10_000 + ctx.config.minTargetAboveQuoteBps)) / 10_000n
+    if (minTarget <= highest) return
+    const percent = (ctx.config.minTargetAboveQuoteBps / 100).toFixed(2)
+    throw new HttpError(400,
+        `min_target_amount: ${formatUnits(minTarget, target.decimals)} ${target.symbol} is more than ${percent}% above the current quote of ` +
+        `${formatUnits(quote, target.decimals)} ${target.symbol}; the swap could only fail at the rate lock (at most ${formatUnits(highest, target.decimals)})`,
+        { code: 'invalid_request', details: { field: 'min_target_amount' } })
 }
 
 /** A price the route needs is stale or missing: the deployment's fault for now, not the caller's (503). */

@@ -18,7 +18,8 @@ export function usage(ctx: EngineContext) {
             min_target_amount: {
                 type: 'string', required: false,
                 description: 'whole target tokens (a decimal string; a number is accepted too): the least payout you accept. When the rate locked at the deposit pays less, ' +
-                    `the swap fails ("rate moved beyond the allowed slippage") and is refunded to refund_address. Default: estimated_target_amount less ${(ctx.config.maxSlippageBps / 100).toFixed(2)}%`,
+                    `the swap fails ("rate moved beyond the allowed slippage") and is refunded to refund_address. Default: estimated_target_amount less ${(ctx.config.maxSlippageBps / 100).toFixed(2)}%; ` +
+                    `more than ${(ctx.config.minTargetAboveQuoteBps / 100).toFixed(2)}% above the quote is refused (400), since such a swap could only fail`,
             },
         },
         example: {

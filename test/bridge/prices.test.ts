@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import * as fs from 'fs'
 import * as path from 'path'
-import { parseUnits } from 'viem'
+import { formatUnits, parseUnits } from 'viem'
 import { spawnManaged, waitFor } from '../../common/processes'
 import { PriceFeed } from '../doubles/price-feed'
 import { createTestDatabase } from '../support/postgres'
@@ -83,29 +83,49 @@ describe('bridge: rate bound and reference price feed', function () {
         expect((await api(bridge, 'GET', `/api/swap/${fallback.id}`)).body.min_target_amount).to.equal(fallback.min_target_amount)
     })
 
+    it('refuses a min_target_amount more than BRIDGE_MIN_TARGET_ABOVE_QUOTE_PERCENT above the quote, naming the field and the quote', async function () {
+        const base = { ...nativeToUsdt, source_token_amount: '0.5', target_wallet: account(30).address }
+        const quote = parseUnits((await createSwap(bridge, base)).estimated_target_amount, 18)
+        const refused = await api(bridge, 'POST', '/api/swap', { ...base, min_target_amount: '1000000' })
+        expect(refused.status).to.equal(400)
+        expect(refused.body.error).to.include({ code: 'invalid_request', field: 'min_target_amount' })
+        expect(refused.body.error.message).to.match(/^min_target_amount: 1000000 USDT is more than 3\.00% above the current quote of [\d.]+ USDT; the swap could only fail at the rate lock/)
+        // Within the margin (the pool's price does not move between the two requests): accepted as given.
+        const within = formatUnits((quote * 10_250n) / 10_000n, 18)
+        expect((await createSwap(bridge, { ...base, min_target_amount: within })).min_target_amount).to.equal(within)
+    })
+
     it('fails a swap whose locked rate pays less than its bound, and refunds the deposit', async function () {
-        const native = w.chains.NATIVECHAIN
+        const eth = w.chains.ETHEREUM
         const refundTo = account(31).address
-        const swap = await createSwap(bridge, {
-            ...nativeToUsdt, source_token_amount: '0.5', target_wallet: account(32).address, refund_address: refundTo,
-            min_target_amount: '1000000',
+        // The bound is the quote at 3000 USD; the price then falls before the deposit.
+        const swap = await createSwap(bridge, { ...ethToUsdt, source_token_amount: '0.05', target_wallet: account(32).address, refund_address: refundTo })
+        const bounded = await createSwap(bridge, {
+            ...ethToUsdt, source_token_amount: '0.05', target_wallet: account(32).address, refund_address: refundTo, min_target_amount: swap.estimated_target_amount,
         })
-        const before = await balanceOf(native, refundTo)
-        await send(native, 5, swap.deposit_address, parseUnits('0.5', 18))
-        const failed = await waitForStatus(bridge, swap.id, ['failed'])
-        expect(failed.error_message).to.match(/^rate moved beyond the allowed slippage: the rate now pays [\d.]+ USDT, below the swap's minimum of 1000000 USDT$/)
-        expect(failed.target_token_amount).to.equal(null)
-        expect(failed.payout_tx_hash).to.equal(null)
-        const refunded = await waitFor(`refund of ${swap.id}`, async () => {
-            const { body } = await api(bridge, 'GET', `/api/swap/${swap.id}`)
-            return body.refund_status === 'sent' || body.refund_status === 'failed' ? body : undefined
-        }, 120_000, 250)
-        expect(refunded.refund_status).to.equal('sent')
-        expect(refunded.refund_amount).to.equal('0.5')
-        // The native chain charges no gas: the whole deposit comes back.
-        expect(await balanceOf(native, refundTo) - before).to.equal(parseUnits('0.5', 18))
-        const events = (await eventsOf(bridge, swap.id)).map((e) => e.event)
-        expect(events).to.include('swap_failed').and.include('refund_sent').and.not.include('rate_locked')
+        feed.prices.ethereum = '2000'
+        try {
+            await waitFor('the ETH price to fall', async () => (await ethPrice())?.usd === '2000', 30_000, 200)
+            const before = await balanceOf(eth, refundTo)
+            await send(eth, 5, bounded.deposit_address, parseUnits('0.05', 18))
+            const failed = await waitForStatus(bridge, bounded.id, ['failed'])
+            expect(failed.error_message).to.match(/^rate moved beyond the allowed slippage: the rate now pays [\d.]+ USDT, below the swap's minimum of 146\.25 USDT$/)
+            expect(failed.target_token_amount).to.equal(null)
+            expect(failed.payout_tx_hash).to.equal(null)
+            const refunded = await waitFor(`refund of ${bounded.id}`, async () => {
+                const { body } = await api(bridge, 'GET', `/api/swap/${bounded.id}`)
+                return body.refund_status === 'sent' || body.refund_status === 'failed' ? body : undefined
+            }, 120_000, 250)
+            expect(refunded.refund_status).to.equal('sent')
+            // What came back on chain is the refund the swap states (the deposit less the refund's network fee).
+            expect(await balanceOf(eth, refundTo) - before).to.equal(parseUnits(refunded.refund_amount, 18))
+            expect(parseUnits(refunded.refund_amount, 18) > parseUnits('0.04', 18)).to.equal(true)
+            const events = (await eventsOf(bridge, bounded.id)).map((e) => e.event)
+            expect(events).to.include('swap_failed').and.include('refund_sent').and.not.include('rate_locked')
+        } finally {
+            feed.prices.ethereum = '3000'
+            await waitFor('the ETH price back at 3000', async () => (await ethPrice())?.usd === '3000', 30_000, 200)
+        }
     })
 
     it('holds a deposit of another size to the bound pro rata: half the amount at the same rate completes', async function () {

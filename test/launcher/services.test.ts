@@ -7,6 +7,9 @@ const ROOT = path.resolve(__dirname, '../../..')
 
 const SECRETS = { jwtSecret: 'j'.repeat(40), masterKey: 'ab'.repeat(32), bridgeAdminToken: 't'.repeat(32) }
 
+const secretsOf = (name: string): Record<string, string> =>
+    ({ api: { JWT_SECRET: SECRETS.jwtSecret }, platform: { MASTER_KEY: SECRETS.masterKey } } as Record<string, Record<string, string>>)[name] ?? {}
+
 describe('npm start: what each service is given', () => {
     const envOf = (name: string) => serviceEnv(SERVICES.find((s) => s.name === name)!, { PATH: '/bin', MASTER_KEY: 'cd'.repeat(32), JWT_SECRET: 'x'.repeat(40) }, SECRETS)
 
@@ -21,6 +24,13 @@ describe('npm start: what each service is given', () => {
         expect(envOf('platform')).to.deep.equal({ PATH: '/bin', MASTER_KEY: SECRETS.masterKey })
         expect(envOf('bridge')).to.deep.equal({ PATH: '/bin', MASTER_KEY: SECRETS.masterKey, BRIDGE_ADMIN_TOKEN: SECRETS.bridgeAdminToken })
         expect(envOf('indexer')).to.deep.equal({ PATH: '/bin' })
+    })
+
+    it('gives the provider credentials (API keys, provider URLs) to the bridge alone', () => {
+        const common = { PATH: '/bin', SIMPLESWAP_API_KEY: 'ss-key', TRON_API_KEY: 'tron-key', BITCOIN_RPC_PASSWORD: 'pw', ETHEREUM_RPC_URL: 'https://mainnet.example/v3/key' }
+        const of = (name: string) => serviceEnv(SERVICES.find((s) => s.name === name)!, common, SECRETS)
+        expect(of('bridge')).to.include(common)
+        for (const name of ['indexer', 'graphql', 'api', 'platform']) expect(of(name), name).to.deep.equal({ PATH: '/bin', ...secretsOf(name) })
     })
 
     it('starts the wallet platform as its own process', () => {
