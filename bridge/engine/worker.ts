@@ -1,3 +1,4 @@
+import { CoalescedRunner } from '../../common/coalesced-runner'
 import { LOCK_SWAP } from '../db'
 import { EngineContext } from './context'
 import { hold, OperatorHoldError } from './hold'
@@ -27,8 +28,7 @@ const STEPS_PER_VISIT = 20
 
 export class Worker {
     private timer?: NodeJS.Timeout
-    private refreshing?: Promise<void>
-    private again = false
+    private readonly refresher = new CoalescedRunner(() => this.refresh().catch((err) => this.ctx.log.error({ err }, 'engine pass failed')))
     private stopped = false
     /** Swaps waiting for a lane, oldest update first. */
     private readonly queue: string[] = []
@@ -46,25 +46,13 @@ export class Worker {
     async stop(): Promise<void> {
         this.stopped = true
         clearInterval(this.timer)
-        await this.refreshing
+        await this.refresher.stop()
         await Promise.all([...this.lanes])
     }
 
     /** Looks for swaps to move on now, or right after the current look. */
     kick(): void {
-        if (this.stopped) return
-        if (this.refreshing) {
-            this.again = true
-            return
-        }
-        this.refreshing = (async () => {
-            do {
-                this.again = false
-                await this.refresh().catch((err) => this.ctx.log.error({ err }, 'engine pass failed'))
-            } while (this.again && !this.stopped)
-        })().finally(() => {
-            this.refreshing = undefined
-        })
+        this.refresher.run()
     }
 
     private async refresh(): Promise<void> {

@@ -191,11 +191,14 @@ describe('bridge: final payouts, contract-made deposits, refund retries', functi
         nativeNode.unsupported.add('trace_block')
         nativeNode.unsupported.add('debug_traceBlockByNumber')
         try {
-            // A bound no rate can meet: the rate lock fails the swap after the deposit was credited.
-            const swap = await createSwap(bridge, {
+            // A bound 2% above the quote (within what creation accepts) that an unmoved rate cannot
+            // meet: the rate lock fails the swap after the deposit was credited.
+            const pair = {
                 source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'BSC', target_token: 'WNATIVE',
-                source_token_amount: 0.005, target_wallet: account(8).address, refund_address: refundTo, min_target_amount: '1000',
-            })
+                source_token_amount: 0.005, target_wallet: account(8).address, refund_address: refundTo,
+            }
+            const quote = parseUnits((await createSwap(bridge, pair)).estimated_target_amount, 18)
+            const swap = await createSwap(bridge, { ...pair, min_target_amount: formatUnits((quote * 102n) / 100n, 18) })
             const before = await balanceOf(w.chains.NATIVECHAIN, refundTo)
             const deposit = await depositThroughRouter(5, swap.deposit_address)
             const failed = await waitForStatus(bridge, swap.id, ['failed'])

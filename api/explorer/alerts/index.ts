@@ -1,3 +1,4 @@
+import { CoalescedRunner } from '../../../common/coalesced-runner'
 import { HEAD_CHANNEL } from '../../../db/channels'
 import { ChannelListener } from '../../../db/listener'
 import { ExplorerServices } from '../services'
@@ -19,9 +20,7 @@ const FALLBACK_PASS_MS = 15_000
 export class WatchlistAlerts {
     private timer?: NodeJS.Timeout
     private listener?: ChannelListener<unknown>
-    private pass?: Promise<void>
-    /** A wake-up came while a pass ran: one more pass follows it. */
-    private again = false
+    private readonly passes = new CoalescedRunner(() => this.runPass())
 
     constructor(private readonly s: ExplorerServices) {}
 
@@ -40,21 +39,11 @@ export class WatchlistAlerts {
     async stop(): Promise<void> {
         clearInterval(this.timer)
         await this.listener?.close()
-        this.again = false
-        await this.pass
+        await this.passes.stop()
     }
 
     private wake(): void {
-        if (this.pass) {
-            this.again = true
-            return
-        }
-        this.pass = (async () => {
-            do {
-                this.again = false
-                await this.runPass()
-            } while (this.again)
-        })().finally(() => (this.pass = undefined))
+        this.passes.run()
     }
 
     private async runPass(): Promise<void> {
