@@ -36,10 +36,17 @@ export function errorHandler(surface: ErrorSurface, log: Logger): ErrorRequestHa
             req.socket.destroy()
             return
         }
+        // An answer that states a rate limit's budget states it whole: a limit passed earlier in the
+        // request (per IP) must not leave its RateLimit-* fields beside the refusing limit's.
+        if (Object.keys(answer.headers ?? {}).some(isRateLimitField)) {
+            for (const name of Object.keys(res.getHeaders())) if (isRateLimitField(name)) res.removeHeader(name)
+        }
         res.set(answer.headers)
         res.status(answer.status).json(surface.body(answer))
     }
 }
+
+const isRateLimitField = (name: string) => /^ratelimit-/i.test(name)
 
 function answerTo(err: unknown, surface: ErrorSurface): HttpError {
     if (err instanceof HttpError) return err

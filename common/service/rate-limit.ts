@@ -87,8 +87,8 @@ export class FailureLimit {
     private readonly limiter: RateLimiterPostgres
 
     /**
-     * `announceBudget`: the 429 states the budget in RateLimit-Limit/-Remaining/-Reset besides
-     * Retry-After (the wallet platform documents them; the bridge's admin routes send Retry-After alone).
+     * `announceBudget`: the 429 states the budget in RateLimit-Limit/-Remaining/-Reset/-Policy besides
+     * Retry-After, in place of any other limit's fields (the wallet platform documents them; the bridge's admin routes send Retry-After alone).
      */
     constructor(pool: Pool, table: string, readonly rule: LimitRule, private readonly refusal: Refusal, private readonly options: { announceBudget: boolean }) {
         this.limiter = postgresLimiter(pool, table, rule)
@@ -136,7 +136,7 @@ export class FailureLimit {
         return new HttpError(429, this.refusal(retryAfter), {
             code: 'rate_limited',
             headers: {
-                ...(this.options.announceBudget ? rateLimitHeaders(this.rule, 0, retryAfter, false) : {}),
+                ...(this.options.announceBudget ? rateLimitHeaders(this.rule, 0, retryAfter) : {}),
                 'Retry-After': String(retryAfter),
             },
         })

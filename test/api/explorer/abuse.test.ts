@@ -29,7 +29,14 @@ describe('explorer services API: abuse', function () {
             expectError(await attacker.post('/auth/signin', { email, password: `guess ${i}` }), 401, 'invalid_credentials')
         }
         // The attacker's IP is refused for this account, even with the right password.
-        expectRefused(await attacker.post('/auth/signin', { email, password: 'guess 6' }))
+        const refused = await attacker.post('/auth/signin', { email, password: 'guess 6' })
+        expectRefused(refused)
+        // One budget in the answer, the refusing limit's (5 failures per account and IP in 15
+        // minutes), not the per-IP sign-in limit's fields beside it.
+        expect(refused.headers.get('ratelimit-limit')).to.equal('5')
+        expect(refused.headers.get('ratelimit-remaining')).to.equal('0')
+        expect(refused.headers.get('ratelimit-policy')).to.equal('5;w=900')
+        expect(refused.headers.get('ratelimit-reset')).to.equal(refused.headers.get('retry-after'))
         expectRefused(await attacker.post('/auth/signin', { email, password }))
         const owner = stack.client()
         expect((await owner.post('/auth/signin', { email, password })).status).to.equal(200)
