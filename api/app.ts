@@ -23,7 +23,13 @@ export function createApiApp(ctx: ApiContext) {
     // A hop count, never `true`: `true` would believe the left-most X-Forwarded-For entry, which the client writes.
     app.set('trust proxy', ctx.env.TRUST_PROXY)
     // The chain data API's routes carry their own error body.
-    const doc = new ApiDoc({ title: 'Explorer services and chain data API', version: '1.0.0', errorSchema: explorerErrorSchema })
+    const doc = new ApiDoc({
+        title: 'Explorer services and chain data API',
+        version: '1.0.0',
+        description: 'The chain data API, Blockscout REST API v2 compatible (/api/v2, docs/chain-api.md), the Etherscan-style API (/api?module=…, docs/etherscan-api.md) ' +
+            'and the explorer services: accounts, watchlist, forms, DeFi figures (/api, docs/explorer-api.md).',
+        errorSchema: explorerErrorSchema,
+    })
     instrument(app)
     doc.serve(app)
     const chain = createChainApi(ctx, doc)

@@ -12,6 +12,8 @@ import { z } from 'zod'
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete']
+const DOCS_PAGE = '/api/docs'
+const DOCS_DOCUMENT = '/api/docs/openapi.json'
 
 /** One documented answer. A bare string on a 4xx/5xx status is that description with the surface's error body. */
 export interface Answer {
@@ -115,8 +117,24 @@ export class ApiDoc {
         this.registry.registerComponent('securitySchemes', name, scheme)
     }
 
-    /** Serves the document at /api/docs/openapi.json and the interactive page at /api/docs. */
+    /**
+     * Serves the document at /api/docs/openapi.json, the interactive page at /api/docs, and at / a
+     * small index pointing at both, so a newcomer who opens the port's root finds the reference.
+     */
     serve(app: Express): void {
+        const root = this.router('/', 'Documentation')
+        root.get('/', {
+            summary: 'Where this service is documented',
+            responses: {
+                200: {
+                    description: 'The service and the links to its documentation',
+                    schema: z.object({ service: z.string(), description: z.string().optional(), docs: z.literal(DOCS_PAGE), openapi: z.literal(DOCS_DOCUMENT) }),
+                },
+            },
+        }, (_req, res) => {
+            res.json({ service: this.options.title, description: this.options.description, docs: DOCS_PAGE, openapi: DOCS_DOCUMENT })
+        })
+        this.mount(app, root)
         const docs = this.router('/api/docs', 'Documentation')
         docs.get('/openapi.json', {
             summary: 'This OpenAPI 3.1 document',
@@ -125,7 +143,7 @@ export class ApiDoc {
             res.json(this.document())
         })
         this.mount(app, docs)
-        const page = { swaggerOptions: { url: '/api/docs/openapi.json' }, customSiteTitle: this.options.title }
+        const page = { swaggerOptions: { url: DOCS_DOCUMENT }, customSiteTitle: this.options.title }
         app.use('/api/docs', swaggerUi.serveFiles(undefined, page), swaggerUi.setup(undefined, page))
     }
 
@@ -138,6 +156,8 @@ export class ApiDoc {
         this.generated ??= new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
             openapi: '3.1.0',
             info: { title: this.options.title, version: this.options.version, description: this.options.description },
+            // Relative: the document is right wherever the service is reached (a load balancer, a port).
+            servers: [{ url: '/', description: 'this server' }],
         })
         return this.generated
     }

@@ -34,12 +34,15 @@ describe('service kit: OpenAPI documents written where routes are registered', (
             const page = await fetch(`http://127.0.0.1:${server.port}/api/docs/`)
             expect(page.status).to.equal(200)
             expect(await page.text()).to.contain('swagger-ui')
+            // The root points a newcomer at both, and the document names its server.
+            expect(await (await fetch(`http://127.0.0.1:${server.port}/`)).json()).to.deep.equal({ service: 'Sample', docs: '/api/docs', openapi: '/api/docs/openapi.json' })
+            expect(body.servers).to.deep.equal([{ url: '/', description: 'this server' }])
         } finally {
             await server.close()
         }
         // The stray app-level route has no documented mount: it shows as "?/stray" and never matches.
-        expect(registeredRoutes(app)).to.deep.equal(['get /api/docs/openapi.json', 'get /api/things/{id}', 'get ?/stray'])
-        expect(doc.documentedRoutes().map((r) => `${r.method} ${r.path}`).sort()).to.deep.equal(['get /api/docs/openapi.json', 'get /api/things/{id}'])
+        expect(registeredRoutes(app)).to.deep.equal(['get /', 'get /api/docs/openapi.json', 'get /api/things/{id}', 'get ?/stray'])
+        expect(doc.documentedRoutes().map((r) => `${r.method} ${r.path}`).sort()).to.deep.equal(['get /', 'get /api/docs/openapi.json', 'get /api/things/{id}'])
     })
 
     it('refuses a route whose path parameters, success answer or bad-input answer are not documented', () => {
