@@ -50,7 +50,7 @@ async function getsourcecode(ctx: EtherscanContext, query: unknown) {
         return [{
             SourceCode: '', ABI: NOT_VERIFIED, ContractName: '', CompilerVersion: '', OptimizationUsed: '', Runs: '',
             ConstructorArguments: '', EVMVersion: '', Library: '', LicenseType: '', Proxy: '0', Implementation: '',
-            SwarmSource: '', Address: address, FileName: '', IsProxy: 'false',
+            SwarmSource: '', Address: address, FileName: '', IsProxy: 'false', IsPartiallyVerified: '',
         }]
     }
     return [{
@@ -70,6 +70,10 @@ async function getsourcecode(ctx: EtherscanContext, query: unknown) {
         Address: address,
         FileName: row.source_name,
         IsProxy: 'false',
+        // Neither Etherscan nor Blockscout's getsourcecode says how a contract matched; a partial
+        // match proves the code, not the sources' text or names, so the record says so, with
+        // Blockscout v2's is_partially_verified in this API's casing and string booleans.
+        IsPartiallyVerified: row.match_type === 'partial' ? 'true' : 'false',
     }]
 }
 
