@@ -1,5 +1,6 @@
 import * as fs from 'fs'
 import * as path from 'path'
+import { declaredSpdx } from '../common/spdx'
 import { Batch } from './batch'
 
 /**
@@ -73,6 +74,7 @@ export class ContractVerifier {
             verifiedAt: at,
             matchType: 'full',
             compilerSettings: artifact.compiler.settings,
+            spdx: declaredSpdx(artifact.sources[artifact.sourceName]),
         })
     }
 }

@@ -59,4 +59,10 @@ export class VerifiedContract {
      */
     @JSONColumn_({nullable: true})
     compilerSettings!: unknown | undefined | null
+
+    /**
+     * the SPDX-License-Identifier the main source declares, read once when verified so that lists never scan sources
+     */
+    @StringColumn_({nullable: true})
+    spdx!: string | undefined | null
 }

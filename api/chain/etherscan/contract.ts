@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { SPDX_PATTERN, verifiedContract, VerifiedRow } from '../queries/smart-contracts'
+import { verifiedContract, VerifiedRow } from '../queries/smart-contracts'
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
 import { Module, ModuleQueries } from './module'
@@ -18,10 +18,6 @@ async function getabi(ctx: EtherscanContext, query: unknown) {
     const row = await verifiedContract(ctx.edb, address)
     if (!row) throw new EtherscanError(NOT_VERIFIED)
     return JSON.stringify(row.abi)
-}
-
-function license(source: string): string {
-    return new RegExp(SPDX_PATTERN).exec(source)?.[1] ?? 'None'
 }
 
 /**
@@ -54,7 +50,7 @@ async function getsourcecode(ctx: EtherscanContext, query: unknown) {
         return [{
             SourceCode: '', ABI: NOT_VERIFIED, ContractName: '', CompilerVersion: '', OptimizationUsed: '', Runs: '',
             ConstructorArguments: '', EVMVersion: '', Library: '', LicenseType: '', Proxy: '0', Implementation: '',
-            SwarmSource: '', Address: address, FileName: '', IsProxy: 'false',
+            SwarmSource: '', Address: address, FileName: '', IsProxy: 'false', IsPartiallyVerified: '',
         }]
     }
     return [{
@@ -67,13 +63,17 @@ async function getsourcecode(ctx: EtherscanContext, query: unknown) {
         ConstructorArguments: (row.constructor_arguments ?? '').replace(/^0x/, ''),
         EVMVersion: row.evm_version,
         Library: '',
-        LicenseType: license(row.sources[row.source_name] ?? ''),
+        LicenseType: row.spdx ?? 'None',
         Proxy: '0',
         Implementation: '',
         SwarmSource: '',
         Address: address,
         FileName: row.source_name,
         IsProxy: 'false',
+        // Neither Etherscan nor Blockscout's getsourcecode says how a contract matched; a partial
+        // match proves the code, not the sources' text or names, so the record says so, with
+        // Blockscout v2's is_partially_verified in this API's casing and string booleans.
+        IsPartiallyVerified: row.match_type === 'partial' ? 'true' : 'false',
     }]
 }
 

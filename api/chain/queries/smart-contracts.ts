@@ -5,9 +5,6 @@ import { ADDRESS_WITH_CREATION } from './addresses'
 
 /** Reads of the indexer's `verified_contract` table and the contracts among addresses; see docs/chain-api.md. */
 
-/** The SPDX identifier a source file declares, as SQL can extract it without reading the sources out. */
-export const SPDX_PATTERN = 'SPDX-License-Identifier:\\s*([^\\s*]+)'
-
 export interface ContractListRow {
     id: string
     name: string
@@ -20,10 +17,14 @@ export interface ContractListRow {
     transaction_count: number
 }
 
-/** Columns of `verified_contract v` joined with its `address a`, as ContractListRow holds them. */
+/**
+ * Columns of `verified_contract v` joined with its `address a`, as ContractListRow holds them. No
+ * source is read: a submitter chooses a source's size, and a list scanning sources costs in
+ * proportion (the licence is stored when the contract is verified, `v.spdx`).
+ */
 const CONTRACT_LIST_COLUMNS = `v.id, v.name, v.compiler_version, v.optimization_enabled,
     v.constructor_arguments IS NOT NULL AS has_constructor_args, v.verified_at,
-    substring(v.sources ->> v.source_name from '${SPDX_PATTERN}') AS spdx, a.balance::text AS balance, a.transaction_count`
+    v.spdx, a.balance::text AS balance, a.transaction_count`
 
 /** The verified-contracts list: a search, an order, and the cursor of that order. */
 export interface ContractListQuery {
@@ -134,6 +135,7 @@ export interface ContractRow {
     /** null for the indexer's own verifications, which are always full */
     match_type: 'full' | 'partial' | null
     compiler_settings: Record<string, unknown> | null
+    spdx: string | null
 }
 
 /** An address as a contract: its creation and, when verified, its verification. */
@@ -141,7 +143,7 @@ export async function contractByAddress(db: Db, hash: string): Promise<ContractR
     const { rows } = await db.query<ContractRow>(
         `SELECT a.is_contract, c.input AS creation_input, c.status AS creation_status, v.name, v.source_name,
                 v.compiler_version, v.evm_version, v.optimization_enabled, v.optimization_runs, v.sources, v.abi,
-                v.constructor_arguments, v.verified_at, v.match_type, v.compiler_settings
+                v.constructor_arguments, v.verified_at, v.match_type, v.compiler_settings, v.spdx
            ${ADDRESS_WITH_CREATION}`,
         [hash]
     )
@@ -160,12 +162,14 @@ export interface VerifiedRow {
     constructor_arguments: string | null
     /** the standard JSON input's settings; null on rows from before they were kept */
     compiler_settings: Record<string, unknown> | null
+    match_type: 'full' | 'partial' | null
+    spdx: string | null
 }
 
 export async function verifiedContract(db: Db, address: string): Promise<VerifiedRow | undefined> {
     const { rows } = await db.query<VerifiedRow>(
         `SELECT name, source_name, compiler_version, evm_version, optimization_enabled, optimization_runs, sources, abi,
-                constructor_arguments, compiler_settings
+                constructor_arguments, compiler_settings, match_type, spdx
            FROM verified_contract WHERE id = $1`,
         [address]
     )

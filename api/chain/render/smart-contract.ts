@@ -1,6 +1,6 @@
 import { addressParam } from './address'
 import { isoTimestamp } from '../format'
-import { ContractListRow, SPDX_PATTERN } from '../queries/smart-contracts'
+import { ContractListRow } from '../queries/smart-contracts'
 
 /**
  * SPDX identifiers → Blockscout's license_type enum (the licenses its verification form offers).
@@ -30,10 +30,6 @@ export function licenseType(spdx: string | null | undefined): string {
     if (!spdx) return 'none'
     const id = spdx.toLowerCase().replace(/-(only|or-later)$/, '')
     return LICENSES[id] ?? 'none'
-}
-
-export function sourceLicense(source: string): string {
-    return licenseType(new RegExp(SPDX_PATTERN).exec(source)?.[1])
 }
 
 /** An item of Blockscout's verified-contracts list. Every verified contract here is compiled Solidity. */

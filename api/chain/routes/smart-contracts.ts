@@ -11,7 +11,7 @@ import {
     contractByAddress, contractCounts, ContractListRow, ContractRow, isSortedList, verifiedContractList,
 } from '../queries/smart-contracts'
 import { displayValue } from '../render/decode'
-import { renderContractListItem, sourceLicense } from '../render/smart-contract'
+import { licenseType, renderContractListItem } from '../render/smart-contract'
 import { chainOperation, pageOf, SmartContract, SmartContractCounters, SmartContractListItem } from '../schemas'
 
 const TAG = 'smart-contracts'
@@ -163,7 +163,7 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
             constructor_args: row.constructor_arguments,
             decoded_constructor_args: decodeConstructorArgs(row.abi, row.constructor_arguments),
             language: 'solidity',
-            license_type: sourceLicense(main),
+            license_type: licenseType(row.spdx),
         })
     })
 }

@@ -29,6 +29,8 @@ interface CompiledContract {
         bytecode: { object: string }
         deployedBytecode: { object: string; immutableReferences?: ImmutableReferences }
     }
+    /** solc's metadata, a JSON string: its `sources` are the files this contract was compiled from */
+    metadata?: string
 }
 
 interface CompilerOutput {
@@ -37,7 +39,7 @@ interface CompilerOutput {
 }
 
 const OUTPUT_SELECTION = {
-    '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences'] },
+    '*': { '*': ['abi', 'metadata', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences'] },
 }
 
 /** A reason quoted from the compiler is cut here: an answer is not the place for a whole log. */
@@ -168,8 +170,13 @@ export class ContractVerification {
             }
             let match = matchRuntime(runtime, contract.evm.deployedBytecode.immutableReferences ?? {}, deployed)
             if (!match) continue
-            let args = sub.constructorArgs || null
-            if (creationInput !== undefined) {
+            // Without the creation input only the runtime is proven: the constructor arguments (and
+            // the immutables they set, which runtime matching reads from the chain) are not, so the
+            // match is partial and no arguments are recorded, whatever the submitter states.
+            let args: string | null = null
+            if (creationInput === undefined) {
+                match = 'partial'
+            } else {
                 const creation = matchCreation(contract.evm.bytecode.object, creationInput)
                 if (!creation) continue
                 if (creation.match === 'partial') match = 'partial'
@@ -185,13 +192,19 @@ export class ContractVerification {
         if (sub.constructorArgs && creationInput !== undefined && sub.constructorArgs !== (best.args ?? '')) {
             return fail('The constructor arguments given differ from those of the creation transaction')
         }
+        const compiledFrom = metadataSources(best.contract.metadata)
+        if (!compiledFrom) return fail('The compiler gave no metadata naming the sources of the contract')
         const saved = await this.store.save({
             address: sub.address,
             name: best.name,
             sourceName: best.file,
             compilerVersion: compiler.version,
             settings,
-            sources: Object.fromEntries(Object.entries(sub.input.sources).map(([path, s]) => [path, s.content])),
+            // Only the files the contract was compiled from: a file nobody imports leaves the code and
+            // its metadata hash unchanged, so keeping it would let a submitter pin any text to a contract.
+            sources: Object.fromEntries(Object.entries(sub.input.sources)
+                .filter(([path]) => compiledFrom.has(path))
+                .map(([path, s]) => [path, s.content])),
             abi: best.contract.abi,
             constructorArgs: best.args,
             match: best.match,
@@ -209,6 +222,16 @@ export class ContractVerification {
                 await new Promise((r) => setTimeout(r, 1_000 * attempt))
             }
         }
+    }
+}
+
+/** The source paths solc's metadata names (those the contract was compiled from); undefined when it is missing or malformed. */
+function metadataSources(metadata: string | undefined): Set<string> | undefined {
+    try {
+        const sources = metadata ? (JSON.parse(metadata) as { sources?: unknown }).sources : undefined
+        return sources && typeof sources === 'object' ? new Set(Object.keys(sources)) : undefined
+    } catch {
+        return undefined
     }
 }
 

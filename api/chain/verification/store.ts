@@ -1,4 +1,5 @@
 import { Pool } from 'pg'
+import { declaredSpdx } from '../../../common/spdx'
 import { VERIFICATION_CHANNEL, VerificationNotification } from '../../../db/channels'
 import { MatchType } from './bytecode'
 
@@ -99,20 +100,20 @@ export class VerificationStore {
         const optimizer = (v.settings.optimizer ?? {}) as { enabled?: boolean; runs?: number }
         const { rowCount } = await this.pool.query(
             `INSERT INTO verified_contract (id, name, source_name, compiler_version, evm_version, optimization_enabled,
-                                            optimization_runs, sources, abi, constructor_arguments, verified_at, match_type, compiler_settings)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), $11, $12)
+                                            optimization_runs, sources, abi, constructor_arguments, verified_at, match_type, compiler_settings, spdx)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), $11, $12, $13)
              ON CONFLICT (id) DO UPDATE SET
                 name = EXCLUDED.name, source_name = EXCLUDED.source_name, compiler_version = EXCLUDED.compiler_version,
                 evm_version = EXCLUDED.evm_version, optimization_enabled = EXCLUDED.optimization_enabled,
                 optimization_runs = EXCLUDED.optimization_runs, sources = EXCLUDED.sources, abi = EXCLUDED.abi,
                 constructor_arguments = EXCLUDED.constructor_arguments, verified_at = EXCLUDED.verified_at,
-                match_type = EXCLUDED.match_type, compiler_settings = EXCLUDED.compiler_settings
+                match_type = EXCLUDED.match_type, compiler_settings = EXCLUDED.compiler_settings, spdx = EXCLUDED.spdx
               WHERE verified_contract.match_type = 'partial' AND EXCLUDED.match_type = 'full'`,
             [
                 v.address, v.name, v.sourceName, v.compilerVersion, String(v.settings.evmVersion ?? 'default'),
                 optimizer.enabled ?? false, optimizer.enabled ? optimizer.runs ?? 200 : null,
                 JSON.stringify(v.sources), JSON.stringify(v.abi), v.constructorArgs ? `0x${v.constructorArgs}` : null,
-                v.match, JSON.stringify(v.settings),
+                v.match, JSON.stringify(v.settings), declaredSpdx(v.sources[v.sourceName]),
             ]
         )
         return (rowCount ?? 0) > 0

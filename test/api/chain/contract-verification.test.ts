@@ -9,6 +9,7 @@ import { Abi, Address, createWalletClient, encodeAbiParameters, Hex, http } from
 import { mnemonicToAccount } from 'viem/accounts'
 import { WebSocket } from 'ws'
 import { waitFor } from '../../../common/processes'
+import { PROJECT_DIR } from '../../../db/migrate'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
 import { devnetChain } from '../../../devnet/deploy'
 import { ApiProcess, startApi } from '../../support/api'
@@ -86,6 +87,19 @@ function compile(compiler: typeof solc, input: object, file: string, name: strin
     const c = output.contracts[file][name]
     return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` }
 }
+
+/** A contract whose constructor argument is kept in an immutable: the runtime code holds it, the creation input proves it. */
+const CAPPED = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Capped {
+    uint256 public immutable cap;
+
+    constructor(uint256 initialCap) {
+        cap = initialCap;
+    }
+}
+`
 
 const GOOD = greeter('A greeting kept on chain.')
 const ARGS = encodeAbiParameters([{ type: 'string' }], ['hello'])
@@ -255,6 +269,101 @@ describe('chain data API: contract verification', function () {
             method: 'POST', body: standardInputForm(standardInput(GOOD), { compiler_version: V30 }),
         })
         expect(await again.json()).to.deep.equal({ message: 'Already verified' })
+    })
+
+    it('lists verified contracts without reading a source: the licence is the one stored at verification, and the migration fills it for earlier rows', async function () {
+        const input = standardInput(GOOD)
+        const address = await deploy(compile(solc, input, 'contracts/Greeter.sol', 'Greeter'), ['hello'])
+        const client = new Etherscan('any-key', `${api.explorerUrl}/api`, 'http://explorer.invalid', undefined)
+        const submitted = await client.verify(address, JSON.stringify(input), 'contracts/Greeter.sol:Greeter', V30, ARGS.slice(2))
+        expect((await client.getVerificationStatus(submitted.message)).isSuccess()).to.equal(true)
+        const listed = async (): Promise<any> => ((await (await v2(`/smart-contracts?q=${address}`)).json()) as any).items
+        expect((await listed()).map((i: any) => i.license_type)).to.deep.equal(['mit'])
+        const id = address.toLowerCase()
+
+        // Sources whose scan would say another licence: the list still says the stored one, so it did not scan them.
+        const { rows: [{ sources }] } = await db.query('SELECT sources FROM verified_contract WHERE id = $1', [id])
+        await db.query(`UPDATE verified_contract SET sources = jsonb_set(sources, '{contracts/Greeter.sol}', to_jsonb($2::text)) WHERE id = $1`,
+            [id, '// SPDX-License-Identifier: GPL-3.0\n' + GOOD])
+        expect((await listed()).map((i: any) => i.license_type)).to.deep.equal(['mit'])
+        expect((await db.query('SELECT spdx FROM verified_contract WHERE id = $1', [id])).rows[0].spdx).to.equal('MIT')
+
+        // A row from before the column (the column dropped and added again by the migration) gets the licence of its sources.
+        const Migration = require(path.join(PROJECT_DIR, 'db/migrations/1795433300000-VerifiedContractListColumns.js'))
+        const migration = new Migration()
+        await db.query('BEGIN')
+        try {
+            await migration.down(db)
+            await migration.up(db)
+            await db.query('COMMIT')
+        } catch (err) {
+            await db.query('ROLLBACK')
+            throw err
+        }
+        expect((await db.query('SELECT spdx FROM verified_contract WHERE id = $1', [id])).rows[0].spdx).to.equal('GPL-3.0')
+        expect((await listed()).map((i: any) => i.license_type)).to.deep.equal(['gnu_gpl_v3'])
+        await db.query(`UPDATE verified_contract SET sources = $2, spdx = 'MIT' WHERE id = $1`, [id, JSON.stringify(sources)])
+    })
+
+    it('with no known creation input, proves only the runtime: the match is partial and the stated constructor arguments are not shown', async function () {
+        const input = { language: 'Solidity', sources: { 'contracts/Capped.sol': { content: CAPPED } }, settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+        const artifact = compile(solc, input, 'contracts/Capped.sol', 'Capped')
+        const original = await deploy(artifact, [1000n])
+        // The same code at an address whose creation the indexer never saw, as a contract of the
+        // genesis allocation is: the code is put there, and a call makes the indexer meet the address.
+        const address = `0x${'ca'.repeat(20)}` as Address
+        const code = await chain.client.getCode({ address: original })
+        await chain.client.request({ method: 'anvil_setCode' as any, params: [address, code] as any })
+        const caller = createWalletClient({ account: mnemonicToAccount(DEV_MNEMONIC, { addressIndex: deployer++ }), chain: devnetChain(CHAIN_ID, chain.url), transport: http(chain.url) })
+        const call = await caller.sendTransaction({ to: address, data: '0x355274ea', maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as never)
+        await chain.client.waitForTransactionReceipt({ hash: call, pollingInterval: 50 })
+        await waitFor(`${address} indexed`, async () => (await db.query('SELECT is_contract FROM address WHERE id = $1', [address.toLowerCase()])).rows[0]?.is_contract === true, 60_000, 50)
+        expect(await chain.client.readContract({ address, abi: artifact.abi, functionName: 'cap' })).to.equal(1000n)
+
+        const claimed = encodeAbiParameters([{ type: 'uint256' }], [123456789n])
+        const client = new Etherscan('any-key', `${api.explorerUrl}/api`, 'http://explorer.invalid', undefined)
+        const submitted = await client.verify(address, JSON.stringify(input), 'contracts/Capped.sol:Capped', V30, claimed.slice(2))
+        const status = await client.getVerificationStatus(submitted.message)
+        expect(status.isSuccess(), status.message).to.equal(true)
+
+        const contract = await contractOf(address)
+        expect(contract).to.include({ is_verified: true, is_partially_verified: true, is_fully_verified: false, name: 'Capped', constructor_args: null, decoded_constructor_args: null })
+        const [source] = ((await (await fetch(`${api.explorerUrl}/api?module=contract&action=getsourcecode&address=${address}`)).json()) as any).result
+        expect(source).to.include({ ContractName: 'Capped', ConstructorArguments: '', IsPartiallyVerified: 'true' })
+    })
+
+    it('keeps only the sources the compiled contract names: a file nobody imports is not published with it', async function () {
+        const input = standardInput(GOOD)
+        const address = await deploy(compile(solc, input, 'contracts/Greeter.sol', 'Greeter'), ['hello'])
+        const pinned = { ...input, sources: { ...input.sources, 'contracts/Pinned.sol': { content: '// Any text a stranger wants shown with this contract.\n' } } }
+        const client = new Etherscan('any-key', `${api.explorerUrl}/api`, 'http://explorer.invalid', undefined)
+        const submitted = await client.verify(address, JSON.stringify(pinned), 'contracts/Greeter.sol:Greeter', V30, ARGS.slice(2))
+        const status = await client.getVerificationStatus(submitted.message)
+        expect(status.isSuccess(), status.message).to.equal(true)
+
+        const contract = await contractOf(address)
+        // The unimported file changes neither the code nor its metadata hash: the match is full all the same.
+        expect(contract).to.include({ is_fully_verified: true, file_path: 'contracts/Greeter.sol' })
+        expect(contract.additional_sources).to.deep.equal([{ file_path: 'contracts/Shout.sol', source_code: SHOUT }])
+        const [source] = ((await (await fetch(`${api.explorerUrl}/api?module=contract&action=getsourcecode&address=${address}`)).json()) as any).result
+        expect(Object.keys(JSON.parse(source.SourceCode.slice(1, -1)).sources).sort()).to.deep.equal(['contracts/Greeter.sol', 'contracts/Shout.sol'])
+        expect(source.IsPartiallyVerified).to.equal('false')
+    })
+
+    it('says a match is partial in every answer, so a name that only a partial match gave is not taken for proven (v2 and getsourcecode)', async function () {
+        const address = await deploy(compile(solc, standardInput(GOOD), 'contracts/Greeter.sol', 'Greeter'), ['hello'])
+        // Another contract name changes the metadata hash only: the code matches, the name is the submitter's.
+        const renamed = standardInput(GOOD.replace('contract Greeter', 'contract OfficialBridge'))
+        const client = new Etherscan('any-key', `${api.explorerUrl}/api`, 'http://explorer.invalid', undefined)
+        const submitted = await client.verify(address, JSON.stringify(renamed), 'contracts/Greeter.sol:OfficialBridge', V30, ARGS.slice(2))
+        const status = await client.getVerificationStatus(submitted.message)
+        expect(status.isSuccess(), status.message).to.equal(true)
+
+        expect(await contractOf(address)).to.include({ name: 'OfficialBridge', is_verified: true, is_partially_verified: true, is_fully_verified: false })
+        const [source] = ((await (await fetch(`${api.explorerUrl}/api?module=contract&action=getsourcecode&address=${address}`)).json()) as any).result
+        expect(source).to.include({ ContractName: 'OfficialBridge', IsPartiallyVerified: 'true' })
+        const [unverified] = ((await (await fetch(`${api.explorerUrl}/api?module=contract&action=getsourcecode&address=${mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 3 }).address}`)).json()) as any).result
+        expect(unverified.IsPartiallyVerified).to.equal('')
     })
 
     it('verifies a flattened source with a compiler from VERIFIER_SOLC_DIR', async function () {

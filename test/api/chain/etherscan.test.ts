@@ -407,6 +407,9 @@ describe('chain API: Etherscan-style /api', function () {
             expect(source.ConstructorArguments).to.equal((row.constructor_arguments ?? '').replace(/^0x/, ''))
             expect(source.FileName).to.equal(row.source_name)
             expect(source.Proxy).to.equal('0')
+            // The indexer's verifications are full matches, of the licence its main source declares.
+            expect(source.IsPartiallyVerified).to.equal('false')
+            expect(source.LicenseType).to.equal(/SPDX-License-Identifier:\s*([^\s*]+)/.exec(row.sources[row.source_name])?.[1] ?? 'None')
             const files = Object.entries(row.sources as Record<string, string>)
             if (files.length === 1) {
                 expect(source.SourceCode).to.equal(files[0][1])
