@@ -16,6 +16,14 @@ export class AmmMathError extends Error {
 const FEE_DENOMINATOR = 1000n
 const AFTER_FEE = 998n
 
+/** The pair's fee on `amountIn`: what of it stays with the liquidity providers (0.2%, rounded down). */
+export function swapFee(amountIn: bigint): bigint {
+    return (amountIn * (FEE_DENOMINATOR - AFTER_FEE)) / FEE_DENOMINATOR
+}
+
+/** The pair's fee as a percent, for people: "0.20". */
+export const SWAP_FEE_PERCENT = '0.20'
+
 /** amountA valued in B at the reserves, no fee (the router's quote, used for liquidity and pricing). */
 export function quote(amountA: bigint, reserveA: bigint, reserveB: bigint): bigint {
     if (amountA <= 0n) throw new AmmMathError('INSUFFICIENT_AMOUNT')

@@ -24,10 +24,17 @@ export async function minimumFor(ctx: EngineContext, route: Route, amount: bigin
     })
 }
 
-export async function minimumDeposit(ctx: EngineContext, route: Route): Promise<bigint> {
+/** The network fees of a swap's own transactions, each in its chain's coin, and their sum in the source token. */
+export interface NetworkFees {
+    gather: { amount: bigint; coin: Asset }
+    payout: { amount: bigint; coin: Asset }
+    /** Both, in base units of the source token at reference prices (a coin not priced at all counts 0). */
+    inSource: bigint
+}
+
+/** What the gather on the source chain and the payout on the target chain cost now, as the nodes estimate. */
+export async function networkFees(ctx: EngineContext, route: Route): Promise<NetworkFees> {
     const { source, target } = route
-    let floor = route.minAmount
-    if (source.chain === 'SOLANA' && floor < SOLANA_RENT_EXEMPT_MINIMUM) floor = SOLANA_RENT_EXEMPT_MINIMUM
     const sourceAdapter = ctx.adapter(source.chain)
     const targetAdapter = ctx.adapter(target.chain)
     // Addresses only shape the estimate (an EVM coin transfer to a contract costs more): the vaults stand in for both ends.
@@ -36,8 +43,18 @@ export async function minimumDeposit(ctx: EngineContext, route: Route): Promise<
         sourceAdapter.transferFee(source, sourceVault, sourceVault),
         targetAdapter.transferFee(target, targetVault, targetVault),
     ])
-    const fees = toSource(ctx, gatherFee, ctx.coin(source.chain), source) + toSource(ctx, payoutFee, ctx.coin(target.chain), source)
-    const needed = fees * FEE_MULTIPLE
+    const [gatherCoin, payoutCoin] = [ctx.coin(source.chain), ctx.coin(target.chain)]
+    return {
+        gather: { amount: gatherFee, coin: gatherCoin },
+        payout: { amount: payoutFee, coin: payoutCoin },
+        inSource: toSource(ctx, gatherFee, gatherCoin, source) + toSource(ctx, payoutFee, payoutCoin, source),
+    }
+}
+
+export async function minimumDeposit(ctx: EngineContext, route: Route, fees?: NetworkFees): Promise<bigint> {
+    let floor = route.minAmount
+    if (route.source.chain === 'SOLANA' && floor < SOLANA_RENT_EXEMPT_MINIMUM) floor = SOLANA_RENT_EXEMPT_MINIMUM
+    const needed = (fees ?? await networkFees(ctx, route)).inSource * FEE_MULTIPLE
     return needed > floor ? needed : floor
 }
 

@@ -1,4 +1,6 @@
 import { formatUnits } from '../amounts'
+import { Asset } from '../config'
+import { ChainName } from '../registry'
 import { LOCK_VAULT } from '../db'
 import { EngineContext } from './context'
 import { Swap, transition } from './lifecycle'
@@ -35,21 +37,7 @@ export async function checkReserves(ctx: EngineContext, swap: Swap, credit = 0n)
     const coin = ctx.coin(swap.targetChain)
     const amount = swap.lockedTargetAmount!
     const vault = await adapter.deriveAddress({ kind: 'vault' })
-    const { rows } = await ctx.pool.query(
-        `SELECT target_token, COALESCE(SUM(locked_target_amount), 0)::text AS reserved, COUNT(*)::int AS payouts
-         FROM bridge_swap WHERE target_chain = $1 AND status IN ('vault_locked', 'payout_processing') AND id <> $2
-         GROUP BY target_token`,
-        [swap.targetChain, swap.id]
-    )
-    // Pool trades of other swaps that will spend the vault's stock on this chain (pool.ts) count as reserved too.
-    const { rows: trades } = await ctx.pool.query(
-        `SELECT asset, SUM(amount)::text AS amount FROM bridge_tx
-         WHERE chain = $1 AND purpose = 'pool_swap' AND status IN ('signed', 'broadcast') AND swap_id <> $2 GROUP BY asset`,
-        [swap.targetChain, swap.id]
-    )
-    const reservedOf = (symbol: string) =>
-        BigInt(rows.find((r) => r.target_token === symbol)?.reserved ?? '0') + BigInt(trades.find((t) => t.asset === symbol)?.amount ?? '0')
-    const otherPayouts = rows.reduce((n, r) => n + r.payouts, 0)
+    const { reservedOf, payouts: otherPayouts } = await reservations(ctx, swap.targetChain, swap.id)
     const [balance, coinBalance, fee] = await Promise.all([
         adapter.balance(vault, asset),
         adapter.balance(vault, coin),
@@ -74,6 +62,42 @@ export async function checkReserves(ctx: EngineContext, swap: Swap, credit = 0n)
         return { failure: LACKED_GAS, detail }
     }
     return { detail }
+}
+
+/**
+ * What a chain's vault has promised: the locked payouts of swaps in vault_locked or
+ * payout_processing, and the pool trades in flight that spend its stock (pool.ts), by asset;
+ * `except` leaves one swap's own out.
+ */
+async function reservations(ctx: EngineContext, chain: ChainName, except: string | null): Promise<{ reservedOf: (symbol: string) => bigint; payouts: number }> {
+    const { rows } = await ctx.pool.query(
+        `SELECT target_token, COALESCE(SUM(locked_target_amount), 0)::text AS reserved, COUNT(*)::int AS payouts
+         FROM bridge_swap WHERE target_chain = $1 AND status IN ('vault_locked', 'payout_processing') AND id IS DISTINCT FROM $2
+         GROUP BY target_token`,
+        [chain, except]
+    )
+    const { rows: trades } = await ctx.pool.query(
+        `SELECT asset, SUM(amount)::text AS amount FROM bridge_tx
+         WHERE chain = $1 AND purpose = 'pool_swap' AND status IN ('signed', 'broadcast') AND swap_id IS DISTINCT FROM $2 GROUP BY asset`,
+        [chain, except]
+    )
+    return {
+        reservedOf: (symbol) => BigInt(rows.find((r) => r.target_token === symbol)?.reserved ?? '0') + BigInt(trades.find((t) => t.asset === symbol)?.amount ?? '0'),
+        payouts: rows.reduce((n, r) => n + r.payouts, 0),
+    }
+}
+
+/**
+ * What the vault of `asset`'s chain could pay in it now, beyond what it has promised: for a swap
+ * being created, which reserves nothing until its rate is locked (creation is refused above it;
+ * the vault lock checks again, under its lock, before anything is signed).
+ */
+export async function vaultCapacity(ctx: EngineContext, asset: Asset): Promise<{ available: bigint; balance: bigint; reserved: bigint }> {
+    const adapter = ctx.adapter(asset.chain)
+    const vault = await adapter.deriveAddress({ kind: 'vault' })
+    const [{ reservedOf }, balance] = await Promise.all([reservations(ctx, asset.chain, null), adapter.balance(vault, asset)])
+    const reserved = reservedOf(asset.symbol)
+    return { available: balance > reserved ? balance - reserved : 0n, balance, reserved }
 }
 
 export async function lockVault(ctx: EngineContext, swap: Swap, eventData: Record<string, unknown> = {}): Promise<VaultLockResult> {

@@ -11,6 +11,7 @@ import { Webhooks } from '../webhooks/service'
 import { bridgeErrors, bridgeErrorSchema } from './errors'
 import { infoRoutes } from './info'
 import { swapPageRoutes } from './swap-page'
+import { quoteRoutes } from './quote'
 import { swapRoutes } from './swaps'
 
 const DESCRIPTION = 'The bridge API (docs/bridge/lifecycle.md) and the webhook admin API (docs/bridge/webhooks.md).\n\n' +
@@ -39,6 +40,7 @@ export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string
     app.use('/api', express.json({ limit: '16kb', type: 'application/json' }))
     // Info routes first: /api/swap/config and /api/swap/pool-price/... are not swap ids.
     doc.mount(app, infoRoutes(ctx, vaults, doc))
+    doc.mount(app, quoteRoutes(ctx, doc))
     doc.mount(app, swapRoutes(ctx, doc))
     doc.mount(app, swapPageRoutes(ctx, doc))
     doc.mount(app, webhookRoutes(webhooks, doc))

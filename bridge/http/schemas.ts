@@ -184,3 +184,33 @@ export const SwapEvents = z.looseObject({
         timestamp: time,
     })),
 }).meta({ id: 'BridgeSwapEvents' })
+
+const feeIn = z.looseObject({ token: text, amount: text })
+
+/** GET /api/swap/quote (quote.ts). */
+export const SwapQuote = z.looseObject({
+    source_chain: text,
+    source_token: text,
+    target_chain: text,
+    target_token: text,
+    source_token_amount: text,
+    estimated_target_amount: text.meta({ description: 'What the swap pays at today\'s rate, after every fee' }),
+    rate: text.meta({ description: 'Target per source, whole tokens, after the fee' }),
+    min_target_amount: text.meta({ description: 'The least payout a swap created now accepts by default (the estimate less BRIDGE_MAX_SLIPPAGE_PERCENT)' }),
+    max_target_amount: text.meta({ description: 'The most it may pay (the estimate plus BRIDGE_MAX_SLIPPAGE_PERCENT), which the target vault can pay now' }),
+    fee_percent: text,
+    fees: z.looseObject({
+        bridge: feeIn.extend({ percent: text }),
+        pools: z.array(feeIn.extend({ pool: text, chain: text, percent: text })),
+        provider: z.looseObject({ name: text, included_in_rate: z.literal(true) }).nullable(),
+        network: z.looseObject({
+            gather: feeIn.extend({ chain: text }),
+            payout: feeIn.extend({ chain: text }),
+            deducted: z.literal(false).meta({ description: 'The bridge pays its own transactions\' fees; they are not taken from the payout' }),
+        }).nullable(),
+    }),
+    min_amount: text.meta({ description: 'The least source_token_amount the route takes now' }),
+    max_amount: text,
+    route: z.looseObject({ kind: text, legs: z.array(z.unknown()) }),
+    quoted_at: time,
+}).meta({ id: 'BridgeSwapQuote' })

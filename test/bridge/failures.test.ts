@@ -94,10 +94,25 @@ describe('bridge: expiry, failures, refunds and crash safety', function () {
         expect((await eventsOf(a, swap.id)).map((e) => e.event)).to.deep.equal(['deposit_wallet_created', 'swap_expired', 'late_deposit_detected', 'late_deposit_refunded'])
     })
 
-    it('fails when the target vault lacks reserves, and refunds the deposit to refund_address', async function () {
+    it('refuses at creation, and at a quote, a swap the target vault cannot pay', async function () {
+        const pair = { source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'BSC', target_token: 'WNATIVE' }
+        const refused = await api(a, 'POST', '/api/swap', { ...pair, source_token_amount: 2, target_wallet: account(6).address, refund_address: account(7).address })
+        expect(refused.status).to.equal(400)
+        expect(refused.body.error).to.include({ code: 'insufficient_reserves', field: 'source_token_amount' })
+        // 2 NATIVE less the 2.5% fee is 1.95 WNATIVE, plus the 3% the rate may move: 2.0085.
+        expect(refused.body.error.message).to.equal("source_token_amount: the bridge's WNATIVE vault on BSC can pay at most 1 WNATIVE right now, and this swap may pay up to 2.0085 WNATIVE; swap a smaller amount")
+        const quoted = await api(a, 'GET', `/api/swap/quote?${new URLSearchParams({ ...pair, source_token_amount: '2' })}`)
+        expect(quoted.status).to.equal(400)
+        expect(quoted.body.error).to.deep.equal(refused.body.error)
+        // Within what the vault holds: accepted.
+        expect((await api(a, 'GET', `/api/swap/quote?${new URLSearchParams({ ...pair, source_token_amount: '0.5' })}`)).status).to.equal(200)
+    })
+
+    it('fails when the target vault lacks reserves at the rate lock, and refunds the deposit to refund_address', async function () {
+        // Created for 0.5, which the vault (1 WNATIVE) can pay; 2 arrive, which it cannot.
         const swap = await createSwap(a, {
             source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'BSC', target_token: 'WNATIVE',
-            source_token_amount: 2, target_wallet: account(6).address, refund_address: account(7).address,
+            source_token_amount: 0.5, target_wallet: account(6).address, refund_address: account(7).address,
         })
         const native = w.chains.NATIVECHAIN
         const before = await balanceOf(native, account(7).address)
@@ -137,9 +152,10 @@ describe('bridge: expiry, failures, refunds and crash safety', function () {
     })
 
     it('without a refund_address a failed swap is not refunded', async function () {
+        // Created for what the vault can pay; the 3 that arrive it cannot.
         const swap = await createSwap(a, {
             source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'BSC', target_token: 'WNATIVE',
-            source_token_amount: 3, target_wallet: account(6).address,
+            source_token_amount: 0.5, target_wallet: account(6).address,
         })
         await send(w.chains.NATIVECHAIN, 5, swap.deposit_address, parseUnits('3', 18))
         const failed = await waitForStatus(a, swap.id, ['failed'])
