@@ -2,8 +2,8 @@ import * as os from 'os'
 import { Pool } from 'pg'
 import { Hex, PublicClient } from 'viem'
 import { Logger } from '../../../common/logger'
-import { hasUnlinkedLibraries, ImmutableReferences, matchCreation, matchRuntime, MatchType } from './bytecode'
-import { CompilePool } from './compile-pool'
+import { hasUnlinkedLibraries, matchCreation, matchRuntime, MatchType } from './bytecode'
+import { CompiledContract, CompilePool, CompilerOutput } from './compile-pool'
 import { Compiler, Compilers } from './compilers'
 import { VerificationSettings } from './config'
 import { Job, Target, VerificationStore } from './store'
@@ -22,22 +22,18 @@ export const ALREADY_VERIFIED = 'Smart-contract already verified.'
 
 type Outcome = { status: 'pass'; match: MatchType } | { status: 'fail'; reason: string }
 
-/** What the compiler answers, as far as verification reads it. */
-interface CompiledContract {
-    abi: unknown[]
-    evm: {
-        bytecode: { object: string }
-        deployedBytecode: { object: string; immutableReferences?: ImmutableReferences }
-    }
-}
+const OUTPUT_FIELDS = ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences', 'metadata']
 
-interface CompilerOutput {
-    errors?: { severity: string; message: string; formattedMessage?: string }[]
-    contracts?: Record<string, Record<string, CompiledContract>>
-}
-
-const OUTPUT_SELECTION = {
-    '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences'] },
+/**
+ * Only what matching reads, and of the named contract alone when there is a name: every other
+ * output (and every other contract's) costs the compiler memory and can be made to grow
+ * exponentially with the source (contracts that each `new` the ones below).
+ */
+function outputSelection(contractName?: string) {
+    if (!contractName) return { '*': { '*': OUTPUT_FIELDS } }
+    const colon = contractName.lastIndexOf(':')
+    if (colon < 0) return { '*': { [contractName]: OUTPUT_FIELDS } }
+    return { [contractName.slice(0, colon)]: { [contractName.slice(colon + 1)]: OUTPUT_FIELDS } }
 }
 
 /** A reason quoted from the compiler is cut here: an answer is not the place for a whole log. */
@@ -60,7 +56,12 @@ export class ContractVerification {
     constructor(private readonly deps: { pool: Pool; node: PublicClient; log: Logger; settings: VerificationSettings }) {
         const s = deps.settings
         this.threads = s.VERIFIER_THREADS ?? os.availableParallelism()
-        this.compile = new CompilePool({ threads: this.threads, timeoutMs: s.VERIFIER_COMPILE_TIMEOUT_MS })
+        this.compile = new CompilePool({
+            processes: this.threads,
+            timeoutMs: s.VERIFIER_COMPILE_TIMEOUT_MS,
+            memoryMb: s.VERIFIER_COMPILE_MEMORY_MB,
+            outputMaxBytes: s.VERIFIER_OUTPUT_MAX_MB * 1024 * 1024,
+        })
         this.compilers = new Compilers(this.compile, s.VERIFIER_SOLC_DIR)
         this.store = new VerificationStore(deps.pool)
     }
@@ -143,16 +144,16 @@ export class ContractVerification {
         }
         if (!deployed || deployed === '0x') return fail(`The node has no code at ${sub.address}`)
         const { outputSelection: _dropped, ...settings } = sub.input.settings
-        const input = { ...sub.input, settings: { ...settings, outputSelection: OUTPUT_SELECTION } }
+        const input = { ...sub.input, settings: { ...settings, outputSelection: outputSelection(sub.contractName) } }
         let output: CompilerOutput
         try {
-            output = JSON.parse(await this.compile.compile(compiler.soljson, JSON.stringify(input)))
+            output = await this.compile.compile(compiler.soljson, JSON.stringify(input))
         } catch (err) {
             return fail(`The compiler failed: ${err instanceof Error ? err.message : String(err)}`)
         }
-        const error = output.errors?.find((e) => e.severity === 'error')
+        const error = output.errors.find((e) => e.severity === 'error')
         if (error) return fail(`Compilation failed: ${error.formattedMessage ?? error.message}`)
-        const candidates = selectContracts(output.contracts ?? {}, sub.contractName)
+        const candidates = selectContracts(output.contracts, sub.contractName)
         if (candidates.length === 0) {
             return fail(sub.contractName ? `No contract named ${sub.contractName} in the sources` : 'The sources compile to no contract')
         }

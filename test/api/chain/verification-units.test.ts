@@ -39,7 +39,7 @@ describe('contract verification: matching and the compile pool', function () {
     })
 
     it('ends a compile past its time limit with that reason, and compiles on a fresh thread after it', async function () {
-        const strict = new CompilePool({ threads: 1, timeoutMs: 1 })
+        const strict = new CompilePool({ processes: 1, timeoutMs: 1, memoryMb: 1536, outputMaxBytes: 16 << 20 })
         const bundled = require.resolve('solc/soljson.js')
         try {
             // Loading the compiler alone takes far longer than a millisecond.
@@ -48,7 +48,7 @@ describe('contract verification: matching and the compile pool', function () {
         } finally {
             await strict.close()
         }
-        const pool = new CompilePool({ threads: 1, timeoutMs: 300_000 })
+        const pool = new CompilePool({ processes: 1, timeoutMs: 300_000, memoryMb: 1536, outputMaxBytes: 16 << 20 })
         try {
             const compilers = new Compilers(pool)
             const [only] = await compilers.list()
@@ -57,12 +57,12 @@ describe('contract verification: matching and the compile pool', function () {
                 expect((await compilers.find(spelling))?.version, spelling).to.equal(only.version)
             }
             expect(await compilers.find('0.8.29')).to.equal(undefined)
-            const output = JSON.parse(await pool.compile(only.soljson, JSON.stringify({
+            const output = await pool.compile(only.soljson, JSON.stringify({
                 language: 'Solidity', sources: { 'A.sol': { content: 'contract A {}' } },
                 settings: { outputSelection: { '*': { '*': ['evm.deployedBytecode.object'] } } },
-            })))
+            }))
             expect(output.contracts['A.sol'].A.evm.deployedBytecode.object).to.match(/^[0-9a-f]+$/)
-            const broken = JSON.parse(await pool.compile(only.soljson, 'not json'))
+            const broken = await pool.compile(only.soljson, 'not json')
             expect(broken.errors[0].severity).to.equal('error')
         } finally {
             await pool.close()
