@@ -48,6 +48,16 @@ export class HashPool {
         }
     }
 
+    /**
+     * Admission decided at once: runs fn as run() does, or answers undefined (fn not run) when the
+     * pool and its queue are full. The slot or queue place is taken before this returns, so a
+     * caller may await other work between admission and fn's start without losing it.
+     */
+    tryRun<T>(fn: () => Promise<T>): Promise<T> | undefined {
+        if (this.running >= this.limits.concurrency && this.waiting.length >= this.limits.queue) return undefined
+        return this.run(fn)
+    }
+
     /** Hashes running and waiting, for tests and metrics. */
     get load(): { running: number; waiting: number } {
         return { running: this.running, waiting: this.waiting.length }

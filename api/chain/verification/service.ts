@@ -1,6 +1,7 @@
 import * as os from 'os'
 import { Pool } from 'pg'
 import { Hex, PublicClient } from 'viem'
+import { HashPool } from '../../../common/hash-pool'
 import { Logger } from '../../../common/logger'
 import { hasUnlinkedLibraries, matchCreation, matchRuntime, MatchType } from './bytecode'
 import { CompiledContract, CompilePool, CompilerOutput } from './compile-pool'
@@ -48,8 +49,10 @@ export class ContractVerification {
     readonly compilers: Compilers
     private readonly compile: CompilePool
     private readonly store: VerificationStore
-    private readonly perIp = new Map<string, number>()
-    private admitted = 0
+    /** Verifications waiting or compiling, by clientKey (an IPv6 /64 is one client). */
+    private readonly perClient = new Map<string, number>()
+    /** Admission: as many jobs running as compile processes, VERIFIER_QUEUE_LIMIT more waiting, the next refused. */
+    private readonly gate: HashPool
     private readonly running = new Set<Promise<void>>()
     private readonly threads: number
 
@@ -62,6 +65,7 @@ export class ContractVerification {
             memoryMb: s.VERIFIER_COMPILE_MEMORY_MB,
             outputMaxBytes: s.VERIFIER_OUTPUT_MAX_MB * 1024 * 1024,
         })
+        this.gate = new HashPool({ concurrency: this.threads, queue: s.VERIFIER_QUEUE_LIMIT })
         this.compilers = new Compilers(this.compile, s.VERIFIER_SOLC_DIR)
         this.store = new VerificationStore(deps.pool)
     }
@@ -70,7 +74,7 @@ export class ContractVerification {
      * Admits a submission and returns its job id; the compile runs after. Refuses at once what
      * cannot succeed, and what would exceed the client's share or the queue.
      */
-    async submit(sub: Submission, clientIp: string): Promise<string> {
+    async submit(sub: Submission, clientKey: string): Promise<string> {
         const compiler = await this.compilers.find(sub.compilerVersion)
         if (!compiler) {
             const installed = (await this.compilers.list()).map((c) => c.version).join(', ')
@@ -80,34 +84,34 @@ export class ContractVerification {
         if (!target?.is_contract) throw new VerificationRefused('no_contract', `Unable to locate ContractCode at ${sub.address}`)
         if (target.match_type === 'full') throw new VerificationRefused('already_verified', ALREADY_VERIFIED)
         const s = this.deps.settings
-        const mine = this.perIp.get(clientIp) ?? 0
+        const mine = this.perClient.get(clientKey) ?? 0
         if (mine >= s.VERIFIER_PER_IP) {
             throw new VerificationRefused('busy_client', `At most ${s.VERIFIER_PER_IP} verifications of one client at once; wait for one to finish`)
         }
-        if (this.admitted >= this.threads + s.VERIFIER_QUEUE_LIMIT) {
-            throw new VerificationRefused('queue_full', 'The verification queue is full; try again shortly')
-        }
-        this.admitted++
-        this.perIp.set(clientIp, mine + 1)
-        const release = () => {
-            this.admitted--
-            const left = (this.perIp.get(clientIp) ?? 1) - 1
-            if (left > 0) this.perIp.set(clientIp, left)
-            else this.perIp.delete(clientIp)
-        }
-        let id: string
-        try {
-            id = await this.store.createJob(sub.address)
-        } catch (err) {
-            release()
-            throw err
-        }
-        const work = this.run(id, sub, compiler, target).finally(() => {
-            release()
+        // The job starts (or takes its queue place) now; it waits for its row before it runs.
+        let created!: (id: string | undefined) => void
+        const row = new Promise<string | undefined>((resolve) => (created = resolve))
+        const admitted = this.gate.tryRun(async () => {
+            const id = await row
+            if (id) await this.run(id, sub, compiler, target)
+        })
+        if (!admitted) throw new VerificationRefused('queue_full', 'The verification queue is full; try again shortly')
+        this.perClient.set(clientKey, mine + 1)
+        const work: Promise<void> = admitted.finally(() => {
+            const left = (this.perClient.get(clientKey) ?? 1) - 1
+            if (left > 0) this.perClient.set(clientKey, left)
+            else this.perClient.delete(clientKey)
             this.running.delete(work)
         })
         this.running.add(work)
-        return id
+        try {
+            const id = await this.store.createJob(sub.address)
+            created(id)
+            return id
+        } catch (err) {
+            created(undefined)
+            throw err
+        }
     }
 
     /** A job as checkverifystatus reads it; one still pending after the longest it could take was interrupted. */
