@@ -352,7 +352,8 @@ describe('chain data API: contract verification', function () {
         await sampling
         const max = (xs: number[]) => Math.round(Math.max(...xs))
         console.log(`      api RSS ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at most during the compile; `
-            + `/health at most ${max(latencies.health)} ms, the chain route at most ${max(latencies.chain)} ms over ${latencies.health.length} probes`)
+            + `/health at most ${max(latencies.health)} ms, the chain route at most ${max(latencies.chain)} ms over ${latencies.health.length} probes; `
+            + `reason: ${outcome.errors?.contract_source_code?.[0]}`)
         expect(outcome.status).to.equal('error')
         expect(outcome.errors.contract_source_code[0]).to.match(/VERIFIER_COMPILE_MEMORY_MB|VERIFIER_OUTPUT_MAX_MB/)
         expect(failures).to.deep.equal([])

@@ -38,7 +38,7 @@ describe('contract verification: matching and the compile pool', function () {
         expect(matchCreation(compiled, body)).to.equal(undefined)
     })
 
-    it('ends a compile past its time limit with that reason, and compiles on a fresh thread after it', async function () {
+    it('ends a compile past its time limit with that reason, and compiles in a fresh process after it', async function () {
         const strict = new CompilePool({ processes: 1, timeoutMs: 1, memoryMb: 1536, outputMaxBytes: 16 << 20 })
         const bundled = require.resolve('solc/soljson.js')
         try {
