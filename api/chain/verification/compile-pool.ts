@@ -116,7 +116,13 @@ export class CompilePool {
         }
         const fresh = new CompileProcess(this.options)
         this.all.add(fresh)
-        void fresh.exited.then(() => this.all.delete(fresh))
+        void fresh.exited.then(() => {
+            this.all.delete(fresh)
+            const i = this.idle.indexOf(fresh)
+            if (i >= 0) this.idle.splice(i, 1)
+            clearTimeout(this.idleTimers.get(fresh))
+            this.idleTimers.delete(fresh)
+        })
         return fresh
     }
 
@@ -140,8 +146,13 @@ export class CompilePool {
                 await child.kill()
                 throw err
             })
+        if ('error' in answer) {
+            // WebAssembly memory never shrinks: a compile that failed (past the output cap, say) may
+            // leave its process holding gigabytes, so it is not kept.
+            await child.kill()
+            throw new Error(answer.error)
+        }
         this.release(child)
-        if ('error' in answer) throw new Error(answer.error)
         return answer
     }
 }
