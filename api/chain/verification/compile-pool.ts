@@ -176,7 +176,8 @@ class CompileProcess {
             `--wasm-max-mem-pages=${memory * 16}`,
             `--max-old-space-size=${memory}`,
             path.join(__dirname, 'compile-child.js'),
-        ], { stdio: ['pipe', 'inherit', 'inherit', 'pipe'] })
+        // No environment: the compiler needs none, and the api's holds its database's and keys' secrets.
+        ], { stdio: ['pipe', 'inherit', 'inherit', 'pipe'], env: {} })
         this.exited = new Promise((resolve) => this.proc.once('exit', (code, signal) => {
             this.fail(new Error(this.exitReason ?? `the compile process ended (${signal ?? `exit code ${code}`}), as it does past its memory cap of ${memory} MB (VERIFIER_COMPILE_MEMORY_MB)`))
             resolve()
