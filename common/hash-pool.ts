@@ -1,6 +1,6 @@
 import { HttpError } from './service/http-error'
 
-/** A bound on password hashing in one process: docs/decisions.md (Bounded hashing). */
+/** A bound on password hashing in one process: docs/decisions.md (Bounded hashing). Contract verification admits its compiles through one too. */
 
 export interface HashPoolLimits {
     /** Hashes running at once. */
