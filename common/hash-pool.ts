@@ -1,6 +1,6 @@
 import { HttpError } from './service/http-error'
 
-/** A bound on password hashing in one process: docs/decisions.md (Bounded hashing). */
+/** A bound on password hashing in one process: docs/decisions.md (Bounded hashing). Contract verification admits its compiles through one too. */
 
 export interface HashPoolLimits {
     /** Hashes running at once. */
@@ -46,6 +46,16 @@ export class HashPool {
             if (next) next()
             else this.running--
         }
+    }
+
+    /**
+     * Admission decided at once: runs fn as run() does, or answers undefined (fn not run) when the
+     * pool and its queue are full. The slot or queue place is taken before this returns, so a
+     * caller may await other work between admission and fn's start without losing it.
+     */
+    tryRun<T>(fn: () => Promise<T>): Promise<T> | undefined {
+        if (this.running >= this.limits.concurrency && this.waiting.length >= this.limits.queue) return undefined
+        return this.run(fn)
     }
 
     /** Hashes running and waiting, for tests and metrics. */

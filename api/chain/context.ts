@@ -18,7 +18,7 @@ export interface ChainContext extends ApiContext {
     views: HeadViews
     /** The node, for the little the indexer does not keep (a contract's runtime code). */
     node: PublicClient
-    /** Verification of submitted sources, with its compile threads (docs/contract-verification.md). */
+    /** Verification of submitted sources, with its compile processes (docs/contract-verification.md). */
     verification: ContractVerification
     /** Ends the chain API's own database connections and the verification's threads. */
     closeDb(): Promise<void>

@@ -52,4 +52,23 @@ describe('HashPool', function () {
         expect(await pool.run(async () => 'again')).to.equal('again')
         expect(pool.load).to.deep.equal({ running: 0, waiting: 0 })
     })
+
+    it('tryRun admits at once, or answers undefined without running the job when the pool and its queue are full', async function () {
+        const pool = new HashPool({ concurrency: 1, queue: 1 })
+        const first = job()
+        const second = job()
+        const a = pool.tryRun(first.run)
+        const b = pool.tryRun(second.run)
+        expect(a).to.be.instanceOf(Promise)
+        expect(b).to.be.instanceOf(Promise)
+        expect(pool.load).to.deep.equal({ running: 1, waiting: 1 })
+        let ran = false
+        expect(pool.tryRun(async () => (ran = true))).to.equal(undefined)
+        expect(ran).to.equal(false)
+        first.release()
+        second.release()
+        expect([await a, await b]).to.deep.equal(['hashed', 'hashed'])
+        expect(pool.load).to.deep.equal({ running: 0, waiting: 0 })
+        expect(await pool.tryRun(async () => 'again')).to.equal('again')
+    })
 })

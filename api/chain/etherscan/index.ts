@@ -1,5 +1,5 @@
 import { ErrorRequestHandler, Request, Response } from 'express'
-import { clientIp } from '../../../common/service/client-ip'
+import { clientKey } from '../../../common/service/client-ip'
 import { z } from 'zod'
 import { Operation } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
@@ -97,7 +97,7 @@ export function etherscanApi(chain: ChainContext) {
             if (!module) throw new EtherscanError('Unknown module', null, 400)
             const action = Object.hasOwn(module, actionName.toLowerCase()) ? module[actionName.toLowerCase()] : undefined
             if (!action) throw new EtherscanError('Unknown action', null, 400)
-            ok(res, await action(ctx, params, { ip: clientIp(req) }))
+            ok(res, await action(ctx, params, { key: clientKey(req) }))
         } catch (err) {
             if (err instanceof EtherscanError) return fail(res, err)
             // Blockscout's words for a cancelled statement, with 503 so that clients and proxies know to back off.

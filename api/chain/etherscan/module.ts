@@ -3,7 +3,8 @@ import { EtherscanContext } from './context'
 
 /** Who asks: an action that spends per client (a verification's compile) keys its limit to this. */
 export interface Client {
-    ip: string
+    /** clientKey: the IPv4 address, or the IPv6 /64 */
+    key: string
 }
 
 /** An action answers the `result` of a success or throws an EtherscanError. */

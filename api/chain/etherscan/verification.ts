@@ -66,7 +66,7 @@ const LIMIT_STATUS: Partial<Record<Refusal, number>> = { busy_client: 429, queue
 const verifysourcecode: Action = async (ctx: EtherscanContext, params, client) => {
     try {
         const form = parseParams(VerifySourceCodeForm, params)
-        return await ctx.verification.submit(submission(form), client.ip)
+        return await ctx.verification.submit(submission(form), client.key)
     } catch (err) {
         if (err instanceof EtherscanError) throw refused(err.message)
         if (err instanceof VerificationRefused) throw refused(err.message, LIMIT_STATUS[err.refusal])

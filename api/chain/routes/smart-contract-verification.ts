@@ -2,7 +2,7 @@ import express, { NextFunction, Request, RequestHandler, Response } from 'expres
 import multer from 'multer'
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
-import { clientIp } from '../../../common/service/client-ip'
+import { clientKey } from '../../../common/service/client-ip'
 import { HttpError } from '../../../common/service/http-error'
 import { ChainContext, setLiveCaching } from '../context'
 import { invalidParam } from '../errors'
@@ -68,7 +68,7 @@ const Started = z.object({ message: z.string() })
 
 const verificationAnswers = {
     200: { description: `"${STARTED}" (then read the contract, or its socket channel, for the outcome), or "Already verified"`, schema: Started },
-    413: 'The body is larger than VERIFIER_MAX_INPUT_KB',
+    413: 'The body (all its fields and files together) is larger than VERIFIER_MAX_INPUT_KB, or a form has more or longer fields than it takes',
     422: {
         description: 'A field failed validation or the compiler version is not installed (one error per field), or the address is not a contract ({message})',
         schema: z.union([ChainValidationError, ChainError]),
@@ -77,15 +77,48 @@ const verificationAnswers = {
     503: 'The verification queue is full (VERIFIER_QUEUE_LIMIT); retry after the Retry-After seconds',
 }
 
-/** A multipart body held in memory, bounded before it is read: one file, a few short fields. */
+/** The form's fields are short but for constructor_args, ABI-encoded hex of up to 1,000,000 characters (and 0x). */
+const FIELD_MAX_BYTES = 1_000_002
+
+/** Multer's refusals of a part beyond its limits: each is a body larger than the form takes. */
+const TOO_LARGE = new Set(['LIMIT_PART_COUNT', 'LIMIT_FILE_SIZE', 'LIMIT_FILE_COUNT', 'LIMIT_FIELD_KEY', 'LIMIT_FIELD_VALUE', 'LIMIT_FIELD_COUNT'])
+
+/**
+ * A multipart body held in memory, bounded as a whole: its declared length is checked before
+ * anything is read, and the bytes are counted as they stream, the parse abandoned once they pass
+ * maxBytes (multer's limits hold per part, so 20 parts of maxBytes would otherwise be read). The
+ * form takes one file and a few short fields; more parts, or a longer one, are refused too.
+ */
 function multipartForm(maxBytes: number): RequestHandler {
-    const parse = multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: 1, fields: 20, fieldSize: maxBytes, parts: 21 } }).any()
+    const parse = multer({
+        storage: multer.memoryStorage(),
+        limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: Math.min(maxBytes, FIELD_MAX_BYTES), fieldNameSize: 100, parts: 11 },
+    }).any()
+    const tooLarge = () => new HttpError(413, `The request is larger than ${maxBytes} bytes, or has more or longer fields than the form takes`)
     return (req: Request, res: Response, next: NextFunction) => {
+        if (Number(req.headers['content-length']) > maxBytes) return next(tooLarge())
+        let read = 0
+        let settled = false
+        const settle = (err?: unknown) => {
+            if (settled) return
+            settled = true
+            req.off('data', count)
+            next(err)
+        }
+        const count = (chunk: Buffer) => {
+            read += chunk.length
+            if (read <= maxBytes) return
+            // What multer holds so far is dropped with it; the rest of the body is read and discarded.
+            req.unpipe()
+            req.resume()
+            settle(tooLarge())
+        }
+        req.on('data', count)
         parse(req, res, (err?: unknown) => {
-            if (!err) return next()
+            if (!err) return settle()
             const code = (err as { code?: string }).code
-            if (code === 'LIMIT_FILE_SIZE' || code === 'LIMIT_FIELD_VALUE') return next(new HttpError(413, `The request is larger than ${maxBytes} bytes`))
-            next(new HttpError(400, `Unreadable multipart body: ${err instanceof Error ? err.message : String(err)}`))
+            if (code && TOO_LARGE.has(code)) return settle(tooLarge())
+            settle(new HttpError(400, `Unreadable multipart body: ${err instanceof Error ? err.message : String(err)}`))
         })
     }
 }
@@ -113,7 +146,7 @@ function uploadedInput(req: Request): StandardInput {
 /** Submits, answering a refusal in this API's words; a contract already verified is not an error here (Blockscout's 200). */
 async function submit(verification: ContractVerification, req: Request, res: Response, sub: Submission): Promise<void> {
     try {
-        await verification.submit(sub, clientIp(req))
+        await verification.submit(sub, clientKey(req))
         res.json({ message: STARTED })
     } catch (err) {
         if (!(err instanceof VerificationRefused)) throw err

@@ -1,9 +1,10 @@
 import * as os from 'os'
 import { Pool } from 'pg'
 import { Hex, PublicClient } from 'viem'
+import { HashPool } from '../../../common/hash-pool'
 import { Logger } from '../../../common/logger'
-import { hasUnlinkedLibraries, ImmutableReferences, matchCreation, matchRuntime, MatchType } from './bytecode'
-import { CompilePool } from './compile-pool'
+import { hasUnlinkedLibraries, matchCreation, matchRuntime, MatchType } from './bytecode'
+import { CompiledContract, CompilePool, CompilerOutput } from './compile-pool'
 import { Compiler, Compilers } from './compilers'
 import { VerificationSettings } from './config'
 import { Job, Target, VerificationStore } from './store'
@@ -22,24 +23,18 @@ export const ALREADY_VERIFIED = 'Smart-contract already verified.'
 
 type Outcome = { status: 'pass'; match: MatchType } | { status: 'fail'; reason: string }
 
-/** What the compiler answers, as far as verification reads it. */
-interface CompiledContract {
-    abi: unknown[]
-    evm: {
-        bytecode: { object: string }
-        deployedBytecode: { object: string; immutableReferences?: ImmutableReferences }
-    }
-    /** solc's metadata, a JSON string: its `sources` are the files this contract was compiled from */
-    metadata?: string
-}
+const OUTPUT_FIELDS = ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences', 'metadata']
 
-interface CompilerOutput {
-    errors?: { severity: string; message: string; formattedMessage?: string }[]
-    contracts?: Record<string, Record<string, CompiledContract>>
-}
-
-const OUTPUT_SELECTION = {
-    '*': { '*': ['abi', 'metadata', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences'] },
+/**
+ * Only what matching reads, and of the named contract alone when there is a name: every other
+ * output (and every other contract's) costs the compiler memory and can be made to grow
+ * exponentially with the source (contracts that each `new` the ones below).
+ */
+function outputSelection(contractName?: string) {
+    if (!contractName) return { '*': { '*': OUTPUT_FIELDS } }
+    const colon = contractName.lastIndexOf(':')
+    if (colon < 0) return { '*': { [contractName]: OUTPUT_FIELDS } }
+    return { [contractName.slice(0, colon)]: { [contractName.slice(colon + 1)]: OUTPUT_FIELDS } }
 }
 
 /** A reason quoted from the compiler is cut here: an answer is not the place for a whole log. */
@@ -54,15 +49,23 @@ export class ContractVerification {
     readonly compilers: Compilers
     private readonly compile: CompilePool
     private readonly store: VerificationStore
-    private readonly perIp = new Map<string, number>()
-    private admitted = 0
+    /** Verifications waiting or compiling, by clientKey (an IPv6 /64 is one client). */
+    private readonly perClient = new Map<string, number>()
+    /** Admission: as many jobs running as compile processes, VERIFIER_QUEUE_LIMIT more waiting, the next refused. */
+    private readonly gate: HashPool
     private readonly running = new Set<Promise<void>>()
     private readonly threads: number
 
     constructor(private readonly deps: { pool: Pool; node: PublicClient; log: Logger; settings: VerificationSettings }) {
         const s = deps.settings
         this.threads = s.VERIFIER_THREADS ?? os.availableParallelism()
-        this.compile = new CompilePool({ threads: this.threads, timeoutMs: s.VERIFIER_COMPILE_TIMEOUT_MS })
+        this.compile = new CompilePool({
+            processes: this.threads,
+            timeoutMs: s.VERIFIER_COMPILE_TIMEOUT_MS,
+            memoryMb: s.VERIFIER_COMPILE_MEMORY_MB,
+            outputMaxBytes: s.VERIFIER_OUTPUT_MAX_MB * 1024 * 1024,
+        })
+        this.gate = new HashPool({ concurrency: this.threads, queue: s.VERIFIER_QUEUE_LIMIT })
         this.compilers = new Compilers(this.compile, s.VERIFIER_SOLC_DIR)
         this.store = new VerificationStore(deps.pool)
     }
@@ -71,7 +74,7 @@ export class ContractVerification {
      * Admits a submission and returns its job id; the compile runs after. Refuses at once what
      * cannot succeed, and what would exceed the client's share or the queue.
      */
-    async submit(sub: Submission, clientIp: string): Promise<string> {
+    async submit(sub: Submission, clientKey: string): Promise<string> {
         const compiler = await this.compilers.find(sub.compilerVersion)
         if (!compiler) {
             const installed = (await this.compilers.list()).map((c) => c.version).join(', ')
@@ -81,34 +84,34 @@ export class ContractVerification {
         if (!target?.is_contract) throw new VerificationRefused('no_contract', `Unable to locate ContractCode at ${sub.address}`)
         if (target.match_type === 'full') throw new VerificationRefused('already_verified', ALREADY_VERIFIED)
         const s = this.deps.settings
-        const mine = this.perIp.get(clientIp) ?? 0
+        const mine = this.perClient.get(clientKey) ?? 0
         if (mine >= s.VERIFIER_PER_IP) {
             throw new VerificationRefused('busy_client', `At most ${s.VERIFIER_PER_IP} verifications of one client at once; wait for one to finish`)
         }
-        if (this.admitted >= this.threads + s.VERIFIER_QUEUE_LIMIT) {
-            throw new VerificationRefused('queue_full', 'The verification queue is full; try again shortly')
-        }
-        this.admitted++
-        this.perIp.set(clientIp, mine + 1)
-        const release = () => {
-            this.admitted--
-            const left = (this.perIp.get(clientIp) ?? 1) - 1
-            if (left > 0) this.perIp.set(clientIp, left)
-            else this.perIp.delete(clientIp)
-        }
-        let id: string
-        try {
-            id = await this.store.createJob(sub.address)
-        } catch (err) {
-            release()
-            throw err
-        }
-        const work = this.run(id, sub, compiler, target).finally(() => {
-            release()
+        // The job starts (or takes its queue place) now; it waits for its row before it runs.
+        let created!: (id: string | undefined) => void
+        const row = new Promise<string | undefined>((resolve) => (created = resolve))
+        const admitted = this.gate.tryRun(async () => {
+            const id = await row
+            if (id) await this.run(id, sub, compiler, target)
+        })
+        if (!admitted) throw new VerificationRefused('queue_full', 'The verification queue is full; try again shortly')
+        this.perClient.set(clientKey, mine + 1)
+        const work: Promise<void> = admitted.finally(() => {
+            const left = (this.perClient.get(clientKey) ?? 1) - 1
+            if (left > 0) this.perClient.set(clientKey, left)
+            else this.perClient.delete(clientKey)
             this.running.delete(work)
         })
         this.running.add(work)
-        return id
+        try {
+            const id = await this.store.createJob(sub.address)
+            created(id)
+            return id
+        } catch (err) {
+            created(undefined)
+            throw err
+        }
     }
 
     /** A job as checkverifystatus reads it; one still pending after the longest it could take was interrupted. */
@@ -145,16 +148,16 @@ export class ContractVerification {
         }
         if (!deployed || deployed === '0x') return fail(`The node has no code at ${sub.address}`)
         const { outputSelection: _dropped, ...settings } = sub.input.settings
-        const input = { ...sub.input, settings: { ...settings, outputSelection: OUTPUT_SELECTION } }
+        const input = { ...sub.input, settings: { ...settings, outputSelection: outputSelection(sub.contractName) } }
         let output: CompilerOutput
         try {
-            output = JSON.parse(await this.compile.compile(compiler.soljson, JSON.stringify(input)))
+            output = await this.compile.compile(compiler.soljson, JSON.stringify(input))
         } catch (err) {
             return fail(`The compiler failed: ${err instanceof Error ? err.message : String(err)}`)
         }
-        const error = output.errors?.find((e) => e.severity === 'error')
+        const error = output.errors.find((e) => e.severity === 'error')
         if (error) return fail(`Compilation failed: ${error.formattedMessage ?? error.message}`)
-        const candidates = selectContracts(output.contracts ?? {}, sub.contractName)
+        const candidates = selectContracts(output.contracts, sub.contractName)
         if (candidates.length === 0) {
             return fail(sub.contractName ? `No contract named ${sub.contractName} in the sources` : 'The sources compile to no contract')
         }

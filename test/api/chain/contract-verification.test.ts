@@ -105,6 +105,26 @@ const GOOD = greeter('A greeting kept on chain.')
 const ARGS = encodeAbiParameters([{ type: 'string' }], ['hello'])
 
 /**
+ * A short source whose compiled output doubles with each level: A<i> and B<i> each `new` both
+ * contracts of the level below, so each embeds both creation codes. 18 levels are under 2 KB of
+ * source and some 430 MB of compiler output (gigabytes of compiler memory) when every contract is asked for.
+ */
+function amplifying(levels: number): string {
+    let source = '// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract A0 { uint x; }\ncontract B0 { uint y; }\n'
+    for (let i = 1; i < levels; i++) {
+        source += `contract A${i} { A${i - 1} a = new A${i - 1}(); B${i - 1} b = new B${i - 1}(); }\n`
+            + `contract B${i} { B${i - 1} b = new B${i - 1}(); A${i - 1} a = new A${i - 1}(); }\n`
+    }
+    return source
+}
+
+/** A process's resident memory, in MB (Linux). */
+function rssMb(pid: number): number {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) / 1024
+}
+
+/**
  * Contract verification end to end: contracts the test compiles and deploys on anvil, indexed by
  * the real indexer, verified through the real api process by hardhat-verify's own clients
  * (Etherscan's and Blockscout's) and through Blockscout's v2 routes as its frontend sends them.
@@ -407,14 +427,106 @@ describe('chain data API: contract verification', function () {
         expect(status).to.deep.equal({ status: '0', message: 'NOTOK', result: 'Unknown UID' })
     })
 
-    it('bounds the work: a client past VERIFIER_PER_IP gets 429, a full queue 503, and a stalled node costs time, not the verification', async function () {
+    it('bounds a compile by its output and memory: an amplifying 2 KB source fails with the reason while the API keeps its memory and answers', async function () {
+        const address = await deploy(compile(solc, { language: 'Solidity', sources: { 'Counter.sol': { content: COUNTER } }, settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }, 'Counter.sol', 'Counter'))
+        const source = amplifying(18)
+        expect(source.length).to.be.below(2_100)
+        const pid = api.process.child.pid!
+        const before = rssMb(pid)
+        const pushed = await verificationResult(address)
+        // No contract name: the compiler is asked for every contract, the worst case.
+        const res = await v2(`/smart-contracts/${address}/verification/via/standard-input`, {
+            method: 'POST',
+            body: standardInputForm({ language: 'Solidity', sources: { 'Amplify.sol': { content: source } }, settings: {} }, { compiler_version: V30 }),
+        })
+        expect(res.status, await res.clone().text()).to.equal(200)
+        let peak = before
+        let done = false
+        const latencies: { health: number[]; chain: number[] } = { health: [], chain: [] }
+        const failures: string[] = []
+        const probe = async (kind: 'health' | 'chain', url: string) => {
+            const start = performance.now()
+            const answer = await fetch(url).then((r) => r.status, (err: Error) => err.message)
+            latencies[kind].push(performance.now() - start)
+            if (answer !== 200) failures.push(`${kind}: ${answer}`)
+        }
+        const sampling = (async () => {
+            while (!done) {
+                peak = Math.max(peak, rssMb(pid))
+                await Promise.all([probe('health', `${api.explorerUrl}/health`), probe('chain', `${api.explorerUrl}/api/v2/addresses/${address}`)])
+                await new Promise((r) => setTimeout(r, 50))
+            }
+        })()
+        const outcome = await pushed().finally(() => (done = true))
+        await sampling
+        const max = (xs: number[]) => Math.round(Math.max(...xs))
+        console.log(`      api RSS ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at most during the compile; `
+            + `/health at most ${max(latencies.health)} ms, the chain route at most ${max(latencies.chain)} ms over ${latencies.health.length} probes; `
+            + `reason: ${outcome.errors?.contract_source_code?.[0]}`)
+        // The stated bound: the compile's memory is another process's. A compile in the API's own
+        // process (and the parse of its output there) grows it by gigabytes.
+        expect(peak - before, 'api RSS growth in MB').to.be.below(200)
+        expect(failures).to.deep.equal([])
+        expect(latencies.health.length).to.be.above(3)
+        expect(outcome.status).to.equal('error')
+        expect(outcome.errors.contract_source_code[0]).to.match(/VERIFIER_COMPILE_MEMORY_MB|VERIFIER_OUTPUT_MAX_MB/)
+        // A very generous sanity bound, not a timing claim: a blocked event loop stalls for seconds.
+        expect(max(latencies.health)).to.be.below(2_000)
+        expect(api.process.child.exitCode).to.equal(null)
+    })
+
+    it('bounds a multipart body as a whole, before anything else: 413 for many parts each under the cap, declared or streamed', async function () {
+        const address = await deploy(compile(solc, standardInput(GOOD), 'contracts/Greeter.sol', 'Greeter'), ['hello'])
+        const url = `${api.explorerUrl}/api/v2/smart-contracts/${address}/verification/via/standard-input`
+        const fields = { compiler_version: V30 }
+        const padded = (pad: number, size: number) => {
+            const form = new FormData()
+            for (const [k, v] of Object.entries(fields)) form.append(k, v)
+            for (let i = 0; i < pad; i++) form.append(`pad${i}`, 'x'.repeat(size))
+            // A valid input, whitespace-padded to 4 MB: JSON takes it.
+            form.append('files[0]', new Blob([JSON.stringify(standardInput(GOOD)).padEnd(4 << 20, ' ')], { type: 'application/json' }), 'input.json')
+            return form
+        }
+        // The finding: 18 fields (17 of 4 MB) and a 4 MB file, 72 MB, each part under the 5 MB cap.
+        const declared = await fetch(url, { method: 'POST', body: padded(17, 4 << 20) })
+        expect(declared.status).to.equal(413)
+        expect(((await declared.json()) as any).message).to.include('larger than')
+        // The same bound when no length is declared: the bytes are counted as they arrive.
+        const form = new Response(padded(3, 900_000))
+        const type = form.headers.get('content-type')!
+        const bytes = new Uint8Array(await form.arrayBuffer())
+        expect(bytes.length).to.be.above(5 << 20)
+        const streamed = await fetch(url, {
+            method: 'POST', headers: { 'content-type': type }, duplex: 'half',
+            body: new ReadableStream({
+                start(controller) {
+                    for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.subarray(i, i + 64 * 1024))
+                    controller.close()
+                },
+            }),
+        } as RequestInit)
+        expect(streamed.status).to.equal(413)
+        // More fields than the form takes.
+        const many = new FormData()
+        for (let i = 0; i < 30; i++) many.append(`f${i}`, 'x')
+        expect((await fetch(url, { method: 'POST', body: many })).status).to.equal(413)
+        // Etherscan's form is bounded as a whole too.
+        const form2 = await fetch(`${api.explorerUrl}/api`, {
+            method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ module: 'contract', action: 'verifysourcecode', contractaddress: address, sourceCode: 'x'.repeat(3 << 20), pad: 'x'.repeat(3 << 20) }),
+        })
+        expect(form2.status).to.equal(413)
+        expect((await contractOf(address)).is_verified).to.equal(undefined)
+    })
+
+    it('bounds the work: a client past VERIFIER_PER_IP (an IPv4 address, or an IPv6 /64) gets 429, a full queue 503, and a stalled node costs time, not the verification', async function () {
         // A second api on the same database whose node stalls eth_getCode: admitted verifications stay in flight while it does.
         const proxy = new RpcProxy(chain.url)
         await proxy.start()
         proxy.fault = { kind: 'stall', every: 1, only: ['eth_getCode'] }
         const bounded = await startApi({
             databaseUrl, rpcUrl: proxy.url, contracts: chain.contracts,
-            env: { TRUST_PROXY: 'true', VERIFIER_THREADS: '1', VERIFIER_QUEUE_LIMIT: '1', VERIFIER_PER_IP: '2' },
+            env: { TRUST_PROXY: 'true', VERIFIER_THREADS: '1', VERIFIER_QUEUE_LIMIT: '3', VERIFIER_PER_IP: '2' },
         })
         try {
             const input = standardInput(GOOD)
@@ -432,6 +544,13 @@ describe('chain data API: contract verification', function () {
             const third = await submit('198.51.100.1')
             expect(third.status).to.equal(429)
             expect(((await third.json()) as any).result).to.include('At most 2 verifications of one client at once')
+            // Three addresses of one IPv6 /64 are one client, as one IPv4 address is.
+            const v6a: any = await (await submit('2001:db8:1:2::a')).json()
+            const v6b: any = await (await submit('2001:db8:1:2:ffff::b')).json()
+            expect([v6a.status, v6b.status]).to.deep.equal(['1', '1'])
+            const v6c = await submit('2001:db8:1:2::c')
+            expect(v6c.status).to.equal(429)
+            expect(((await v6c.json()) as any).result).to.include('At most 2 verifications of one client at once')
             const stranger = await submit('198.51.100.2')
             expect(stranger.status).to.equal(503)
             expect(((await stranger.json()) as any).result).to.include('queue is full')
@@ -439,12 +558,12 @@ describe('chain data API: contract verification', function () {
             expect(await check(first.result)).to.equal('Pending in queue')
 
             proxy.heal()
-            const outcomes = await waitFor('both outcomes', async () => {
-                const both = [await check(first.result), await check(second.result)]
-                return both.includes('Pending in queue') ? undefined : both
-            }, 120_000, 200)
+            const outcomes = await waitFor('every outcome', async () => {
+                const all = await Promise.all([first, second, v6a, v6b].map((s) => check(s.result)))
+                return all.includes('Pending in queue') ? undefined : all
+            }, 180_000, 200)
             expect(outcomes.filter((o) => o === 'Pass - Verified')).to.have.length(1)
-            expect(outcomes.find((o) => o !== 'Pass - Verified')).to.include('Smart-contract already verified.')
+            for (const o of outcomes.filter((o) => o !== 'Pass - Verified')) expect(o).to.include('Smart-contract already verified.')
             expect((await contractOf(address)).is_fully_verified).to.equal(true)
         } finally {
             await bounded.stop()
