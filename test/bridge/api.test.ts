@@ -6,7 +6,7 @@ import { createTestDatabase } from '../support/postgres'
 import { freePort } from '../support/ports'
 import * as path from 'path'
 import {
-    account, api, BridgeChains, BridgeProcess, bridgeEnv, createSwap, startBridge, startBridgeChains, tempDir, WsClient,
+    account, api, BridgeChains, BridgeProcess, bridgeEnv, createSwap, fundVaults, startBridge, startBridgeChains, tempDir, WsClient,
 } from './support'
 
 /** The HTTP API and the WebSocket protocol at their edges: registry, config, validation, errors, limits. */
@@ -23,6 +23,8 @@ describe('bridge: HTTP API and WebSocket protocol', function () {
         dir = tempDir()
         env = bridgeEnv(w, databaseUrl, dir)
         bridge = await startBridge(env)
+        // Swap creation refuses what the target vault cannot pay: the vaults hold what the swaps may need.
+        await fundVaults(w, bridge)
     })
 
     after(async function () {
@@ -219,6 +221,7 @@ describe('bridge: HTTP API and WebSocket protocol', function () {
         before(async function () {
             smallDatabase = await createTestDatabase('bridge_limits')
             small = await startBridge({ ...bridgeEnv(w, smallDatabase, dir), BRIDGE_CREATE_LIMIT: '2', BRIDGE_CREATE_LIMIT_WINDOW_SECONDS: '600', BRIDGE_WS_IDLE_SECONDS: '5' })
+            await fundVaults(w, small)
         })
         after(async function () {
             await small?.stop()

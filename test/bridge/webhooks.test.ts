@@ -98,6 +98,8 @@ describe('bridge webhooks: delivery through the real bridge process', function (
             BRIDGE_WEBHOOK_DISABLE_AFTER_EVENTS: '3',
         }
         bridge = await startBridge(env)
+        // Swap creation refuses what the target vault cannot pay: the vaults hold what the swaps may need.
+        await fundVaults(w, bridge)
         pool = new Pool({ connectionString: databaseUrl, max: 4 })
         receiver = new Receiver()
         await receiver.start()
@@ -131,6 +133,7 @@ describe('bridge webhooks: delivery through the real bridge process', function (
             dirs.push(dir)
             const base = bridgeEnv(w, databaseUrl, dir)
             strict = await startBridge(base)
+            await fundVaults(w, strict)
             const { BRIDGE_ADMIN_TOKEN: _omitted, ...withoutToken } = base
             open = await startBridge(withoutToken)
             strictPool = new Pool({ connectionString: databaseUrl, max: 2 })
@@ -598,7 +601,6 @@ describe('bridge webhooks: delivery through the real bridge process', function (
             this.timeout(300_000)
             const p = nextPath()
             const sub = await subscribe(bridge, { url: receiver.url(p) })
-            await fundVaults(w, bridge)
             const amount = parseUnits('100', 18)
             await giveTokens(w.chains.BSC, 'USDT', account(3).address, amount)
             const swap = await createSwap(bridge, swapBody())
@@ -629,6 +631,7 @@ describe('bridge webhooks: delivery through the real bridge process', function (
             const crashEnv = { ...bridgeEnv(w, databaseUrl, dir), BRIDGE_WEBHOOK_ALLOW_PRIVATE: 'true', BRIDGE_WEBHOOK_TIME_SCALE: String(SCALE), BRIDGE_WEBHOOK_CONCURRENCY: '4' }
             const db = new Pool({ connectionString: databaseUrl, max: 2 })
             let crashing = await startBridge(crashEnv)
+            await fundVaults(w, crashing)
             try {
                 const p = nextPath()
                 let hang = true

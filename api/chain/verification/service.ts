@@ -37,6 +37,8 @@ function outputSelection(contractName?: string) {
     return { [contractName.slice(0, colon)]: { [contractName.slice(colon + 1)]: OUTPUT_FIELDS } }
 }
 
+const SWEEP_MS = 60 * 60_000
+
 /** A reason quoted from the compiler is cut here: an answer is not the place for a whole log. */
 const REASON_CHARS = 2_000
 
@@ -55,6 +57,7 @@ export class ContractVerification {
     private readonly gate: HashPool
     private readonly running = new Set<Promise<void>>()
     private readonly threads: number
+    private readonly sweeper: NodeJS.Timeout
 
     constructor(private readonly deps: { pool: Pool; node: PublicClient; log: Logger; settings: VerificationSettings }) {
         const s = deps.settings
@@ -68,6 +71,11 @@ export class ContractVerification {
         this.gate = new HashPool({ concurrency: this.threads, queue: s.VERIFIER_QUEUE_LIMIT })
         this.compilers = new Compilers(this.compile, s.VERIFIER_SOLC_DIR)
         this.store = new VerificationStore(deps.pool)
+        // Old jobs are swept off the submit path: at start, then hourly (every replica; the DELETE is idempotent).
+        const sweep = () => void this.store.sweepJobs().catch((err) => deps.log.warn({ err }, 'sweeping old verification jobs failed; the next sweep tries again'))
+        sweep()
+        this.sweeper = setInterval(sweep, SWEEP_MS)
+        this.sweeper.unref()
     }
 
     /**
@@ -122,6 +130,7 @@ export class ContractVerification {
     }
 
     async close(): Promise<void> {
+        clearInterval(this.sweeper)
         await this.compile.close()
         await Promise.allSettled([...this.running])
     }

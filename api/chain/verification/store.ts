@@ -59,8 +59,12 @@ export class VerificationStore {
     }
 
     /** A new pending job; finished jobs older than a week are dropped on the way. */
-    async createJob(address: string): Promise<string> {
+    /** Forgets jobs older than 7 days: their guids have long been read, if ever. */
+    async sweepJobs(): Promise<void> {
         await this.pool.query(`DELETE FROM contract_verification WHERE created_at < now() - interval '7 days'`)
+    }
+
+    async createJob(address: string): Promise<string> {
         const { rows } = await this.pool.query<{ id: string }>(
             `INSERT INTO contract_verification (address) VALUES ($1) RETURNING id`, [address]
         )
