@@ -10,7 +10,7 @@ import { landedTopUpCovers } from './gather'
 import { loadSwap, Swap, writeEvent } from './lifecycle'
 import { MINED, Purpose } from './sender'
 
-/** Late deposits, reaching the address of a swap that has ended, found, confirmed, gathered and refunded or held: docs/bridge/lifecycle.md#late-deposits */
+/** Late deposits, reaching the address of a swap that has ended, found, confirmed, gathered and refunded or held: docs/bridge/lifecycle.md#extra-and-late-deposits (a deposit other than the credited one reaching the address while the swap was active is found here too: the gather leaves it) */
 
 export type LateState = 'detected' | 'confirmed' | 'gathered' | 'refunded' | 'held' | 'dropped'
 
