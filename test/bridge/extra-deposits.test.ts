@@ -9,8 +9,8 @@ import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
 import { SimpleSwapServer } from '../../devnet/provider/server'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, api, balanceOf, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, send, startBridge,
-    startBridgeChains, tempDir, vaultOf, waitForStatus,
+    account, api, balanceOf, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, giveTokens, send, startBridge,
+    startBridgeChains, tempDir, transferAmounts, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -122,6 +122,41 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
         const events = (await eventsOf(bridge, swap.id)).map((e) => e.event)
         expect(events.filter((e) => e === 'late_deposit_refunded')).to.have.length(late.length)
         expect(events.filter((e) => e === 'late_deposit_detected')).to.have.length(late.length)
+    })
+
+    it('ERC-20: 30 STABLE credited and gathered; 20 sent at deposit_detected and 10 after the gather are each refunded once', async function () {
+        const chain = w.chains.NATIVECHAIN
+        const stable = chain.tokens.STABLE
+        const refund = privateKeyToAccount(generatePrivateKey()).address
+        const vault = await vaultOf(bridge, 'NATIVECHAIN')
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'BSC', target_token: 'WNATIVE',
+            source_token_amount: '30', target_wallet: account(9).address, refund_address: refund,
+        })
+        const [first, before, after] = [parseUnits('30', 6), parseUnits('20', 6), parseUnits('10', 6)]
+        await giveTokens(chain, 'STABLE', account(8).address, first + before + after)
+        await send(chain, 8, swap.deposit_address, first, stable)
+        await waitForStatus(bridge, swap.id, ['deposit_detected'], 60_000)
+        const beforeHash = await send(chain, 8, swap.deposit_address, before, stable)
+        await waitForStatus(bridge, swap.id, ['vault_locking', 'vault_locked', 'payout_processing', 'completed'], 120_000)
+        const gathered = await swapBody(swap.id)
+        const gatherReceipt = await chain.client.getTransactionReceipt({ hash: gathered.gather_tx_hash })
+        expect((await chain.client.getTransactionReceipt({ hash: beforeHash })).blockNumber < gatherReceipt.blockNumber).to.equal(true)
+        await send(chain, 8, swap.deposit_address, after, stable)
+        const done = await waitForStatus(bridge, swap.id, ['completed'], 120_000)
+        expect(done.deposit_amount).to.equal('30')
+        const late = await refundedExtras(swap.id, 1)
+        // On chain: the swap's gather moved the credited 30; every other transfer into the vault from
+        // the address went back out to the refund address, once.
+        const intoVault = await transferAmounts(chain, stable, swap.deposit_address, vault)
+        expect(intoVault[0]).to.equal(first)
+        const refunded = await transferAmounts(chain, stable, vault, refund)
+        expect(refunded.reduce((a, b) => a + b, 0n)).to.equal(before + after)
+        expect(intoVault.slice(1).reduce((a, b) => a + b, 0n)).to.equal(before + after)
+        expect(refunded).to.have.length(late.length)
+        expect(late.reduce((sum: bigint, l: any) => sum + parseUnits(l.refund_amount, 6), 0n)).to.equal(before + after)
+        expect(await balanceOf(chain, refund, stable)).to.equal(before + after)
+        expect(await balanceOf(chain, swap.deposit_address, stable)).to.equal(0n)
     })
 
     it('BITCOIN: only the credited deposit\'s outputs are gathered; an extra output before the gather and one after it are each refunded once', async function () {
