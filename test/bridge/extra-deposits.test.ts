@@ -63,6 +63,19 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
         return (await api(bridge, 'GET', `/api/swap/${id}`)).body
     }
 
+    /**
+     * Five more blocks (a second each) after the refunds: five more monitor cycles and many worker
+     * passes, by which a second refund of the same money would have gone out. BITCOIN mines along.
+     */
+    async function quiet(): Promise<void> {
+        const chain = w.chains.NATIVECHAIN
+        const from = await chain.client.getBlockNumber()
+        await waitFor('five more blocks', async () => {
+            btc.ledger.mine(1)
+            return (await chain.client.getBlockNumber()) >= from + 5n || undefined
+        }, 60_000, 500)
+    }
+
     /** Until every late deposit is refunded and together they are `count`; `tick` runs on each look (BITCOIN mines a block). */
     async function refundedExtras(id: string, count: number, tick: () => void = () => {}): Promise<any[]> {
         return waitFor(`${count} extra deposit(s) of ${id} refunded`, async () => {
@@ -113,8 +126,10 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
             expect(tx.to?.toLowerCase()).to.equal(refund.toLowerCase())
             expect(tx.value).to.equal(parseUnits(l.refund_amount, 18))
         }
+        await quiet()
         expect(await balanceOf(chain, refund)).to.equal(before + after)
         expect(await balanceOf(chain, swap.deposit_address)).to.equal(0n)
+        expect((await swapBody(swap.id)).late_deposits).to.have.length(late.length)
         // The vault kept the credited deposit and nothing more (less what a pool leg on this chain traded away).
         const trade = done.pool_trade
         const traded = trade?.chain === 'NATIVECHAIN' ? (await chain.client.getTransaction({ hash: trade.tx_hash })).value : 0n
@@ -154,6 +169,8 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
         expect(refunded.reduce((a, b) => a + b, 0n)).to.equal(before + after)
         expect(intoVault.slice(1).reduce((a, b) => a + b, 0n)).to.equal(before + after)
         expect(refunded).to.have.length(late.length)
+        await quiet()
+        expect(await transferAmounts(chain, stable, vault, refund)).to.have.length(late.length)
         expect(late.reduce((sum: bigint, l: any) => sum + parseUnits(l.refund_amount, 6), 0n)).to.equal(before + after)
         expect(await balanceOf(chain, refund, stable)).to.equal(before + after)
         expect(await balanceOf(chain, swap.deposit_address, stable)).to.equal(0n)
@@ -191,6 +208,7 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
         expect(late.map((l: any) => parseUnits(l.amount, 8))).to.deep.equal([1_000_000n, 700_000n])
         expect(late.map((l: any) => l.tx_hash)).to.deep.equal([before.txid, after.txid])
         // Each extra came back once (less its gather's fee), to the refund address, next to the credited deposit's refund.
+        await quiet()
         const received = outputsOf(refund)
         const refunds = [failed.refund_tx_hash, ...late.map((l: any) => l.refund_tx_hash)]
         expect(received.map((o) => o.txid).sort()).to.deep.equal([...refunds].sort())
