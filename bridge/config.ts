@@ -67,7 +67,7 @@ export const BridgeSettingsSchema = z.object({
     BRIDGE_MAX_PENDING_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50)
         .describe('swaps one client IP may have waiting for a deposit at once (each is an address the monitor reads every cycle); beyond it `POST /api/swap` answers 429 `too_many_pending_swaps`'),
     BRIDGE_LATE_DEPOSIT_WATCH_DAYS: z.coerce.number().min(0).max(365).default(7)
-        .describe('days the deposit address of an ended swap (completed, failed, expired) stays watched for late deposits, which are refunded (or held for an operator); 0 turns the watch off'),
+        .describe('days the deposit address of an ended swap (completed, failed, expired) stays watched for late deposits, which are refunded (or held for an operator), extra deposits that arrived while the swap was active included; 0 turns the watch off, and those are then left at the address for an operator'),
     BRIDGE_WS_IDLE_SECONDS: z.coerce.number().int().min(5).max(3_600).default(60)
         .describe('a WebSocket that sends nothing (not even a ping) for this long is closed'),
     BRIDGE_WS_MAX_TOPICS: z.coerce.number().int().min(1).max(10_000).default(200)

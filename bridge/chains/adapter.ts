@@ -69,6 +69,13 @@ export interface TransferRequest {
     to: string
     asset: Asset
     amount: bigint | 'all'
+    /**
+     * With amount 'all': sweep only the swap's credited deposit, not whatever else reached the
+     * address (an extra deposit stays there and is refunded on its own:
+     * docs/bridge/lifecycle.md#extra-and-late-deposits). Account chains sweep at most `amount`
+     * (less the fee) of the balance; BITCOIN spends only the outputs of `txHash` to the address.
+     */
+    only?: { amount: bigint; txHash: string | null }
 }
 
 /** A signed transfer, ready to broadcast any number of times; `amount` is what it moves (base units). */

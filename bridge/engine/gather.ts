@@ -5,9 +5,14 @@ import { MINED, TxRecord } from './sender'
 
 /**
  * Gathering: moving a deposit from its single-use address into the source chain's vault.
- * A coin is swept whole, minus the network fee. A token needs the deposit address to pay gas: on
- * a chain with fees the vault first sends it enough coin (a top-up, twice the current estimate,
- * so a rising base fee does not strand it), then the address sends its whole token balance.
+ * Only the credited deposit moves: anything else that reached the address (a second transfer, before
+ * or after this gather) is an extra deposit, left there and refunded on its own by late.ts once the
+ * swap ended, so the vault never keeps what the swap does not credit
+ * (docs/bridge/lifecycle.md#extra-and-late-deposits).
+ * A coin deposit is swept, minus the network fee (BITCOIN: its own outputs). A token needs the
+ * deposit address to pay gas: on a chain with fees the vault first sends it enough coin (a top-up,
+ * twice the current estimate, so a rising base fee does not strand it), then the address sends the
+ * deposited amount.
  * Called again and again until it reports done; each call does at most one step and never signs
  * twice (see sender.ts).
  */
@@ -36,7 +41,9 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
 
     if (asset.kind === 'coin') {
         try {
-            const result = await ctx.sender.send(adapter, swap.id, 'gather', { from: deposit, to: vault, asset, amount: 'all' })
+            const result = await ctx.sender.send(adapter, swap.id, 'gather', {
+                from: deposit, to: vault, asset, amount: 'all', only: { amount: swap.depositAmount!, txHash: swap.depositTxHash },
+            })
             return { state: 'waiting', tx: result.tx }
         } catch (err) {
             if (err instanceof InsufficientForFeeError) return { state: 'failed', reason: 'the deposit does not cover the network fee of moving it to the vault' }
@@ -79,7 +86,9 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
         if (!ctx.secondLook.agrees(`nothing-to-gather:${swap.id}`)) return { state: 'waiting' }
         return { state: 'failed', reason: 'the deposit address holds nothing to gather' }
     }
-    const result = await ctx.sender.send(adapter, swap.id, 'gather', { from: deposit, to: vault, asset, amount: balance })
+    // The credited amount, not the balance: a later transfer of the token is an extra deposit.
+    const amount = balance < swap.depositAmount! ? balance : swap.depositAmount!
+    const result = await ctx.sender.send(adapter, swap.id, 'gather', { from: deposit, to: vault, asset, amount })
     return { state: 'waiting', tx: result.tx }
 }
 

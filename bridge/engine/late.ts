@@ -10,7 +10,7 @@ import { landedTopUpCovers } from './gather'
 import { loadSwap, Swap, writeEvent } from './lifecycle'
 import { MINED, Purpose } from './sender'
 
-/** Late deposits, reaching the address of a swap that has ended, found, confirmed, gathered and refunded or held: docs/bridge/lifecycle.md#late-deposits */
+/** Late deposits, reaching the address of a swap that has ended, found, confirmed, gathered and refunded or held: docs/bridge/lifecycle.md#extra-and-late-deposits (a deposit other than the credited one reaching the address while the swap was active is found here too: the gather leaves it) */
 
 export type LateState = 'detected' | 'confirmed' | 'gathered' | 'refunded' | 'held' | 'dropped'
 
@@ -281,7 +281,8 @@ async function gatherLate(ctx: EngineContext, adapter: ChainAdapter, swap: Swap,
     const from = { kind: 'deposit' as const, index: swap.depositIndex }
     if (asset.kind === 'coin') {
         try {
-            await ctx.sender.send(adapter, swap.id, purpose, { from, to: vault, asset, amount: 'all' })
+            // Its own amount (BITCOIN: its own outputs) only: a deposit arriving meanwhile is the next late deposit.
+            await ctx.sender.send(adapter, swap.id, purpose, { from, to: vault, asset, amount: 'all', only: { amount: late.amount, txHash: late.txHash } })
         } catch (err) {
             if (err instanceof InsufficientForFeeError || err instanceof UnpayableTransferError) return { kind: 'held', reason: `the late deposit cannot be moved to the vault: ${err.message}` }
             throw err
@@ -320,7 +321,7 @@ async function gatherLate(ctx: EngineContext, adapter: ChainAdapter, swap: Swap,
         if (!ctx.secondLook.agrees(`late-nothing-to-gather:${late.id}`)) return { kind: 'waiting' }
         return { kind: 'held', reason: 'the deposit address holds nothing to gather' }
     }
-    await ctx.sender.send(adapter, swap.id, purpose, { from, to: vault, asset, amount: balance })
+    await ctx.sender.send(adapter, swap.id, purpose, { from, to: vault, asset, amount: balance < late.amount ? balance : late.amount })
     return { kind: 'waiting' }
 }
 

@@ -54,7 +54,7 @@ export const EVENT_OF_STATUS: Record<SwapStatus, string> = {
  * Events that do not change the status: the refund of a failed swap, a deposit undone by a reorg,
  * a provider leg that needs an operator (held: an uncertain create, a status the table does
  * not know, or verification at the provider), a swap held for an operator (hold.ts), and deposits
- * after the swap ended (late.ts).
+ * other than the credited one, refunded once the swap ended (late.ts).
  */
 export const OTHER_EVENTS = [
     'refund_sent', 'refund_failed', 'deposit_reorged', 'provider_leg_held', 'swap_held',

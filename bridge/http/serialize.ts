@@ -86,7 +86,7 @@ function poolTradeView(swap: Swap) {
     }
 }
 
-/** A swap's deposits after it ended (late.ts), amounts in whole tokens of the source asset. */
+/** A swap's deposits other than the credited one, refunded after it ended (late.ts), amounts in whole tokens of the source asset. */
 export function lateDepositView(late: LateDeposit) {
     const units = (v: bigint | null) => amount(v, late.chain, late.asset)
     return {

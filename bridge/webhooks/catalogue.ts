@@ -34,7 +34,7 @@ export const EVENT_TYPES: EventType[] = [
     { name: 'deposit_reorged', meaning: 'A reorganisation removed the detected deposit; the swap waits for a deposit again', spec: false },
     { name: 'provider_leg_held', meaning: 'The external swap provider\'s leg needs an operator (an unconfirmed exchange creation, a status the bridge does not know, a verification hold); data.reason says which', spec: false },
     { name: 'swap_held', meaning: 'The engine stopped moving the swap until an operator acts (a vault nonce used by no transaction of ours, a gathered deposit a deep reorganisation removed); data.reason says why, operator_action_required is true', spec: false },
-    { name: 'late_deposit_detected', meaning: 'Funds arrived at the deposit address after the swap ended; data.amount, data.late_deposit_id; refunded once final (data.refund says pending or held)', spec: false },
+    { name: 'late_deposit_detected', meaning: 'Funds other than the credited deposit found at the deposit address once the swap ended (a second deposit, whenever it arrived); data.amount, data.late_deposit_id; refunded once final (data.refund says pending or held)', spec: false },
     { name: 'late_deposit_refunded', meaning: 'A late deposit was returned to refund_address; tx_hash is the refund transaction', spec: false },
     { name: 'late_deposit_held', meaning: 'A late deposit cannot be refunded automatically (no refund_address, or it could not be gathered); an operator must act', spec: false },
     { name: `${PROVIDER_PREFIX}*`, meaning: 'External swap leg state changes (prefix of the external provider; one event per provider state)', spec: true },

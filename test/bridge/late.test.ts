@@ -49,6 +49,9 @@ describe('bridge: late deposits (after the swap ended)', function () {
             source_token_amount: amount, target_wallet: account(9).address, refund_address: refund,
         })
         await waitForStatus(bridge, swap.id, ['expired'], 60_000)
+        // The spec: error_message is null unless the swap failed; an expired swap's status says why.
+        expect((await api(bridge, 'GET', `/api/swap/${swap.id}/status`)).body.error_message).to.equal(null)
+        expect((await api(bridge, 'GET', `/api/swap/${swap.id}`)).body.error_message).to.equal(null)
         return swap
     }
 

@@ -133,6 +133,20 @@ describe('tron: the adapter against the local java-tron / TronGrid API', functio
         expect([...double.apiKeys]).to.deep.equal([API_KEY])
     })
 
+    it('a TRX gather of the credited deposit only leaves an extra deposit at the address', async function () {
+        const address = await adapter.deriveAddress(deposit(15))
+        ledger().fundTrx(address, 20_000_000n)
+        ledger().fundTrx(address, 6_000_000n)
+        const vaultBefore = await adapter.balance(vault, TRX)
+        const swept = await adapter.signTransfer({ from: deposit(15), to: vault, asset: TRX, amount: 'all', only: { amount: 20_000_000n, txHash: null } }, [])
+        await send(swept)
+        // What the sweep burned came out of the credited 20 TRX; the extra 6 TRX stay for their own refund.
+        expect(swept.amount <= 20_000_000n).to.equal(true)
+        expect(await adapter.balance(vault, TRX)).to.equal(vaultBefore + swept.amount)
+        // At least the extra is left (a burn below the estimate leaves its difference too).
+        expect(await adapter.balance(address, TRX) >= 6_000_000n).to.equal(true)
+    })
+
     it('calls a deposit final once its block is solidified, or at the configured confirmations', async function () {
         const address = await adapter.deriveAddress(deposit(12))
         const from = await headNumber()

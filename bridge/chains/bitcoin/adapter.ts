@@ -123,6 +123,13 @@ export class BitcoinAdapter implements ChainAdapter {
         return requiredConfirmations(amount, this.config.confirmationTiers, this.floor(finality))
     }
 
+    /** A late deposit of several outputs is dated by the head block whose balance showed it, and checked by that block's hash. */
+    async blockHash(blockNumber: bigint): Promise<string> {
+        const hash = await this.backend.blockHash(Number(blockNumber))
+        if (!hash) throw new Error(`BITCOIN: no block at height ${blockNumber}`)
+        return hash
+    }
+
     async scanDeposits(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]> {
         const valid = watches.filter((w) => {
             if (w.asset.kind !== 'coin') return false
@@ -278,7 +285,9 @@ export class BitcoinAdapter implements ChainAdapter {
         ])
         let plan: SpendPlan
         if (request.amount === 'all') {
-            const deep = coins.filter((c) => c.confirmations >= tierConfirmations(c.value, this.config.confirmationTiers))
+            // A gather spends the credited deposit's outputs only: each other output is an extra deposit, refunded on its own.
+            const txid = request.only?.txHash
+            const deep = coins.filter((c) => c.confirmations >= tierConfirmations(c.value, this.config.confirmationTiers) && (!txid || c.txid === txid))
             plan = planSweep({ coins: deep, forced: replacing.forced, to, rate, outbid: replacing.outbid })
         } else {
             plan = planPayment({ coins, forced: replacing.forced, to, amount: request.amount, change, rate, outbid: replacing.outbid })

@@ -68,7 +68,9 @@ export async function signTransfer(signer: EvmSigner, request: TransferRequest, 
         gas = await coinGas(client, from, to)
         if (request.amount === 'all') {
             const balance = await client.getBalance({ address: from })
-            value = balance - gas * maxFeePerGas
+            // A gather takes the credited deposit only; what else arrived stays for its own refund.
+            const sweepable = request.only && request.only.amount < balance ? request.only.amount : balance
+            value = sweepable - gas * maxFeePerGas
             if (value <= 0n) throw new InsufficientForFeeError(`balance ${balance} does not cover the network fee`)
         } else {
             value = request.amount

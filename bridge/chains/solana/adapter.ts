@@ -185,7 +185,12 @@ export class SolanaAdapter implements ChainAdapter {
         const balance = BigInt(await this.connection.getBalance(from, this.config.sendCommitment))
         let amount: bigint
         if (request.amount === 'all') {
-            amount = balance - fee
+            // A gather sweeps the credited deposit only, leaving an extra deposit for its own refund;
+            // unless that would leave the account below the rent-exempt minimum (a transfer the
+            // network refuses): then all of it goes (docs/bridge/lifecycle.md#extra-and-late-deposits).
+            let keep = request.only && request.only.amount < balance ? balance - request.only.amount : 0n
+            if (keep > 0n && keep < (await this.rentExemptMinimum())) keep = 0n
+            amount = balance - keep - fee
             if (amount <= 0n) throw new InsufficientForFeeError(`SOLANA: ${balance} lamports at ${from.toBase58()} do not cover the ${fee} lamport fee`)
         } else {
             amount = request.amount

@@ -253,7 +253,7 @@ export class TronAdapter implements ChainAdapter {
         if (!to) throw new Error(`TRON: not a payout address: ${request.to}`)
         const from = await this.keys.address(request.from)
         if (from === to) throw new Error('TRON: a transfer to its own sender')
-        const { tx, amount } = token ? await this.usdtTransfer(from, to, request.amount) : await this.trxTransfer(from, to, request.amount)
+        const { tx, amount } = token ? await this.usdtTransfer(from, to, request.amount) : await this.trxTransfer(from, to, request.amount, request.only?.amount)
         const signature = await this.keys.sign(request.from, tx.txID)
         const txID = tx.txID.toLowerCase()
         this.remember(txID, BigInt(tx.raw_data.expiration))
@@ -261,13 +261,15 @@ export class TronAdapter implements ChainAdapter {
         return { from, hash: txID, raw: encodeStored(tx, signature), nonce: null, amount }
     }
 
-    private async trxTransfer(from: string, to: string, requested: bigint | 'all'): Promise<{ tx: TronTransaction; amount: bigint }> {
+    /** `only`: a gather sweeps at most the credited deposit, leaving any extra deposit where it is. */
+    private async trxTransfer(from: string, to: string, requested: bigint | 'all', only?: bigint): Promise<{ tx: TronTransaction; amount: bigint }> {
         if (requested !== 'all') return { tx: await this.buildTrx(from, to, requested), amount: requested }
         const [account, available, recipient, prices] = await Promise.all([
             this.http.account(from), this.bandwidthLeft(from), this.http.account(to), this.prices(),
         ])
-        const balance = int64(account?.balance)
-        if (balance <= 0n) throw new InsufficientForFeeError(`TRON: ${from} holds no TRX to sweep`)
+        const held = int64(account?.balance)
+        if (held <= 0n) throw new InsufficientForFeeError(`TRON: ${from} holds no TRX to sweep`)
+        const balance = only !== undefined && only < held ? only : held
         // The largest amount gives the largest transaction: its fee bounds the final one's.
         const probe = await this.buildTrx(from, to, balance)
         const fee = recipient !== undefined

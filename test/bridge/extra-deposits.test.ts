@@ -1,0 +1,228 @@
+import * as bitcoin from 'bitcoinjs-lib'
+import { expect } from 'chai'
+import { randomBytes } from 'crypto'
+import * as fs from 'fs'
+import { Address, parseUnits } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { waitFor } from '../../common/processes'
+import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
+import { SimpleSwapServer } from '../../devnet/provider/server'
+import { createTestDatabase } from '../support/postgres'
+import {
+    account, api, balanceOf, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, giveTokens, send, startBridge,
+    startBridgeChains, tempDir, transferAmounts, vaultOf, waitForStatus,
+} from './support'
+
+/**
+ * Issue 35: a second deposit to a swap's address, before or after the gather, is never kept by the
+ * vault. The swap credits and gathers only the deposit the monitor saw first; every other transfer
+ * stays at the address and is refunded once the swap ended (docs/bridge/lifecycle.md#extra-and-late-deposits).
+ * Everything is counted on chain: what the gather moved, what the refund address received, what
+ * the source vault kept.
+ */
+describe('bridge: extra deposits to one swap address, before and after the gather', function () {
+    let w: BridgeChains
+    let btc: EsploraServer
+    let ss: SimpleSwapServer
+    let bridge: BridgeProcess
+    let dir: string
+
+    const regtestAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
+    const outputsOf = (address: string) => btc.ledger.unspentOf(btc.ledger.scriptOf(address))
+
+    before(async function () {
+        const databaseUrl = await createTestDatabase('bridge_extra_deposits')
+        ;[w, btc, ss] = await Promise.all([startBridgeChains(), startEsploraServer('regtest'), new SimpleSwapServer().start()])
+        // BTC routes go through the provider: it must quote them for a BTC swap to be created.
+        ss.setPair(['btc', 'btc'], ['usdt', 'bsc'], { rate: '89000', min: '0.0005', max: '5' })
+        dir = tempDir()
+        bridge = await startBridge({
+            ...bridgeEnv(w, databaseUrl, dir),
+            // Ten blocks (one a second) between the first deposit's detection and its gather: the
+            // second deposit, sent as soon as the swap says deposit_detected, lands before it.
+            BRIDGE_CONFIRMATIONS_NATIVECHAIN: '10',
+            BITCOIN_NETWORK: 'regtest',
+            BITCOIN_ESPLORA_URL: btc.url,
+            SIMPLESWAP_API_KEY: ss.apiKey,
+            SIMPLESWAP_API_URL: ss.baseUrl,
+            BRIDGE_PROVIDER_POLL_SECONDS: '1',
+        })
+        await fundVaults(w, bridge)
+        // The BITCOIN vault pays the refunds' network fees.
+        btc.ledger.fund(await vaultOf(bridge, 'BITCOIN' as any), 10_000_000n)
+        btc.ledger.mine(1)
+    })
+
+    after(async function () {
+        await bridge?.stop()
+        await Promise.allSettled([w?.stop(), btc?.close(), ss?.stop()])
+        if (dir) fs.rmSync(dir, { recursive: true, force: true })
+    })
+
+    async function swapBody(id: string): Promise<any> {
+        return (await api(bridge, 'GET', `/api/swap/${id}`)).body
+    }
+
+    /**
+     * Five more blocks (a second each) after the refunds: five more monitor cycles and many worker
+     * passes, by which a second refund of the same money would have gone out. BITCOIN mines along.
+     */
+    async function quiet(): Promise<void> {
+        const chain = w.chains.NATIVECHAIN
+        const from = await chain.client.getBlockNumber()
+        await waitFor('five more blocks', async () => {
+            btc.ledger.mine(1)
+            return (await chain.client.getBlockNumber()) >= from + 5n || undefined
+        }, 60_000, 500)
+    }
+
+    /** Until every late deposit is refunded and together they are `count`; `tick` runs on each look (BITCOIN mines a block). */
+    async function refundedExtras(id: string, count: number, tick: () => void = () => {}): Promise<any[]> {
+        return waitFor(`${count} extra deposit(s) of ${id} refunded`, async () => {
+            tick()
+            const body = await swapBody(id)
+            const late = body.late_deposits
+            const refunded = late.filter((l: any) => l.status === 'refunded')
+            return refunded.length === late.length && late.length >= count ? late : undefined
+        }, 120_000, 300)
+    }
+
+    it('EVM coin: 0.5 credited and gathered; 0.3 sent at deposit_detected and 0.2 after the gather are each refunded once', async function () {
+        const chain = w.chains.NATIVECHAIN
+        const refund = privateKeyToAccount(generatePrivateKey()).address
+        const vault = await vaultOf(bridge, 'NATIVECHAIN')
+        const vaultBefore = await balanceOf(chain, vault)
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
+            source_token_amount: '0.5', target_wallet: account(9).address, refund_address: refund,
+        })
+        const [first, before, after] = [parseUnits('0.5', 18), parseUnits('0.3', 18), parseUnits('0.2', 18)]
+        await send(chain, 5, swap.deposit_address, first)
+        await waitForStatus(bridge, swap.id, ['deposit_detected'], 60_000)
+        const beforeHash = await send(chain, 5, swap.deposit_address, before)
+        await waitForStatus(bridge, swap.id, ['vault_locking', 'vault_locked', 'payout_processing', 'completed'], 120_000)
+        const gathered = await swapBody(swap.id)
+        const gatherTx = await chain.client.getTransactionReceipt({ hash: gathered.gather_tx_hash })
+        // The premise: the second deposit was in the chain before the gather was.
+        const beforeReceipt = await chain.client.getTransactionReceipt({ hash: beforeHash })
+        expect(beforeReceipt.blockNumber < gatherTx.blockNumber).to.equal(true)
+        const afterHash = await send(chain, 5, swap.deposit_address, after)
+        const afterReceipt = await chain.client.getTransactionReceipt({ hash: afterHash })
+        expect(afterReceipt.blockNumber > gatherTx.blockNumber).to.equal(true)
+
+        const done = await waitForStatus(bridge, swap.id, ['completed'], 120_000)
+        // Credited and gathered: the first deposit alone (this chain charges no fees), on chain.
+        expect(done.deposit_amount).to.equal('0.5')
+        expect((await chain.client.getTransaction({ hash: done.gather_tx_hash })).value).to.equal(first)
+        const late = await refundedExtras(swap.id, 1)
+        // Each extra deposit refunded once: the refund address holds exactly their sum, paid by the
+        // transactions the swap states, each from the vault to it.
+        const stated = late.reduce((sum: bigint, l: any) => sum + parseUnits(l.refund_amount, 18), 0n)
+        expect(stated).to.equal(before + after)
+        expect(late.reduce((sum: bigint, l: any) => sum + parseUnits(l.amount, 18), 0n)).to.equal(before + after)
+        for (const l of late) {
+            const tx = await chain.client.getTransaction({ hash: l.refund_tx_hash })
+            expect(tx.from.toLowerCase()).to.equal(vault.toLowerCase())
+            expect(tx.to?.toLowerCase()).to.equal(refund.toLowerCase())
+            expect(tx.value).to.equal(parseUnits(l.refund_amount, 18))
+        }
+        await quiet()
+        expect(await balanceOf(chain, refund)).to.equal(before + after)
+        expect(await balanceOf(chain, swap.deposit_address)).to.equal(0n)
+        expect((await swapBody(swap.id)).late_deposits).to.have.length(late.length)
+        // The vault kept the credited deposit and nothing more (less what a pool leg on this chain traded away).
+        const trade = done.pool_trade
+        const traded = trade?.chain === 'NATIVECHAIN' ? (await chain.client.getTransaction({ hash: trade.tx_hash })).value : 0n
+        expect(await balanceOf(chain, vault)).to.equal(vaultBefore + first - traded)
+        const events = (await eventsOf(bridge, swap.id)).map((e) => e.event)
+        expect(events.filter((e) => e === 'late_deposit_refunded')).to.have.length(late.length)
+        expect(events.filter((e) => e === 'late_deposit_detected')).to.have.length(late.length)
+    })
+
+    it('ERC-20: 30 STABLE credited and gathered; 20 sent at deposit_detected and 10 after the gather are each refunded once', async function () {
+        const chain = w.chains.NATIVECHAIN
+        const stable = chain.tokens.STABLE
+        const refund = privateKeyToAccount(generatePrivateKey()).address
+        const vault = await vaultOf(bridge, 'NATIVECHAIN')
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'BSC', target_token: 'WNATIVE',
+            source_token_amount: '30', target_wallet: account(9).address, refund_address: refund,
+        })
+        const [first, before, after] = [parseUnits('30', 6), parseUnits('20', 6), parseUnits('10', 6)]
+        await giveTokens(chain, 'STABLE', account(8).address, first + before + after)
+        await send(chain, 8, swap.deposit_address, first, stable)
+        await waitForStatus(bridge, swap.id, ['deposit_detected'], 60_000)
+        const beforeHash = await send(chain, 8, swap.deposit_address, before, stable)
+        await waitForStatus(bridge, swap.id, ['vault_locking', 'vault_locked', 'payout_processing', 'completed'], 120_000)
+        const gathered = await swapBody(swap.id)
+        const gatherReceipt = await chain.client.getTransactionReceipt({ hash: gathered.gather_tx_hash })
+        expect((await chain.client.getTransactionReceipt({ hash: beforeHash })).blockNumber < gatherReceipt.blockNumber).to.equal(true)
+        await send(chain, 8, swap.deposit_address, after, stable)
+        const done = await waitForStatus(bridge, swap.id, ['completed'], 120_000)
+        expect(done.deposit_amount).to.equal('30')
+        const late = await refundedExtras(swap.id, 1)
+        // On chain: the swap's gather moved the credited 30; every other transfer into the vault from
+        // the address went back out to the refund address, once.
+        const intoVault = await transferAmounts(chain, stable, swap.deposit_address, vault)
+        expect(intoVault[0]).to.equal(first)
+        const refunded = await transferAmounts(chain, stable, vault, refund)
+        expect(refunded.reduce((a, b) => a + b, 0n)).to.equal(before + after)
+        expect(intoVault.slice(1).reduce((a, b) => a + b, 0n)).to.equal(before + after)
+        expect(refunded).to.have.length(late.length)
+        await quiet()
+        expect(await transferAmounts(chain, stable, vault, refund)).to.have.length(late.length)
+        expect(late.reduce((sum: bigint, l: any) => sum + parseUnits(l.refund_amount, 6), 0n)).to.equal(before + after)
+        expect(await balanceOf(chain, refund, stable)).to.equal(before + after)
+        expect(await balanceOf(chain, swap.deposit_address, stable)).to.equal(0n)
+    })
+
+    it('BITCOIN: only the credited deposit\'s outputs are gathered; an extra output before the gather and one after it are each refunded once', async function () {
+        const refund = regtestAddress()
+        const swap = await createSwap(bridge, {
+            source_chain: 'BITCOIN', source_token: 'BTC', target_chain: 'NATIVECHAIN', target_token: 'NATIVE',
+            source_token_amount: '0.01', target_wallet: account(7).address, refund_address: refund,
+        })
+        // The credited deposit is below the route's minimum: the swap fails at the rate lock and
+        // refunds it, which gathers it first. Nothing mines unless the test says so.
+        const credited = btc.ledger.fund(swap.deposit_address, 20_000n)
+        btc.ledger.mine(1)
+        await waitFor('the deposit detected', async () => (await swapBody(swap.id)).status !== 'pending_deposit' || undefined, 60_000, 200)
+        const before = btc.ledger.fund(swap.deposit_address, 1_000_000n)
+        btc.ledger.mine(1)
+        const failed = await waitFor('the swap refunded', async () => {
+            btc.ledger.mine(1)
+            const body = await swapBody(swap.id)
+            return body.refund_status === 'sent' ? body : undefined
+        }, 120_000, 300)
+        expect(failed.status).to.equal('failed')
+        expect(failed.deposit_tx_hash).to.equal(credited.txid)
+        // The swap's gather spent the credited output only; the extra one was not touched by it.
+        expect(btc.ledger.spender(credited.txid, credited.vout)?.txid).to.equal(failed.gather_tx_hash)
+        expect(btc.ledger.spender(before.txid, before.vout)?.txid).to.not.equal(failed.gather_tx_hash)
+        // Once the first extra is recorded alone (the watch reads the address's balance: two outputs
+        // there at once would be one late deposit of their sum).
+        await waitFor('the first extra deposit recorded', async () => (await swapBody(swap.id)).late_deposits.length === 1 || undefined, 60_000, 200)
+        const after = btc.ledger.fund(swap.deposit_address, 700_000n)
+        btc.ledger.mine(1)
+        const late = await refundedExtras(swap.id, 2, () => btc.ledger.mine(1))
+        expect(late.map((l: any) => parseUnits(l.amount, 8))).to.deep.equal([1_000_000n, 700_000n])
+        expect(late.map((l: any) => l.tx_hash)).to.deep.equal([before.txid, after.txid])
+        // Each extra came back once (less its gather's fee), to the refund address, next to the credited deposit's refund.
+        await quiet()
+        const received = outputsOf(refund)
+        const refunds = [failed.refund_tx_hash, ...late.map((l: any) => l.refund_tx_hash)]
+        expect(received.map((o) => o.txid).sort()).to.deep.equal([...refunds].sort())
+        const stated = parseUnits(failed.refund_amount, 8) + late.reduce((sum: bigint, l: any) => sum + parseUnits(l.refund_amount, 8), 0n)
+        expect(received.reduce((sum, o) => sum + o.value, 0n)).to.equal(stated)
+        for (const l of late) {
+            const amount = parseUnits(l.amount, 8)
+            const back = parseUnits(l.refund_amount, 8)
+            // The gather's fee, a few thousand satoshi at most, is all an extra deposit loses.
+            expect(back < amount && amount - back < 10_000n).to.equal(true)
+        }
+        expect(outputsOf(swap.deposit_address)).to.deep.equal([])
+        const events = (await eventsOf(bridge, swap.id)).map((e) => e.event)
+        expect(events.filter((e) => e === 'late_deposit_refunded')).to.have.length(2)
+        expect(events.filter((e) => e === 'refund_sent')).to.have.length(1)
+    })
+})
