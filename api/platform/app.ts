@@ -6,6 +6,7 @@ import { HttpError, pendingTransactionAnswer, platformErrors } from './http'
 import { healthRoutes } from './routes/health'
 import { poolRoutes } from './routes/pools'
 import { swapRoutes } from './routes/swap'
+import { swapQuoteRoutes } from './routes/swap-quote'
 import { tokenRoutes } from './routes/token'
 import { walletRoutes } from './routes/wallet'
 import { createServices, PlatformContext } from './services'
@@ -27,7 +28,7 @@ export function createPlatformApp(ctx: PlatformContext) {
     instrument(app)
     app.use(express.json({ limit: '100kb' }))
     doc.serve(app)
-    for (const routes of [healthRoutes, walletRoutes, tokenRoutes, poolRoutes, swapRoutes]) doc.mount(app, routes(services, doc))
+    for (const routes of [healthRoutes, walletRoutes, tokenRoutes, poolRoutes, swapQuoteRoutes, swapRoutes]) doc.mount(app, routes(services, doc))
     app.use(() => {
         throw new HttpError(404, 'No such route')
     })

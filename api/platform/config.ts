@@ -15,6 +15,10 @@ export const PlatformSettingsSchema = z.object({
         .describe('requests to `register` and `register_random` allowed per client IP within `PLATFORM_REGISTER_WINDOW_SECONDS`, then 429'),
     PLATFORM_REGISTER_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600)
         .describe('the window of `PLATFORM_REGISTER_PER_IP`'),
+    PLATFORM_QUOTE_PER_IP: z.coerce.number().int().min(1).max(100_000).default(120)
+        .describe('`GET /api/swap/quote` requests allowed per client IP within `PLATFORM_QUOTE_WINDOW_SECONDS`, then 429 (each reads the pools off the node)'),
+    PLATFORM_QUOTE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60)
+        .describe('the window of `PLATFORM_QUOTE_PER_IP`'),
     PLATFORM_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2)
         .describe('argon2id password hashes the platform runs at once (each takes a thread of the libuv pool and 19 MiB)'),
     PLATFORM_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32)

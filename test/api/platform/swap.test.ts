@@ -55,6 +55,54 @@ describe('wallet platform: swaps', function () {
         await f?.stop()
     })
 
+    describe('quotes (GET /api/swap/quote)', function () {
+        it('quotes exact input along the route the swap takes, with price impact and the bound at a slippage; the swap then pays the quote', async function () {
+            const [rGold, rStable] = await reserves(gold, stable)
+            const res = await f.http.get('/api/swap/quote', { token_in: gold, token_out: stable, amount_in: '10', slippage_percent: '1' })
+            expect(res.status, JSON.stringify(res.body)).to.equal(200)
+            const q = res.body.data
+            const expected = amountOut(parseEther('10'), rGold, rStable)
+            expect(q).to.deep.include({
+                token_in: gold, token_out: stable, path: [gold, stable], fee_on_transfer: false, slippage_percent: '1.00',
+                amount_in: '10', amount_in_raw: parseEther('10').toString(), amount_out_raw: expected.toString(),
+                amount_out_min_raw: ((expected * 9_900n) / 10_000n).toString(),
+            })
+            // Mid price 2 STABLE per GOLD: 20 STABLE without fees or impact; the quote is below it by the 0.2% fee and the trade's own move.
+            const mid = (parseEther('10') * rStable) / rGold
+            const impact = Number((mid - expected) * 1_000_000n / mid) / 10_000
+            expect(Number(q.price_impact_percent)).to.be.within(impact, impact + 0.01)
+            expect(Number(q.price_impact_percent)).to.be.greaterThan(0.2)
+            // Nothing was signed: the pool is as it was, and the swap right after pays exactly the quote.
+            expect(await reserves(gold, stable)).to.deep.equal([rGold, rStable])
+            const swap = await post('execute_exact_tokens_for_tokens', { amount_in: '10', amount_out_min: q.amount_out_min, token1: gold, token2: stable, from: trader, to: receiver() })
+            expect(swap.status, JSON.stringify(swap.body)).to.equal(200)
+            expect(swap.body.data.amount_out_raw).to.equal(q.amount_out_raw)
+        })
+
+        it('quotes exact output (what it costs), routes through a hub, and refuses what the swap routes refuse', async function () {
+            const exactOut = await f.http.get('/api/swap/quote', { token_in: 'NATIVE', token_out: gold, amount_out: '5' })
+            expect(exactOut.status, JSON.stringify(exactOut.body)).to.equal(200)
+            expect(exactOut.body.data).to.deep.include({ token_in: 'NATIVE', token_out: gold, amount_out: '5', slippage_percent: '0.50' })
+            // No NATIVE/GOLD pair: through STABLE (WNATIVE → STABLE → GOLD).
+            expect(exactOut.body.data.path).to.deep.equal([wnative, stable, gold])
+            const cost = BigInt(exactOut.body.data.amount_in_raw)
+            expect(BigInt(exactOut.body.data.amount_in_max_raw)).to.equal((cost * 10_050n + 9_999n) / 10_000n)
+            for (const [query, pattern] of [
+                [{ token_in: gold, token_out: stable }, /exactly one of amount_in/],
+                [{ token_in: gold, token_out: stable, amount_in: '1', amount_out: '1' }, /exactly one of amount_in/],
+                [{ token_in: gold, token_out: gold, amount_in: '1' }, /same asset/],
+                [{ token_in: gold, token_out: stable, amount_in: '0' }, /greater than 0/],
+                [{ token_in: gold, token_out: stable, amount_in: '1', slippage_percent: '150' }, /slippage_percent/],
+                [{ token_in: 'gold', token_out: stable, amount_in: '1' }, /token_in/],
+                [{ token_in: gold, token_out: stable, amount_out: '100000000' }, /INSUFFICIENT_LIQUIDITY/],
+            ] as const) {
+                const res = await f.http.get('/api/swap/quote', query as Record<string, string>)
+                expect(res.status, `${JSON.stringify(query)}: ${JSON.stringify(res.body)}`).to.equal(400)
+                expect(res.body.error).to.match(pattern)
+            }
+        })
+    })
+
     it('execute_exact_tokens_for_tokens spends exactly amount_in and pays the pool price', async function () {
         const [rGold, rStable] = await reserves(gold, stable)
         const to = receiver()
