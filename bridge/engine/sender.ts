@@ -1,6 +1,6 @@
 import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
-import { DurableSender, SendResult as CoreSendResult } from '../../common/sending/sender'
+import { DurableSender, MINED, SendResult as CoreSendResult } from '../../common/sending/sender'
 import { StoredTx, TxTable } from '../../common/sending/tx-table'
 import { ChainAdapter, SignedTransfer, TransferRequest, TxState } from '../chains/adapter'
 import { Finality } from '../chains/finality'
@@ -51,7 +51,7 @@ function mapTx(row: any): TxRecord {
 export class Sender {
     private readonly core: DurableSender<TxRecord>
 
-    constructor(private readonly pool: Pool, locks: LockManager, log: Logger) {
+    constructor(private readonly pool: Pool, locks: LockManager, private readonly log: Logger) {
         const table = new TxTable(pool, 'bridge_tx', mapTx, (tx) => ({ purpose: tx.purpose }))
         this.core = new DurableSender(table, locks, LOCK_SENDER, log, (tx) => {
             throw new OperatorHoldError(
@@ -108,6 +108,17 @@ export class Sender {
                 return mapTx(rows[0])
             },
         })
+    }
+
+    /**
+     * Follows the transactions no step follows any more: beside them another of ours at their
+     * nonce landed (an original its replacement beat, or the reverse), until the chain's final
+     * state shows them dead. Each pass of the worker.
+     */
+    async followBesideLanded(adapterOf: (chain: string) => ChainAdapter): Promise<void> {
+        for (const tx of await this.core.table.besideLanded(100)) {
+            await this.core.track(adapterOf(tx.chain), tx, MINED).catch((err) => this.log.warn({ err, hash: tx.hash }, 'could not follow a transaction beside a landed one; trying again later'))
+        }
     }
 
     /**

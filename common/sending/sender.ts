@@ -87,8 +87,8 @@ export class DurableSender<T extends StoredTx> {
      * transaction seen mined and later gone (a reorg took its block) is a broadcast one again:
      * the same bytes go out again, and its nonce stays held. With `replace`, one that stays
      * unmined is replaced at its nonce when the network's fee rule says it is priced out
-     * (REPLACE_AFTER_MS, docs/sending.md); once one of them is mined, the others at that nonce
-     * are followed until the chain's final state shows them dead.
+     * (REPLACE_AFTER_MS, docs/sending.md); once one of them is mined, the service follows the
+     * others at that nonce (TxTable.besideLanded) until the chain's final state shows them dead.
      */
     async track(chain: TxChain, tx: T, finality: Finality, replace?: ReplacePlan<T>): Promise<TxState> {
         const state = await chain.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce, raw: tx.raw }, finality)
@@ -96,8 +96,6 @@ export class DurableSender<T extends StoredTx> {
         await this.table.clearSuspicion(tx.id)
         if (state.kind === 'confirmed' || state.kind === 'reverted') {
             await this.table.markMined(tx.id, state.kind, state.blockNumber)
-            // A transaction it replaced, or that replaced it, is not followed by the caller any more: only the chain ends it.
-            if (tx.nonce !== null) for (const other of await this.table.unfinishedAtNonce(tx)) await this.track(chain, other, MINED)
             return state
         }
         const reorged = await this.table.markUnmined(tx.id)

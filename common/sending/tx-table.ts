@@ -102,9 +102,19 @@ export class TxTable<T extends StoredTx> {
         return Boolean(rows[0]?.ok)
     }
 
-    /** Our transactions at tx's nonce, other than tx, that have not been seen landed or dead. */
-    async unfinishedAtNonce(tx: T): Promise<T[]> {
-        return (await this.atNonce(tx)).filter((other) => other.status === 'signed' || other.status === 'broadcast')
+    /**
+     * Unfinished transactions beside which another of ours at the same nonce was seen landed: a
+     * replaced original, or a replacement its original beat. Their caller follows the one that
+     * landed; these are followed until the chain's final state shows them dead.
+     */
+    async besideLanded(limit: number): Promise<T[]> {
+        const { rows } = await this.pool.query(
+            `SELECT * FROM ${this.table} t WHERE t.status IN ('signed', 'broadcast') AND t.nonce IS NOT NULL AND EXISTS (
+                SELECT 1 FROM ${this.table} o WHERE o.chain = t.chain AND o.from_address = t.from_address AND o.nonce = t.nonce
+                AND o.id <> t.id AND o.status IN ('confirmed', 'reverted')) ORDER BY t.id LIMIT $1`,
+            [limit]
+        )
+        return rows.map(this.map)
     }
 
     async markDead(id: string): Promise<void> {
