@@ -5,16 +5,8 @@ import { Hex, parseTransaction, PublicClient } from 'viem'
  * fee of the latest block, a copy at the same nonce (same to, value, data, gas) is signed with
  * both fees raised by at least an eighth and one wei (geth refuses a replacement that raises
  * either by less than 10%; anvil one that raises nothing), and the fee cap to at least twice the
- * base fee plus the tip, as a new transaction is priced. Never above the cap.
+ * base fee plus the tip, as a new transaction is priced. Never above the caller's cap.
  */
-
-/** The highest fee cap a replacement is signed with unless SENDER_MAX_FEE_GWEI says otherwise: past it, bumping stops and the operator is told. */
-const DEFAULT_MAX_FEE_GWEI = 1000n
-
-export function maxFeeCap(env: NodeJS.ProcessEnv = process.env): bigint {
-    const gwei = env.SENDER_MAX_FEE_GWEI ? BigInt(env.SENDER_MAX_FEE_GWEI) : DEFAULT_MAX_FEE_GWEI
-    return gwei * 1_000_000_000n
-}
 
 export interface Replacement {
     to: Hex | null
@@ -31,8 +23,12 @@ const raise = (v: bigint) => v + v / 8n + 1n
 
 export type BumpDecision = { kind: 'replace'; tx: Replacement } | { kind: 'keep' } | { kind: 'capped'; needed: bigint; cap: bigint }
 
-/** Whether the signed `raw` is priced out by the latest block's base fee, and the transaction to sign in its place if so. */
-export async function feeBump(client: PublicClient, raw: string, cap = maxFeeCap()): Promise<BumpDecision> {
+/**
+ * Whether the signed `raw` is priced out by the latest block's base fee, and the transaction to
+ * sign in its place if so; `cap` (wei) is the highest fee cap a replacement may have: past it,
+ * bumping stops and the caller tells the operator.
+ */
+export async function feeBump(client: PublicClient, raw: string, cap: bigint): Promise<BumpDecision> {
     const old = parseTransaction(raw as Hex)
     if (old.type !== 'eip1559' || old.nonce === undefined || old.chainId === undefined) return { kind: 'keep' }
     const baseFee = (await client.getBlock({ blockTag: 'latest' })).baseFeePerGas ?? 0n

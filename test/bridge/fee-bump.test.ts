@@ -24,7 +24,7 @@ describe('bridge: a payout priced out by the base fee is replaced at its nonce, 
     let dir: string
     let baseFeeTicker: NodeJS.Timeout | undefined
 
-    /** Far above the payout's fee cap (the fees of a zero base fee), far below SENDER_MAX_FEE_GWEI's default. */
+    /** Far above the payout's fee cap (the fees of a zero base fee), far below BRIDGE_MAX_FEE_GWEI's default. */
     const HIGH_BASE_FEE = parseGwei('50')
 
     before(async function () {

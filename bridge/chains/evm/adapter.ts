@@ -88,11 +88,11 @@ export class EvmAdapter implements ChainAdapter {
     }
 
     async signReplacement(tx: { raw: string; from: string; hash: string }, role: KeyRole): Promise<SignedTx | undefined> {
-        const decision = await feeBump(this.client, tx.raw)
+        const decision = await feeBump(this.client, tx.raw, this.network.maxFeePerGas)
         if (decision.kind === 'keep') return undefined
         if (decision.kind === 'capped') {
             this.log.error({ chain: this.chain, hash: tx.hash, needed: decision.needed.toString(), cap: decision.cap.toString() },
-                'a stuck transaction would need a fee above SENDER_MAX_FEE_GWEI to be replaced; not bumped, it keeps its nonce')
+                'a stuck transaction would need a fee cap above BRIDGE_MAX_FEE_GWEI to be replaced; not bumped, it keeps its nonce')
             return undefined
         }
         const { nonce, chainId, ...fields } = decision.tx
