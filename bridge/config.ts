@@ -86,6 +86,8 @@ export const BridgeSettingsSchema = z.object({
         .describe('attempts at a refund that cannot be sent (e.g. the vault lacks gas) before an operator must act'),
     BRIDGE_REFUND_RETRY_SECONDS: z.coerce.number().int().min(1).max(3_600).default(30)
         .describe('delay before the second refund attempt; it doubles with each attempt, capped at an hour'),
+    BRIDGE_MAX_FEE_GWEI: z.coerce.number().int().min(1).max(100_000).default(1_000)
+        .describe('the highest fee cap (gwei) the sender signs a replacement of a stuck EVM transaction with (docs/sending.md, fee bump); a transaction that would need more keeps its nonce and waits, and the error log says so'),
     BRIDGE_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000)
         .describe('longest wait for one JSON-RPC answer from an EVM network (BSC, ETHEREUM, POLYGON, the native chain); a request is retried once, then the step waits for the next pass'),
 
@@ -163,6 +165,8 @@ export interface EvmNetworkConfig extends BaseNetworkConfig {
     rpcUrl: string
     /** Longest wait for one JSON-RPC answer (BRIDGE_RPC_TIMEOUT_MS). */
     rpcTimeoutMs: number
+    /** The highest fee cap of a replacement, in wei (BRIDGE_MAX_FEE_GWEI). */
+    maxFeePerGas: bigint
     tokens: Record<string, `0x${string}`>
 }
 
@@ -292,6 +296,7 @@ export function loadBridgeConfig(env: BridgeEnv): BridgeConfig {
             chainId: spec.name === 'NATIVECHAIN' ? env.CHAIN_ID : spec.chainId!,
             rpcUrl: rpc[spec.name]!,
             rpcTimeoutMs: env.BRIDGE_RPC_TIMEOUT_MS,
+            maxFeePerGas: BigInt(env.BRIDGE_MAX_FEE_GWEI) * 1_000_000_000n,
             finality: parseFinality(finality[spec.name]),
             tokens,
         }

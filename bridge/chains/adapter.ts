@@ -155,6 +155,12 @@ export interface ChainAdapter {
      */
     inspect(tx: { hash: string; from: string; nonce: number | null; raw: string }, finality: Finality): Promise<TxState>
     /**
+     * Account chains with a fee market (EVM): a copy of a stored transaction of `role` at its
+     * nonce with fees raised by the fee-bump rule (docs/sending.md), or undefined when it is not
+     * priced out or the fee cap is reached. Chains without it are never bumped.
+     */
+    signReplacement?(tx: { raw: string; from: string; hash: string }, role: KeyRole): Promise<SignedTx | undefined>
+    /**
      * What a known, mined transaction paid `address` in `asset`, as a deposit: for chains whose
      * scanDeposits cannot see a transfer once its funds moved on (Bitcoin scans unspent outputs, and
      * a vault spends its outputs). Undefined when the transaction is unknown, unmined or paid nothing there.

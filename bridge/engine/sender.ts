@@ -1,6 +1,6 @@
 import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
-import { DurableSender, SendResult as CoreSendResult } from '../../common/sending/sender'
+import { DurableSender, MINED, SendResult as CoreSendResult } from '../../common/sending/sender'
 import { StoredTx, TxTable } from '../../common/sending/tx-table'
 import { ChainAdapter, SignedTransfer, TransferRequest, TxState } from '../chains/adapter'
 import { Finality } from '../chains/finality'
@@ -51,7 +51,7 @@ function mapTx(row: any): TxRecord {
 export class Sender {
     private readonly core: DurableSender<TxRecord>
 
-    constructor(private readonly pool: Pool, locks: LockManager, log: Logger) {
+    constructor(private readonly pool: Pool, locks: LockManager, private readonly log: Logger) {
         const table = new TxTable(pool, 'bridge_tx', mapTx, (tx) => ({ purpose: tx.purpose }))
         this.core = new DurableSender(table, locks, LOCK_SENDER, log, (tx) => {
             throw new OperatorHoldError(
@@ -110,8 +110,39 @@ export class Sender {
         })
     }
 
-    /** Where a stored transaction stands (DurableSender.track); a nonce taken by no transaction of ours throws OperatorHoldError. */
-    track(adapter: ChainAdapter, tx: TxRecord, finality: Finality): Promise<TxState> {
-        return this.core.track(adapter, tx, finality)
+    /**
+     * Follows the transactions no step follows any more: beside them another of ours at their
+     * nonce landed (an original its replacement beat, or the reverse), until the chain's final
+     * state shows them dead. Each pass of the worker.
+     */
+    async followBesideLanded(adapterOf: (chain: string) => ChainAdapter): Promise<void> {
+        for (const tx of await this.core.table.besideLanded(100)) {
+            await this.core.track(adapterOf(tx.chain), tx, MINED).catch((err) => this.log.warn({ err, hash: tx.hash }, 'could not follow a transaction beside a landed one; trying again later'))
+        }
+    }
+
+    /**
+     * Where a stored transaction stands (DurableSender.track); a nonce taken by no transaction of
+     * ours throws OperatorHoldError. The vault's transactions priced out by a base fee that stays
+     * above their fee cap are replaced at their nonce (adapters with signReplacement: EVM); the
+     * replacement is the swap's next attempt for the purpose, linked by `replaces`, and live()
+     * returns it from then on.
+     */
+    async track(adapter: ChainAdapter, tx: TxRecord, finality: Finality): Promise<TxState> {
+        const signReplacement = adapter.signReplacement?.bind(adapter)
+        // Only the vault's key is at hand here; a deposit address's gather is not bumped (docs/sending.md).
+        const vault = signReplacement && (await adapter.deriveAddress({ kind: 'vault' })).toLowerCase() === tx.from.toLowerCase()
+        return this.core.track(adapter, tx, finality, vault ? {
+            sign: (stuck) => signReplacement(stuck, { kind: 'vault' }),
+            store: async (stuck, signed) => {
+                const { rows } = await this.pool.query(
+                    `INSERT INTO bridge_tx (swap_id, purpose, attempt, chain, from_address, to_address, asset, amount, nonce, tx_hash, raw, status, replaces)
+                     SELECT $1, $2, COALESCE(MAX(attempt), 0) + 1, $3, $4, $5, $6, $7, $8, $9, $10, 'signed', $11 FROM bridge_tx WHERE swap_id = $1 AND purpose = $2
+                     RETURNING *`,
+                    [stuck.swapId, stuck.purpose, stuck.chain, stuck.from, stuck.to, stuck.asset, stuck.amount.toString(), signed.nonce, signed.hash, signed.raw, stuck.id]
+                )
+                return mapTx(rows[0])
+            },
+        } : undefined)
     }
 }

@@ -67,6 +67,7 @@ export class Worker {
             this.lanes.add(lane)
         }
         if (!this.stopped) await advanceLateDeposits(this.ctx)
+        if (!this.stopped) await this.ctx.sender.followBesideLanded((chain) => this.ctx.adapter(chain as never))
     }
 
     private async drain(): Promise<void> {

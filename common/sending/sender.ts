@@ -15,6 +15,13 @@ export const MINED: Finality = { confirmations: 1 }
 /** How long a "cannot land" verdict must stand before it is acted on (two looks, never one). */
 export const SECOND_LOOK_MS = 10_000
 
+/**
+ * How long the newest transaction of ours at a nonce stays unmined before a priced-out one is
+ * replaced: a base fee that spikes for a block or two is waited out, and replacements of one
+ * nonce come at most this often.
+ */
+export const REPLACE_AFTER_MS = 20_000
+
 export type SendResult<T> = { kind: 'sent'; tx: T } | { kind: 'rejected'; tx: T; insufficientFunds: boolean; reason: string }
 
 /** One transaction to send: how to sign it, how to store it, and what may already stand for it. */
@@ -25,6 +32,14 @@ export interface SendPlan<T, S extends SignedTx> {
     sign: (reservedNonces: number[]) => Promise<S>
     /** Inserts the signed transaction with status 'signed'. */
     store: (signed: S) => Promise<T>
+}
+
+/** How a service replaces a stuck transaction at its nonce (docs/sending.md, fee bump). */
+export interface ReplacePlan<T> {
+    /** A copy of `tx` at its nonce with fees raised by the network's rule, or undefined when it is not priced out (or the fee cap is reached). */
+    sign: (tx: T) => Promise<SignedTx | undefined>
+    /** Inserts the replacement with status 'signed', linked to `tx` (its `replaces`). */
+    store: (tx: T, signed: SignedTx) => Promise<T>
 }
 
 /**
@@ -70,9 +85,12 @@ export class DurableSender<T extends StoredTx> {
      * Where a stored transaction stands, judged against `finality` once mined; a missing one is
      * rebroadcast (same bytes), a dead one is marked so that a replacement may be signed. A
      * transaction seen mined and later gone (a reorg took its block) is a broadcast one again:
-     * the same bytes go out again, and its nonce stays held.
+     * the same bytes go out again, and its nonce stays held. With `replace`, one that stays
+     * unmined is replaced at its nonce when the network's fee rule says it is priced out
+     * (REPLACE_AFTER_MS, docs/sending.md); once one of them is mined, the service follows the
+     * others at that nonce (TxTable.besideLanded) until the chain's final state shows them dead.
      */
-    async track(chain: TxChain, tx: T, finality: Finality): Promise<TxState> {
+    async track(chain: TxChain, tx: T, finality: Finality, replace?: ReplacePlan<T>): Promise<TxState> {
         const state = await chain.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce, raw: tx.raw }, finality)
         if (state.kind === 'dead' || state.kind === 'superseded') return this.provenDead(chain, tx, state.kind)
         await this.table.clearSuspicion(tx.id)
@@ -86,7 +104,29 @@ export class DurableSender<T extends StoredTx> {
             const result = await this.broadcast(chain, reorged ? { ...tx, status: 'broadcast' } : tx)
             if (result.kind === 'rejected') return { kind: 'dead' }
         }
+        if (replace && tx.nonce !== null) await this.replaceIfPricedOut(chain, tx, replace)
         return state
+    }
+
+    /**
+     * Signs and sends a replacement of `tx` at the same nonce when the network's fee rule says tx
+     * is priced out and no newer transaction of ours stands at that nonce (one per
+     * REPLACE_AFTER_MS). Both stay stored and followed: at most one of them can land, as they
+     * share a nonce.
+     */
+    private async replaceIfPricedOut(chain: TxChain, tx: T, replace: ReplacePlan<T>): Promise<void> {
+        const release = await this.locks.lock(this.lockNamespace, `${chain.chain}:${tx.from.toLowerCase()}`)
+        try {
+            if (!(await this.table.replaceable(tx, REPLACE_AFTER_MS))) return
+            const signed = await replace.sign(tx)
+            if (!signed) return
+            if (signed.nonce !== tx.nonce || signed.from.toLowerCase() !== tx.from.toLowerCase()) throw new Error(`a replacement of ${tx.hash} must be signed by its sender at its nonce`)
+            const stored = await replace.store(tx, signed)
+            this.log.warn({ ...this.context(tx), replacement: stored.hash, nonce: tx.nonce }, 'a transaction priced under the base fee is replaced at its nonce with a higher fee')
+            await this.broadcast(chain, stored)
+        } finally {
+            await release()
+        }
     }
 
     /**
@@ -123,29 +163,26 @@ export class DurableSender<T extends StoredTx> {
     }
 
     private async broadcast(chain: TxChain, tx: T): Promise<SendResult<T>> {
+        // Intent first: the row says its bytes may have left before they can. A crash after the
+        // bytes reached a node finds it 'broadcast', never 'signed', so a refusal after a restart
+        // is never read as "it never entered a pool". Only the call that made this change sends
+        // the bytes for the first time.
+        const first = tx.status === 'signed' && (await this.table.markBroadcast(tx.id))
+        const sent: T = { ...tx, status: tx.status === 'signed' ? 'broadcast' : tx.status }
         const result = await chain.broadcast(tx.raw)
-        if (result.kind === 'accepted') {
-            if (tx.status === 'signed') await this.table.markBroadcast(tx.id)
-            return { kind: 'sent', tx: { ...tx, status: tx.status === 'signed' ? 'broadcast' : tx.status } }
-        }
-        if (result.kind === 'rejected' && tx.status !== 'signed') {
-            // These bytes may already be in some node's pool, or mined where this node cannot see yet.
-            this.log.warn({ ...this.context(tx), reason: result.reason }, 'a node refused a transaction sent before; following it still')
-            return { kind: 'sent', tx }
-        }
-        if (result.kind === 'rejected') {
-            // Refused outright on its first broadcast: it never entered any pool, its nonce is free again.
+        if (result.kind === 'rejected' && first) {
+            // Refused in answer to the only time its bytes were ever handed out: no node took them.
             this.log.warn({ ...this.context(tx), reason: result.reason }, 'transaction rejected by the node')
             await this.table.markRejected(tx.id, result.reason)
             return { kind: 'rejected', tx: { ...tx, status: 'rejected' }, insufficientFunds: result.insufficientFunds, reason: result.reason }
         }
-        this.log.warn({ ...this.context(tx), reason: result.reason }, 'broadcast uncertain; the same bytes will be sent again')
-        // It may have reached a node: from now on a refusal is no proof that it cannot land.
-        if (tx.status === 'signed') {
-            await this.table.markBroadcast(tx.id)
-            return { kind: 'sent', tx: { ...tx, status: 'broadcast' } }
+        if (result.kind === 'rejected') {
+            // These bytes were handed out before (maybe before a crash): some node's pool may hold them, or a block this node cannot see yet.
+            this.log.warn({ ...this.context(tx), reason: result.reason }, 'a node refused a transaction sent before; following it still')
+        } else if (result.kind === 'uncertain') {
+            this.log.warn({ ...this.context(tx), reason: result.reason }, 'broadcast uncertain; the same bytes will be sent again')
         }
-        return { kind: 'sent', tx }
+        return { kind: 'sent', tx: sent }
     }
 
     private context(tx: T): Record<string, unknown> {

@@ -75,12 +75,46 @@ export class TxTable<T extends StoredTx> {
         return rows.map(this.map)
     }
 
-    async markBroadcast(id: string): Promise<void> {
-        await this.pool.query(`UPDATE ${this.table} SET status = 'broadcast', updated_at = now() WHERE id = $1 AND status = 'signed'`, [id])
+    /**
+     * The intent write: a signed transaction is about to be handed to a node (its bytes may leave
+     * from now on). Whether this call made the change: only that caller's broadcast is the first.
+     */
+    async markBroadcast(id: string): Promise<boolean> {
+        const { rowCount } = await this.pool.query(`UPDATE ${this.table} SET status = 'broadcast', updated_at = now() WHERE id = $1 AND status = 'signed'`, [id])
+        return Boolean(rowCount)
     }
 
     async markRejected(id: string, reason: string): Promise<void> {
-        await this.pool.query(`UPDATE ${this.table} SET status = 'rejected', error = $2, updated_at = now() WHERE id = $1`, [id, reason.slice(0, 500)])
+        await this.pool.query(`UPDATE ${this.table} SET status = 'rejected', error = $2, updated_at = now() WHERE id = $1 AND status = 'broadcast'`, [id, reason.slice(0, 500)])
+    }
+
+    /**
+     * Whether a stuck transaction may be replaced now: no live transaction of ours at its nonce
+     * is newer than it (a replacement of it already stands), and the newest of them all is at
+     * least `afterMs` old (one replacement per interval, however often it is looked at).
+     */
+    async replaceable(tx: T, afterMs: number): Promise<boolean> {
+        const { rows } = await this.pool.query(
+            `SELECT bool_and(id <= $4 OR status IN ('rejected', 'dead')) AND max(created_at) <= now() - make_interval(secs => $5) AS ok
+             FROM ${this.table} WHERE chain = $1 AND from_address = $2 AND nonce = $3`,
+            [tx.chain, tx.from, tx.nonce, tx.id, afterMs / 1000]
+        )
+        return Boolean(rows[0]?.ok)
+    }
+
+    /**
+     * Unfinished transactions beside which another of ours at the same nonce was seen landed: a
+     * replaced original, or a replacement its original beat. Their caller follows the one that
+     * landed; these are followed until the chain's final state shows them dead.
+     */
+    async besideLanded(limit: number): Promise<T[]> {
+        const { rows } = await this.pool.query(
+            `SELECT * FROM ${this.table} t WHERE t.status IN ('signed', 'broadcast') AND t.nonce IS NOT NULL AND EXISTS (
+                SELECT 1 FROM ${this.table} o WHERE o.chain = t.chain AND o.from_address = t.from_address AND o.nonce = t.nonce
+                AND o.id <> t.id AND o.status IN ('confirmed', 'reverted')) ORDER BY t.id LIMIT $1`,
+            [limit]
+        )
+        return rows.map(this.map)
     }
 
     async markDead(id: string): Promise<void> {

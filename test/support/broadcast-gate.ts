@@ -10,6 +10,11 @@ import { AddressInfo } from 'net'
  * never comes back (the connection hangs): the broadcast went through and the sender cannot know.
  * With `hang` set, it is neither forwarded nor answered: the sender waits on a broadcast that
  * never reached the node.
+ *
+ * It can also play a second node that never saw some transaction another node holds: the raws in
+ * `underpriced` are refused as underpriced (JSON-RPC error, as geth answers), the hashes in
+ * `hidden` are unknown to it (no transaction, no receipt), and with `pendingAsLatest` its pending
+ * nonce count is the mined one (its pool holds nothing of ours).
  */
 export class BroadcastGate {
     blocked = false
@@ -24,6 +29,13 @@ export class BroadcastGate {
     /** JSON-RPC methods answered "method not found", as a node without them would (e.g. tracing). */
     readonly unsupported = new Set<string>()
     readonly refused: string[] = []
+    /** Raw transactions (lowercase) answered "transaction underpriced", blocked or not; each such answer is noted in `underpricedAnswers`. */
+    readonly underpriced = new Set<string>()
+    readonly underpricedAnswers: string[] = []
+    /** Transaction hashes (lowercase) this node does not know: null for the transaction and its receipt. */
+    readonly hidden = new Set<string>()
+    /** eth_getTransactionCount at 'pending' answered as at 'latest'. */
+    pendingAsLatest = false
     private server?: http.Server
 
     constructor(private readonly upstream: string) {}
@@ -45,6 +57,15 @@ export class BroadcastGate {
                         .end(JSON.stringify({ jsonrpc: '2.0', id: missing.id, error: { code: -32601, message: `the method ${missing.method} does not exist/is not available` } }))
                     return
                 }
+                const own = calls.length === 1 ? this.answerAsOtherNode(calls[0]) : undefined
+                if (own) {
+                    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(own))
+                    return
+                }
+                if (calls.length === 1 && this.pendingAsLatest && calls[0].method === 'eth_getTransactionCount' && calls[0].params?.[1] === 'pending') {
+                    calls[0].params[1] = 'latest'
+                }
+                const forwarded = calls.length === 1 && !Array.isArray(JSON.parse(body)) ? JSON.stringify(calls[0]) : body
                 const raws: string[] = calls.filter((c: any) => c.method === 'eth_sendRawTransaction').map((c: any) => c.params[0])
                 const stopped = this.blocked ? await Promise.all(raws.map(async (raw) => !this.filter || (await this.filter(raw)))) : []
                 if (stopped.some(Boolean) && this.swallow) {
@@ -63,7 +84,7 @@ export class BroadcastGate {
                     return
                 }
                 try {
-                    const upstream = await fetch(this.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+                    const upstream = await fetch(this.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: forwarded })
                     res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text())
                 } catch {
                     res.writeHead(502).end('upstream unreachable')
@@ -71,6 +92,18 @@ export class BroadcastGate {
             })
         })
         await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
+    }
+
+    /** The answer of the "second node" to a call, when it differs from the real node's. */
+    private answerAsOtherNode(call: any): unknown {
+        if (call.method === 'eth_sendRawTransaction' && this.underpriced.has(String(call.params[0]).toLowerCase())) {
+            this.underpricedAnswers.push(call.params[0])
+            return { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'transaction underpriced' } }
+        }
+        if ((call.method === 'eth_getTransactionByHash' || call.method === 'eth_getTransactionReceipt') && this.hidden.has(String(call.params[0]).toLowerCase())) {
+            return { jsonrpc: '2.0', id: call.id, result: null }
+        }
+        return undefined
     }
 
     async stop(): Promise<void> {

@@ -1,6 +1,8 @@
-import { Address, PublicClient } from 'viem'
+import { Address, keccak256, PublicClient } from 'viem'
 import { Logger } from '../../../common/logger'
+import { feeBump } from '../../../common/evm/fee-bump'
 import { broadcast, inspectTransaction } from '../../../common/evm/transactions'
+import { SignedTx } from '../../../common/sending/chain'
 import { Asset, EvmNetworkConfig } from '../../config'
 import { Finality } from '../finality'
 import { KeyManager, KeyRole } from '../../keys'
@@ -83,6 +85,21 @@ export class EvmAdapter implements ChainAdapter {
 
     inspect(tx: { hash: string; from: string; nonce: number | null }, finality: Finality): Promise<TxState> {
         return inspectTransaction(this.client, this.network.finality, tx, finality)
+    }
+
+    async signReplacement(tx: { raw: string; from: string; hash: string }, role: KeyRole): Promise<SignedTx | undefined> {
+        const decision = await feeBump(this.client, tx.raw, this.network.maxFeePerGas)
+        if (decision.kind === 'keep') return undefined
+        if (decision.kind === 'capped') {
+            this.log.error({ chain: this.chain, hash: tx.hash, needed: decision.needed.toString(), cap: decision.cap.toString() },
+                'a stuck transaction would need a fee cap above BRIDGE_MAX_FEE_GWEI to be replaced; not bumped, it keeps its nonce')
+            return undefined
+        }
+        const { nonce, chainId, ...fields } = decision.tx
+        const raw = await this.keys.withSeed('evm', (seedBytes) =>
+            KeyManager.evmAccount(seedBytes, role).signTransaction({ type: 'eip1559', chainId, nonce, ...fields, to: fields.to as Address | null })
+        )
+        return { from: tx.from, hash: keccak256(raw), raw, nonce }
     }
 
     allowance(token: string, owner: string, spender: string): Promise<bigint> {

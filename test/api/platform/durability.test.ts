@@ -57,6 +57,10 @@ describe('wallet platform: durable sends (killed after storing, answers lost)', 
         gate.blocked = false
         gate.swallow = false
         gate.hang = false
+        gate.underpriced.clear()
+        gate.hidden.clear()
+        gate.pendingAsLatest = false
+        await chain.client.request({ method: 'evm_setAutomine' as any, params: [true] as any })
         if (api.process.child.exitCode !== null || api.process.child.signalCode !== null) await start()
     })
 
@@ -89,7 +93,7 @@ describe('wallet platform: durable sends (killed after storing, answers lost)', 
         expect(await nonceOf(wallet)).to.equal(before + 1)
     }
 
-    it('killed with the transaction stored and never broadcast: the restart sends those bytes, once', async function () {
+    it('killed with the transaction stored and its bytes held back before the node: the restart sends those bytes, once', async function () {
         const to = fresh()
         const nonce = await nonceOf(wallet)
         const stored = (await rows()).length
@@ -99,7 +103,8 @@ describe('wallet platform: durable sends (killed after storing, answers lost)', 
         expect(await nativeBalance(chain, to)).to.equal(0n)
         expect(await nonceOf(wallet)).to.equal(nonce)
         const [row] = (await rows()).slice(stored)
-        expect(row.status).to.equal('signed')
+        // The intent was written before the bytes went to the gate: from the row alone they may be out.
+        expect(row.status).to.equal('broadcast')
 
         gate.blocked = false
         await start()
@@ -118,7 +123,7 @@ describe('wallet platform: durable sends (killed after storing, answers lost)', 
         gate.blocked = true
         gate.swallow = true
         await sendAndKill(to, '2', async () => (await rows()).length > stored && (await nativeBalance(chain, to)) > 0n)
-        expect((await rows()).slice(stored)[0].status).to.equal('signed')
+        expect((await rows()).slice(stored)[0].status).to.equal('broadcast')
 
         gate.blocked = false
         await start()
@@ -162,5 +167,50 @@ describe('wallet platform: durable sends (killed after storing, answers lost)', 
         expect(await nativeBalance(chain, first)).to.equal(parseEther('0.75'))
         expect(await nativeBalance(chain, second)).to.equal(parseEther('0.5'))
         expect(await nonceOf(wallet)).to.equal(nonce + 2)
+    })
+
+    it('killed after the bytes reached one node and before its answer; after the restart another node refuses them as underpriced: one transfer, and the next send takes the next nonce', async function () {
+        const to = fresh()
+        const second = fresh()
+        const nonce = await nonceOf(wallet)
+        const stored = (await rows()).length
+        // The first node keeps what it is given in its pool: the original is there, unmined, while the api restarts.
+        await chain.client.request({ method: 'evm_setAutomine' as any, params: [false] as any })
+        gate.blocked = true
+        gate.swallow = true
+        await sendAndKill(to, '1', async () => {
+            const row = (await rows())[stored]
+            return Boolean(row) && (await chain.client.getTransaction({ hash: row.tx_hash }).then(() => true, () => false))
+        })
+        const [original] = (await rows()).slice(stored)
+        // The intent was stored before the bytes left: the row says they may be out.
+        expect(original.status).to.equal('broadcast')
+
+        // The api's node from now on is one that never saw the original: it refuses it and counts no pending nonce.
+        gate.blocked = false
+        gate.swallow = false
+        const raw = (await pool.query(`SELECT raw FROM platform_tx WHERE tx_hash = $1`, [original.tx_hash])).rows[0].raw as string
+        gate.underpriced.add(raw.toLowerCase())
+        gate.hidden.add(original.tx_hash.toLowerCase())
+        gate.pendingAsLatest = true
+        await start()
+        // Two refusals: the resume pass has dealt with the first one when the next pass sends again.
+        await waitFor('the restarted api to rebroadcast the original and be refused twice', async () => gate.underpricedAnswers.length >= 2, 60_000)
+        expect((await rows())[stored].status).to.equal('broadcast')
+
+        const reply = send(second, '0.5')
+        await waitFor('the next transfer to reach the pool', async () => (await chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' })) === nonce + 2, 30_000)
+        await chain.client.request({ method: 'evm_mine' as any, params: [] as any })
+        const next = await reply
+        expect(next.status, JSON.stringify(next.body)).to.equal(200)
+        // Not the original's nonce: a transfer signed there would have had to replace it, and one of the two would not be paid.
+        expect((await chain.client.getTransaction({ hash: next.body.hash })).nonce).to.equal(nonce + 1)
+        expect((await chain.client.getTransaction({ hash: original.tx_hash })).nonce).to.equal(nonce)
+        expect(await nativeBalance(chain, to)).to.equal(parseEther('1'))
+        expect(await nativeBalance(chain, second)).to.equal(parseEther('0.5'))
+        expect(await nonceOf(wallet)).to.equal(nonce + 2)
+
+        gate.hidden.clear()
+        await waitFor('the original to be noted confirmed', async () => (await rows())[stored].status === 'confirmed', 30_000)
     })
 })
