@@ -38,7 +38,7 @@ describe('platform port: OpenAPI document = registered routes', () => {
     it('registers exactly the documented routes, none outside a documented router', () => {
         expect(registeredRoutes(built.app)).to.deep.equal(documented())
         expect(documented()).to.include.members(['get /health', 'get /ready', 'get /metrics', 'post /api/wallet/register', 'get /api/wallet/balance/{address}', 'get /api/token/info/{address}', 'post /api/swap/execute_exact_tokens_for_tokens', 'get /api/docs/openapi.json', 'get /'])
-        expect(documented()).to.have.length(34)
+        expect(documented()).to.have.length(37)
     })
 
     it('serves its OpenAPI 3.1 document on its own port, with the password schemes', async () => {
