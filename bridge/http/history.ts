@@ -93,12 +93,14 @@ export function swapListRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRoute
         // Column names from code only; both have an index on (column, created_at, id), scanned backwards.
         const column = byTarget ? 'target_wallet' : 'refund_address'
         const chainColumn = byTarget ? 'target_chain' : 'source_chain'
+        // One form (the usual case: every EVM network checksums alike) is an equality the index answers in order; several, a list.
+        const match = forms.length === 1 ? `${column} = $1::text` : `${column} = ANY($1::text[])`
         const { rows } = await ctx.pool.query(
             `SELECT *, (extract(epoch FROM date_trunc('second', created_at))::bigint * 1000000 + extract(microseconds FROM created_at)::bigint % 1000000)::text AS created_micros FROM bridge_swap
-             WHERE ${column} = ANY($1::text[]) AND ($2::text IS NULL OR ${chainColumn} = $2)
+             WHERE ${match} AND ($2::text IS NULL OR ${chainColumn} = $2)
                AND ($3::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4::uuid))
              ORDER BY created_at DESC, id DESC LIMIT $5`,
-            [forms, q.chain ?? null, after?.[0] ?? null, after?.[1] ?? null, pageSize + 1]
+            [forms.length === 1 ? forms[0] : forms, q.chain ?? null, after?.[0] ?? null, after?.[1] ?? null, pageSize + 1]
         )
         const page = rows.slice(0, pageSize)
         const last = page[page.length - 1]
