@@ -4,6 +4,7 @@ import { instrument } from '../../common/service/operations'
 import { createPlatformDoc } from './api-doc'
 import { HttpError, pendingTransactionAnswer, platformErrors } from './http'
 import { healthRoutes } from './routes/health'
+import { historyRoutes } from './routes/history'
 import { poolRoutes } from './routes/pools'
 import { swapRoutes } from './routes/swap'
 import { swapQuoteRoutes } from './routes/swap-quote'
@@ -28,7 +29,7 @@ export function createPlatformApp(ctx: PlatformContext) {
     instrument(app)
     app.use(express.json({ limit: '100kb' }))
     doc.serve(app)
-    for (const routes of [healthRoutes, walletRoutes, tokenRoutes, poolRoutes, swapQuoteRoutes, swapRoutes]) doc.mount(app, routes(services, doc))
+    for (const routes of [healthRoutes, walletRoutes, historyRoutes, tokenRoutes, poolRoutes, swapQuoteRoutes, swapRoutes]) doc.mount(app, routes(services, doc))
     app.use(() => {
         throw new HttpError(404, 'No such route')
     })

@@ -9,6 +9,7 @@ import { EngineContext } from '../engine/context'
 import { webhookRoutes } from '../webhooks/routes'
 import { Webhooks } from '../webhooks/service'
 import { bridgeErrors, bridgeErrorSchema } from './errors'
+import { swapListRoutes } from './history'
 import { infoRoutes } from './info'
 import { swapPageRoutes } from './swap-page'
 import { quoteRoutes } from './quote'
@@ -42,6 +43,7 @@ export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string
     doc.mount(app, infoRoutes(ctx, vaults, doc))
     doc.mount(app, quoteRoutes(ctx, doc))
     doc.mount(app, swapRoutes(ctx, doc))
+    doc.mount(app, swapListRoutes(ctx, doc))
     doc.mount(app, swapPageRoutes(ctx, doc))
     doc.mount(app, webhookRoutes(webhooks, doc))
     const ready = new ReadyChecks().add('database', databaseCheck(ctx.pool))

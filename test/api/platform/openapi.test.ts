@@ -37,8 +37,8 @@ describe('platform port: OpenAPI document = registered routes', () => {
 
     it('registers exactly the documented routes, none outside a documented router', () => {
         expect(registeredRoutes(built.app)).to.deep.equal(documented())
-        expect(documented()).to.include.members(['get /health', 'get /ready', 'get /metrics', 'post /api/wallet/register', 'get /api/wallet/balance/{address}', 'get /api/token/info/{address}', 'post /api/swap/execute_exact_tokens_for_tokens', 'get /api/docs/openapi.json', 'get /', 'get /api/swap/quote'])
-        expect(documented()).to.have.length(35)
+        expect(documented()).to.include.members(['get /health', 'get /ready', 'get /metrics', 'post /api/wallet/register', 'get /api/wallet/balance/{address}', 'get /api/token/info/{address}', 'post /api/swap/execute_exact_tokens_for_tokens', 'get /api/docs/openapi.json', 'get /', 'get /api/swap/quote', 'get /api/wallet/list'])
+        expect(documented()).to.have.length(38)
     })
 
     it('serves its OpenAPI 3.1 document on its own port, with the password schemes', async () => {
