@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ApiDoc, DocumentedRouter, Operation } from '../../common/service/api-doc'
 import { clientKey } from '../../common/service/client-ip'
 import { HttpError } from '../../common/service/http-error'
+import { Idempotency, withIdempotencyKey } from '../../common/service/idempotency'
 import { RateLimit } from '../../common/service/rate-limit'
 import { numberToDecimal } from '../amounts'
 import { EngineContext } from '../engine/context'
@@ -79,7 +80,9 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         res.json(usage(ctx))
     })
 
-    router.post('/swap', {
+    // Idempotency-Key: scoped per client (the rate limit's key); a retry gets the same swap (docs/bridge/lifecycle.md).
+    const idempotency = new Idempotency(ctx.pool, ctx.locks, { surface: 'bridge', log: ctx.log })
+    router.post('/swap', withIdempotencyKey({
         summary: 'Create a swap: its deposit address and deadline',
         description: 'Rate-limited per client IP (BRIDGE_CREATE_LIMIT per BRIDGE_CREATE_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md',
         body: CreateBody,
@@ -100,7 +103,7 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
             },
             503: 'A network does not answer (network_unavailable), the route needs a feature not configured here (not_configured), or a price it needs is stale (price_unavailable)',
         },
-    }, limit.perIp(), async (req, res) => {
+    }), idempotency.middleware(clientKey), limit.perIp(), async (req, res) => {
         if (!req.is('application/json')) throw new HttpError(415, 'send the body as JSON with Content-Type: application/json', { code: 'unsupported_media_type', details: { field: 'body' } })
         if (req.body === undefined || req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
             throw new HttpError(400, 'body: must be a JSON object', { code: 'invalid_request', details: { field: 'body' } })
