@@ -301,7 +301,12 @@ function inFlight(): HttpError {
 /** sha256 of the method, the route and the body and query without credential fields, keys sorted. */
 function fingerprint(req: Request): string {
     const route = req.route?.path !== undefined ? `${req.baseUrl}${req.route.path}` : req.path
-    const text = JSON.stringify([req.method, route, canonical(req.body ?? null), canonical(req.query ?? {})])
+    return fingerprintOf(req.method, route, req.body ?? null, req.query ?? {})
+}
+
+/** The fingerprint of a request by its parts (exported for tests). */
+export function fingerprintOf(method: string, route: string, body: unknown, query: unknown): string {
+    const text = JSON.stringify([method, route, canonical(body), canonical(query)])
     return createHash('sha256').update(text).digest('hex')
 }
 
