@@ -145,6 +145,44 @@ describe('bridge: HTTP API and WebSocket protocol', function () {
         expect(lower.target_wallet).to.equal(account(4).address)
     })
 
+    it('POST /api/swap with an Idempotency-Key: the same key and body (even at once) is the same swap, one row; another body is 422', async function () {
+        const post = async (key: string, body: unknown) => {
+            const res = await fetch(`${bridge.url}/api/swap`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) })
+            return { status: res.status, text: await res.text(), replayed: res.headers.get('idempotent-replayed'), location: res.headers.get('location') }
+        }
+        const body = { ...valid(), target_wallet: account(5).address, source_token_amount: 77 }
+        const key = `swap-${Date.now()}`
+        // Sent at once: one creates the swap; the others are replayed, or told it is in flight (409) and replayed when retried.
+        const settle = async () => {
+            for (;;) {
+                const res = await post(key, body)
+                if (res.status !== 409) return res
+                await new Promise((r) => setTimeout(r, 100))
+            }
+        }
+        const answers = await Promise.all(Array.from({ length: 5 }, settle))
+        expect(answers[0].status, answers[0].text).to.equal(201)
+        for (const a of answers) {
+            expect(a.status).to.equal(201)
+            expect(a.text).to.equal(answers[0].text)
+            expect(a.location).to.equal(answers[0].location)
+        }
+        expect(answers.filter((a) => a.replayed !== 'true')).to.have.length(1)
+        const swap = JSON.parse(answers[0].text)
+        const pool = new Pool({ connectionString: databaseUrl, max: 1 })
+        try {
+            const { rows } = await pool.query('SELECT count(*)::int AS n FROM bridge_swap WHERE target_wallet = $1', [account(5).address])
+            expect(rows[0].n).to.equal(1)
+        } finally {
+            await pool.end()
+        }
+        const reused = await post(key, { ...body, source_token_amount: 78 })
+        expect(reused.status, reused.text).to.equal(422)
+        expect(JSON.parse(reused.text).error.code).to.equal('idempotency_key_reused')
+        expect((await post(key, body)).text).to.equal(JSON.stringify(swap))
+        expect((await post('bad key', body)).status).to.equal(400)
+    })
+
     it('rejects every malformed field with a 400 naming it', async function () {
         const { source_chain: _, ...noChain } = valid()
         await rejected(noChain, 400, 'invalid_request', 'source_chain', /^source_chain: is required$/)
