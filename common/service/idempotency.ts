@@ -64,7 +64,9 @@ export interface IdempotencyOptions {
 /** One request carrying a key, from the middleware to its answer. */
 interface Claim {
     key: string
-    fingerprint: string
+    req: Request
+    /** Computed at claim time: by then a route has validated its input (and bounded its depth). */
+    fingerprint?: string
     owner: string
     res: Response
     scope?: string
@@ -101,7 +103,7 @@ export class Idempotency {
                     code: 'invalid_idempotency_key', details: { field: IDEMPOTENCY_HEADER },
                 }))
             }
-            const claim: Claim = { key, fingerprint: fingerprint(req), owner: randomUUID(), res, requestIds: new Set(), settled: false }
+            const claim: Claim = { key, req, owner: randomUUID(), res, requestIds: new Set(), settled: false }
             this.als.run(claim, () => {
                 if (!scopeOf) return next()
                 this.claim(scopeOf(req)).then(() => next(), (err) => {
@@ -120,6 +122,7 @@ export class Idempotency {
     async claim(scope: string): Promise<void> {
         const claim = this.als.getStore()
         if (!claim || claim.scope !== undefined) return
+        claim.fingerprint = fingerprint(claim.req)
         claim.scope = `${this.options.surface}:${scope}`
         const seen = await this.load(claim)
         if (seen) this.judge(claim, seen)
@@ -301,7 +304,12 @@ function inFlight(): HttpError {
 /** sha256 of the method, the route and the body and query without credential fields, keys sorted. */
 function fingerprint(req: Request): string {
     const route = req.route?.path !== undefined ? `${req.baseUrl}${req.route.path}` : req.path
-    return fingerprintOf(req.method, route, req.body ?? null, req.query ?? {})
+    try {
+        return fingerprintOf(req.method, route, req.body ?? null, req.query ?? {})
+    } catch (err) {
+        if (err instanceof RangeError) throw new HttpError(400, 'body: nested too deeply', { code: 'invalid_request', details: { field: 'body' } })
+        throw err
+    }
 }
 
 /** The fingerprint of a request by its parts (exported for tests). */
