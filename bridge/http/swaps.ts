@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto'
 import { z } from 'zod'
 import { ApiDoc, DocumentedRouter, Operation } from '../../common/service/api-doc'
 import { clientKey } from '../../common/service/client-ip'
@@ -81,7 +82,18 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
     })
 
     // Idempotency-Key: scoped per client (the rate limit's key); a retry gets the same swap (docs/bridge/lifecycle.md).
-    const idempotency = new Idempotency(ctx.pool, ctx.locks, { surface: 'bridge', log: ctx.log })
+    // The swap id is chosen and noted on the key before the swap is written: a retry after a crash answers that swap, never a second one.
+    const idempotency = new Idempotency(ctx.pool, ctx.locks, {
+        surface: 'bridge',
+        log: ctx.log,
+        recover: async (ids) => {
+            for (const id of ids) {
+                const swap = await loadSwap(ctx.pool, id)
+                if (swap) return { status: 201, body: detailView(swap), headers: { location: `/api/swap/${swap.id}` } }
+            }
+            return undefined
+        },
+    })
     router.post('/swap', withIdempotencyKey({
         summary: 'Create a swap: its deposit address and deadline',
         description: 'Rate-limited per client IP (BRIDGE_CREATE_LIMIT per BRIDGE_CREATE_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md',
@@ -110,7 +122,9 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         }
         const parsed = CreateBody.safeParse(req.body)
         if (!parsed.success) throw invalidInput(parsed.error)
-        const { swap } = await createSwap(ctx, parsed.data, clientKey(req))
+        const id = randomUUID()
+        await idempotency.noteRequest(id)
+        const { swap } = await createSwap(ctx, parsed.data, clientKey(req), id)
         res.status(201).location(`/api/swap/${swap.id}`).json(detailView(swap))
     })
 

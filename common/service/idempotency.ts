@@ -58,7 +58,7 @@ export interface IdempotencyOptions {
      * What the requests noted under a key signed, as the key's final answer; undefined when they
      * signed nothing (then the request may run again).
      */
-    recover?: (requestIds: string[]) => Promise<{ status: number; body: unknown } | undefined>
+    recover?: (requestIds: string[]) => Promise<{ status: number; body: unknown; headers?: Record<string, string> } | undefined>
 }
 
 /** One request carrying a key, from the middleware to its answer. */
@@ -164,9 +164,10 @@ export class Idempotency {
     }
 
     /**
-     * Called before a request signs under `requestId`: notes it on the key, fenced by the
-     * claim's owner, so a retry after a crash finds what it signed. Throws (signing nothing) when
-     * the key is no longer this request's. A no-op for requests without a claimed key.
+     * Called before a request signs under `requestId` (the bridge: before it writes the swap of
+     * that id): notes it on the key, fenced by the claim's owner, so a retry after a crash finds
+     * what it signed or wrote. Throws (doing nothing) when the key is no longer this request's.
+     * A no-op for requests without a claimed key.
      */
     async noteRequest(requestId: string): Promise<void> {
         const claim = this.als.getStore()
@@ -225,7 +226,7 @@ export class Idempotency {
 
     private async recovered(requestIds: string[]): Promise<KeptAnswer | undefined> {
         const answer = await this.options.recover?.(requestIds)
-        return answer && { status: answer.status, headers: {}, body: JSON.stringify(answer.body) }
+        return answer && { status: answer.status, headers: answer.headers ?? {}, body: JSON.stringify(answer.body) }
     }
 
     /** Keeps the request's answer before it is sent: final ones as the key's answer; a 5xx that signed nothing releases the key. */

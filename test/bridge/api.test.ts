@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import * as fs from 'fs'
 import { Pool } from 'pg'
 import { spawnManaged, waitFor } from '../../common/processes'
+import { fingerprintOf } from '../../common/service/idempotency'
 import { createTestDatabase } from '../support/postgres'
 import { freePort } from '../support/ports'
 import * as path from 'path'
@@ -170,17 +171,31 @@ describe('bridge: HTTP API and WebSocket protocol', function () {
         expect(answers.filter((a) => a.replayed !== 'true')).to.have.length(1)
         const swap = JSON.parse(answers[0].text)
         const pool = new Pool({ connectionString: databaseUrl, max: 1 })
+        const swaps = async () => (await pool.query('SELECT count(*)::int AS n FROM bridge_swap WHERE target_wallet = $1', [account(5).address])).rows[0].n
         try {
-            const { rows } = await pool.query('SELECT count(*)::int AS n FROM bridge_swap WHERE target_wallet = $1', [account(5).address])
-            expect(rows[0].n).to.equal(1)
+            expect(await swaps()).to.equal(1)
+            const reused = await post(key, { ...body, source_token_amount: 78 })
+            expect(reused.status, reused.text).to.equal(422)
+            expect(JSON.parse(reused.text).error.code).to.equal('idempotency_key_reused')
+            expect((await post(key, body)).text).to.equal(JSON.stringify(swap))
+            expect((await post('bad key', body)).status).to.equal(400)
+
+            // A process that died after noting the swap's id and writing it, before keeping its answer
+            // (the key in flight, no lock held): the retry answers that swap and writes no other.
+            const { rows: [claimed] } = await pool.query('SELECT scope FROM idempotency_key WHERE key = $1', [key])
+            await pool.query(
+                `INSERT INTO idempotency_key (scope, key, fingerprint, state, owner, request_ids) VALUES ($1, $2, $3, 'in_flight', 'dead', ARRAY[$4])`,
+                [claimed.scope, `${key}-crashed`, fingerprintOf('POST', '/api/swap', body, {}), swap.id]
+            )
+            const recovered = await post(`${key}-crashed`, body)
+            expect(recovered.status, recovered.text).to.equal(201)
+            expect(JSON.parse(recovered.text)).to.include({ id: swap.id, deposit_address: swap.deposit_address })
+            expect(recovered.location).to.equal(`/api/swap/${swap.id}`)
+            expect((await post(`${key}-crashed`, body)).text).to.equal(recovered.text)
+            expect(await swaps()).to.equal(1)
         } finally {
             await pool.end()
         }
-        const reused = await post(key, { ...body, source_token_amount: 78 })
-        expect(reused.status, reused.text).to.equal(422)
-        expect(JSON.parse(reused.text).error.code).to.equal('idempotency_key_reused')
-        expect((await post(key, body)).text).to.equal(JSON.stringify(swap))
-        expect((await post('bad key', body)).status).to.equal(400)
     })
 
     it('rejects every malformed field with a 400 naming it', async function () {
