@@ -1,5 +1,6 @@
 import express from 'express'
 import { errorHandler } from '../../common/service/error-handler'
+import { replayAnswers } from '../../common/service/idempotency'
 import { instrument } from '../../common/service/operations'
 import { createPlatformDoc } from './api-doc'
 import { HttpError, pendingTransactionAnswer, platformErrors } from './http'
@@ -33,6 +34,7 @@ export function createPlatformApp(ctx: PlatformContext) {
     app.use(() => {
         throw new HttpError(404, 'No such route')
     })
+    app.use(replayAnswers)
     app.use(pendingTransactionAnswer)
     app.use(errorHandler(platformErrors, services.log))
     return { app, doc, stop: services.stop }

@@ -3,16 +3,19 @@ import { HashPool } from '../../common/hash-pool'
 import { Logger } from '../../common/logger'
 import { RateLimit } from '../../common/service/rate-limit'
 import { LockManager } from '../../db/advisory-locks'
+import { Idempotency } from '../../common/service/idempotency'
 import { Auth } from './auth'
 import { ChainService } from './chain'
 import { PlatformEnv } from './config'
+import { claimOnAuthentication, IdempotentWalletTransactions, platformIdempotency } from './idempotency'
 import { Keystore } from './keystore'
 import { ReceiptWatcher } from './receipts'
 import { TxSender } from './sender'
-import { WalletTransactions } from './wallet-txs'
 
 /** How often stored transactions no request waits on are followed (rebroadcast, or noted landed or dead). */
 const RESUME_INTERVAL_MS = 5_000
+/** How often idempotency keys past their 24 h are deleted. */
+const IDEMPOTENCY_SWEEP_MS = 3_600_000
 
 /** What the platform process starts from (api/platform/main.ts). */
 export interface PlatformContext {
@@ -34,6 +37,8 @@ export interface PlatformServices {
     registrations: RateLimit
     chain: ChainService
     sender: TxSender
+    /** Idempotency-Key on the signing routes (idempotency.ts). */
+    idempotency: Idempotency
     /** Ends the background work: following stored transactions, and the advisory locks' connection. */
     stop(): Promise<void>
 }
@@ -52,13 +57,19 @@ export function createServices(ctx: PlatformContext): PlatformServices {
     // Signing per wallet is serialised by advisory locks on one connection of their own (db/advisory-locks.ts).
     const locks = new LockManager(ctx.env.DATABASE_URL!, log)
     // A nonce used at this depth by a transaction not ours proves a stored one dead: the depth the indexer takes as final.
-    const txs = new WalletTransactions(ctx.pool, locks, chain.client, chain.chainId, { confirmations: ctx.env.INDEXER_FINALITY_CONFIRMATION }, log)
+    const idempotency = platformIdempotency(ctx.pool, locks, log)
+    idempotency.start(IDEMPOTENCY_SWEEP_MS)
+    const txs = new IdempotentWalletTransactions(ctx.pool, locks, chain.client, chain.chainId, { confirmations: ctx.env.INDEXER_FINALITY_CONFIRMATION }, log)
+    txs.idempotency = idempotency
     txs.start(RESUME_INTERVAL_MS)
     const receipts = new ReceiptWatcher(chain.client, log)
     const sender = new TxSender(chain, txs, receipts, ctx.env.PLATFORM_TX_TIMEOUT_SECONDS * 1000, log)
     const stop = async () => {
         txs.stop()
+        idempotency.stop()
         await locks.close()
     }
-    return { env: ctx.env, pool: ctx.pool, log, keystore, auth: new Auth(ctx.pool, keystore, ctx.env, log), registrations, chain, sender, stop }
+    const auth = new Auth(ctx.pool, keystore, ctx.env, log)
+    claimOnAuthentication(auth, idempotency)
+    return { env: ctx.env, pool: ctx.pool, log, keystore, auth, registrations, chain, sender, idempotency, stop }
 }

@@ -27,8 +27,9 @@ export interface CreateSwapInput extends SwapPair {
 /**
  * clientIp: who asks (the HTTP layer's view, as its rate limiter counts). Each waiting swap is an
  * address the monitor reads every cycle, so one IP may hold at most BRIDGE_MAX_PENDING_PER_IP.
+ * `id`: the swap's id when the caller chose it beforehand (an idempotent creation noted it first).
  */
-export async function createSwap(ctx: EngineContext, input: CreateSwapInput, clientIp: string | null = null): Promise<{ swap: Swap; quote: bigint }> {
+export async function createSwap(ctx: EngineContext, input: CreateSwapInput, clientIp: string | null = null, id: string = randomUUID()): Promise<{ swap: Swap; quote: bigint }> {
     const route = routeFor(ctx, input)
     const { source, target } = route
     const amount = parseAmountField('source_token_amount', input.source_token_amount, source.decimals)
@@ -51,7 +52,6 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
         ctx.log.error({ err, chain: source.chain }, 'chain unavailable at swap creation')
         throw networkUnavailable(route)
     })
-    const id = randomUUID()
     const { rows: seq } = await ctx.pool.query(`SELECT nextval('bridge_deposit_index_seq')::bigint AS index`)
     const index = Number(seq[0].index)
     const depositAddress = await sourceAdapter.deriveAddress({ kind: 'deposit', index })

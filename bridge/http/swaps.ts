@@ -1,7 +1,9 @@
+import { randomUUID } from 'crypto'
 import { z } from 'zod'
 import { ApiDoc, DocumentedRouter, Operation } from '../../common/service/api-doc'
 import { clientKey } from '../../common/service/client-ip'
 import { HttpError } from '../../common/service/http-error'
+import { Idempotency, withIdempotencyKey } from '../../common/service/idempotency'
 import { RateLimit } from '../../common/service/rate-limit'
 import { numberToDecimal } from '../amounts'
 import { EngineContext } from '../engine/context'
@@ -79,7 +81,22 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         res.json(usage(ctx))
     })
 
-    router.post('/swap', {
+    // Idempotency-Key: scoped per client (the rate limit's key); a retry gets the same swap (docs/bridge/lifecycle.md).
+    // The swap id is chosen and noted on the key before the swap is written: a retry after a crash answers that swap, never a second one.
+    const idempotency = new Idempotency(ctx.pool, ctx.locks, {
+        surface: 'bridge',
+        log: ctx.log,
+        recover: async (ids) => {
+            for (const id of ids) {
+                const swap = await loadSwap(ctx.pool, id)
+                if (swap) return { status: 201, body: detailView(swap), headers: { location: `/api/swap/${swap.id}` } }
+            }
+            return undefined
+        },
+    })
+    // Keys past their 24 h are swept here too, so a deployment without the wallet platform keeps none for ever (the timer does not hold the process open).
+    idempotency.start(60 * 60_000)
+    router.post('/swap', withIdempotencyKey({
         summary: 'Create a swap: its deposit address and deadline',
         description: 'Rate-limited per client IP (BRIDGE_CREATE_LIMIT per BRIDGE_CREATE_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md',
         body: CreateBody,
@@ -100,14 +117,16 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
             },
             503: 'A network does not answer (network_unavailable), the route needs a feature not configured here (not_configured), or a price it needs is stale (price_unavailable)',
         },
-    }, limit.perIp(), async (req, res) => {
+    }), idempotency.middleware(clientKey), limit.perIp(), async (req, res) => {
         if (!req.is('application/json')) throw new HttpError(415, 'send the body as JSON with Content-Type: application/json', { code: 'unsupported_media_type', details: { field: 'body' } })
         if (req.body === undefined || req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
             throw new HttpError(400, 'body: must be a JSON object', { code: 'invalid_request', details: { field: 'body' } })
         }
         const parsed = CreateBody.safeParse(req.body)
         if (!parsed.success) throw invalidInput(parsed.error)
-        const { swap } = await createSwap(ctx, parsed.data, clientKey(req))
+        const id = randomUUID()
+        await idempotency.noteRequest(id)
+        const { swap } = await createSwap(ctx, parsed.data, clientKey(req), id)
         res.status(201).location(`/api/swap/${swap.id}`).json(detailView(swap))
     })
 

@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import * as fs from 'fs'
 import { Pool } from 'pg'
 import { spawnManaged, waitFor } from '../../common/processes'
+import { fingerprintOf } from '../../common/service/idempotency'
 import { createTestDatabase } from '../support/postgres'
 import { freePort } from '../support/ports'
 import * as path from 'path'
@@ -143,6 +144,58 @@ describe('bridge: HTTP API and WebSocket protocol', function () {
         // Lowercase addresses are accepted and stored checksummed.
         const lower = await createSwap(bridge, { ...valid(), target_wallet: account(4).address.toLowerCase() })
         expect(lower.target_wallet).to.equal(account(4).address)
+    })
+
+    it('POST /api/swap with an Idempotency-Key: the same key and body (even at once) is the same swap, one row; another body is 422', async function () {
+        const post = async (key: string, body: unknown) => {
+            const res = await fetch(`${bridge.url}/api/swap`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) })
+            return { status: res.status, text: await res.text(), replayed: res.headers.get('idempotent-replayed'), location: res.headers.get('location') }
+        }
+        const body = { ...valid(), target_wallet: account(5).address, source_token_amount: 77 }
+        const key = `swap-${Date.now()}`
+        // Sent at once: one creates the swap; the others are replayed, or told it is in flight (409) and replayed when retried.
+        const settle = async () => {
+            for (;;) {
+                const res = await post(key, body)
+                if (res.status !== 409) return res
+                await new Promise((r) => setTimeout(r, 100))
+            }
+        }
+        const answers = await Promise.all(Array.from({ length: 5 }, settle))
+        expect(answers[0].status, answers[0].text).to.equal(201)
+        for (const a of answers) {
+            expect(a.status).to.equal(201)
+            expect(a.text).to.equal(answers[0].text)
+            expect(a.location).to.equal(answers[0].location)
+        }
+        expect(answers.filter((a) => a.replayed !== 'true')).to.have.length(1)
+        const swap = JSON.parse(answers[0].text)
+        const pool = new Pool({ connectionString: databaseUrl, max: 1 })
+        const swaps = async () => (await pool.query('SELECT count(*)::int AS n FROM bridge_swap WHERE target_wallet = $1', [account(5).address])).rows[0].n
+        try {
+            expect(await swaps()).to.equal(1)
+            const reused = await post(key, { ...body, source_token_amount: 78 })
+            expect(reused.status, reused.text).to.equal(422)
+            expect(JSON.parse(reused.text).error.code).to.equal('idempotency_key_reused')
+            expect((await post(key, body)).text).to.equal(JSON.stringify(swap))
+            expect((await post('bad key', body)).status).to.equal(400)
+
+            // A process that died after noting the swap's id and writing it, before keeping its answer
+            // (the key in flight, no lock held): the retry answers that swap and writes no other.
+            const { rows: [claimed] } = await pool.query('SELECT scope FROM idempotency_key WHERE key = $1', [key])
+            await pool.query(
+                `INSERT INTO idempotency_key (scope, key, fingerprint, state, owner, request_ids) VALUES ($1, $2, $3, 'in_flight', 'dead', ARRAY[$4])`,
+                [claimed.scope, `${key}-crashed`, fingerprintOf('POST', '/api/swap', body, {}), swap.id]
+            )
+            const recovered = await post(`${key}-crashed`, body)
+            expect(recovered.status, recovered.text).to.equal(201)
+            expect(JSON.parse(recovered.text)).to.include({ id: swap.id, deposit_address: swap.deposit_address })
+            expect(recovered.location).to.equal(`/api/swap/${swap.id}`)
+            expect((await post(`${key}-crashed`, body)).text).to.equal(recovered.text)
+            expect(await swaps()).to.equal(1)
+        } finally {
+            await pool.end()
+        }
     })
 
     it('rejects every malformed field with a 400 naming it', async function () {

@@ -72,7 +72,9 @@ describe('bridge port: OpenAPI document = registered routes', () => {
         expect(body.components.securitySchemes.webhookAdminToken).to.deep.include({ type: 'http', scheme: 'bearer' })
         expect(body.paths['/api/webhook/subscriptions'].post.security).to.deep.equal([{ webhookAdminToken: [] }])
         expect(body.paths['/api/webhook/event-types'].get.security).to.equal(undefined)
-        expect(Object.keys(body.paths['/api/swap'].post.responses).sort()).to.deep.equal(['201', '400', '413', '415', '429', '503'])
+        // 409 and 422: an Idempotency-Key in flight, or used with another body (docs/bridge/lifecycle.md).
+        expect(Object.keys(body.paths['/api/swap'].post.responses).sort()).to.deep.equal(['201', '400', '409', '413', '415', '422', '429', '503'])
+        expect(body.paths['/api/swap'].post.parameters.map((p: any) => `${p.in}:${p.name}`)).to.include('header:Idempotency-Key')
 
         const page = await fetch(`${base}/api/docs/`)
         expect(page.status).to.equal(200)

@@ -2,6 +2,7 @@ import { Request, Response } from 'express'
 import { Address, encodeFunctionData, getAddress, Log, parseEventLogs, zeroAddress } from 'viem'
 import { z } from 'zod'
 import { ammPairAbi, ammRouterAbi } from '../../../abi'
+import { withIdempotencyKey } from '../../../common/service/idempotency'
 import { ApiDoc, DocumentedRouter, Operation } from '../../../common/service/api-doc'
 import { pairsHeldBy } from '../../chain/queries/defi'
 import { amountFields, fraction, parseAmount, parsePositiveAmount } from '../amounts'
@@ -67,7 +68,7 @@ const PoolToken = z.looseObject({
 const PoolView = z.tuple([PoolPair, PoolToken, PoolToken]).meta({ id: 'PoolView' })
 
 function writing(summary: string, body: z.ZodObject, result: z.ZodType): Operation {
-    return {
+    return withIdempotencyKey({
         summary,
         description: 'Wallet-level: the password of the wallet\'s owner. Amounts in whole tokens; approves the router when needed.',
         body,
@@ -79,7 +80,7 @@ function writing(summary: string, body: z.ZodObject, result: z.ZodType): Operati
             ...TOKEN_ANSWERS,
             ...SEND_ANSWERS,
         },
-    }
+    })
 }
 
 function reading(summary: string, query: z.ZodObject, result: z.ZodType, notFound: string): Operation {
@@ -109,10 +110,10 @@ export function poolRoutes(services: PlatformServices, doc: ApiDoc): DocumentedR
     const router = doc.router('/api/pools', 'Pools')
     const serve = (handler: PoolHandler) => (req: Request, res: Response) => handler(services, req, res)
 
-    router.post('/add_liquidity', writing('Add liquidity to the pair of two tokens', AddLiquidityInput, Added), serve(addLiquidity))
-    router.post('/add_liquidity_native', writing('Add liquidity to the pair of a token and the native coin', AddLiquidityNativeInput, AddedNative), serve(addLiquidityNative))
-    router.post('/remove_liquidity', writing('Remove liquidity from the pair of two tokens', RemoveLiquidityInput, Removed), serve(removeLiquidity))
-    router.post('/remove_liquidity_native', writing('Remove liquidity from the pair of a token and the native coin', RemoveLiquidityNativeInput, RemovedNative), serve(removeLiquidityNative))
+    router.post('/add_liquidity', writing('Add liquidity to the pair of two tokens', AddLiquidityInput, Added), services.idempotency.middleware(), serve(addLiquidity))
+    router.post('/add_liquidity_native', writing('Add liquidity to the pair of a token and the native coin', AddLiquidityNativeInput, AddedNative), services.idempotency.middleware(), serve(addLiquidityNative))
+    router.post('/remove_liquidity', writing('Remove liquidity from the pair of two tokens', RemoveLiquidityInput, Removed), services.idempotency.middleware(), serve(removeLiquidity))
+    router.post('/remove_liquidity_native', writing('Remove liquidity from the pair of a token and the native coin', RemoveLiquidityNativeInput, RemovedNative), services.idempotency.middleware(), serve(removeLiquidityNative))
 
     const stale = 'A pool the indexer lists is not a pool of this AMM'
     router.get('/list', reading("The pools a wallet holds LP tokens of (wallet-level: the owner's password)", WalletPoolsInput, z.array(PoolView), stale), serve(listWalletPools))

@@ -3,6 +3,7 @@ import { Address, encodeFunctionData } from 'viem'
 import { z } from 'zod'
 import { ammRouterAbi } from '../../../abi'
 import { ApiDoc, DocumentedRouter } from '../../../common/service/api-doc'
+import { withIdempotencyKey } from '../../../common/service/idempotency'
 import { amountFields, AmountInput, formatAmount, parseAmount, parsePositiveAmount } from '../amounts'
 import {
     amountSchema, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, SEND_ANSWERS, TOKEN_ANSWERS, tokenInAnswer, txHash,
@@ -94,7 +95,7 @@ export function swapRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
     const router = doc.router('/api/swap', 'Swaps')
 
     const handle = (path: string, summary: string, intent: Intent, body: z.ZodObject, build: (req: Request) => SwapRequest) => {
-        router.post(`/${path}`, {
+        router.post(`/${path}`, withIdempotencyKey({
             summary,
             description: "Wallet-level: the password of the from wallet's owner. Amounts in whole tokens; to defaults to from.",
             body,
@@ -106,7 +107,7 @@ export function swapRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
                 ...TOKEN_ANSWERS,
                 ...SEND_ANSWERS,
             },
-        }, async (req, res) => {
+        }), s.idempotency.middleware(), async (req, res) => {
             const swap = build(req)
             const auth = await s.auth.wallet(req, swap.from, swap.userId)
             sendData(res, await executeSwap(s, s.auth.account(auth), swap))

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { loadArtifact, platformTokenAbi } from '../../../abi'
 import { platformTokenConstructorArgs } from '../../../common/platform-token'
 import { ApiDoc, DocumentedRouter } from '../../../common/service/api-doc'
+import { withIdempotencyKey } from '../../../common/service/idempotency'
 import { formatAmount, parsePositiveAmount } from '../amounts'
 import {
     baseUnits, CHAIN_ANSWERS, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, SEND_ANSWERS, TOKEN_ANSWERS, txHash, wholeTokens,
@@ -97,7 +98,7 @@ const INFO_ANSWERS = {
 export function tokenRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
     const router = doc.router('/api/token', 'Tokens')
 
-    router.post('/deploy', {
+    router.post('/deploy', withIdempotencyKey({
         summary: "Deploy a PlatformToken from one of the user's wallets, its supply sent to destinationAddress",
         description: "Signs with the wallet named in address (it must be the user's), else the user's oldest wallet. totalSupply is in whole tokens.",
         body: DeployInput,
@@ -110,7 +111,7 @@ export function tokenRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter 
             // The supply stays in the deploying wallet when the transfer after the deployment fails; the message says where.
             502: 'The chain node refused the request, or the token was deployed and moving its supply failed',
         },
-    }, async (req, res) => {
+    }), s.idempotency.middleware(), async (req, res) => {
         const input = parseInput(DeployInput, req.body)
         const buyingFee = input.buyingFee ?? 0
         const sellingFee = input.sellingFee ?? 0

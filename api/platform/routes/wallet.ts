@@ -6,6 +6,7 @@ import { english, generateMnemonic, generatePrivateKey, mnemonicToAccount, priva
 import { z } from 'zod'
 import { platformTokenAbi } from '../../../abi'
 import { ApiDoc, DocumentedRouter, Operation } from '../../../common/service/api-doc'
+import { withIdempotencyKey } from '../../../common/service/idempotency'
 import { heldTokens } from '../../chain/queries/tokens'
 import { formatAmount, parsePositiveAmount } from '../amounts'
 import {
@@ -271,7 +272,7 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
             blockNumber: Number(receipt.blockNumber),
         })
     }
-    const sending = (summary: string) => ({
+    const sending = (summary: string) => withIdempotencyKey({
         summary,
         description: "Wallet-level: the password of address_from's owner. amount is in whole tokens; token is a token address or NATIVE.",
         body: SendInput,
@@ -284,9 +285,9 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
             ...SEND_ANSWERS,
         },
     })
-    router.post('/send', sending('Send the native coin or a token from a managed wallet'), send)
+    router.post('/send', sending('Send the native coin or a token from a managed wallet'), s.idempotency.middleware(), send)
     // withdraw is send under another name: both move funds out of a managed wallet.
-    router.post('/withdraw', sending('Send funds out of a managed wallet (the same as send)'), send)
+    router.post('/withdraw', sending('Send funds out of a managed wallet (the same as send)'), s.idempotency.middleware(), send)
 
     return router
 }
