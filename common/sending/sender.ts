@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'timers/promises'
 import { LockManager } from '../../db/advisory-locks'
 import { Logger } from '../logger'
 import { Finality, SignedTx, TxChain, TxState } from './chain'
@@ -170,19 +171,41 @@ export class DurableSender<T extends StoredTx> {
         const first = tx.status === 'signed' && (await this.table.markBroadcast(tx.id))
         const sent: T = { ...tx, status: tx.status === 'signed' ? 'broadcast' : tx.status }
         const result = await chain.broadcast(tx.raw)
-        if (result.kind === 'rejected' && first) {
-            // Refused in answer to the only time its bytes were ever handed out: no node took them.
+        if (result.kind === 'rejected' && first && (await this.refusalStands(chain, tx))) {
+            // Refused in answer to the only time its bytes were ever handed out, and two looks at the network agree.
             this.log.warn({ ...this.context(tx), reason: result.reason }, 'transaction rejected by the node')
             await this.table.markRejected(tx.id, result.reason)
             return { kind: 'rejected', tx: { ...tx, status: 'rejected' }, insufficientFunds: result.insufficientFunds, reason: result.reason }
         }
-        if (result.kind === 'rejected') {
+        if (result.kind === 'rejected' && first) {
+            this.log.warn({ ...this.context(tx), reason: result.reason }, 'a node refused a transaction that the network holds; following it')
+        } else if (result.kind === 'rejected') {
             // These bytes were handed out before (maybe before a crash): some node's pool may hold them, or a block this node cannot see yet.
             this.log.warn({ ...this.context(tx), reason: result.reason }, 'a node refused a transaction sent before; following it still')
         } else if (result.kind === 'uncertain') {
             this.log.warn({ ...this.context(tx), reason: result.reason }, 'broadcast uncertain; the same bytes will be sent again')
         }
         return { kind: 'sent', tx: sent }
+    }
+
+    /**
+     * Whether a refusal of a transaction's first hand-out is the network's answer and not one
+     * node's: a load balancer may have handed the bytes to a node that took them and returned
+     * another's refusal. It stands when two looks SECOND_LOOK_MS apart both find the transaction
+     * unknown and its nonce unused in the chain's final state (inspect's 'missing'), or proven
+     * unable to land. A look that cannot be made proves nothing: the transaction is then followed
+     * as broadcast, holding its nonce (time, never a second payment).
+     */
+    private async refusalStands(chain: TxChain, tx: T): Promise<boolean> {
+        for (let look = 0; look < 2; look++) {
+            if (look > 0) await sleep(SECOND_LOOK_MS)
+            const state = await chain.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce, raw: tx.raw }, MINED).catch((err) => {
+                this.log.warn({ ...this.context(tx), err }, 'could not look for a refused transaction; following it as broadcast')
+                return undefined
+            })
+            if (state?.kind !== 'missing' && state?.kind !== 'dead' && state?.kind !== 'superseded') return false
+        }
+        return true
     }
 
     private context(tx: T): Record<string, unknown> {

@@ -22,6 +22,13 @@ export class BroadcastGate {
     swallow = false
     /** While blocked: never forward nor answer the matching transactions (swallow wins when both are set). */
     hang = false
+    /**
+     * While blocked: answer the matching transactions with this JSON-RPC error (a node's refusal, as
+     * geth words it) rather than HTTP 503; with `fanOut` they are forwarded to the node first, as a
+     * balancer that hands one request to several nodes and returns one's refusal does.
+     */
+    refusal?: string
+    fanOut = false
     /** Transactions forwarded whose answer was withheld (swallow). */
     readonly swallowed: string[] = []
     /** While blocked, only the transactions this accepts are refused (all when unset). */
@@ -76,6 +83,13 @@ export class BroadcastGate {
                 }
                 if (stopped.some(Boolean) && this.hang) {
                     this.refused.push(...raws.filter((_, i) => stopped[i]))
+                    return
+                }
+                if (stopped.some(Boolean) && this.refusal !== undefined && calls.length === 1) {
+                    this.refused.push(raws[0])
+                    if (this.fanOut) await fetch(this.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: forwarded }).catch(() => undefined)
+                    res.writeHead(200, { 'content-type': 'application/json' })
+                        .end(JSON.stringify({ jsonrpc: '2.0', id: calls[0].id, error: { code: -32000, message: this.refusal } }))
                     return
                 }
                 if (stopped.some(Boolean)) {

@@ -57,6 +57,8 @@ describe('wallet platform: durable sends (killed after storing, answers lost)', 
         gate.blocked = false
         gate.swallow = false
         gate.hang = false
+        gate.refusal = undefined
+        gate.fanOut = false
         gate.underpriced.clear()
         gate.hidden.clear()
         gate.pendingAsLatest = false
@@ -167,6 +169,45 @@ describe('wallet platform: durable sends (killed after storing, answers lost)', 
         expect(await nativeBalance(chain, first)).to.equal(parseEther('0.75'))
         expect(await nativeBalance(chain, second)).to.equal(parseEther('0.5'))
         expect(await nonceOf(wallet)).to.equal(nonce + 2)
+    })
+
+    it('a balancer hands the first broadcast to a node that takes it and answers another\'s refusal: the request follows it and answers 200, one transfer', async function () {
+        const to = fresh()
+        const nonce = await nonceOf(wallet)
+        const stored = (await rows()).length
+        gate.blocked = true
+        gate.refusal = 'transaction underpriced'
+        gate.fanOut = true
+        const reply = await send(to, '0.4')
+        expect(gate.refused).to.have.length.greaterThan(0)
+        // One node's refusal is no evidence: the network held the transaction, so it is the request's answer.
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(200)
+        const [row] = (await rows()).slice(stored)
+        expect(reply.body.hash).to.equal(row.tx_hash)
+        expect(row.status).to.equal('confirmed')
+        expect(await nativeBalance(chain, to)).to.equal(parseEther('0.4'))
+        expect(await nonceOf(wallet)).to.equal(nonce + 1)
+        gate.blocked = false
+        await nextSendTakesNextNonce()
+        expect(await nativeBalance(chain, to)).to.equal(parseEther('0.4'))
+    })
+
+    it('a refusal of the first broadcast that two looks confirm: the request is refused, and the next send takes that nonce', async function () {
+        const to = fresh()
+        const nonce = await nonceOf(wallet)
+        const stored = (await rows()).length
+        gate.blocked = true
+        gate.refusal = 'transaction underpriced'
+        const reply = await send(to, '0.6')
+        expect(reply.status, JSON.stringify(reply.body)).to.equal(502)
+        expect(reply.body.error).to.match(/underpriced/)
+        const [row] = (await rows()).slice(stored)
+        expect(row.status).to.equal('rejected')
+        expect(await nativeBalance(chain, to)).to.equal(0n)
+        expect(await nonceOf(wallet)).to.equal(nonce)
+        gate.blocked = false
+        await nextSendTakesNextNonce()
+        expect(await nativeBalance(chain, to)).to.equal(0n)
     })
 
     it('killed after the bytes reached one node and before its answer; after the restart another node refuses them as underpriced: one transfer, and the next send takes the next nonce', async function () {
