@@ -159,6 +159,8 @@
         const qr = `/swap/${encodeURIComponent(s.id)}/qr.svg`
         if (waiting && $('qr').getAttribute('src') !== qr) $('qr').setAttribute('src', qr)
         renderReceive(status)
+        // An expired swap was never priced: there is no rate or fee to show.
+        $('terms').hidden = status === 'expired'
         renderTerms()
         for (const [name, chain] of [['deposit', s.source_chain], ['payout', s.target_chain], ['refund', s.source_chain]]) {
             const hash = s[`${name}_tx_hash`]
