@@ -180,7 +180,7 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
         expect(await steps()).to.deep.equal(COMPLETED_WORDS)
         expect(await textOf('status')).to.equal('Completed: payout sent')
         await liveLine('finished')
-        expect(await textOf('connection')).to.equal('Finished: nothing more will happen to this swap.')
+        expect(await textOf('connection')).to.equal('Finished: this swap has ended.')
         expect(await visible('eta')).to.equal(false)
         expect(await page.$eval('#refund', (e: any) => e.hidden)).to.equal(true)
         // Paid: the address is no longer offered as something to pay.

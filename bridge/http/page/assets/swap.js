@@ -325,7 +325,7 @@
     function renderConnection() {
         const line = $('connection')
         if (state.swap && settled(currentStatus())) {
-            line.textContent = 'Finished: nothing more will happen to this swap.'
+            line.textContent = 'Finished: this swap has ended.'
             line.dataset.state = 'finished'
         } else if (state.socket === 'live') {
             line.textContent = 'Live: each step appears as it happens.'
