@@ -6,6 +6,7 @@ import { BitcoinConfig, BitcoinSettingsSchema, parseBitcoinEnv } from './chains/
 import { Finality } from './chains/finality'
 import { finalityOf, parseSolanaEnv, SolanaConfig, SolanaSettingsSchema } from './chains/solana/config'
 import { parseTronEnv, TronConfig, TronSettingsSchema } from './chains/tron/config'
+import { ExplorerLinks, explorerSetting, parseExplorer } from './explorers'
 import { DEFAULT_STATIC_PRICES, parsePriceSource, PriceSourceConfig } from './prices'
 import { SIMPLESWAP_DEFAULT_URL } from './providers/simpleswap/client'
 import { ProviderRoutingConfig, parseProviderRouting } from './providers/routing'
@@ -90,6 +91,21 @@ export const BridgeSettingsSchema = z.object({
         .describe('the highest fee cap (gwei) the sender signs a replacement of a stuck EVM transaction with (docs/sending.md, fee bump); a transaction that would need more keeps its nonce and waits, and the error log says so'),
     BRIDGE_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000)
         .describe('longest wait for one JSON-RPC answer from an EVM network (BSC, ETHEREUM, POLYGON, the native chain); a request is retried once, then the step waits for the next pass'),
+
+    BRIDGE_EXPLORER_URL_NATIVECHAIN: explorerSetting.optional()
+        .meta({ description: 'block explorer of the native chain (this platform\'s explorer frontend, e.g. `https://explorer.example.org`): the swap page links its transactions as `<url>/tx/{hash}` and addresses as `<url>/address/{address}`; or two templates separated by a space, the first with `{hash}`, the second with `{address}`', unset: 'no links: hashes and addresses shown as text' }),
+    BRIDGE_EXPLORER_URL_BSC: explorerSetting.optional()
+        .meta({ description: 'the same for BSC (e.g. `https://bscscan.com`)', unset: 'no links' }),
+    BRIDGE_EXPLORER_URL_ETHEREUM: explorerSetting.optional()
+        .meta({ description: 'the same for ETHEREUM (e.g. `https://etherscan.io`)', unset: 'no links' }),
+    BRIDGE_EXPLORER_URL_POLYGON: explorerSetting.optional()
+        .meta({ description: 'the same for POLYGON (e.g. `https://polygonscan.com`)', unset: 'no links' }),
+    BRIDGE_EXPLORER_URL_BITCOIN: explorerSetting.optional()
+        .meta({ description: 'the same for BITCOIN (e.g. `https://mempool.space`)', unset: 'no links' }),
+    BRIDGE_EXPLORER_URL_TRON: explorerSetting.optional()
+        .meta({ description: 'the same for TRON (e.g. `https://tronscan.org/#/transaction/{hash} https://tronscan.org/#/address/{address}`)', unset: 'no links' }),
+    BRIDGE_EXPLORER_URL_SOLANA: explorerSetting.optional()
+        .meta({ description: 'the same for SOLANA (e.g. `https://explorer.solana.com`)', unset: 'no links' }),
 
     BSC_RPC_URL: url.optional()
         .meta({ description: 'JSON-RPC of BSC; unset and no local chain: the network is not enabled', unset: 'the local chain' }),
@@ -233,6 +249,8 @@ export interface BridgeConfig {
     /** Which assets the external swap provider serves, and through which of ours (bridge/providers/routing.ts). */
     provider: ProviderRoutingConfig
     webhooks: WebhookConfig
+    /** Block explorer links per network, for the swap page (BRIDGE_EXPLORER_URL_<CHAIN>); a network without one has no links. */
+    explorers: Partial<Record<ChainName, ExplorerLinks>>
 }
 
 /** Webhook delivery settings (docs/bridge/webhooks.md). */
@@ -364,7 +382,26 @@ export function loadBridgeConfig(env: BridgeEnv): BridgeConfig {
             disableAfterEvents: env.BRIDGE_WEBHOOK_DISABLE_AFTER_EVENTS,
             concurrency: env.BRIDGE_WEBHOOK_CONCURRENCY,
         },
+        explorers: explorersOf(env),
     }
+}
+
+function explorersOf(env: BridgeEnv): BridgeConfig['explorers'] {
+    const settings: Record<ChainName, string | undefined> = {
+        NATIVECHAIN: env.BRIDGE_EXPLORER_URL_NATIVECHAIN,
+        BSC: env.BRIDGE_EXPLORER_URL_BSC,
+        ETHEREUM: env.BRIDGE_EXPLORER_URL_ETHEREUM,
+        POLYGON: env.BRIDGE_EXPLORER_URL_POLYGON,
+        BITCOIN: env.BRIDGE_EXPLORER_URL_BITCOIN,
+        TRON: env.BRIDGE_EXPLORER_URL_TRON,
+        SOLANA: env.BRIDGE_EXPLORER_URL_SOLANA,
+    }
+    const explorers: BridgeConfig['explorers'] = {}
+    for (const [chain, value] of Object.entries(settings) as [ChainName, string | undefined][]) {
+        const links = parseExplorer(value)
+        if (links) explorers[chain] = links
+    }
+    return explorers
 }
 
 /** A token as the engine uses it: the registry entry plus where it lives and whether it can be used now. */

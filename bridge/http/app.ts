@@ -11,7 +11,7 @@ import { Webhooks } from '../webhooks/service'
 import { bridgeErrors, bridgeErrorSchema } from './errors'
 import { swapListRoutes } from './history'
 import { infoRoutes } from './info'
-import { swapPageRoutes } from './swap-page'
+import { faviconRoutes, swapPageRoutes } from './swap-page'
 import { quoteRoutes } from './quote'
 import { swapRoutes } from './swaps'
 
@@ -45,6 +45,7 @@ export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string
     doc.mount(app, swapRoutes(ctx, doc))
     doc.mount(app, swapListRoutes(ctx, doc))
     doc.mount(app, swapPageRoutes(ctx, doc))
+    doc.mount(app, faviconRoutes(doc))
     doc.mount(app, webhookRoutes(webhooks, doc))
     const ready = new ReadyChecks().add('database', databaseCheck(ctx.pool))
     doc.mount(app, operationsRoutes(doc, { ready }))

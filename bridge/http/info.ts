@@ -3,6 +3,7 @@ import { ApiDoc, DocumentedRouter } from '../../common/service/api-doc'
 import { HttpError } from '../../common/service/http-error'
 import { formatUnits } from '../amounts'
 import { describeFinality } from '../chains/finality'
+import { finalitySeconds } from '../chains/timing'
 import { allAssets } from '../config'
 import { EngineContext } from '../engine/context'
 import { EVENT_TYPES, STATUSES } from '../engine/lifecycle'
@@ -64,7 +65,9 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>, doc:
                     enabled: !!network,
                     chain_id: network?.family === 'evm' ? network.chainId : chain.chainId ?? null,
                     confirmations: network ? describeFinality(network.finality) : null,
+                    finality_seconds: network ? finalitySeconds(chain.name, network.finality) : null,
                     vault_address: vaults.get(chain.name) ?? null,
+                    explorer: ctx.config.explorers[chain.name] ?? null,
                 }
             }),
             pools: ctx.config.pools.map((p) => ({ id: p.id, chain: p.chain, base_token: p.base.symbol, quote_token: p.quote.symbol, price_path: `/api/swap/pool-price/${p.id}` })),

@@ -41,7 +41,12 @@ export const SwapConfig = z.looseObject({
         enabled: z.boolean(),
         chain_id: z.number().int().nullable(),
         confirmations: maybe,
+        finality_seconds: z.number().nullable().meta({ description: 'Rough seconds until a block is final by `confirmations`: typical figures, for an estimate of how long a swap takes (bridge/chains/timing.ts)' }),
         vault_address: maybe,
+        explorer: z.looseObject({
+            tx: text.meta({ description: 'A transaction\'s page, `{hash}` to replace' }),
+            address: text.meta({ description: 'An address\'s page, `{address}` to replace' }),
+        }).nullable().meta({ description: 'Block explorer links (BRIDGE_EXPLORER_URL_<CHAIN>); null without one' }),
     })),
     pools: z.array(z.looseObject({ id: text, chain: text, base_token: text, quote_token: text, price_path: text })),
     reference_prices_usd: z.record(z.string(), text),
@@ -105,6 +110,13 @@ const PoolTrade = z.looseObject({
     amount_out: text,
 })
 
+const SwapFees = z.looseObject({
+    bridge: z.looseObject({ percent: text, amount: maybe.meta({ description: 'Known once the rate is locked' }), token: text }),
+    pools: z.array(z.looseObject({ pool: text, chain: text, percent: text, token: text, amount: maybe })),
+    provider: z.looseObject({ name: text, included_in_rate: z.literal(true) }).nullable(),
+    network: z.looseObject({ deducted: z.literal(false) }).meta({ description: 'The bridge pays its own transactions\' fees; they are not taken from the payout' }),
+})
+
 export const Swap = z.looseObject({
     id: text,
     swap_id: text,
@@ -126,6 +138,7 @@ export const Swap = z.looseObject({
     deposit_amount: maybe,
     deposit_block_number: maybe,
     fee_amount: maybe,
+    fees: SwapFees.meta({ description: 'Each fee of the swap: the bridge\'s (from the deposit), each pool leg\'s and the provider\'s (in the rate)' }),
     rate: maybe,
     target_token_amount: maybe,
     rate_locked_at: maybe,

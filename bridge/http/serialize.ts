@@ -1,3 +1,4 @@
+import { swapFee, SWAP_FEE_PERCENT } from '../../common/amm-math'
 import { formatUnits } from '../amounts'
 import { LateDeposit } from '../engine/late'
 import { Swap, SwapEvent } from '../engine/lifecycle'
@@ -45,6 +46,7 @@ export function detailView(swap: Swap) {
         deposit_amount: source(swap.depositAmount),
         deposit_block_number: swap.depositBlock?.toString() ?? null,
         fee_amount: source(swap.feeAmount),
+        fees: feesView(swap),
         rate: swap.rate,
         target_token_amount: target(swap.lockedTargetAmount),
         rate_locked_at: swap.rateLockedAt?.toISOString() ?? null,
@@ -63,6 +65,30 @@ export function detailView(swap: Swap) {
         created_at: swap.createdAt.toISOString(),
         updated_at: swap.updatedAt.toISOString(),
         finished_at: swap.finishedAt?.toISOString() ?? null,
+    }
+}
+
+interface Leg { type: string; pool?: string; provider?: string; chain?: string; token_in?: string; amount_in?: string }
+
+/**
+ * Each fee of the swap, as GET /api/swap/quote states them: the bridge's, taken from the deposit; each pool leg's,
+ * in the token it takes in (of the legs as locked, else as quoted at creation); the provider's, inside its rate.
+ */
+function feesView(swap: Swap) {
+    const detail = swap.rateDetail as { legs?: Leg[] } | null
+    const legs = detail?.legs ?? (swap.route as { legs?: Leg[] }).legs ?? []
+    const provider = legs.find((l) => l.type === 'provider')
+    return {
+        bridge: { percent: (swap.feeBps / 100).toFixed(2), amount: amount(swap.feeAmount, swap.sourceChain, swap.sourceToken), token: swap.sourceToken },
+        pools: legs.filter((l) => l.type === 'pool' && l.pool && l.chain && l.token_in).map((l) => ({
+            pool: l.pool!,
+            chain: l.chain!,
+            percent: SWAP_FEE_PERCENT,
+            token: l.token_in!,
+            amount: l.amount_in ? formatUnits(swapFee(BigInt(l.amount_in)), tokenSpec(l.chain!, l.token_in!)?.decimals ?? 18) : null,
+        })),
+        provider: provider?.provider ? { name: provider.provider, included_in_rate: true as const } : null,
+        network: { deducted: false as const },
     }
 }
 

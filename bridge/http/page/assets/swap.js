@@ -1,14 +1,23 @@
-// Follows one swap: GET /api/swap/{id} and its events on load, then pushes over /ws. docs/bridge/README.md#swap-page
-// Every value reaches the DOM through textContent or an attribute, never as markup.
+// Follows one swap: GET /api/swap/{id}, its events and /api/swap/config on load, then pushes over /ws.
+// docs/bridge/README.md#swap-page. Every value reaches the DOM through textContent or an attribute, never as markup.
 'use strict'
 
 ;(function () {
     const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
     const MAX_RETRY_MS = 30000
+    const FINAL = ['completed', 'failed', 'expired']
+    /** Late deposits still on their way back. */
+    const LATE_OPEN = ['detected', 'confirmed', 'gathered']
+    /** Rough seconds of the bridge's own steps between a final deposit and a payout on its way (gather, lock, trade). */
+    const STEPS_SECONDS = 60
+    /** Rough seconds an exchange partner takes (SimpleSwap quotes 10 to 30 minutes). */
+    const PROVIDER_SECONDS = 20 * 60
+    const { displayAmount } = globalThis.SwapAmounts
+    const { statusWords, eventWords, lateWords } = globalThis.SwapWords
     const $ = (id) => document.getElementById(id)
 
     const id = swapIdOfPath()
-    const state = { swap: null, events: [] }
+    const state = { swap: null, events: [], config: null, socket: 'connecting' }
     let refreshing = null
     let refreshAgain = false
     let retryMs = 1000
@@ -71,24 +80,77 @@
         return last ? last.status : state.swap.status
     }
 
-    const label = (status) => status.charAt(0).toUpperCase() + status.slice(1).replace(/_/g, ' ')
+    /** Nothing more will happen to the swap's money: a final status, no refund under way, no late deposit on its way back. */
+    function settled(status) {
+        const s = state.swap
+        return FINAL.includes(status) && s.refund_status !== 'pending' && !s.hold &&
+            !(s.late_deposits || []).some((l) => LATE_OPEN.includes(l.status))
+    }
+
     const time = (iso) => new Date(iso).toLocaleString()
     const text = (id, value) => {
         $(id).textContent = value === null || value === undefined || value === '' ? '—' : String(value)
+    }
+    /** A whole-token amount, cut to a readable length; the exact value in its title. */
+    const amount = (id, value) => {
+        text(id, displayAmount(value))
+        if (value) $(id).title = value
+        else $(id).removeAttribute('title')
+    }
+    const network = (chain) => (state.config ? state.config.networks.find((n) => n.chain === chain) : null) || null
+
+    /** The explorer page of a transaction or an address on a chain, when that network has an explorer setting. */
+    function explorerUrl(chain, kind, value) {
+        const explorer = network(chain) && network(chain).explorer
+        if (!explorer || !value) return null
+        return kind === 'tx' ? explorer.tx.replace('{hash}', encodeURIComponent(value)) : explorer.address.replace('{address}', encodeURIComponent(value))
+    }
+
+    function link(element, chain, kind, value) {
+        const href = explorerUrl(chain, kind, value)
+        element.hidden = !href
+        if (href) element.setAttribute('href', href)
+        else element.removeAttribute('href')
+    }
+
+    function copyButton(button, value) {
+        button.hidden = !value
+        button.dataset.value = value || ''
+    }
+
+    /** Copies the button's value; "Copied" (or why not) shows on the button for two seconds. */
+    async function copy(button) {
+        let result
+        try {
+            await navigator.clipboard.writeText(button.dataset.value)
+            result = 'Copied'
+        } catch {
+            result = 'Copy failed: select the text instead'
+        }
+        button.textContent = result
+        button.classList.toggle('copied', result === 'Copied')
+        clearTimeout(button.resetTimer)
+        button.resetTimer = setTimeout(() => {
+            button.textContent = 'Copy'
+            button.classList.remove('copied')
+        }, 2000)
     }
 
     function render() {
         const s = state.swap
         const status = currentStatus()
-        document.title = `Swap: ${label(status)}`
+        document.title = `Swap: ${statusWords(status)}`
         $('message').textContent = ''
         $('swap').hidden = false
-        text('status', label(status))
+        text('status', statusWords(status))
         $('status').dataset.status = status
-        text('amount', s.source_token_amount)
+        amount('amount', s.source_token_amount)
+        copyButton($('copy-amount'), s.source_token_amount)
         text('asset', s.source_token)
         text('network', s.source_chain)
         text('deposit-address', s.deposit_address)
+        copyButton($('copy-deposit-address'), s.deposit_address)
+        link($('deposit-address-link'), s.source_chain, 'address', s.deposit_address)
         // Once a deposit arrived or the swap ended, the address is no longer something to pay.
         const waiting = status === 'pending_deposit'
         $('deposit-title').textContent = waiting ? 'Send' : 'Deposit'
@@ -96,18 +158,60 @@
         $('qr').hidden = !waiting
         const qr = `/swap/${encodeURIComponent(s.id)}/qr.svg`
         if (waiting && $('qr').getAttribute('src') !== qr) $('qr').setAttribute('src', qr)
-        // The quote until the rate is locked, then the amount paid.
-        text('receive-prefix', s.target_token_amount ? 'Exactly' : 'About')
-        text('receive-amount', s.target_token_amount || s.estimated_target_amount)
+        renderReceive(status)
+        // An expired swap was never priced: there is no rate or fee to show.
+        $('terms').hidden = status === 'expired'
+        renderTerms()
+        for (const [name, chain] of [['deposit', s.source_chain], ['payout', s.target_chain], ['refund', s.source_chain]]) {
+            const hash = s[`${name}_tx_hash`]
+            text(`${name}-tx`, hash)
+            copyButton($(`copy-${name}-tx`), hash)
+            link($(`${name}-tx-link`), chain, 'tx', hash)
+        }
+        renderExpiry()
+        renderRefund(status)
+        renderLate()
+        renderTimeline()
+        renderConnection()
+        renderEta()
+    }
+
+    /** What the user gets: the quote until the rate is locked, then the locked amount; nothing once the swap ended unpaid. */
+    function renderReceive(status) {
+        const s = state.swap
+        const unpaid = status === 'expired' || (status === 'failed' && !s.payout_tx_hash)
+        $('receive').hidden = unpaid
+        if (unpaid) return
+        text('receive-prefix', status === 'completed' ? 'Sent' : s.target_token_amount ? 'Exactly' : 'About')
+        const value = s.target_token_amount || s.estimated_target_amount
+        amount('receive-amount', value)
+        copyButton($('copy-receive-amount'), value)
         text('receive-asset', s.target_token)
         text('receive-network', s.target_chain)
         text('target-wallet', s.target_wallet)
-        text('deposit-tx', s.deposit_tx_hash)
-        text('payout-tx', s.payout_tx_hash)
-        text('refund-tx', s.refund_tx_hash)
-        renderExpiry()
-        renderRefund(status)
-        renderTimeline()
+        link($('target-wallet-link'), s.target_chain, 'address', s.target_wallet)
+    }
+
+    /** The rate, the minimum and each fee, as the swap answer's fields give them. */
+    function renderTerms() {
+        const s = state.swap
+        $('rate').textContent = s.rate
+            ? `1 ${s.source_token} = ${displayAmount(s.rate)} ${s.target_token}, after the bridge fee (locked ${time(s.rate_locked_at)})`
+            : 'Locked once your deposit is confirmed.'
+        $('min-received').textContent = s.min_target_amount
+            ? `${displayAmount(s.min_target_amount)} ${s.target_token}: at a worse rate the swap does not go ahead and your deposit is refunded.`
+            : '—'
+        const fees = s.fees
+        const bridge = fees ? fees.bridge : { percent: s.fee_percent, amount: s.fee_amount, token: s.source_token }
+        $('fee-bridge').textContent = `${bridge.percent}% of the deposit` +
+            (bridge.amount ? `: ${displayAmount(bridge.amount)} ${bridge.token}` : ', taken when the rate is locked')
+        const pools = fees ? fees.pools : []
+        $('fee-pools').textContent = pools.map((p) => `${p.percent}% on ${p.chain}` +
+            (p.amount ? ` (${displayAmount(p.amount)} ${p.token})` : '')).join('; ') + ', included in the rate'
+        $('fee-pools').hidden = $('fee-pools-title').hidden = pools.length === 0
+        const provider = fees ? fees.provider : null
+        $('fee-provider').textContent = provider ? `${provider.name}'s fee, included in the rate` : ''
+        $('fee-provider').hidden = $('fee-provider-title').hidden = !provider
     }
 
     function renderExpiry() {
@@ -125,17 +229,25 @@
         }
     }
 
+    /** What happened to money that arrived, when the swap did not pay: the reason, the refund, a hold, late deposits. */
     function renderRefund(status) {
         const s = state.swap
         const refund = s.refund_status
+        const late = s.late_deposits || []
         const lines = []
-        if (status === 'expired' && !s.deposit_tx_hash && !s.deposit_amount) lines.push('The swap expired before a deposit arrived.')
+        if (status === 'expired' && !s.deposit_tx_hash && !s.deposit_amount) {
+            lines.push(late.length === 0
+                ? 'The swap expired before a deposit arrived: nothing was received, nothing is owed.'
+                : `The deposit window closed, then ${late.length === 1 ? 'a deposit' : `${late.length} deposits`} arrived: ` +
+                    'not swapped, returned as shown under "Deposits that were not swapped".')
+        }
         if (s.error_message) lines.push(`Reason: ${s.error_message}`)
+        const refunded = displayAmount(s.refund_amount || s.deposit_amount || '')
         if (refund === 'pending') {
-            lines.push(`Refunding ${s.refund_amount || s.deposit_amount || ''} ${s.source_token} to ${s.refund_address}.`)
+            lines.push(`Refunding ${refunded} ${s.source_token} to ${s.refund_address}.`)
             if (s.refund_next_attempt_at) lines.push(`Next attempt: ${time(s.refund_next_attempt_at)}.`)
         }
-        if (refund === 'sent') lines.push(`Refunded ${s.refund_amount} ${s.source_token} to ${s.refund_address}.`)
+        if (refund === 'sent') lines.push(`Refunded ${displayAmount(s.refund_amount)} ${s.source_token} to ${s.refund_address}.`)
         if (refund === 'failed') lines.push(`The refund could not be sent${s.refund_error ? `: ${s.refund_error}` : ''}. An operator has to act.`)
         if (refund === 'not_requested') lines.push('No refund address was given, so nothing was sent back. Contact the operator.')
         if (s.hold) lines.push(`Held for an operator since ${time(s.hold.since)}: ${s.hold.reason}`)
@@ -148,6 +260,48 @@
         $('refund').classList.toggle('ended', status === 'failed' || status === 'expired')
     }
 
+    /** Each deposit other than the credited one, with its hash, what became of it and the refund's hash. */
+    function renderLate() {
+        const s = state.swap
+        const late = s.late_deposits || []
+        $('late').hidden = late.length === 0
+        $('late-deposits').replaceChildren(...late.map((l) => {
+            const li = document.createElement('li')
+            li.dataset.state = l.status
+            const what = document.createElement('p')
+            what.className = 'late-summary'
+            what.textContent = `${displayAmount(l.amount)} ${s.source_token}, seen ${time(l.detected_at)}: ${lateWords(l.status)}` +
+                (l.status === 'refunded' && l.refund_amount ? ` (${displayAmount(l.refund_amount)} ${s.source_token} to ${l.refund_address})` : '') +
+                (l.error ? `. ${l.error}` : '') + '.'
+            li.append(what, hashLine('Deposit', 'late-tx', l.tx_hash), hashLine('Refund', 'late-refund-tx', l.refund_tx_hash))
+            return li
+        }))
+    }
+
+    /** "Deposit: <hash> Copy Explorer" for a source-chain transaction, or "—" without one. */
+    function hashLine(title, className, hash) {
+        const p = document.createElement('p')
+        const code = document.createElement('code')
+        code.className = className
+        code.textContent = hash || '—'
+        p.append(`${title}: `, code)
+        if (hash) {
+            const button = document.createElement('button')
+            button.type = 'button'
+            button.className = 'copy'
+            button.textContent = 'Copy'
+            copyButton(button, hash)
+            const a = document.createElement('a')
+            a.className = 'explorer'
+            a.target = '_blank'
+            a.rel = 'noopener noreferrer'
+            a.textContent = 'Explorer'
+            link(a, state.swap.source_chain, 'tx', hash)
+            p.append(' ', button, ' ', a)
+        }
+        return p
+    }
+
     function renderTimeline() {
         const list = $('timeline')
         const items = state.events.map((e, i) => {
@@ -155,22 +309,62 @@
             li.dataset.status = e.status
             li.dataset.event = e.event
             const name = document.createElement('span')
-            name.textContent = label(e.status)
-            const event = document.createElement('span')
-            event.className = 'event'
-            event.textContent = e.event
+            name.className = 'step'
+            name.textContent = eventWords(e.event) || statusWords(e.status)
             const when = document.createElement('time')
             when.dateTime = e.timestamp
             when.textContent = time(e.timestamp)
-            li.append(name, event, when)
+            li.append(name, when)
             if (i === state.events.length - 1) li.setAttribute('aria-current', 'step')
             return li
         })
         list.replaceChildren(...items)
     }
 
-    function connection(message) {
-        $('connection').textContent = message
+    /** Whether the page still follows the swap: live, finished, or cut off and reconnecting. */
+    function renderConnection() {
+        const line = $('connection')
+        if (state.swap && settled(currentStatus())) {
+            line.textContent = 'Finished: this swap has ended.'
+            line.dataset.state = 'finished'
+        } else if (state.socket === 'live') {
+            line.textContent = 'Live: each step appears as it happens.'
+            line.dataset.state = 'live'
+        } else if (state.socket === 'down') {
+            line.textContent = `Reconnecting… (next try in ${Math.round(retryMs / 1000)} s)`
+            line.dataset.state = 'reconnecting'
+        } else {
+            line.textContent = 'Connecting…'
+            line.dataset.state = 'connecting'
+        }
+    }
+
+    /**
+     * About how long until the payout: the rough seconds to finality of the source and target networks
+     * (GET /api/swap/config, finality_seconds), one monitor cycle to see the deposit, a minute for the
+     * bridge's own steps and, on a route through an exchange partner, its usual time; only the parts still ahead.
+     */
+    function renderEta() {
+        const s = state.swap
+        const status = currentStatus()
+        const source = network(s.source_chain)
+        const target = network(s.target_chain)
+        const eta = $('eta')
+        if (FINAL.includes(status) || !source || !target || source.finality_seconds === null || target.finality_seconds === null) {
+            eta.hidden = true
+            return
+        }
+        const order = ['pending_deposit', 'deposit_detected', 'deposit_confirmed']
+        const step = order.indexOf(status)
+        const provider = ((s.fees && s.fees.provider) || status.startsWith('simpleswap_')) && !['vault_locking', 'vault_locked', 'payout_processing'].includes(status)
+        let seconds = target.finality_seconds
+        if (status !== 'payout_processing') seconds += STEPS_SECONDS + (provider ? PROVIDER_SECONDS : 0)
+        if (step !== -1 && step < 2) seconds += source.finality_seconds
+        if (step === 0) seconds += state.config.monitor_interval_seconds
+        const minutes = Math.max(1, Math.ceil(seconds / 60))
+        eta.hidden = false
+        eta.dataset.seconds = String(seconds)
+        eta.textContent = `${step === 0 ? 'After your deposit, the swap takes' : 'Time left'}: about ${minutes} minute${minutes === 1 ? '' : 's'}.`
     }
 
     /** The WebSocket: subscribed to this swap, pinged within the idle timeout, reopened with backoff when closed. */
@@ -190,9 +384,10 @@
             }
             if (m.type === 'subscribed' && m.swap_id === id) {
                 retryMs = 1000
-                connection('Live: each step appears as it happens.')
+                state.socket = 'live'
+                renderConnection()
                 // Whatever happened before this subscription (since the first read, or while disconnected).
-                refresh().catch(() => connection('Live, but the last read of the swap failed; it is read again on the next update.'))
+                refresh().catch(() => undefined)
             } else if (m.type === 'swap_update' && m.swap_id === id) {
                 addEvent({ id: m.event_id, event: m.event, status: m.status, tx_hash: m.tx_hash || null, timestamp: m.timestamp })
                 render()
@@ -201,7 +396,8 @@
         }
         socket.onclose = () => {
             clearInterval(ping)
-            connection(`Connection lost; reconnecting in ${Math.round(retryMs / 1000)} s…`)
+            state.socket = 'down'
+            renderConnection()
             setTimeout(() => connect(ws), retryMs)
             retryMs = Math.min(retryMs * 2, MAX_RETRY_MS)
         }
@@ -209,6 +405,12 @@
 
     async function start() {
         if (!UUID.test(id)) return notFound()
+        document.addEventListener('click', (event) => {
+            const button = event.target.closest('button.copy')
+            if (button && button.dataset.value) copy(button)
+        })
+        // The explorers and finality figures; the page works without them (no links, no estimate).
+        const config = getJson('/api/swap/config').catch(() => null)
         let found
         for (;;) {
             try {
@@ -222,9 +424,10 @@
         }
         if (!found) return notFound()
         retryMs = 1000
+        state.config = await config
+        render()
         setInterval(renderExpiry, 1000)
-        const config = await getJson('/api/swap/config').catch(() => null)
-        connect(config && config.websocket ? config.websocket : { path: '/ws', idle_timeout_seconds: 60 })
+        connect(state.config && state.config.websocket ? state.config.websocket : { path: '/ws', idle_timeout_seconds: 60 })
     }
 
     start()
