@@ -71,11 +71,16 @@ function runMocha(suite, sources, options) {
     const started = Date.now()
     return new Promise((resolve) => {
         const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit' })
-        // Ctrl-C reaches the child through the terminal's process group; a plain kill (CI's timeout) does not.
-        const forward = (signal) => child.kill(signal)
-        process.on('SIGTERM', forward)
+        // Ctrl-C reaches the child through the terminal's process group: wait for it to stop what
+        // it started instead of returning the prompt while it still cleans up. A plain kill (CI's
+        // timeout) reaches only this process: pass it on.
+        const onInt = () => { interrupted = true }
+        const onTerm = () => { interrupted = true; child.kill('SIGTERM') }
+        process.on('SIGINT', onInt)
+        process.on('SIGTERM', onTerm)
         child.on('exit', (code, signal) => {
-            process.off('SIGTERM', forward)
+            process.off('SIGINT', onInt)
+            process.off('SIGTERM', onTerm)
             resolve({ suite, files: paths.length, code: code ?? 1, signal, seconds: (Date.now() - started) / 1000 })
         })
     })
@@ -88,10 +93,12 @@ try {
 } catch (error) {
     fail(error.message)
 }
+let interrupted = false
 const results = []
 for (const [suite, sources] of plan(args, bySuite)) {
     if (!sources.length) continue
     results.push(await runMocha(suite, sources, args.options))
+    if (interrupted) break
 }
 if (results.length > 1) {
     console.log('\n=== suites')
@@ -100,4 +107,4 @@ if (results.length > 1) {
         console.log(`${r.suite.padEnd(12)} ${String(r.files).padStart(4)} files  ${r.seconds.toFixed(1).padStart(8)} s  ${outcome}`)
     }
 }
-process.exit(results.every((r) => r.code === 0) ? 0 : 1)
+process.exit(interrupted ? 130 : results.every((r) => r.code === 0) ? 0 : 1)
