@@ -20,7 +20,9 @@ import { DevnetSettingsSchema } from './config'
  * is kept as written. test/docs/configuration.test.ts fails when the file differs from the rendering.
  */
 
-export const CONFIGURATION_DOC = path.resolve(__dirname, '../../docs/configuration.md')
+// From lib/devnet/ when built, from devnet/ when the unit suite runs the sources (tsx).
+export const CONFIGURATION_DOC = [path.resolve(__dirname, '../docs/configuration.md'), path.resolve(__dirname, '../../docs/configuration.md')]
+    .find((file) => fs.existsSync(file)) ?? path.resolve(__dirname, '../../docs/configuration.md')
 
 /** The tables docs/configuration.md holds, by marker name; every variable of every process is in exactly one. */
 const TABLES: Record<string, z.ZodObject[]> = {

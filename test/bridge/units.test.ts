@@ -6,6 +6,7 @@ import { BridgeConfig, BridgeEnvSchema, loadBridgeConfig, parseBridgeEnv } from 
 import { poolAmountOut } from '../../bridge/engine/rates'
 import { RouteTable } from '../../bridge/engine/routing'
 import { EVENT_OF_STATUS, STATUSES } from '../../bridge/engine/lifecycle'
+import { REPO_ROOT } from '../support/paths'
 
 /** Pure logic of the bridge: amounts, the AMM quote, the route table, the status/event vocabulary. */
 describe('bridge: amounts, pricing and routes', function () {
@@ -86,7 +87,7 @@ describe('bridge: amounts, pricing and routes', function () {
     })
 
     it('every env variable the bridge reads is in docker-compose.yml\'s bridge service, in docs/configuration.md\'s tables and in the env schema', function () {
-        const root = path.resolve(__dirname, '../../..')
+        const root = REPO_ROOT
         const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8')
         // The bridge's modules that the running process loads (imports reachable from bridge/main.ts):
         // code that exists but is not wired in yet reads nothing.

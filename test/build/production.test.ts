@@ -4,13 +4,14 @@ import * as fs from 'fs'
 import { isBuiltin } from 'module'
 import * as os from 'os'
 import * as path from 'path'
+import { REPO_ROOT } from '../support/paths'
 
 /**
  * No Docker engine runs here, so the image is checked through its parts: the production build
  * config compiled for real, and the Dockerfile read against the repository.
  */
 
-const ROOT = path.resolve(__dirname, '../../..')
+const ROOT = REPO_ROOT
 
 /** What docker-compose.yml and the launcher start, relative to lib/. */
 const ENTRY_POINTS = ['indexer/main.js', 'indexer/graphql.js', 'api/main.js', 'api/platform/main.js', 'bridge/main.js', 'launcher/index.js']

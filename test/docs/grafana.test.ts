@@ -1,13 +1,14 @@
 import { expect } from 'chai'
 import * as fs from 'fs'
 import * as path from 'path'
+import { REPO_ROOT } from '../support/paths'
 
 /**
  * docs/grafana-dashboard.json is built on the metric names of docs/operations.md: every name a
  * panel queries is documented there, and every metric its tables document has a panel.
  */
 
-const ROOT = path.resolve(__dirname, '../../..')
+const ROOT = REPO_ROOT
 const METRIC = /\b(?:http|db_pool|indexer|bridge|process|nodejs)_[a-z_]+\b/g
 
 /** A histogram's series are its name with _bucket, _count or _sum. */

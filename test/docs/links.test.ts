@@ -2,13 +2,14 @@ import { expect } from 'chai'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
+import { REPO_ROOT } from '../support/paths'
 
 /**
  * Every relative link in README.md and docs/**\/*.md points at a file that exists, and a link's
  * #anchor at a heading of that file (GitHub's heading ids). Links to other sites are not followed.
  */
 
-const ROOT = path.resolve(__dirname, '../../..')
+const ROOT = REPO_ROOT
 
 /** README.md and every .md under docs/, relative to root. */
 function markdownFiles(root: string): string[] {

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import * as fs from 'fs'
-import * as path from 'path'
 import { AmmMathError, getAmountIn, getAmountOut, quote } from '../../common/amm-math'
+import { repoPath } from '../support/paths'
 
 /** The shared pair formulas; test/contracts/amm-pricing holds them to the deployed router. */
 describe('AMM pair maths (pure)', function () {
@@ -29,7 +29,7 @@ describe('AMM pair maths (pure)', function () {
     })
 
     it('the fee is the one AmmRouter and AmmPair charge (998/1000)', function () {
-        const source = (name: string) => fs.readFileSync(path.resolve(__dirname, '../../../contracts/amm', name), 'utf8')
+        const source = (name: string) => fs.readFileSync(repoPath('contracts', 'amm', name), 'utf8')
         expect(source('AmmRouter.sol')).to.include('uint256 amountInWithFee = amountIn * 998;')
         expect(source('AmmRouter.sol')).to.include('(reserveIn * amountOut * 1000) / ((reserveOut - amountOut) * 998) + 1')
         expect(source('AmmPair.sol')).to.include('balance0 * 1000 - amount0In * 2')

@@ -1,8 +1,9 @@
 import { expect } from 'chai'
 import * as fs from 'fs'
 import * as path from 'path'
+import { REPO_ROOT } from '../support/paths'
 
-const ROOT = path.resolve(__dirname, '../../..')
+const ROOT = REPO_ROOT
 const SKIP = new Set(['node_modules', 'lib', '.git', '.data'])
 const IMPORT = /(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?['"](\.[^'"]*)['"]/g
 

@@ -2,8 +2,9 @@ import { expect } from 'chai'
 import * as fs from 'fs'
 import * as path from 'path'
 import { INDEXER_NODE_OPTIONS, serviceEnv, SERVICES } from '../../launcher/services'
+import { REPO_ROOT } from '../support/paths'
 
-const ROOT = path.resolve(__dirname, '../../..')
+const ROOT = REPO_ROOT
 
 const SECRETS = { jwtSecret: 'j'.repeat(40), masterKey: 'ab'.repeat(32), bridgeAdminToken: 't'.repeat(32) }
 

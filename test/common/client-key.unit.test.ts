@@ -2,8 +2,9 @@ import { expect } from 'chai'
 import * as fs from 'fs'
 import * as path from 'path'
 import { limitKeyOf } from '../../common/service/client-ip'
+import { REPO_ROOT } from '../support/paths'
 
-const ROOT = path.resolve(__dirname, '../../..')
+const ROOT = REPO_ROOT
 /** The services' code: what runs in production (devnet, bench and test are tools around it). */
 const SERVICE_DIRS = ['api', 'bridge', 'common', 'indexer', 'launcher', 'db', 'model']
 const CLIENT_IP = 'common/service/client-ip.ts'

@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// Runs the test suites (docs/testing.md). Plain JS so it needs no build: the unit suite runs from
+// the TypeScript sources and must answer before tsc would have finished.
+//
+//   node scripts/test.mjs                        unit, then integration, then e2e
+//   node scripts/test.mjs --suite unit           one suite
+//   node scripts/test.mjs <file>... [mocha options]
+//       each file (test/x.test.ts or lib/test/x.test.js) in its own suite's way; options such as
+//       --grep go to mocha. With --suite, every file must belong to that suite.
+//
+// mocha is run with --no-config and the files named: a config naming `spec` would add its whole
+// glob to files given on the command line (mochajs/mocha#5412).
+import { spawn } from 'child_process'
+import * as fs from 'fs'
+import { createRequire } from 'module'
+import * as path from 'path'
+
+const require = createRequire(import.meta.url)
+const { ROOT, SUITES, ORDER, classify, sourceOf, runPath } = require('./test-suites.cjs')
+const MOCHA = require.resolve('mocha/bin/mocha.js', { paths: [ROOT] })
+
+// mocha options that take a value: the value is not a file even when it ends in .js.
+const VALUED = new Set(['--grep', '-g', '--fgrep', '-f', '--timeout', '-t', '--slow', '-s', '--reporter', '-R',
+    '--reporter-option', '--reporter-options', '-O', '--require', '-r', '--retries', '--jobs', '-j', '--ui', '-u',
+    '--file', '--extension', '--ignore', '--exclude', '--spec', '--config', '--package', '--node-option', '-n'])
+
+function fail(message) {
+    console.error(`scripts/test.mjs: ${message}`)
+    process.exit(2)
+}
+
+function parse(argv) {
+    let suite
+    const files = []
+    const options = []
+    for (let i = 0; i < argv.length; i++) {
+        const arg = argv[i]
+        if (arg === '--suite') suite = argv[++i]
+        else if (arg.startsWith('--suite=')) suite = arg.slice('--suite='.length)
+        else if (VALUED.has(arg)) options.push(arg, argv[++i])
+        else if (!arg.startsWith('-') && /\.(ts|js)$/.test(arg)) files.push(arg)
+        else options.push(arg)
+    }
+    if (suite !== undefined && !SUITES[suite]) fail(`no suite "${suite}" (${ORDER.join(', ')})`)
+    return { suite, files, options }
+}
+
+/** The suites to run, each with the test sources it runs. */
+function plan({ suite, files }, bySuite) {
+    if (!files.length) return (suite ? [suite] : ORDER).map((s) => [s, bySuite[s]])
+    const chosen = new Map()
+    for (const arg of files) {
+        const source = sourceOf(arg)
+        const owner = ORDER.find((s) => bySuite[s].includes(source))
+        if (!owner) fail(`${arg} is not a test file (test/**/*.test.ts, or its lib/test/**/*.test.js)`)
+        if (suite && owner !== suite) fail(`${arg} belongs to the ${owner} suite: run it with \`npm test -- ${arg}\` or \`npm run test:${owner} -- ${arg}\``)
+        if (!chosen.has(owner)) chosen.set(owner, [])
+        chosen.get(owner).push(source)
+    }
+    return ORDER.filter((s) => chosen.has(s)).map((s) => [s, chosen.get(s)])
+}
+
+function runMocha(suite, sources, options) {
+    const paths = sources.map((source) => runPath(suite, source))
+    if (!SUITES[suite].fromSource) {
+        const missing = paths.filter((p) => !fs.existsSync(path.join(ROOT, p)))
+        if (missing.length) fail(`the ${suite} suite runs the build: ${missing[0]}${missing.length > 1 ? ` and ${missing.length - 1} more are` : ' is'} missing; run \`npm run build:all\` first`)
+    }
+    const args = [MOCHA, ...SUITES[suite].mocha, ...options, ...paths]
+    console.log(`\n=== ${suite}: ${paths.length} file${paths.length === 1 ? '' : 's'}`)
+    const started = Date.now()
+    return new Promise((resolve) => {
+        const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit' })
+        // Ctrl-C reaches the child through the terminal's process group: wait for it to stop what
+        // it started instead of returning the prompt while it still cleans up. A plain kill (CI's
+        // timeout) reaches only this process: pass it on.
+        const onInt = () => { interrupted = true }
+        const onTerm = () => { interrupted = true; child.kill('SIGTERM') }
+        process.on('SIGINT', onInt)
+        process.on('SIGTERM', onTerm)
+        child.on('exit', (code, signal) => {
+            process.off('SIGINT', onInt)
+            process.off('SIGTERM', onTerm)
+            resolve({ suite, files: paths.length, code: code ?? 1, signal, seconds: (Date.now() - started) / 1000 })
+        })
+    })
+}
+
+const args = parse(process.argv.slice(2))
+let bySuite
+try {
+    bySuite = classify()
+} catch (error) {
+    fail(error.message)
+}
+let interrupted = false
+const results = []
+for (const [suite, sources] of plan(args, bySuite)) {
+    if (!sources.length) continue
+    results.push(await runMocha(suite, sources, args.options))
+    if (interrupted) break
+}
+if (results.length > 1) {
+    console.log('\n=== suites')
+    for (const r of results) {
+        const outcome = r.code === 0 ? 'passed' : r.signal ? `killed by ${r.signal}` : `failed (exit ${r.code})`
+        console.log(`${r.suite.padEnd(12)} ${String(r.files).padStart(4)} files  ${r.seconds.toFixed(1).padStart(8)} s  ${outcome}`)
+    }
+}
+process.exit(interrupted ? 130 : results.every((r) => r.code === 0) ? 0 : 1)
