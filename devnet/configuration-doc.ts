@@ -17,7 +17,7 @@ import { DevnetSettingsSchema } from './config'
 /**
  * `npm run docs:config`: renders the variable tables of docs/configuration.md from the surfaces'
  * schemas, between `<!-- variables: NAME -->` and `<!-- end variables -->`; the prose around them
- * is kept as written. test/docs/configuration.test.ts fails when the file differs from the rendering.
+ * is kept as written. test/docs/configuration.unit.test.ts fails when the file differs from the rendering.
  */
 
 // From lib/devnet/ when built, from devnet/ when the unit suite runs the sources (tsx).

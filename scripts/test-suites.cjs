@@ -15,14 +15,9 @@ const PENDING_RENAME = {
     unit: [
         'test/bridge/units.test.ts',
         'test/common/hash-pool.test.ts',
-        'test/docs/configuration.test.ts',
-        'test/docs/grafana.test.ts',
-        'test/docs/links.test.ts',
     ],
     e2e: [
-        'test/api/platform/durability.test.ts', // SIGKILLed api process, broadcasts held and swallowed
         'test/bridge/crash.test.ts', // SIGKILL inside each sending step
-        'test/bridge/swap-page.test.ts', // a real browser (Chromium) on the bridge's swap page
     ],
 }
 
