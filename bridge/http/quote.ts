@@ -8,6 +8,7 @@ import { networkFees } from '../engine/minimum'
 import { LegQuote } from '../engine/rates'
 import { checkAmount, defaultBound, maxPayout, parseAmountField, priceSwap, routeFor } from '../engine/terms'
 import { invalidInput } from './errors'
+import { pairFields } from './pair'
 import { SwapQuote } from './schemas'
 
 /**
@@ -16,13 +17,8 @@ import { SwapQuote } from './schemas'
  * no pending swap. Limited per client IP, since each quote asks the nodes.
  */
 
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`)
-
 const QuoteQuery = z.strictObject({
-    source_chain: text(32),
-    source_token: text(32),
-    target_chain: text(32),
-    target_token: text(32),
+    ...pairFields,
     source_token_amount: z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be a positive decimal number').max(80, 'must be at most 80 characters'),
 })
 
