@@ -14,13 +14,11 @@ import { detailView } from './serialize'
  * GET /api/swaps: the swaps paying one target wallet, or refunding to one refund address, newest
  * first, keyset-paginated by (created_at, id) (docs/bridge/lifecycle.md, Listing swaps). Swaps are
  * public by id already; listing them by an address anyone can name shows that address's swaps, as a
- * block explorer would, so the route is limited per client IP (LIST_LIMIT).
+ * block explorer would, so the route is limited per client IP (BRIDGE_LIST_LIMIT).
  */
 
 const PAGE_MAX = 100
 const PAGE_DEFAULT = 20
-/** Requests per client IP and window: enough to page through a wallet's history, not to crawl every address. */
-export const LIST_LIMIT = { points: 120, windowSeconds: 60 }
 
 const address = z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters')
 
@@ -41,14 +39,15 @@ const cursor = new KeysetCursor([/\d{1,16}/, /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4
 
 export function swapListRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
     const router = doc.router('/api', 'Swaps')
-    const limit = new RateLimit(ctx.pool, 'bridge_rate_limit', { name: 'list', ...LIST_LIMIT },
+    const { points, windowSeconds } = ctx.config.listLimit
+    const limit = new RateLimit(ctx.pool, 'bridge_rate_limit', { name: 'list', points, windowSeconds },
         (seconds) => `too many swap listings; try again in ${seconds} seconds`)
 
     router.get('/swaps', {
         summary: 'The swaps of a target wallet or of a refund address, newest first',
         description: 'Exactly one of target_wallet and refund_address. The address is matched in the form swap creation stores it (normalised by the chain\'s rules, EVM addresses checksummed): ' +
             'by `chain`\'s rules when given, else by the rules of every enabled network. Each item is the swap as GET /api/swap/{id} shows it (without late_deposits). ' +
-            `Keyset-paginated: pass next_cursor as cursor for the next page; null after the last. Rate-limited per client IP (${LIST_LIMIT.points} per ${LIST_LIMIT.windowSeconds} s). docs/bridge/lifecycle.md`,
+            `Keyset-paginated: pass next_cursor as cursor for the next page; null after the last. Rate-limited per client IP (BRIDGE_LIST_LIMIT per BRIDGE_LIST_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md`,
         query: ListQuery,
         responses: {
             200: {
