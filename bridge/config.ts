@@ -65,6 +65,10 @@ export const BridgeSettingsSchema = z.object({
         .describe('`GET /api/swap/quote` requests allowed per client IP per window (each asks the nodes for reserves, fees and the vault balance)'),
     BRIDGE_QUOTE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60)
         .describe('the window of `BRIDGE_QUOTE_LIMIT`'),
+    BRIDGE_LIST_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(120)
+        .describe('`GET /api/swaps` requests allowed per client IP per window: enough to page through a wallet\'s history, not to crawl every address'),
+    BRIDGE_LIST_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60)
+        .describe('the window of `BRIDGE_LIST_LIMIT`'),
     BRIDGE_MAX_PENDING_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50)
         .describe('swaps one client IP may have waiting for a deposit at once (each is an address the monitor reads every cycle); beyond it `POST /api/swap` answers 429 `too_many_pending_swaps`'),
     BRIDGE_LATE_DEPOSIT_WATCH_DAYS: z.coerce.number().min(0).max(365).default(7)
@@ -230,6 +234,7 @@ export interface BridgeConfig {
     wsLimits: WsLimits
     createLimit: { points: number; windowSeconds: number }
     quoteLimit: { points: number; windowSeconds: number }
+    listLimit: { points: number; windowSeconds: number }
     /** Where the USD prices of assets no pool of ours quotes come from (bridge/prices.ts). */
     prices: PriceSourceConfig
     /** Basis points below the creation quote a swap accepts at the rate lock when it set no min_target_amount. */
@@ -365,6 +370,7 @@ export function loadBridgeConfig(env: BridgeEnv): BridgeConfig {
         },
         createLimit: { points: env.BRIDGE_CREATE_LIMIT, windowSeconds: env.BRIDGE_CREATE_LIMIT_WINDOW_SECONDS },
         quoteLimit: { points: env.BRIDGE_QUOTE_LIMIT, windowSeconds: env.BRIDGE_QUOTE_LIMIT_WINDOW_SECONDS },
+        listLimit: { points: env.BRIDGE_LIST_LIMIT, windowSeconds: env.BRIDGE_LIST_LIMIT_WINDOW_SECONDS },
         prices: parsePriceSource(env),
         maxSlippageBps: percentToBps(env.BRIDGE_MAX_SLIPPAGE_PERCENT),
         minTargetAboveQuoteBps: percentToBps(env.BRIDGE_MIN_TARGET_ABOVE_QUOTE_PERCENT),

@@ -40,7 +40,7 @@ export function unavailable(description: string): Answer {
     }
 }
 
-/** The 503 of a route that hashes a password, when the hashing pool is full (Passwords, HashPool). */
+/** The 503 of a route that hashes a password, when the hashing pool is full (Passwords, WorkPool). */
 export const hashPoolFull = unavailable('The password hashing pool is full (busy, with Retry-After: 1); nothing was changed')
 
 /** The 401 of a route that needs a session. */

@@ -1,7 +1,7 @@
 import cors from 'cors'
 import express from 'express'
 import { ApiDoc, DocumentedRouter } from '../../common/service/api-doc'
-import { HashPool } from '../../common/hash-pool'
+import { WorkPool } from '../../common/work-pool'
 import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
 import { BODY_LIMIT, SESSION } from './answers'
@@ -28,7 +28,7 @@ export function explorerServices(ctx: ApiContext): ExplorerServices {
         limits: createLimits(ctx.pool, ctx.env),
         sessions: new Sessions(ctx.pool, ctx.secrets.jwtSecret),
         challenges: new Challenges(ctx.secrets.jwtSecret),
-        passwords: new Passwords(new HashPool({ concurrency: ctx.env.EXPLORER_HASH_CONCURRENCY, queue: ctx.env.EXPLORER_HASH_QUEUE })),
+        passwords: new Passwords(new WorkPool({ concurrency: ctx.env.EXPLORER_HASH_CONCURRENCY, queue: ctx.env.EXPLORER_HASH_QUEUE })),
         publicUrl: (ctx.env.PUBLIC_URL ?? `http://localhost:${ctx.env.EXPLORER_PORT}/api`).replace(/\/+$/, ''),
     }
 }

@@ -1,7 +1,7 @@
 import argon2 from 'argon2'
 import { createHmac, randomBytes, timingSafeEqual } from 'crypto'
 import { Hex } from 'viem'
-import { HashPool } from '../../common/hash-pool'
+import { WorkPool } from '../../common/work-pool'
 import { deriveKey, masterKeyBytes, open, seal } from '../../common/sealing'
 
 /** The platform's secrets at rest: password verifier and sealed wallet keys, opened only with the master key and the password together: docs/platform-api.md (Keys at rest) */
@@ -28,7 +28,7 @@ export class Keystore {
     private readonly masterKey: Buffer
 
     /** Every argon2id run goes through `hashes`, which refuses with 503 when it is full. */
-    constructor(masterKeyHex: string, private readonly hashes: HashPool) {
+    constructor(masterKeyHex: string, private readonly hashes: WorkPool) {
         this.masterKey = masterKeyBytes(masterKeyHex)
     }
 

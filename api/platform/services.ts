@@ -1,5 +1,5 @@
 import { Pool } from 'pg'
-import { HashPool } from '../../common/hash-pool'
+import { WorkPool } from '../../common/work-pool'
 import { Logger } from '../../common/logger'
 import { RateLimit } from '../../common/service/rate-limit'
 import { LockManager } from '../../db/advisory-locks'
@@ -45,7 +45,7 @@ export interface PlatformServices {
 
 export function createServices(ctx: PlatformContext): PlatformServices {
     const log = ctx.log.child({ surface: 'platform' })
-    const hashes = new HashPool({ concurrency: ctx.env.PLATFORM_HASH_CONCURRENCY, queue: ctx.env.PLATFORM_HASH_QUEUE })
+    const hashes = new WorkPool({ concurrency: ctx.env.PLATFORM_HASH_CONCURRENCY, queue: ctx.env.PLATFORM_HASH_QUEUE })
     const keystore = new Keystore(ctx.masterKey, hashes)
     const registrations = new RateLimit(
         ctx.pool,

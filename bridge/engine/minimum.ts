@@ -10,18 +10,30 @@ export const FEE_MULTIPLE = 4n
 /** Lamports a Solana system account must hold to exist (0 data bytes), verified on LiteSVM. */
 export const SOLANA_RENT_EXEMPT_MINIMUM = 890_880n
 
+/** The minimum an amount is judged against, and the network fees it was derived from. */
+export interface Minimum {
+    amount: bigint
+    /** Absent when they were not needed (an amount below the registry's minimum) or the nodes could not give them now. */
+    fees?: NetworkFees
+}
+
 /**
  * The minimum an `amount` is judged against: below the registry's minimum nothing more needs
  * asking; otherwise the fee floor, or the registry's minimum when the nodes cannot give the fees
  * now (the rate lock checks again). A stale price is not such a case: it throws PriceUnavailableError.
+ * The fees come back with it so a caller that shows them (the quote) does not ask the nodes twice.
  */
-export async function minimumFor(ctx: EngineContext, route: Route, amount: bigint): Promise<bigint> {
-    if (amount < route.minAmount) return route.minAmount
-    return minimumDeposit(ctx, route).catch((err) => {
+export async function minimumFor(ctx: EngineContext, route: Route, amount: bigint): Promise<Minimum> {
+    if (amount < route.minAmount) return { amount: route.minAmount }
+    let fees: NetworkFees
+    try {
+        fees = await networkFees(ctx, route)
+    } catch (err) {
         if (err instanceof PriceUnavailableError) throw err
         ctx.log.warn({ err, source: route.source.chain, target: route.target.chain }, 'network fees unavailable for the minimum deposit')
-        return route.minAmount
-    })
+        return { amount: route.minAmount }
+    }
+    return { amount: await minimumDeposit(ctx, route, fees), fees }
 }
 
 /** The network fees of a swap's own transactions, each in its chain's coin, and their sum in the source token. */

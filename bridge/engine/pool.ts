@@ -6,7 +6,7 @@ import { EngineContext } from './context'
 import { PoolTradeRecord, Swap, update } from './lifecycle'
 import { LegQuote, poolAmountOut } from './rates'
 import { MINED } from './sender'
-import { checkReserves, LACKED_GAS } from './vault'
+import { checkReserves, LACKED_GAS, tradesInFlight } from './vault'
 
 /** The pool leg of a route, traded on our AMM from the pool chain's vault: docs/bridge/routes-and-prices.md#pool-legs */
 
@@ -122,20 +122,16 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
     try {
         // The vault's stock of the input, less what reserved payouts and other swaps' trades in flight will take.
         const inAsset = ctx.asset(pool.chain, leg.token_in)
-        const [{ rows: reserved }, { rows: inFlight }, balance] = await Promise.all([
+        const [{ rows: reserved }, inFlight, balance] = await Promise.all([
             ctx.pool.query(
                 `SELECT COALESCE(SUM(locked_target_amount), 0)::text AS amount FROM bridge_swap
                  WHERE target_chain = $1 AND target_token = $2 AND status IN ('vault_locked', 'payout_processing')`,
                 [pool.chain, leg.token_in]
             ),
-            ctx.pool.query(
-                `SELECT COALESCE(SUM(amount), 0)::text AS amount FROM bridge_tx
-                 WHERE chain = $1 AND purpose = 'pool_swap' AND asset = $2 AND status IN ('signed', 'broadcast') AND swap_id <> $3`,
-                [pool.chain, leg.token_in, swap.id]
-            ),
+            tradesInFlight(ctx, pool.chain, swap.id),
             adapter.balance(vault, inAsset),
         ])
-        const available = balance - BigInt(reserved[0].amount) - BigInt(inFlight[0].amount)
+        const available = balance - BigInt(reserved[0].amount) - (inFlight.get(leg.token_in) ?? 0n)
         if (available < amountIn) {
             return refuse(`${NO_ROUTE} (the ${pool.chain} vault holds too little ${leg.token_in} for the ${pool.id} trade)`)
         }

@@ -152,7 +152,7 @@ async function lockRate(ctx: EngineContext, swap: Swap): Promise<StepResult> {
     let quote
     try {
         // A short deposit against today's fees fails (and is refunded).
-        const minAmount = await minimumFor(ctx, route, amount)
+        const minAmount = (await minimumFor(ctx, route, amount)).amount
         if (amount < minAmount || amount > route.maxAmount) {
             return fail(ctx, swap, `the deposit of ${formatUnits(amount, source.decimals)} ${source.symbol} is outside the route's bounds ` +
                 `(${formatUnits(minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)})`)

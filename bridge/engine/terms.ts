@@ -4,7 +4,7 @@ import { PriceUnavailableError } from '../prices'
 import { ProviderAmountOutOfRangeError, ProviderRequestError } from '../providers/errors'
 import { ChainName, chainSpec, CHAINS } from '../registry'
 import { EngineContext } from './context'
-import { FEE_MULTIPLE, minimumFor } from './minimum'
+import { FEE_MULTIPLE, Minimum, minimumFor } from './minimum'
 import { NoLiquidityError, Quote } from './rates'
 import { PROVIDER_NOT_CONFIGURED, Route } from './routing'
 import { vaultCapacity } from './vault'
@@ -65,17 +65,18 @@ export function routeFor(ctx: EngineContext, pair: SwapPair): Route {
     return route
 }
 
-/** The least deposit the route takes now; a 400 with the bounds when `amount` is outside them. */
-export async function checkAmount(ctx: EngineContext, route: Route, amount: bigint): Promise<bigint> {
+/** The least deposit the route takes now, with the network fees behind it (minimumFor); a 400 with the bounds when `amount` is outside them. */
+export async function checkAmount(ctx: EngineContext, route: Route, amount: bigint): Promise<Minimum> {
     const source = route.source
-    const minAmount = await minimumFor(ctx, route, amount).catch(priceUnavailable)
+    const minimum = await minimumFor(ctx, route, amount).catch(priceUnavailable)
+    const minAmount = minimum.amount
     if (amount < minAmount || amount > route.maxAmount) {
         throw new HttpError(400,
             `source_token_amount: must be from ${formatUnits(minAmount, source.decimals)} to ${formatUnits(route.maxAmount, source.decimals)} ${source.symbol}` +
             (minAmount > route.minAmount ? ` (the minimum is ${FEE_MULTIPLE}× the network fees of the swap right now)` : ''),
             { code: 'amount_out_of_range', details: { field: 'source_token_amount' } })
     }
-    return minAmount
+    return minimum
 }
 
 /**

@@ -76,15 +76,30 @@ async function reservations(ctx: EngineContext, chain: ChainName, except: string
          GROUP BY target_token`,
         [chain, except]
     )
-    const { rows: trades } = await ctx.pool.query(
-        `SELECT asset, SUM(amount)::text AS amount FROM bridge_tx
-         WHERE chain = $1 AND purpose = 'pool_swap' AND status IN ('signed', 'broadcast') AND swap_id IS DISTINCT FROM $2 GROUP BY asset`,
-        [chain, except]
-    )
+    const trades = await tradesInFlight(ctx, chain, except)
     return {
-        reservedOf: (symbol) => BigInt(rows.find((r) => r.target_token === symbol)?.reserved ?? '0') + BigInt(trades.find((t) => t.asset === symbol)?.amount ?? '0'),
+        reservedOf: (symbol) => BigInt(rows.find((r) => r.target_token === symbol)?.reserved ?? '0') + (trades.get(symbol) ?? 0n),
         payouts: rows.reduce((n, r) => n + r.payouts, 0),
     }
+}
+
+/**
+ * What the pool trades in flight on a chain will spend, by asset; `except` leaves one swap's own
+ * out. A fee-bump replacement (common/sending) is a second live row at its original's nonce until
+ * one of them lands, and only one can: each (sender, nonce) counts once. The replacement copies its
+ * original's amount; should two rows at a nonce ever differ, the larger is counted, so the
+ * reservation errs on the strict side. A row without a nonce (not an account chain) is its own.
+ */
+export async function tradesInFlight(ctx: EngineContext, chain: ChainName, except: string | null): Promise<Map<string, bigint>> {
+    const { rows } = await ctx.pool.query(
+        `SELECT asset, SUM(amount)::text AS amount FROM (
+             SELECT DISTINCT ON (from_address, nonce, CASE WHEN nonce IS NULL THEN id END) asset, amount FROM bridge_tx
+             WHERE chain = $1 AND purpose = 'pool_swap' AND status IN ('signed', 'broadcast') AND swap_id IS DISTINCT FROM $2
+             ORDER BY from_address, nonce, CASE WHEN nonce IS NULL THEN id END, amount DESC
+         ) live GROUP BY asset`,
+        [chain, except]
+    )
+    return new Map(rows.map((r) => [r.asset, BigInt(r.amount)]))
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ApiDoc, DocumentedRouter } from '../../common/service/api-doc'
+import { KeysetCursor } from '../../common/service/cursor'
 import { HttpError } from '../../common/service/http-error'
 import { RateLimit } from '../../common/service/rate-limit'
 import { EngineContext } from '../engine/context'
@@ -13,13 +14,11 @@ import { detailView } from './serialize'
  * GET /api/swaps: the swaps paying one target wallet, or refunding to one refund address, newest
  * first, keyset-paginated by (created_at, id) (docs/bridge/lifecycle.md, Listing swaps). Swaps are
  * public by id already; listing them by an address anyone can name shows that address's swaps, as a
- * block explorer would, so the route is limited per client IP (LIST_LIMIT).
+ * block explorer would, so the route is limited per client IP (BRIDGE_LIST_LIMIT).
  */
 
 const PAGE_MAX = 100
 const PAGE_DEFAULT = 20
-/** Requests per client IP and window: enough to page through a wallet's history, not to crawl every address. */
-export const LIST_LIMIT = { points: 120, windowSeconds: 60 }
 
 const address = z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters')
 
@@ -34,28 +33,21 @@ const ListQuery = z.strictObject({
 
 const invalid = (field: string, message: string) => new HttpError(400, `${field}: ${message}`, { code: 'invalid_request', details: { field } })
 
-function encodeCursor(createdMicros: string, id: string): string {
-    return Buffer.from(`${createdMicros}:${id}`).toString('base64url')
-}
-
-/** (created_at in microseconds since the epoch, id) of the last swap of the previous page; 400 for anything else. */
-function decodeCursor(value: string): [string, string] {
-    const text = /^[A-Za-z0-9_-]+$/.test(value) ? Buffer.from(value, 'base64url').toString() : ''
-    const match = /^(\d{1,16}):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(text)
-    if (!match) throw invalid('cursor', 'not a next_cursor this route handed out')
-    return [match[1], match[2]]
-}
+/** (created_at in microseconds since the epoch, id) of the last swap of the previous page. */
+const cursor = new KeysetCursor([/\d{1,16}/, /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/],
+    () => invalid('cursor', 'not a next_cursor this route handed out'))
 
 export function swapListRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
     const router = doc.router('/api', 'Swaps')
-    const limit = new RateLimit(ctx.pool, 'bridge_rate_limit', { name: 'list', ...LIST_LIMIT },
+    const { points, windowSeconds } = ctx.config.listLimit
+    const limit = new RateLimit(ctx.pool, 'bridge_rate_limit', { name: 'list', points, windowSeconds },
         (seconds) => `too many swap listings; try again in ${seconds} seconds`)
 
     router.get('/swaps', {
         summary: 'The swaps of a target wallet or of a refund address, newest first',
         description: 'Exactly one of target_wallet and refund_address. The address is matched in the form swap creation stores it (normalised by the chain\'s rules, EVM addresses checksummed): ' +
             'by `chain`\'s rules when given, else by the rules of every enabled network. Each item is the swap as GET /api/swap/{id} shows it (without late_deposits). ' +
-            `Keyset-paginated: pass next_cursor as cursor for the next page; null after the last. Rate-limited per client IP (${LIST_LIMIT.points} per ${LIST_LIMIT.windowSeconds} s). docs/bridge/lifecycle.md`,
+            `Keyset-paginated: pass next_cursor as cursor for the next page; null after the last. Rate-limited per client IP (BRIDGE_LIST_LIMIT per BRIDGE_LIST_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md`,
         query: ListQuery,
         responses: {
             200: {
@@ -85,7 +77,7 @@ export function swapListRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRoute
         }
         const pageSize = q.limit === undefined ? PAGE_DEFAULT : Number(q.limit)
         if (pageSize < 1 || pageSize > PAGE_MAX) throw invalid('limit', `must be an integer from 1 to ${PAGE_MAX}`)
-        const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
+        const after = q.cursor === undefined ? undefined : cursor.decode(q.cursor)
         const byTarget = q.target_wallet !== undefined
         const field = byTarget ? 'target_wallet' : 'refund_address'
         const forms = normalizedForms(ctx, q.target_wallet ?? q.refund_address!, q.chain)
@@ -95,8 +87,9 @@ export function swapListRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRoute
         const chainColumn = byTarget ? 'target_chain' : 'source_chain'
         // One form (the usual case: every EVM network checksums alike) is an equality the index answers in order; several, a list.
         const match = forms.length === 1 ? `${column} = $1::text` : `${column} = ANY($1::text[])`
+        // extract(epoch …) is numeric (PostgreSQL 14 and later), exact to the microsecond: the cursor's key is the row's own.
         const { rows } = await ctx.pool.query(
-            `SELECT *, (extract(epoch FROM date_trunc('second', created_at))::bigint * 1000000 + extract(microseconds FROM created_at)::bigint % 1000000)::text AS created_micros FROM bridge_swap
+            `SELECT *, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_micros FROM bridge_swap
              WHERE ${match} AND ($2::text IS NULL OR ${chainColumn} = $2)
                AND ($3::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4::uuid))
              ORDER BY created_at DESC, id DESC LIMIT $5`,
@@ -106,7 +99,7 @@ export function swapListRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRoute
         const last = page[page.length - 1]
         res.set('Cache-Control', 'no-store').json({
             swaps: page.map((row) => detailView(mapSwap(row))),
-            next_cursor: rows.length > pageSize ? encodeCursor(last.created_micros, last.id) : null,
+            next_cursor: rows.length > pageSize ? cursor.encode(last.created_micros, last.id) : null,
         })
     })
     return router

@@ -4,10 +4,10 @@ import { ApiDoc, DocumentedRouter } from '../../common/service/api-doc'
 import { RateLimit } from '../../common/service/rate-limit'
 import { formatUnits } from '../amounts'
 import { EngineContext } from '../engine/context'
-import { networkFees } from '../engine/minimum'
 import { LegQuote } from '../engine/rates'
 import { checkAmount, defaultBound, maxPayout, parseAmountField, priceSwap, routeFor } from '../engine/terms'
 import { invalidInput } from './errors'
+import { pairFields } from './pair'
 import { SwapQuote } from './schemas'
 
 /**
@@ -16,13 +16,8 @@ import { SwapQuote } from './schemas'
  * no pending swap. Limited per client IP, since each quote asks the nodes.
  */
 
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`)
-
 const QuoteQuery = z.strictObject({
-    source_chain: text(32),
-    source_token: text(32),
-    target_chain: text(32),
-    target_token: text(32),
+    ...pairFields,
     source_token_amount: z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be a positive decimal number').max(80, 'must be at most 80 characters'),
 })
 
@@ -50,10 +45,10 @@ export function quoteRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         const route = routeFor(ctx, parsed.data)
         const { source, target } = route
         const amount = parseAmountField('source_token_amount', parsed.data.source_token_amount, source.decimals)
-        const minAmount = await checkAmount(ctx, route, amount)
+        // The network fees come from the minimum's own estimate. They are information: a node that cannot give them
+        // now does not refuse the quote (checkAmount falls back to the registry's minimum) and they are shown as null.
+        const { amount: minAmount, fees: network } = await checkAmount(ctx, route, amount)
         const quote = await priceSwap(ctx, route, amount)
-        // The estimate of the network fees is information: a node that cannot give it now does not refuse the quote.
-        const network = await networkFees(ctx, route).catch(() => undefined)
         const inTarget = (v: bigint) => formatUnits(v, target.decimals)
         res.set('Cache-Control', 'no-store').json({
             source_chain: source.chain,

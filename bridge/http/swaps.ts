@@ -11,13 +11,12 @@ import { createSwap } from '../engine/create'
 import { lateDepositsOf } from '../engine/late'
 import { loadEvents, loadSwap, Swap as LoadedSwap } from '../engine/lifecycle'
 import { bridgeErrorSchema, invalidInput } from './errors'
+import { pairFields, text } from './pair'
 import { Swap, SwapEvents, SwapStatus, SwapWithLateDeposits, Usage } from './schemas'
 import { detailView, eventView, lateDepositView, statusView } from './serialize'
 import { usage } from './usage'
 
 /** POST /api/swap, GET /api/swap (usage), /api/swap/:id, /:id/status, /:id/events. */
-
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`)
 
 /** A positive amount of whole tokens: a JSON number or a decimal string, as a decimal string. */
 const amount = () => z.union([
@@ -32,10 +31,7 @@ const amount = () => z.union([
 ], { error: 'must be a positive number' })
 
 const CreateBody = z.strictObject({
-    source_chain: text(32),
-    source_token: text(32),
-    target_chain: text(32),
-    target_token: text(32),
+    ...pairFields,
     // A JSON number, as clients send it; a decimal string is accepted too (exact for 18-decimal tokens).
     source_token_amount: amount(),
     target_wallet: text(128),

@@ -13,13 +13,11 @@ import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
 import { startTronNode, TronNode } from '../../devnet/tron/server'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, balanceOf, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, ChainName, createSwap, fundVaults, giveTokens, send, startBridge,
-    startBridgeChains, tempDir, TestChain, transferAmounts, vaultOf, waitForStatus,
+    account, balanceOf, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, ChainName, createSwap, fundVaults, gateEnv, giveTokens, holdStored, send, startBridge,
+    startBridgeChains, startGates, storedAndTried as waitForStored, swapWithHeldPayout, tempDir, TestChain, transferAmounts, TxRow, txRows as storedTxs, UNFINISHED, vaultOf,
+    waitForStatus,
 } from './support'
 
-
-/** A stored transaction the bridge has not seen land (sender.ts: 'broadcast' once a broadcast may have reached a node). */
-const UNFINISHED = ['signed', 'broadcast']
 /**
  * The bridge is SIGKILLed inside each sending step, right after it stored the signed
  * transaction of that step and before the transaction landed (its broadcast held back by the
@@ -61,9 +59,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
             sol.ledger.advance(4)
         }, 400)
         ss.setPair(['usdt', 'bsc'], ['btc', 'btc'], { rate: '0.0000109', min: '20', max: null })
-        const names = Object.keys(w.chains) as ChainName[]
-        gates = Object.fromEntries(names.map((n) => [n, new BroadcastGate(w.chains[n].url)])) as Record<ChainName, BroadcastGate>
-        await Promise.all(Object.values(gates).map((g) => g.start()))
+        gates = await startGates(w, Object.keys(w.chains) as ChainName[])
         dir = tempDir()
         bridge = await startBridge(env())
         await fundVaults(w, bridge)
@@ -114,10 +110,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     function env(): Record<string, string> {
         return {
             ...bridgeEnv(w, databaseUrl, dir),
-            RPC_URL: gates.NATIVECHAIN.url,
-            BSC_RPC_URL: gates.BSC.url,
-            ETHEREUM_RPC_URL: gates.ETHEREUM.url,
-            POLYGON_RPC_URL: gates.POLYGON.url,
+            ...gateEnv(gates),
             BITCOIN_NETWORK: 'regtest',
             BITCOIN_ESPLORA_URL: btc.url,
             SOLANA_RPC_URL: sol.url,
@@ -129,43 +122,15 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         }
     }
 
-    interface TxRow { status: string; tx_hash: string; raw: string; amount: string }
-
-    async function txRows(swapId: string, purpose: string): Promise<TxRow[]> {
-        const { rows } = await pool.query(`SELECT status, tx_hash, raw, amount::text FROM bridge_tx WHERE swap_id = $1 AND purpose = $2 ORDER BY attempt`, [swapId, purpose])
-        return rows
-    }
+    const txRows = (swapId: string, purpose: string) => storedTxs(pool, swapId, purpose)
 
     async function swapRow(swapId: string): Promise<any> {
         const { rows } = await pool.query('SELECT * FROM bridge_swap WHERE id = $1', [swapId])
         return rows[0]
     }
 
-    /** The chain's gate holds back (refuses, or with `swallow` forwards unanswered) only what the bridge stored for `purpose` of this swap. */
-    function holdEvm(chain: ChainName, swapId: string, purpose: string, swallow = false): BroadcastGate {
-        const gate = gates[chain]
-        gate.filter = async (raw) => {
-            const { rows } = await pool.query('SELECT 1 FROM bridge_tx WHERE raw = $1 AND swap_id = $2 AND purpose = $3', [raw, swapId, purpose])
-            return rows.length > 0
-        }
-        gate.swallow = swallow
-        gate.blocked = true
-        return gate
-    }
-
-    /**
-     * Waits until the step's transaction is stored (the only one, not known to have landed: 'signed',
-     * or 'broadcast' once a broadcast got no clear answer) and `tried` says its broadcast was attempted; the row.
-     */
-    async function storedAndTried(swapId: string, purpose: string, tried: (row: TxRow) => boolean | Promise<boolean>): Promise<TxRow> {
-        return waitFor(`the ${purpose} of ${swapId} stored and its broadcast tried`, async () => {
-            const rows = await txRows(swapId, purpose)
-            if (rows.length !== 1 || !UNFINISHED.includes(rows[0].status)) return undefined
-            return (await tried(rows[0])) ? rows[0] : undefined
-        }, 120_000, 100).catch((err) => {
-            throw new Error(`${err.message}\nbridge output:\n${bridge.output().slice(-4000)}`)
-        })
-    }
+    const holdEvm = (chain: ChainName, swapId: string, purpose: string, swallow = false) => holdStored(gates[chain], pool, swapId, purpose, swallow)
+    const storedAndTried = (swapId: string, purpose: string, tried: (row: TxRow) => boolean | Promise<boolean>) => waitForStored(pool, bridge, swapId, purpose, tried)
 
     /** The step's one transaction, still only stored as far as the bridge knows. */
     async function expectUnfinished(swapId: string, purpose: string): Promise<void> {
@@ -361,18 +326,11 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     })
 
     it('payout, held: killed with the payout stored and never broadcast, the restart sends those bytes once', async function () {
-        const native = w.chains.NATIVECHAIN
         const eth = w.chains.ETHEREUM
         const receiver = account(25).address
         const ethVault = await vaultOf(bridge, 'ETHEREUM')
-        await giveTokens(native, 'STABLE', account(6).address, parseUnits('12', 6))
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'ETHEREUM', target_token: 'USDT',
-            source_token_amount: 12, target_wallet: receiver,
-        })
-        const gate = holdEvm('ETHEREUM', swap.id, 'payout')
-        await send(native, 6, swap.deposit_address, parseUnits('12', 6), native.tokens.STABLE)
-        const row = await storedAndTried(swap.id, 'payout', (r) => gate.refused.includes(r.raw))
+        const gate = gates.ETHEREUM
+        const { swap, payout: row } = await swapWithHeldPayout(w, bridge, pool, gate, receiver)
         await kill()
         gate.blocked = false
         await restart()

@@ -1,12 +1,12 @@
 import { expect } from 'chai'
 import * as fs from 'fs'
 import { Pool } from 'pg'
-import { Hash, parseGwei, parseTransaction, parseUnits, toHex } from 'viem'
+import { Hash, parseGwei, parseTransaction, toHex } from 'viem'
 import { waitFor } from '../../common/processes'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, createSwap, fundVaults, giveTokens, send, startBridge, startBridgeChains, tempDir,
-    transferAmounts, vaultOf, waitForStatus,
+    account, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, fundVaults, gateEnv, startBridge, startBridgeChains, startGates, swapWithHeldPayout, tempDir,
+    transferAmounts, txRows, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -30,10 +30,10 @@ describe('bridge: a payout priced out by the base fee is replaced at its nonce, 
     before(async function () {
         const databaseUrl = await createTestDatabase('bridge_fee_bump')
         w = await startBridgeChains()
-        gate = new BroadcastGate(w.chains.ETHEREUM.url)
-        await gate.start()
+        const gates = await startGates(w, ['ETHEREUM'])
+        gate = gates.ETHEREUM
         dir = tempDir()
-        bridge = await startBridge({ ...bridgeEnv(w, databaseUrl, dir), ETHEREUM_RPC_URL: gate.url })
+        bridge = await startBridge({ ...bridgeEnv(w, databaseUrl, dir), ...gateEnv(gates) })
         await fundVaults(w, bridge)
         pool = new Pool({ connectionString: databaseUrl, max: 2 })
     })
@@ -48,22 +48,10 @@ describe('bridge: a payout priced out by the base fee is replaced at its nonce, 
     })
 
     it('held until the base fee passed its fee cap: one replacement at the same nonce lands, the original is dead, one transfer', async function () {
-        const native = w.chains.NATIVECHAIN
         const eth = w.chains.ETHEREUM
         const receiver = account(27).address
         const ethVault = await vaultOf(bridge, 'ETHEREUM')
-        await giveTokens(native, 'STABLE', account(6).address, parseUnits('12', 6))
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'ETHEREUM', target_token: 'USDT',
-            source_token_amount: 12, target_wallet: receiver,
-        })
-        gate.filter = async (raw) => (await pool.query(`SELECT 1 FROM bridge_tx WHERE raw = $1 AND swap_id = $2 AND purpose = 'payout'`, [raw, swap.id])).rows.length > 0
-        gate.blocked = true
-        await send(native, 6, swap.deposit_address, parseUnits('12', 6), native.tokens.STABLE)
-        const original = await waitFor('the payout stored and held back', async () => {
-            const { rows } = await pool.query(`SELECT * FROM bridge_tx WHERE swap_id = $1 AND purpose = 'payout'`, [swap.id])
-            return rows.length === 1 && gate.refused.includes(rows[0].raw) ? rows[0] : undefined
-        }, 120_000, 100)
+        const { swap, payout: original } = await swapWithHeldPayout(w, bridge, pool, gate, receiver)
         const signed = parseTransaction(original.raw)
         expect(signed.maxFeePerGas! < HIGH_BASE_FEE).to.equal(true)
 
@@ -76,7 +64,7 @@ describe('bridge: a payout priced out by the base fee is replaced at its nonce, 
         gate.blocked = false
 
         const done = await waitForStatus(bridge, swap.id, ['completed'], 180_000)
-        const { rows } = await pool.query(`SELECT id::text, tx_hash, raw, nonce::text, status, replaces::text FROM bridge_tx WHERE swap_id = $1 AND purpose = 'payout' ORDER BY attempt`, [swap.id])
+        const rows = await txRows(pool, swap.id, 'payout')
         // Replaced once: the original and one replacement, at the original's nonce, linked to it.
         expect(rows).to.have.length(2)
         const [first, replacement] = rows

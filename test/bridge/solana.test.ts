@@ -122,28 +122,24 @@ describe('solana: the adapter against LiteSVM behind JSON-RPC', function () {
 
     it('a gather of the credited deposit only leaves an extra deposit in the account, unless it is below the rent-exempt minimum', async function () {
         const vault = await adapter.deriveAddress(VAULT)
-        const land = async (index: number, only: bigint) => {
-            const signed = await adapter.signTransfer({ from: deposit(index), to: vault, asset: SOL, amount: 'all', only: { amount: only, txHash: null } }, [])
+        const credited = 1_000_000_000n
+        /** Deposit account `index` is credited 1 SOL and then gets `extra`; the gather of the credited SOL lands: what it moved, what it left. */
+        const gatherCredited = async (index: number, extra: bigint) => {
+            const address = await adapter.deriveAddress(deposit(index))
+            ledger().fund(address, credited)
+            ledger().fund(address, extra)
+            ledger().finalize()
+            const signed = await adapter.signTransfer({ from: deposit(index), to: vault, asset: SOL, amount: 'all', only: { amount: credited, txHash: null } }, [])
             expect(await adapter.broadcast(signed.raw)).to.deep.equal({ kind: 'accepted' })
             ledger().advance(1)
             ledger().finalize()
-            return signed
+            return { moved: signed.amount, left: await adapter.balance(address, SOL) }
         }
-        // 1 SOL credited, 0.5 SOL more arrived: the gather moves the credited SOL less the fee, the extra stays for its own refund.
-        const kept = await adapter.deriveAddress(deposit(12))
-        ledger().fund(kept, 1_000_000_000n)
-        ledger().fund(kept, 500_000_000n)
-        ledger().finalize()
-        expect((await land(12, 1_000_000_000n)).amount).to.equal(1_000_000_000n - FEE)
-        expect(await adapter.balance(kept, SOL)).to.equal(500_000_000n)
+        // 0.5 SOL more arrived: the gather moves the credited SOL less the fee, the extra stays for its own refund.
+        expect(await gatherCredited(12, 500_000_000n)).to.deep.equal({ moved: credited - FEE, left: 500_000_000n })
         // An extra of 1,000 lamports cannot stay (the network refuses an account below the rent-exempt
         // minimum): the gather takes everything, as documented.
-        const swept = await adapter.deriveAddress(deposit(13))
-        ledger().fund(swept, 1_000_000_000n)
-        ledger().fund(swept, 1_000n)
-        ledger().finalize()
-        expect((await land(13, 1_000_000_000n)).amount).to.equal(1_000_001_000n - FEE)
-        expect(await adapter.balance(swept, SOL)).to.equal(0n)
+        expect(await gatherCredited(13, 1_000n)).to.deep.equal({ moved: credited + 1_000n - FEE, left: 0n })
     })
 
     it('pays out from the vault by a system transfer, and refuses what the rent rule would fail', async function () {

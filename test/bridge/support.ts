@@ -3,16 +3,17 @@ import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import {
-    Address, createPublicClient, createWalletClient, erc20Abi, getAddress, Hash, http, parseAbiItem, parseUnits, PublicClient,
+    Address, createPublicClient, createWalletClient, erc20Abi, getAddress, Hash, Hex, http, parseAbiItem, parseUnits, PublicClient,
 } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
-import { Client } from 'pg'
+import { Client, Pool } from 'pg'
 import { WebSocket } from 'ws'
 import { BridgeChainRecord, NativeContracts } from '../../common/config'
 import { spawnManaged, Spawned, waitFor } from '../../common/processes'
 import { Anvil, DEV_MNEMONIC, startAnvil } from '../../devnet/anvil'
 import { addNativePool, BRIDGE_NETWORKS, fundVault, provisionBridgeChain, setIntervalMining } from '../../devnet/bridge-chains'
 import { deployNativeContracts, devnetChain, ZERO_FEES } from '../../devnet/deploy'
+import { BroadcastGate } from '../support/broadcast-gate'
 import { freePort } from '../support/ports'
 
 /**
@@ -363,4 +364,78 @@ export class WsClient {
 
 // ---- A node that cannot be reached for broadcasts ------------------------------------------
 
-export { BroadcastGate } from '../support/broadcast-gate'
+export { BroadcastGate }
+
+/** The variable bridgeEnv points each anvil's RPC with. */
+const RPC_VARIABLES: Record<ChainName, string> = { NATIVECHAIN: 'RPC_URL', BSC: 'BSC_RPC_URL', ETHEREUM: 'ETHEREUM_RPC_URL', POLYGON: 'POLYGON_RPC_URL' }
+
+/** A started BroadcastGate in front of each of these chains' anvils; gateEnv sends the bridge through them. */
+export async function startGates<N extends ChainName>(w: BridgeChains, names: N[]): Promise<Record<N, BroadcastGate>> {
+    const gates = Object.fromEntries(names.map((n) => [n, new BroadcastGate(w.chains[n].url)])) as Record<N, BroadcastGate>
+    await Promise.all(Object.values<BroadcastGate>(gates).map((g) => g.start()))
+    return gates
+}
+
+/** The entries of the bridge's env that put the gates between it and their chains. */
+export function gateEnv(gates: Partial<Record<ChainName, BroadcastGate>>): Record<string, string> {
+    return Object.fromEntries(Object.entries(gates).map(([name, gate]) => [RPC_VARIABLES[name as ChainName], gate!.url]))
+}
+
+/** A stored transaction of a swap, as the tests read it. */
+export interface TxRow { id: string; status: string; tx_hash: Hash; raw: Hex; amount: string; nonce: string | null; replaces: string | null }
+
+/** The transactions the bridge stored for one purpose of a swap, oldest attempt first. */
+export async function txRows(pool: Pool, swapId: string, purpose: string): Promise<TxRow[]> {
+    const { rows } = await pool.query(
+        `SELECT id::text, status, tx_hash, raw, amount::text, nonce::text, replaces::text FROM bridge_tx WHERE swap_id = $1 AND purpose = $2 ORDER BY attempt`,
+        [swapId, purpose]
+    )
+    return rows
+}
+
+/**
+ * The gate holds back (refuses, or with `swallow` forwards unanswered) only what the bridge stored
+ * for `purpose` of this swap, found by its raw bytes in bridge_tx.
+ */
+export function holdStored(gate: BroadcastGate, pool: Pool, swapId: string, purpose: string, swallow = false): BroadcastGate {
+    gate.filter = async (raw) => {
+        const { rows } = await pool.query('SELECT 1 FROM bridge_tx WHERE raw = $1 AND swap_id = $2 AND purpose = $3', [raw, swapId, purpose])
+        return rows.length > 0
+    }
+    gate.swallow = swallow
+    gate.blocked = true
+    return gate
+}
+
+/** A stored transaction the bridge has not seen land (sender.ts: 'broadcast' once a broadcast may have reached a node). */
+export const UNFINISHED = ['signed', 'broadcast']
+
+/**
+ * Waits until the step's transaction is stored (the only one, not known to have landed: 'signed',
+ * or 'broadcast' once a broadcast got no clear answer) and `tried` says its broadcast was attempted; the row.
+ */
+export async function storedAndTried(pool: Pool, bridge: BridgeProcess, swapId: string, purpose: string, tried: (row: TxRow) => boolean | Promise<boolean>): Promise<TxRow> {
+    return waitFor(`the ${purpose} of ${swapId} stored and its broadcast tried`, async () => {
+        const rows = await txRows(pool, swapId, purpose)
+        if (rows.length !== 1 || !UNFINISHED.includes(rows[0].status)) return undefined
+        return (await tried(rows[0])) ? rows[0] : undefined
+    }, 120_000, 100).catch((err) => {
+        throw new Error(`${err.message}\nbridge output:\n${bridge.output().slice(-4000)}`)
+    })
+}
+
+/**
+ * A swap of 12 STABLE on the native chain to USDT on ETHEREUM for `receiver`, deposited while
+ * `gate` (ETHEREUM's) holds back its payout: the swap, and its payout once stored and refused.
+ */
+export async function swapWithHeldPayout(w: BridgeChains, bridge: BridgeProcess, pool: Pool, gate: BroadcastGate, receiver: Address): Promise<{ swap: any; payout: TxRow }> {
+    const native = w.chains.NATIVECHAIN
+    await giveTokens(native, 'STABLE', account(6).address, parseUnits('12', 6))
+    const swap = await createSwap(bridge, {
+        source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'ETHEREUM', target_token: 'USDT',
+        source_token_amount: 12, target_wallet: receiver,
+    })
+    holdStored(gate, pool, swap.id, 'payout')
+    await send(native, 6, swap.deposit_address, parseUnits('12', 6), native.tokens.STABLE)
+    return { swap, payout: await storedAndTried(pool, bridge, swap.id, 'payout', (row) => gate.refused.includes(row.raw)) }
+}

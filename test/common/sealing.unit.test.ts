@@ -1,11 +1,11 @@
 import { expect } from 'chai'
 import { createCipheriv, hkdfSync, randomBytes } from 'crypto'
 import { Keystore } from '../../api/platform/keystore'
-import { HashPool } from '../../common/hash-pool'
+import { WorkPool } from '../../common/work-pool'
 import { deriveKey, masterKeyBytes, open, seal, SealError, Sealer } from '../../common/sealing'
 
 const MASTER = '11'.repeat(32)
-const hashes = new HashPool({ concurrency: 1, queue: 0 })
+const hashes = new WorkPool({ concurrency: 1, queue: 0 })
 
 /** AES-256-GCM exactly as values already in databases were written: IV beside, tag after the ciphertext. */
 function legacySeal(key: Buffer, plain: Buffer, aad: string): { iv: Buffer; ciphertext: Buffer } {

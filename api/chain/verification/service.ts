@@ -1,7 +1,7 @@
 import * as os from 'os'
 import { Pool } from 'pg'
 import { Hex, PublicClient } from 'viem'
-import { HashPool } from '../../../common/hash-pool'
+import { WorkPool } from '../../../common/work-pool'
 import { Logger } from '../../../common/logger'
 import { hasUnlinkedLibraries, matchCreation, matchRuntime, MatchType } from './bytecode'
 import { CompiledContract, CompilePool, CompilerOutput } from './compile-pool'
@@ -54,7 +54,7 @@ export class ContractVerification {
     /** Verifications waiting or compiling, by clientKey (an IPv6 /64 is one client). */
     private readonly perClient = new Map<string, number>()
     /** Admission: as many jobs running as compile processes, VERIFIER_QUEUE_LIMIT more waiting, the next refused. */
-    private readonly gate: HashPool
+    private readonly gate: WorkPool
     private readonly running = new Set<Promise<void>>()
     private readonly threads: number
     private readonly sweeper: NodeJS.Timeout
@@ -68,7 +68,7 @@ export class ContractVerification {
             memoryMb: s.VERIFIER_COMPILE_MEMORY_MB,
             outputMaxBytes: s.VERIFIER_OUTPUT_MAX_MB * 1024 * 1024,
         })
-        this.gate = new HashPool({ concurrency: this.threads, queue: s.VERIFIER_QUEUE_LIMIT })
+        this.gate = new WorkPool({ concurrency: this.threads, queue: s.VERIFIER_QUEUE_LIMIT })
         this.compilers = new Compilers(this.compile, s.VERIFIER_SOLC_DIR)
         this.store = new VerificationStore(deps.pool)
         // Old jobs are swept off the submit path: at start, then hourly (every replica; the DELETE is idempotent).

@@ -1,13 +1,13 @@
 import argon2 from 'argon2'
 import bcrypt from 'bcryptjs'
-import { HashPool } from '../../../common/hash-pool'
+import { WorkPool } from '../../../common/work-pool'
 
 /**
  * Password hashing: argon2id with the parameters of the OWASP Password Storage Cheat Sheet
  * (19 MiB, 2 passes, 1 lane), which keeps a sign-in near 50 ms of one core instead of the
  * library default's several hundred on a small server. Hashes imported from an older store made
  * with bcrypt ($2a$/$2b$/$2y$) still verify, and the caller is told to replace them. Every hash and
- * verification runs in a bounded HashPool (docs/explorer-api.md, Rate limits).
+ * verification runs in a bounded WorkPool (docs/explorer-api.md, Rate limits).
  */
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const
 
@@ -22,7 +22,7 @@ export interface PasswordCheck {
 export class Passwords {
     private dummyHash?: Promise<string>
 
-    constructor(private readonly pool: HashPool) {}
+    constructor(private readonly pool: WorkPool) {}
 
     hash(password: string): Promise<string> {
         return this.pool.run(() => argon2.hash(password, ARGON2_OPTIONS))

@@ -1,6 +1,7 @@
 import { getAddress, TransactionReceipt, TransactionReceiptNotFoundError } from 'viem'
 import { z } from 'zod'
 import { ApiDoc, DocumentedRouter } from '../../../common/service/api-doc'
+import { KeysetCursor } from '../../../common/service/cursor'
 import { CHAIN_ANSWERS, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, txHash } from '../api-doc'
 import { badRequest, notFound, parseInput, sendData } from '../http'
 import { PlatformServices } from '../services'
@@ -66,18 +67,8 @@ interface TxRow {
     updated_at: Date
 }
 
-export function encodeCursor(id: string): string {
-    return Buffer.from(`tx:${id}`).toString('base64url')
-}
-
-/** The row id a cursor carries; 400 for anything this route did not hand out. */
-function decodeCursor(value: string | undefined): string | undefined {
-    if (value === undefined) return undefined
-    const text = /^[A-Za-z0-9_-]+$/.test(value) ? Buffer.from(value, 'base64url').toString() : ''
-    const match = /^tx:([1-9]\d{0,17})$/.exec(text)
-    if (!match) throw badRequest('Invalid input: cursor is not a next_cursor this route handed out')
-    return match[1]
-}
+/** The platform_tx id of the last row of the previous page. */
+const txCursor = new KeysetCursor([/[1-9]\d{0,17}/], () => badRequest('Invalid input: cursor is not a next_cursor this route handed out'), 'tx')
 
 /** The caller's view of a stored row, given the chain's head (for the depth of a mined one). */
 function stateOf(status: TxRow['status'], blockNumber: bigint | null, head: bigint | null, finality: number): { status: TxState; confirmations: number | null } {
@@ -145,7 +136,7 @@ export function historyRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRoute
         },
     }, async (req, res) => {
         const input = parseInput(TransactionsInput, { ...req.query, address: req.params.address })
-        const after = decodeCursor(input.cursor)
+        const after = input.cursor === undefined ? undefined : txCursor.decode(input.cursor)[0]
         await s.auth.wallet(req, input.address, input.user_id)
         const { rows } = await s.pool.query<TxRow>(
             `SELECT id, request_id, step, from_address, to_address, nonce, tx_hash, status, error, block_number, created_at, updated_at
@@ -158,7 +149,7 @@ export function historyRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRoute
         sendData(res, {
             address: input.address,
             transactions: page.map((row) => ({ ...baseView(row), ...stateOf(row.status, row.block_number === null ? null : BigInt(row.block_number), head, finality) })),
-            next_cursor: rows.length > input.limit ? encodeCursor(page[page.length - 1].id) : null,
+            next_cursor: rows.length > input.limit ? txCursor.encode(page[page.length - 1].id) : null,
         })
     })
 

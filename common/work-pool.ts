@@ -1,39 +1,42 @@
 import { HttpError } from './service/http-error'
 
-/** A bound on password hashing in one process: docs/decisions.md (Bounded hashing). Contract verification admits its compiles through one too. */
+/**
+ * A bound on CPU-heavy work a request can ask for, in one process: password hashing (docs/decisions.md,
+ * Bounded hashing) and contract-verification compiles each go through a pool of their own.
+ */
 
-export interface HashPoolLimits {
-    /** Hashes running at once. */
+export interface WorkPoolLimits {
+    /** Jobs running at once. */
     concurrency: number
-    /** Hashes waiting for a slot; one more is refused at once. */
+    /** Jobs waiting for a slot; one more is refused at once. */
     queue: number
 }
 
 /** The answer when the pool and its queue are full: try again shortly, the work was not started. */
-export class HashPoolBusyError extends HttpError {
+export class WorkPoolBusyError extends HttpError {
     constructor() {
         super(503, 'The server is busy checking passwords; retry in a moment', { code: 'busy', headers: { 'Retry-After': '1' } })
-        this.name = 'HashPoolBusyError'
+        this.name = 'WorkPoolBusyError'
     }
 }
 
 /**
- * Runs password hashes (argon2, bcrypt: work a request can make expensive) at most `concurrency` at a
+ * Runs jobs a request can make expensive (argon2 and bcrypt hashes, compiles) at most `concurrency` at a
  * time with at most `queue` waiting, so a burst of requests costs a bounded amount of CPU and memory
  * and the rest are refused with 503 instead of waiting without end.
  */
-export class HashPool {
+export class WorkPool {
     private running = 0
     private readonly waiting: (() => void)[] = []
 
-    constructor(private readonly limits: HashPoolLimits) {
-        if (!(limits.concurrency >= 1) || !(limits.queue >= 0)) throw new Error(`bad hash pool limits ${JSON.stringify(limits)}`)
+    constructor(private readonly limits: WorkPoolLimits) {
+        if (!(limits.concurrency >= 1) || !(limits.queue >= 0)) throw new Error(`bad work pool limits ${JSON.stringify(limits)}`)
     }
 
-    /** Runs fn when a slot is free; throws HashPoolBusyError, without running fn, when the queue is full. */
+    /** Runs fn when a slot is free; throws WorkPoolBusyError, without running fn, when the queue is full. */
     async run<T>(fn: () => Promise<T>): Promise<T> {
         if (this.running >= this.limits.concurrency) {
-            if (this.waiting.length >= this.limits.queue) throw new HashPoolBusyError()
+            if (this.waiting.length >= this.limits.queue) throw new WorkPoolBusyError()
             // The slot is handed over by the finishing run, so `running` stays counted for us.
             await new Promise<void>((resolve) => this.waiting.push(resolve))
         } else {
@@ -58,7 +61,7 @@ export class HashPool {
         return this.run(fn)
     }
 
-    /** Hashes running and waiting, for tests and metrics. */
+    /** Jobs running and waiting, for tests and metrics. */
     get load(): { running: number; waiting: number } {
         return { running: this.running, waiting: this.waiting.length }
     }

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { HashPool, HashPoolBusyError } from '../../common/hash-pool'
+import { WorkPool, WorkPoolBusyError } from '../../common/work-pool'
 
 /** A job that runs until its release() is called. */
 function job(): { run: () => Promise<string>; release: () => void; started: boolean } {
@@ -17,9 +17,9 @@ function job(): { run: () => Promise<string>; release: () => void; started: bool
     return j
 }
 
-describe('HashPool', function () {
+describe('WorkPool', function () {
     it('runs `concurrency` at once, queues `queue` more, and refuses the next at once with a 503', async function () {
-        const pool = new HashPool({ concurrency: 1, queue: 1 })
+        const pool = new WorkPool({ concurrency: 1, queue: 1 })
         const first = job()
         const second = job()
         const a = pool.run(first.run)
@@ -30,7 +30,7 @@ describe('HashPool', function () {
 
         let ran = false
         const refused = await pool.run(async () => (ran = true)).catch((e) => e)
-        expect(refused).to.be.instanceOf(HashPoolBusyError)
+        expect(refused).to.be.instanceOf(WorkPoolBusyError)
         expect(refused.status).to.equal(503)
         expect(refused.code).to.equal('busy')
         expect(refused.headers).to.deep.equal({ 'Retry-After': '1' })
@@ -45,7 +45,7 @@ describe('HashPool', function () {
     })
 
     it('frees the slot when a run throws', async function () {
-        const pool = new HashPool({ concurrency: 1, queue: 0 })
+        const pool = new WorkPool({ concurrency: 1, queue: 0 })
         await pool.run(async () => {
             throw new Error('argon2 failed')
         }).catch(() => undefined)
@@ -54,7 +54,7 @@ describe('HashPool', function () {
     })
 
     it('tryRun admits at once, or answers undefined without running the job when the pool and its queue are full', async function () {
-        const pool = new HashPool({ concurrency: 1, queue: 1 })
+        const pool = new WorkPool({ concurrency: 1, queue: 1 })
         const first = job()
         const second = job()
         const a = pool.tryRun(first.run)
