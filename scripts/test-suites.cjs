@@ -6,21 +6,6 @@ const path = require('path')
 
 const ROOT = path.resolve(__dirname, '..')
 
-/**
- * Files whose suite their name does not tell yet: they are being edited on other branches, so their
- * rename (to x.unit.test.ts / x.e2e.test.ts) waits for those to merge. Remove an entry on renaming
- * the file: a listed file that is gone, or renamed into another suite, fails the check below.
- */
-const PENDING_RENAME = {
-    unit: [
-        'test/bridge/units.test.ts',
-        'test/common/hash-pool.test.ts',
-    ],
-    e2e: [
-        'test/bridge/crash.test.ts', // SIGKILL inside each sending step
-    ],
-}
-
 const MOCHA_COMMON = ['--timeout', '120000', '--slow', '10000', '--exit', '--enable-source-maps']
 
 /**
@@ -32,19 +17,18 @@ const SUITES = {
         fromSource: true,
         // No Postgres require: the guard refuses it. A pure test that needs more than 20 s is a bug.
         mocha: ['--no-config', '--require', 'tsx/cjs', '--require', 'test/support/unit-guard.ts', '--timeout', '20000', '--slow', '1000', '--exit'],
-        matches: (file) => /\.unit\.test\.ts$/.test(file) || PENDING_RENAME.unit.includes(file),
+        matches: (file) => /\.unit\.test\.ts$/.test(file),
     },
     integration: {
         fromSource: false,
         mocha: ['--no-config', '--require', 'lib/test/support/postgres.js', ...MOCHA_COMMON],
         matches: (file) =>
-            /\.test\.ts$/.test(file) && !/\.(unit|e2e)\.test\.ts$/.test(file) &&
-            !PENDING_RENAME.unit.includes(file) && !PENDING_RENAME.e2e.includes(file),
+            /\.test\.ts$/.test(file) && !/\.(unit|e2e)\.test\.ts$/.test(file),
     },
     e2e: {
         fromSource: false,
         mocha: ['--no-config', '--require', 'lib/test/support/postgres.js', ...MOCHA_COMMON],
-        matches: (file) => /\.e2e\.test\.ts$/.test(file) || PENDING_RENAME.e2e.includes(file),
+        matches: (file) => /\.e2e\.test\.ts$/.test(file),
     },
 }
 const ORDER = ['unit', 'integration', 'e2e']
@@ -64,8 +48,8 @@ function testFiles() {
 }
 
 /**
- * Each test file's suite; throws when a file belongs to no suite or to more than one, or a pending
- * entry names a file that no longer exists, so no test is silently dropped from `npm test`.
+ * Each test file's suite; throws when a file belongs to no suite or to more than one, so no test
+ * is silently dropped from `npm test` if a suite's rule is ever changed.
  */
 function classify() {
     const files = testFiles()
@@ -75,9 +59,6 @@ function classify() {
         const suites = ORDER.filter((s) => SUITES[s].matches(file))
         if (suites.length !== 1) problems.push(`${file} matches ${suites.length ? suites.join(' and ') : 'no suite'}`)
         else bySuite[suites[0]].push(file)
-    }
-    for (const [suite, list] of Object.entries(PENDING_RENAME)) {
-        for (const file of list) if (!files.includes(file)) problems.push(`scripts/test-suites.cjs lists ${file} as ${suite} pending rename, and it does not exist`)
     }
     if (problems.length) throw new Error(`test suites: ${problems.join('; ')}`)
     return bySuite
@@ -95,4 +76,4 @@ function runPath(suite, source) {
     return SUITES[suite].fromSource ? source : `lib/${source.replace(/\.ts$/, '.js')}`
 }
 
-module.exports = { ROOT, SUITES, ORDER, PENDING_RENAME, testFiles, classify, sourceOf, runPath }
+module.exports = { ROOT, SUITES, ORDER, testFiles, classify, sourceOf, runPath }

@@ -5,7 +5,6 @@ import { repoPath } from '../support/paths'
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const suites = require(repoPath('scripts', 'test-suites.cjs')) as {
     ORDER: string[]
-    PENDING_RENAME: Record<string, string[]>
     testFiles(): string[]
     classify(): Record<string, string[]>
     sourceOf(arg: string): string
@@ -13,7 +12,7 @@ const suites = require(repoPath('scripts', 'test-suites.cjs')) as {
 }
 
 describe('test suites: every test file in exactly one suite', function () {
-    it('puts each test/**/*.test.ts in one suite, none in two, and no pending rename names a missing file', function () {
+    it('puts each test/**/*.test.ts in one suite, none in two,', function () {
         const bySuite = suites.classify()
         const all = suites.testFiles()
         const placed = suites.ORDER.flatMap((suite) => bySuite[suite])
@@ -22,15 +21,15 @@ describe('test suites: every test file in exactly one suite', function () {
         for (const suite of suites.ORDER) expect(bySuite[suite], suite).to.not.be.empty
     })
 
-    it('names a file by its suite: x.unit.test.ts is unit, x.e2e.test.ts is e2e, the rest integration unless pending a rename', function () {
+    it('names a file by its suite: x.unit.test.ts is unit, x.e2e.test.ts is e2e, the rest integration', function () {
         const bySuite = suites.classify()
-        for (const file of bySuite.unit) expect(file.endsWith('.unit.test.ts') || suites.PENDING_RENAME.unit.includes(file), file).to.equal(true)
-        for (const file of bySuite.e2e) expect(file.endsWith('.e2e.test.ts') || suites.PENDING_RENAME.e2e.includes(file), file).to.equal(true)
+        for (const file of bySuite.unit) expect(file.endsWith('.unit.test.ts'), file).to.equal(true)
+        for (const file of bySuite.e2e) expect(file.endsWith('.e2e.test.ts'), file).to.equal(true)
         for (const file of bySuite.integration) expect(/\.(unit|e2e)\.test\.ts$/.test(file), file).to.equal(false)
     })
 
     it('finds a test source from its compiled path and runs unit tests from source, the others from lib/', function () {
-        expect(suites.sourceOf('lib/test/bridge/units.test.js')).to.equal('test/bridge/units.test.ts')
+        expect(suites.sourceOf('lib/test/bridge/history.test.js')).to.equal('test/bridge/history.test.ts')
         expect(suites.sourceOf(repoPath('test', 'common', 'sealing.unit.test.ts'))).to.equal('test/common/sealing.unit.test.ts')
         expect(suites.runPath('unit', 'test/common/sealing.unit.test.ts')).to.equal('test/common/sealing.unit.test.ts')
         expect(suites.runPath('integration', 'test/db/postgres.test.ts')).to.equal('lib/test/db/postgres.test.js')
