@@ -33,6 +33,7 @@ export function quoteRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         (seconds) => `too many quotes; try again in ${seconds} seconds`)
 
     router.get('/swap/quote', {
+        operationId: 'quoteSwap',
         summary: 'What a swap of an amount would pay now: the estimate, the rate, each fee and the bounds, reserving nothing',
         description: 'Refused for the same reasons as POST /api/swap with the same codes; creates no swap and no deposit address. ' +
             'Rate-limited per client IP (BRIDGE_QUOTE_LIMIT per BRIDGE_QUOTE_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md#quotes',

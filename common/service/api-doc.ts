@@ -28,6 +28,11 @@ export interface Answer {
 }
 
 export interface Operation {
+    /**
+     * The name an SDK generator gives the method: camelCase verb and noun (quoteSwap, listWallets),
+     * chosen for what the route does, never derived from its path; unique in the document.
+     */
+    operationId: string
     summary: string
     description?: string
     /** Defaults to the router's tag. */
@@ -70,6 +75,7 @@ export interface DocumentedRoute {
     method: Method
     /** OpenAPI form: /blocks/{block}. */
     path: string
+    operationId: string
 }
 
 /** The URL path of a route registered at `path` on a router mounted at `mountPath`. */
@@ -124,6 +130,7 @@ export class ApiDoc {
     serve(app: Express): void {
         const root = this.router('/', 'Documentation')
         root.get('/', {
+            operationId: 'getServiceIndex',
             summary: 'Where this service is documented',
             responses: {
                 200: {
@@ -137,6 +144,7 @@ export class ApiDoc {
         this.mount(app, root)
         const docs = this.router('/api/docs', 'Documentation')
         docs.get('/openapi.json', {
+            operationId: 'getOpenApiDocument',
             summary: 'This OpenAPI 3.1 document',
             responses: { 200: { description: 'The document', schema: z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }) } },
         }, (_req, res) => {
@@ -177,12 +185,15 @@ export class ApiDoc {
             throw new Error(`${method} ${path}: takes input but documents no 4xx for bad input`)
         }
         if (this.routes.some((r) => r.method === method && r.path === openApiPath)) throw new Error(`${method} ${path}: documented twice`)
+        if (!/^[a-z][A-Za-z0-9]*$/.test(op.operationId)) throw new Error(`${method} ${path}: operationId ${op.operationId} is not camelCase`)
+        const taken = this.routes.find((r) => r.operationId === op.operationId)
+        if (taken) throw new Error(`${method} ${path}: operationId ${op.operationId} is already ${taken.method} ${taken.path}'s`)
         for (const schema of [op.params, op.query, op.headers, op.body]) {
             const flagged = schema && flaggedPattern(schema)
             // A JSON Schema pattern has no flags: /^0x[0-9a-f]+$/i would be documented as lower-case only.
             if (flagged) throw new Error(`${method} ${path}: the pattern ${flagged} has flags, which the document cannot state; spell them out ([0-9a-fA-F])`)
         }
-        this.routes.push({ method, path: openApiPath })
+        this.routes.push({ method, path: openApiPath, operationId: op.operationId })
         this.generated = undefined
 
         const responses: Record<number, ResponseConfig> = {}
@@ -194,6 +205,7 @@ export class ApiDoc {
         const route: RouteConfig = {
             method,
             path: openApiPath,
+            operationId: op.operationId,
             summary: op.summary,
             description: op.description,
             tags: op.tags ?? [tag],

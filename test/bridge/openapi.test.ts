@@ -14,7 +14,7 @@ import { EngineContext } from '../../bridge/engine/context'
 import { createApp } from '../../bridge/http/app'
 import { KeyManager } from '../../bridge/keys'
 import { Webhooks } from '../../bridge/webhooks/service'
-import { documentedRoutes, registeredRoutes } from '../support/registered-routes'
+import { documentedRoutes, operationNames, registeredRoutes } from '../support/registered-routes'
 
 /**
  * The bridge port's OpenAPI document lists exactly the routes its app registers (docs/openapi.md).
@@ -60,6 +60,13 @@ describe('bridge port: OpenAPI document = registered routes', () => {
             'get /health', 'get /api/tokens', 'post /api/swap', 'get /api/swap/{id}/events', 'get /api/swap/pool-price/{pool}',
             'get /api/webhook/event-types', 'post /api/webhook/retry/{eventId}', 'get /api/docs/openapi.json',
         ])
+    })
+
+    it('names every operation with an operationId, each name once', () => {
+        const { ids, unnamed } = operationNames(built.doc)
+        expect(unnamed).to.deep.equal([])
+        expect(ids).to.have.length(documentedRoutes(built.doc).length)
+        expect(new Set(ids).size).to.equal(ids.length)
     })
 
     it('serves the OpenAPI 3.1 document and the Swagger UI page over HTTP', async () => {

@@ -15,6 +15,7 @@ describe('service kit: OpenAPI documents written where routes are registered', (
         const app = express()
         const things = doc.router('/api/things', 'Things')
         things.get('/:id', {
+            operationId: 'getThing',
             summary: 'One thing',
             params: z.object({ id: z.string().regex(/^\d+$/) }),
             query: z.object({ full: z.enum(['true', 'false']).optional() }),
@@ -29,6 +30,7 @@ describe('service kit: OpenAPI documents written where routes are registered', (
             const body = await (await fetch(`http://127.0.0.1:${server.port}/api/docs/openapi.json`)).json() as any
             expect(body.openapi).to.equal('3.1.0')
             const op = body.paths['/api/things/{id}'].get
+            expect(op.operationId).to.equal('getThing')
             expect(op.parameters.map((p: any) => `${p.in}:${p.name}`)).to.deep.equal(['path:id', 'query:full'])
             expect(op.responses['404'].content['application/json'].schema.properties).to.have.key('message')
             const page = await fetch(`http://127.0.0.1:${server.port}/api/docs/`)
@@ -48,12 +50,15 @@ describe('service kit: OpenAPI documents written where routes are registered', (
     it('refuses a route whose path parameters, success answer or bad-input answer are not documented', () => {
         const router = sampleDoc().router('/x', 'X')
         const ok = { 200: 'fine' as const }
-        expect(() => router.get('/:id', { summary: 's', responses: { 200: { description: 'ok' }, 404: 'no' } }, () => undefined)).to.throw(/path parameters \[id\]/)
-        expect(() => router.get('/a', { summary: 's', responses: { 404: 'no' } }, () => undefined)).to.throw(/no success answer/)
-        expect(() => router.post('/b', { summary: 's', body: z.object({}), responses: { 200: { description: 'ok' } } }, () => undefined)).to.throw(/no 4xx/)
-        expect(() => router.get('/d', { summary: 's', query: z.object({ h: z.string().regex(/^0x[0-9a-f]+$/i).optional() }), responses: { 200: 'ok', 422: 'bad' } }, () => undefined)).to.throw(/has flags/)
-        router.get('/c', { summary: 's', responses: ok }, () => undefined)
-        expect(() => router.get('/c', { summary: 's', responses: ok }, () => undefined)).to.throw(/documented twice/)
+        expect(() => router.get('/:id', { operationId: 'a', summary: 's', responses: { 200: { description: 'ok' }, 404: 'no' } }, () => undefined)).to.throw(/path parameters \[id\]/)
+        expect(() => router.get('/a', { operationId: 'b', summary: 's', responses: { 404: 'no' } }, () => undefined)).to.throw(/no success answer/)
+        expect(() => router.post('/b', { operationId: 'c', summary: 's', body: z.object({}), responses: { 200: { description: 'ok' } } }, () => undefined)).to.throw(/no 4xx/)
+        expect(() => router.get('/d', { operationId: 'd', summary: 's', query: z.object({ h: z.string().regex(/^0x[0-9a-f]+$/i).optional() }), responses: { 200: 'ok', 422: 'bad' } }, () => undefined)).to.throw(/has flags/)
+        router.get('/c', { operationId: 'getC', summary: 's', responses: ok }, () => undefined)
+        expect(() => router.get('/c', { operationId: 'getCAgain', summary: 's', responses: ok }, () => undefined)).to.throw(/documented twice/)
+        // operationIds name SDK methods: one name per operation, and a camelCase one.
+        expect(() => router.get('/e', { operationId: 'getC', summary: 's', responses: ok }, () => undefined)).to.throw(/operationId getC is already get \/x\/c's/)
+        expect(() => router.get('/f', { operationId: 'get-f', summary: 's', responses: ok }, () => undefined)).to.throw(/not camelCase/)
     })
 
     it('nests routers, runs handlers registered before a route first, and lists both at their true paths', async () => {
@@ -63,6 +68,7 @@ describe('service kit: OpenAPI documents written where routes are registered', (
         const inner = doc.router('/api/inner', 'Inner')
         const order: string[] = []
         inner.post('/thing', {
+            operationId: 'makeThing',
             summary: 'A thing',
             responses: {
                 201: { description: 'Made', schema: z.object({ ok: z.boolean() }), alternatives: { 'text/html': z.string() } },

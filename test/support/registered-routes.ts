@@ -33,3 +33,13 @@ function walk(owner: StackOwner, mount: string | undefined, found: string[]): vo
 export function documentedRoutes(doc: ApiDoc): string[] {
     return doc.documentedRoutes().map((r) => `${r.method} ${r.path}`).sort()
 }
+
+/**
+ * The operationId of every operation of a generated document, and the operations without one, so
+ * a test can check that each operation is named (an SDK method) and each name is used once.
+ */
+export function operationNames(doc: ApiDoc): { ids: string[]; unnamed: string[] } {
+    const paths = (doc.document() as { paths: Record<string, Record<string, { operationId?: string }>> }).paths
+    const operations = Object.entries(paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ route: `${method} ${path}`, id: op.operationId })))
+    return { ids: operations.flatMap((o) => o.id ? [o.id] : []), unnamed: operations.filter((o) => !o.id).map((o) => o.route) }
+}
