@@ -8,6 +8,7 @@ import { networkFees } from '../engine/minimum'
 import { LegQuote } from '../engine/rates'
 import { checkAmount, defaultBound, maxPayout, parseAmountField, priceSwap, routeFor } from '../engine/terms'
 import { invalidInput } from './errors'
+import { swapFieldEnums } from './request-doc'
 import { SwapQuote } from './schemas'
 
 /**
@@ -38,6 +39,7 @@ export function quoteRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         description: 'Refused for the same reasons as POST /api/swap with the same codes; creates no swap and no deposit address. ' +
             'Rate-limited per client IP (BRIDGE_QUOTE_LIMIT per BRIDGE_QUOTE_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md#quotes',
         query: QuoteQuery,
+        enums: swapFieldEnums(ctx.config),
         responses: {
             200: { description: 'The quote', schema: SwapQuote },
             400: 'A parameter is missing or wrong (invalid_request, with field), the amount is out of the route\'s bounds (amount_out_of_range), ' +

@@ -11,6 +11,7 @@ import { createSwap } from '../engine/create'
 import { lateDepositsOf } from '../engine/late'
 import { loadEvents, loadSwap, Swap as LoadedSwap } from '../engine/lifecycle'
 import { bridgeErrorSchema, invalidInput } from './errors'
+import { swapFieldEnums } from './request-doc'
 import { Swap, SwapEvents, SwapStatus, SwapWithLateDeposits, Usage } from './schemas'
 import { detailView, eventView, lateDepositView, statusView } from './serialize'
 import { usage } from './usage'
@@ -103,6 +104,7 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         summary: 'Create a swap: its deposit address and deadline',
         description: 'Rate-limited per client IP (BRIDGE_CREATE_LIMIT per BRIDGE_CREATE_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md',
         body: CreateBody,
+        enums: swapFieldEnums(ctx.config),
         responses: {
             201: {
                 description: 'The swap',

@@ -61,6 +61,34 @@ describe('service kit: OpenAPI documents written where routes are registered', (
         expect(() => router.get('/f', { operationId: 'get-f', summary: 's', responses: ok }, () => undefined)).to.throw(/not camelCase/)
     })
 
+    it('writes a route\'s example request and its enums into the document, and refuses an example the schemas refuse', () => {
+        const doc = sampleDoc()
+        const router = doc.router('/x', 'X')
+        const query = z.object({ chain: z.string(), amount: z.string().regex(/^\d+(\.\d+)?$/) })
+        const body = z.object({ chain: z.string(), to: z.string() })
+        router.post('/:id', {
+            operationId: 'postThing',
+            summary: 's',
+            params: z.object({ id: z.string() }),
+            query,
+            body,
+            example: { params: { id: '7' }, query: { chain: 'BSC', amount: '1.5' }, body: { chain: 'ETH', to: '0x31C1a6Bf6b2A5f6e7A0E3b1D0cB2bD24aA1cBd24' } },
+            enums: { chain: ['BSC', 'ETH'] },
+            responses: { 200: 'ok', 422: 'bad' },
+        }, () => undefined)
+        const op = (doc.document() as any).paths['/x/{id}'].post
+        const parameter = (name: string) => op.parameters.find((p: any) => p.name === name)
+        expect(parameter('id').example).to.equal('7')
+        expect(parameter('amount').example).to.equal('1.5')
+        expect(parameter('chain').schema.enum).to.deep.equal(['BSC', 'ETH'])
+        expect(op.requestBody.content['application/json'].example).to.deep.equal({ chain: 'ETH', to: '0x31C1a6Bf6b2A5f6e7A0E3b1D0cB2bD24aA1cBd24' })
+        expect(op.requestBody.content['application/json'].schema.properties.chain.enum).to.deep.equal(['BSC', 'ETH'])
+        expect(() => router.get('/y', { operationId: 'getY', summary: 's', query, example: { query: { chain: 'BSC', amount: 'lots' } }, responses: { 200: 'ok', 422: 'bad' } }, () => undefined))
+            .to.throw(/example query is refused/)
+        expect(() => router.get('/z', { operationId: 'getZ', summary: 's', example: { body: {} }, responses: { 200: 'ok' } }, () => undefined))
+            .to.throw(/example body for a route that takes none/)
+    })
+
     it('nests routers, runs handlers registered before a route first, and lists both at their true paths', async () => {
         const doc = sampleDoc()
         const app = express()

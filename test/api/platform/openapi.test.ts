@@ -41,8 +41,9 @@ describe('platform port: OpenAPI document = registered routes', () => {
         expect(documented()).to.have.length(38)
     })
 
-    it('names every operation with an operationId, each name once', () => {
-        const { ids, unnamed } = operationNames(built.doc)
+    it('names every operation with an operationId, each name once, and shows an example of every input', () => {
+        const { ids, unnamed, withoutExample } = operationNames(built.doc)
+        expect(withoutExample).to.deep.equal([])
         expect(unnamed).to.deep.equal([])
         expect(ids).to.have.length(documentedRoutes(built.doc).length)
         expect(new Set(ids).size).to.equal(ids.length)
