@@ -10,7 +10,7 @@ import { withIdempotencyKey } from '../../../common/service/idempotency'
 import { heldTokens } from '../../chain/queries/tokens'
 import { formatAmount, parsePositiveAmount } from '../amounts'
 import {
-    CHAIN_ANSWERS, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, rateLimitHeaders, SEND_ANSWERS, TOKEN_ANSWERS, tokenInAnswer, txHash, wholeTokens,
+    amountSchema, CHAIN_ANSWERS, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, rateLimitHeaders, SEND_ANSWERS, TOKEN_ANSWERS, tokenInAnswer, txHash, wholeTokens,
 } from '../api-doc'
 import { badRequest, conflict, noStore, parseInput, sendData } from '../http'
 import { PlatformServices } from '../services'
@@ -45,7 +45,7 @@ const Sent = z.looseObject({
     from: checksummedAddress,
     to: checksummedAddress,
     token: tokenInAnswer,
-    amount: wholeTokens,
+    ...amountSchema('amount'),
     blockNumber: z.number().int(),
 })
 
@@ -275,6 +275,8 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
             to: input.address_to,
             token: input.token,
             amount: formatAmount(units, decimals),
+            // Added beside the spec's amount (kept as it was) so send follows the whole-plus-_raw rule of the other routes.
+            amount_raw: units.toString(),
             blockNumber: Number(receipt.blockNumber),
         })
     }
