@@ -14,11 +14,29 @@ const EVENT_ID = 'b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d0e'
 const TARGET_WALLET = '0x31C1A6bF6b2a5F6e7A0e3B1D0cb2bd24AA1CBD24'
 const REFUND_ADDRESS = '0x9aE1c0E1d8B5c7F2A3e4b5C6d7e8F9a0b1C207F3'
 
-const SWAP = { source_chain: 'BSC', source_token: 'USDT', target_chain: 'NATIVECHAIN', target_token: 'NATIVE' }
+/** A route of the registry, for a deployment that enables fewer than two chains. */
+const REGISTRY_SWAP = { source_chain: 'BSC', source_token: 'USDT', target_chain: 'NATIVECHAIN', target_token: 'NATIVE' }
 
-export const BRIDGE_EXAMPLES: Record<string, RequestExample> = {
-    quoteSwap: { query: { ...SWAP, source_token_amount: '25.5' } },
-    createSwap: { body: { ...SWAP, source_token_amount: '25.5', target_wallet: TARGET_WALLET, refund_address: REFUND_ADDRESS, min_target_amount: '12' } },
+/** A swap between two enabled chains (so the example is among the enums), else one of the registry. */
+function exampleSwap(config: BridgeConfig): typeof REGISTRY_SWAP {
+    const enabled = allAssets(config).filter((a) => !a.disabled)
+    const source = enabled[0]
+    const target = enabled.find((a) => a.chain !== source?.chain)
+    return source && target
+        ? { source_chain: source.chain, source_token: source.symbol, target_chain: target.chain, target_token: target.symbol }
+        : REGISTRY_SWAP
+}
+
+export function bridgeExamples(config: BridgeConfig): Record<string, RequestExample> {
+    const swap = exampleSwap(config)
+    return {
+        quoteSwap: { query: { ...swap, source_token_amount: '25.5' } },
+        createSwap: { body: { ...swap, source_token_amount: '25.5', target_wallet: TARGET_WALLET, refund_address: REFUND_ADDRESS } },
+        ...FIXED_EXAMPLES,
+    }
+}
+
+const FIXED_EXAMPLES: Record<string, RequestExample> = {
     getSwap: { params: { id: SWAP_ID } },
     getSwapStatus: { params: { id: SWAP_ID } },
     listSwapEvents: { params: { id: SWAP_ID } },

@@ -86,6 +86,7 @@ describe('bridge port: OpenAPI document = registered routes', () => {
         // Only the native chain is enabled here (no devnet records): the enums list what this process serves.
         const quoteChain = body.paths['/api/swap/quote'].get.parameters.find((p: any) => p.name === 'source_chain')
         expect(quoteChain.schema.enum).to.deep.equal(['NATIVECHAIN'])
+        // One chain enabled: no swap between enabled chains to show, so the example is a route of the registry.
         expect(quoteChain.example).to.equal('BSC')
         expect(body.paths['/api/swap'].post.requestBody.content['application/json'].example).to.include({ source_chain: 'BSC', source_token_amount: '25.5' })
 
