@@ -17,25 +17,7 @@ const REFUND_ADDRESS = '0x9aE1c0E1d8B5c7F2A3e4b5C6d7e8F9a0b1C207F3'
 /** A route of the registry, for a deployment that enables fewer than two chains. */
 const REGISTRY_SWAP = { source_chain: 'BSC', source_token: 'USDT', target_chain: 'NATIVECHAIN', target_token: 'NATIVE' }
 
-/** A swap between two enabled chains (so the example is among the enums), else one of the registry. */
-function exampleSwap(config: BridgeConfig): typeof REGISTRY_SWAP {
-    const enabled = allAssets(config).filter((a) => !a.disabled)
-    const source = enabled[0]
-    const target = enabled.find((a) => a.chain !== source?.chain)
-    return source && target
-        ? { source_chain: source.chain, source_token: source.symbol, target_chain: target.chain, target_token: target.symbol }
-        : REGISTRY_SWAP
-}
-
-export function bridgeExamples(config: BridgeConfig): Record<string, RequestExample> {
-    const swap = exampleSwap(config)
-    return {
-        quoteSwap: { query: { ...swap, source_token_amount: '25.5' } },
-        createSwap: { body: { ...swap, source_token_amount: '25.5', target_wallet: TARGET_WALLET, refund_address: REFUND_ADDRESS } },
-        ...FIXED_EXAMPLES,
-    }
-}
-
+/** The examples that do not depend on what is enabled. */
 const FIXED_EXAMPLES: Record<string, RequestExample> = {
     getSwap: { params: { id: SWAP_ID } },
     getSwapStatus: { params: { id: SWAP_ID } },
@@ -54,6 +36,25 @@ const FIXED_EXAMPLES: Record<string, RequestExample> = {
     testWebhookSubscription: { params: { id: SUBSCRIPTION_ID } },
     listWebhookDeliveries: { params: { id: SUBSCRIPTION_ID }, query: { failed: 'true', limit: '50' } },
     retryWebhookEvent: { params: { eventId: EVENT_ID } },
+}
+
+/** A swap between two enabled chains (so the example is among the enums), else one of the registry. */
+function exampleSwap(config: BridgeConfig): typeof REGISTRY_SWAP {
+    const enabled = allAssets(config).filter((a) => !a.disabled)
+    const source = enabled[0]
+    const target = enabled.find((a) => a.chain !== source?.chain)
+    return source && target
+        ? { source_chain: source.chain, source_token: source.symbol, target_chain: target.chain, target_token: target.symbol }
+        : REGISTRY_SWAP
+}
+
+export function bridgeExamples(config: BridgeConfig): Record<string, RequestExample> {
+    const swap = exampleSwap(config)
+    return {
+        quoteSwap: { query: { ...swap, source_token_amount: '25.5' } },
+        createSwap: { body: { ...swap, source_token_amount: '25.5', target_wallet: TARGET_WALLET, refund_address: REFUND_ADDRESS } },
+        ...FIXED_EXAMPLES,
+    }
 }
 
 /** The enabled chains and tokens, as enums of the fields of a swap that name them (none when nothing is enabled). */
