@@ -181,15 +181,15 @@ export class ApiDoc {
     }
 
     document(): object {
+        // A misspelt operationId would leave its example out without a word.
+        const unused = Object.keys(this.options.examples ?? {}).filter((id) => !this.routes.some((r) => r.operationId === id))
+        if (unused.length) throw new Error(`examples for operations this document lacks: ${unused.join(', ')}`)
         this.generated ??= new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
             openapi: '3.1.0',
             info: { title: this.options.title, version: this.options.version, description: this.options.description },
             // Relative: the document is right wherever the service is reached (a load balancer, a port).
             servers: [{ url: '/', description: 'this server' }],
         })
-        // A misspelt operationId would leave its example out without a word.
-        const unused = Object.keys(this.options.examples ?? {}).filter((id) => !this.routes.some((r) => r.operationId === id))
-        if (unused.length) throw new Error(`examples for operations this document lacks: ${unused.join(', ')}`)
         for (const { method, path, operationId } of this.routes) {
             const request = this.requests.get(operationId)
             if (request) describeRequest(this.generated as GeneratedDocument, (this.generated as GeneratedDocument).paths[path][method], request)

@@ -87,6 +87,8 @@ describe('service kit: OpenAPI documents written where routes are registered', (
             .to.throw(/example query is refused/)
         expect(() => router.get('/z', { operationId: 'getZ', summary: 's', example: { body: {} }, responses: { 200: 'ok' } }, () => undefined))
             .to.throw(/example body for a route that takes none/)
+        const misspelt = new ApiDoc({ title: 'Sample', version: '1', errorSchema: z.object({ message: z.string() }), examples: { postThign: { body: {} } } })
+        expect(() => misspelt.document()).to.throw(/examples for operations this document lacks: postThign/)
     })
 
     it('nests routers, runs handlers registered before a route first, and lists both at their true paths', async () => {
