@@ -38,7 +38,7 @@ interface Surface {
     values: Record<string, string>
     captures: Capture[]
     /** Runs before an example, e.g. to let the indexer catch up with what the one before it did. */
-    before?(example: Example): Promise<void>
+    before?(example: Example, values: Record<string, string>): Promise<void>
     /** Runs once a value is captured, e.g. to fund a wallet just created. */
     captured?(name: string, value: string): Promise<void>
 }
@@ -56,7 +56,7 @@ async function checkDocument(file: string, surface: Surface, least: number): Pro
     const values = { ...surface.values }
     const answers: unknown[] = []
     for (const example of examples) {
-        await surface.before?.(example)
+        await surface.before?.(example, values)
         const request = parseRequest(example.request, values)
         const where = `${file}:${example.line}: ${request.method} ${request.path}`
         const res = await surface.send(request)
@@ -137,10 +137,24 @@ describe('docs: every bridge route by example, each answer of the documented sha
     const withAdminToken = (headers: Record<string, string>) =>
         headers.authorization ? { ...headers, authorization: headers.authorization.replace('{admin token}', ADMIN_TOKEN) } : headers
 
+    async function firstDelivery(subscription: string): Promise<void> {
+        const deadline = Date.now() + 60_000
+        for (;;) {
+            const res = await api(bridge, 'GET', `/api/webhook/subscriptions/${subscription}`, undefined, withAdminToken({ authorization: 'Bearer {admin token}' }))
+            if (res.body?.last_success_at) return
+            if (Date.now() > deadline) throw new Error(`no delivery reached the hook: ${JSON.stringify(res.body)}`)
+            await new Promise((resolve) => setTimeout(resolve, 200))
+        }
+    }
+
     it('docs/bridge/api.md', async () => {
         await checkDocument('docs/bridge/api.md', {
             send: (r) => api(bridge, r.method, r.path, r.body, withAdminToken(r.headers)),
             values: { hook: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`, wallet: account(6).address, refund: account(5).address },
+            // The subscription's answers show its first delivery (last_success_at) once the swap's first event reached the hook.
+            before: async (example, values) => {
+                if (example.request.startsWith('GET /api/webhook/subscriptions\n')) await firstDelivery(values.subscription)
+            },
             captures: [
                 { request: 'POST /api/webhook/subscriptions', name: 'subscription', from: (b) => b.id },
                 { request: 'POST /api/swap', name: 'swap', from: (b) => b.id },
