@@ -1,5 +1,6 @@
 import express, { Express } from 'express'
 import { ApiDoc } from '../common/service/api-doc'
+import { EXPLORER_EXAMPLES } from './explorer/request-examples'
 import { instrument, operationsRoutes } from '../common/service/operations'
 import { databaseCheck, ReadyChecks } from '../common/service/ready-checks'
 import { createChainApi } from './chain/router'
@@ -29,6 +30,7 @@ export function createApiApp(ctx: ApiContext) {
         description: 'The chain data API, Blockscout REST API v2 compatible (/api/v2, docs/chain-api.md), the Etherscan-style API (/api?module=…, docs/etherscan-api.md) ' +
             'and the explorer services: accounts, watchlist, forms, DeFi figures (/api, docs/explorer-api.md).',
         errorSchema: explorerErrorSchema,
+        examples: EXPLORER_EXAMPLES,
     })
     instrument(app)
     doc.serve(app)

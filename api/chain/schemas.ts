@@ -498,6 +498,7 @@ export const BackendVersion = z.looseObject({ backend_version: z.string().nullab
 
 /** A GET route of /api/v2, for its OpenAPI operation. */
 export interface ChainRoute {
+    operationId: string
     summary: string
     description?: string
     params?: z.ZodObject

@@ -9,6 +9,7 @@ import { email, parseInput } from './validate'
 const Body = z.object({ email })
 
 export const subscribeOperation: Operation = {
+    operationId: 'subscribeNewsletter',
     summary: 'Subscribe to the newsletter',
     description: 'Subscribing an address again is the same success.',
     tags: ['Forms'],

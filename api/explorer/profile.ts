@@ -8,6 +8,7 @@ import { ExplorerServices } from './services'
 import { WATCHLIST_LIMIT } from './watchlist'
 
 export const profileOperation: Operation = {
+    operationId: 'getProfile',
     summary: 'The signed-in account with its watchlist usage',
     tags: ['Profile'],
     security: [SESSION],

@@ -19,6 +19,7 @@ const Body = z.object({
 })
 
 export const supportRequestOperation: Operation = {
+    operationId: 'sendSupportRequest',
     summary: 'Send a support request or an application',
     description: 'Stored for the operators; the submitted text is never echoed.',
     tags: ['Forms'],

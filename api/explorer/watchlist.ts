@@ -95,6 +95,7 @@ const entrySchema = z.looseObject({
 }).meta({ id: 'WatchlistEntry' })
 
 const listOperation: Operation = {
+    operationId: 'listWatchlist',
     summary: 'The addresses the account follows',
     security: [SESSION],
     responses: {
@@ -107,6 +108,7 @@ const listOperation: Operation = {
 }
 
 const addOperation: Operation = {
+    operationId: 'watchAddress',
     summary: 'Follow an address, or change the label or alerts of one already followed',
     description: `A given \`name\` relabels an existing entry, \`null\` clears it; \`notification_settings\` and \`notification_methods\` change what they name and keep the rest. At most ${WATCHLIST_LIMIT} addresses.`,
     security: [SESSION],
@@ -122,6 +124,7 @@ const addOperation: Operation = {
 }
 
 const removeOperation: Operation = {
+    operationId: 'unwatchAddress',
     summary: 'Stop following an address',
     security: [SESSION],
     params: Params,

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { Answer, ApiDoc } from '../../common/service/api-doc'
 import { platformErrorSchema } from './http'
+import { PLATFORM_EXAMPLES } from './request-examples'
 
 /**
  * The platform's OpenAPI document: its password schemes, the answers its routes share and the
@@ -16,6 +17,7 @@ export function createPlatformDoc(): ApiDoc {
         version: '1.0.0',
         description: 'Managed wallets whose keys the server holds and signs with (docs/platform-api.md).',
         errorSchema: platformErrorSchema,
+        examples: PLATFORM_EXAMPLES,
         // The JSON parser runs before every route, so any request may carry a body it refuses.
         everyRoute: {
             400: 'Malformed JSON body',

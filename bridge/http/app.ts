@@ -13,6 +13,7 @@ import { swapListRoutes } from './history'
 import { infoRoutes } from './info'
 import { faviconRoutes, swapPageRoutes } from './swap-page'
 import { quoteRoutes } from './quote'
+import { bridgeExamples } from './request-doc'
 import { swapRoutes } from './swaps'
 
 const DESCRIPTION = 'The bridge API (docs/bridge/lifecycle.md) and the webhook admin API (docs/bridge/webhooks.md).\n\n' +
@@ -33,7 +34,7 @@ export function createApp(env: SharedEnv, ctx: EngineContext, vaults: Map<string
     app.disable('x-powered-by')
     app.set('trust proxy', env.TRUST_PROXY)
     instrument(app)
-    const doc = new ApiDoc({ title: 'Bridge API and webhook admin API', version: '1.0.0', description: DESCRIPTION, errorSchema: bridgeErrorSchema })
+    const doc = new ApiDoc({ title: 'Bridge API and webhook admin API', version: '1.0.0', description: DESCRIPTION, errorSchema: bridgeErrorSchema, examples: bridgeExamples(ctx.config) })
     app.use((_req, res, next) => {
         res.set('X-Content-Type-Options', 'nosniff')
         next()

@@ -44,6 +44,7 @@ export function swapListRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRoute
         (seconds) => `too many swap listings; try again in ${seconds} seconds`)
 
     router.get('/swaps', {
+        operationId: 'listSwaps',
         summary: 'The swaps of a target wallet or of a refund address, newest first',
         description: 'Exactly one of target_wallet and refund_address. The address is matched in the form swap creation stores it (normalised by the chain\'s rules, EVM addresses checksummed): ' +
             'by `chain`\'s rules when given, else by the rules of every enabled network. Each item is the swap as GET /api/swap/{id} shows it (without late_deposits). ' +

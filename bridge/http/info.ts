@@ -20,6 +20,7 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>, doc:
     const router = doc.router('/api', 'Networks and prices')
 
     router.get('/tokens', {
+        operationId: 'listTokens',
         summary: 'Every chain and token of the registry, with decimals and whether it is enabled',
         description: 'docs/bridge/networks.md',
         responses: { 200: { description: 'The chains and their tokens', schema: Tokens } },
@@ -49,6 +50,7 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>, doc:
     })
 
     router.get('/swap/config', {
+        operationId: 'getSwapConfig',
         summary: 'The fee, the networks with their vaults, the pools, the reference prices and the route table',
         description: 'docs/bridge/lifecycle.md, docs/bridge/routes-and-prices.md',
         responses: { 200: { description: 'The configuration', schema: SwapConfig } },
@@ -95,6 +97,7 @@ export function infoRoutes(ctx: EngineContext, vaults: Map<string, string>, doc:
     })
 
     router.get('/swap/pool-price/:pool', {
+        operationId: 'getPoolPrice',
         summary: 'The current price and reserves of one of our AMM pools',
         description: 'Pools: bsc-wnative-usdt, nativechain-wnative-stable (those configured are listed in GET /api/swap/config).',
         params: PoolParams,

@@ -8,6 +8,7 @@ import { LegQuote } from '../engine/rates'
 import { checkAmount, defaultBound, maxPayout, parseAmountField, priceSwap, routeFor } from '../engine/terms'
 import { invalidInput } from './errors'
 import { pairFields } from './pair'
+import { swapFieldEnums } from './request-doc'
 import { SwapQuote } from './schemas'
 
 /**
@@ -28,10 +29,12 @@ export function quoteRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         (seconds) => `too many quotes; try again in ${seconds} seconds`)
 
     router.get('/swap/quote', {
+        operationId: 'quoteSwap',
         summary: 'What a swap of an amount would pay now: the estimate, the rate, each fee and the bounds, reserving nothing',
         description: 'Refused for the same reasons as POST /api/swap with the same codes; creates no swap and no deposit address. ' +
             'Rate-limited per client IP (BRIDGE_QUOTE_LIMIT per BRIDGE_QUOTE_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md#quotes',
         query: QuoteQuery,
+        enums: swapFieldEnums(ctx.config),
         responses: {
             200: { description: 'The quote', schema: SwapQuote },
             400: 'A parameter is missing or wrong (invalid_request, with field), the amount is out of the route\'s bounds (amount_out_of_range), ' +

@@ -27,6 +27,7 @@ export const QR_OPTIONS = { type: 'svg', errorCorrectionLevel: 'M', margin: 2 } 
 export function faviconRoutes(doc: ApiDoc): DocumentedRouter {
     const router = doc.router('/', 'Swap page')
     router.get('/favicon.ico', {
+        operationId: 'getFavicon',
         summary: 'The swap page\'s icon (SVG)',
         responses: { 200: { description: 'An SVG image', schema: z.string(), contentType: 'image/svg+xml' } },
     }, (_req, res, next) => {
@@ -46,6 +47,7 @@ export function swapPageRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRoute
     router.use(express.Router().use('/assets', express.static(path.join(PAGE_DIR, 'assets'), { index: false, redirect: false })))
 
     router.get('/:id', {
+        operationId: 'getSwapPage',
         summary: 'A page that follows the swap: deposit address and QR code, amount, expiry, each status as it happens, transactions, refund',
         description: 'The same static page for any id: it reads GET /api/swap/{id} and says "swap not found" when that answers 400 or 404. docs/bridge/README.md#swap-page',
         params: z.object({ id: z.string() }),
@@ -58,6 +60,7 @@ export function swapPageRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRoute
     })
 
     router.get('/:id/qr.svg', {
+        operationId: 'getSwapQrCode',
         summary: 'The swap\'s deposit address as a QR code',
         params: SwapParams,
         responses: {

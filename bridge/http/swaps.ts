@@ -12,6 +12,7 @@ import { lateDepositsOf } from '../engine/late'
 import { loadEvents, loadSwap, Swap as LoadedSwap } from '../engine/lifecycle'
 import { bridgeErrorSchema, invalidInput } from './errors'
 import { pairFields, text } from './pair'
+import { swapFieldEnums } from './request-doc'
 import { Swap, SwapEvents, SwapStatus, SwapWithLateDeposits, Usage } from './schemas'
 import { detailView, eventView, lateDepositView, statusView } from './serialize'
 import { usage } from './usage'
@@ -53,7 +54,8 @@ const rateLimitHeaders = {
 }
 
 /** A read of one swap: its id checked, never cached. */
-const swapRead = (summary: string, answer: string, schema: z.ZodType): Operation => ({
+const swapRead = (operationId: string, summary: string, answer: string, schema: z.ZodType): Operation => ({
+    operationId,
     summary,
     params: SwapParams,
     responses: {
@@ -71,6 +73,7 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         (seconds) => `too many swaps created; try again in ${seconds} seconds`)
 
     router.get('/swap', {
+        operationId: 'describeSwapCreation',
         summary: 'How to create and follow a swap: the body\'s fields, an example, the rules for senders',
         responses: { 200: { description: 'Usage help', schema: Usage } },
     }, (_req, res) => {
@@ -93,9 +96,11 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
     // Keys past their 24 h are swept here too, so a deployment without the wallet platform keeps none for ever (the timer does not hold the process open).
     idempotency.start(60 * 60_000)
     router.post('/swap', withIdempotencyKey({
+        operationId: 'createSwap',
         summary: 'Create a swap: its deposit address and deadline',
         description: 'Rate-limited per client IP (BRIDGE_CREATE_LIMIT per BRIDGE_CREATE_LIMIT_WINDOW_SECONDS). docs/bridge/lifecycle.md',
         body: CreateBody,
+        enums: swapFieldEnums(ctx.config),
         responses: {
             201: {
                 description: 'The swap',
@@ -128,15 +133,15 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
 
     const swapOf = (params: unknown) => swapByParams(ctx, params)
 
-    router.get('/swap/:id', swapRead('The swap, with the deposits that arrived after it ended', 'The swap', SwapWithLateDeposits), async (req, res) => {
+    router.get('/swap/:id', swapRead('getSwap', 'The swap, with the deposits that arrived after it ended', 'The swap', SwapWithLateDeposits), async (req, res) => {
         const swap = await swapOf(req.params)
         const late = await lateDepositsOf(ctx.pool, swap.id)
         res.set('Cache-Control', 'no-store').json({ ...detailView(swap), late_deposits: late.map(lateDepositView) })
     })
-    router.get('/swap/:id/status', swapRead('The swap\'s status and its deposit and payout transactions', 'Exactly five fields', SwapStatus), async (req, res) => {
+    router.get('/swap/:id/status', swapRead('getSwapStatus', 'The swap\'s status and its deposit and payout transactions', 'Exactly five fields', SwapStatus), async (req, res) => {
         res.set('Cache-Control', 'no-store').json(statusView(await swapOf(req.params)))
     })
-    router.get('/swap/:id/events', swapRead('The swap\'s lifecycle events, oldest first', 'The events', SwapEvents), async (req, res) => {
+    router.get('/swap/:id/events', swapRead('listSwapEvents', 'The swap\'s lifecycle events, oldest first', 'The events', SwapEvents), async (req, res) => {
         const swap = await swapOf(req.params)
         const events = await loadEvents(ctx.pool, swap.id)
         res.set('Cache-Control', 'no-store').json({ swap_id: swap.id, status: swap.status, events: events.map(eventView) })

@@ -151,6 +151,7 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
     const { store, dispatcher } = webhooks
 
     router.get('/event-types', {
+        operationId: 'listWebhookEventTypes',
         summary: 'The event catalogue and the filter rules (public)',
         responses: { 200: { description: 'The event types', schema: answers.EventTypes } },
     }, (_req, res) => {
@@ -188,6 +189,7 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
     }
 
     router.post('/subscriptions', admin({
+        operationId: 'createWebhookSubscription',
         summary: 'Register an endpoint; the answer shows its signing secret, once',
         body: CreateBody,
         responses: {
@@ -206,6 +208,7 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
     })
 
     router.get('/subscriptions', admin({
+        operationId: 'listWebhookSubscriptions',
         summary: 'Every subscription, oldest first (never a secret)',
         responses: { 200: { description: 'The subscriptions', schema: answers.SubscriptionList } },
     }), async (_req, res) => {
@@ -213,6 +216,7 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
     })
 
     router.get('/subscriptions/:id', onSubscription({
+        operationId: 'getWebhookSubscription',
         summary: 'One subscription and the count of its deliveries by state',
         responses: { 200: { description: 'The subscription', schema: answers.SubscriptionDetail } },
     }), async (req, res) => {
@@ -221,6 +225,7 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
     })
 
     router.patch('/subscriptions/:id', onSubscription({
+        operationId: 'updateWebhookSubscription',
         summary: 'Change the fields sent; active: true also clears the failure counters and the disable reason',
         body: PatchBody,
         responses: {
@@ -246,6 +251,7 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
     })
 
     router.delete('/subscriptions/:id', onSubscription({
+        operationId: 'deleteWebhookSubscription',
         summary: 'Remove a subscription, its secrets, its queued deliveries and its history',
         responses: { 200: { description: 'Removed', schema: answers.Deleted } },
     }), async (req, res) => {
@@ -256,6 +262,7 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
     })
 
     router.post('/subscriptions/:id/rotate-secret', onSubscription({
+        operationId: 'rotateWebhookSecret',
         summary: 'A new signing secret; the old one keeps signing for grace_seconds (default 86400)',
         description: 'Without a body (no body, no Content-Type) the default grace applies.',
         body: RotateBody,
@@ -275,6 +282,7 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
     })
 
     router.post('/subscriptions/:id/test', onSubscription({
+        operationId: 'testWebhookSubscription',
         summary: 'Send one signed test_ping now and tell how the endpoint answered',
         responses: { 200: { description: 'The attempt (delivered or not)', schema: answers.TestResult }, 413: tooLarge },
     }), async (req, res) => {
@@ -283,6 +291,7 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
     })
 
     router.get('/subscriptions/:id/deliveries', onSubscription({
+        operationId: 'listWebhookDeliveries',
         summary: 'The subscription\'s deliveries with every attempt, newest first',
         query: HistoryQuery,
         responses: {
@@ -299,6 +308,7 @@ export function webhookRoutes(webhooks: Webhooks, doc: ApiDoc): DocumentedRouter
     })
 
     router.post('/retry/:eventId', admin({
+        operationId: 'retryWebhookEvent',
         summary: 'Make every undelivered delivery of an event due now, on every replica',
         params: EventParams,
         responses: {

@@ -28,6 +28,11 @@ export interface Answer {
 }
 
 export interface Operation {
+    /**
+     * The name an SDK generator gives the method: camelCase verb and noun (quoteSwap, listWallets),
+     * chosen for what the route does, never derived from its path; unique in the document.
+     */
+    operationId: string
     summary: string
     description?: string
     /** Defaults to the router's tag. */
@@ -44,7 +49,24 @@ export interface Operation {
     bodyOptional?: boolean
     /** Names of security schemes (ApiDoc.securityScheme), any one of which the route accepts. */
     security?: string[]
+    /**
+     * A request that works, shown in the document (Swagger UI pre-fills it instead of "string").
+     * Registration parses it with params/query/body, so an example the handler would refuse is an error.
+     */
+    example?: RequestExample
+    /**
+     * Values a string field of the query or the JSON body takes, known when the routes are built
+     * (configured chains and tokens): the document lists them as an enum; the handler still answers
+     * any other value with its own error.
+     */
+    enums?: Record<string, readonly string[]>
     responses: Record<number, Answer | string>
+}
+
+export interface RequestExample {
+    params?: Record<string, string>
+    query?: Record<string, string>
+    body?: unknown
 }
 
 export interface ApiDocOptions {
@@ -55,6 +77,8 @@ export interface ApiDocOptions {
     errorSchema: z.ZodType
     /** Answers any route of the surface may give, e.g. 503 while the database is away. */
     everyRoute?: Record<number, string>
+    /** Example requests by operationId, for a surface that keeps them in one module; a route's own `example` wins. */
+    examples?: Record<string, RequestExample>
 }
 
 /** The mount path a DocumentedRouter's express router carries, so a test can list what is registered and where. */
@@ -70,6 +94,7 @@ export interface DocumentedRoute {
     method: Method
     /** OpenAPI form: /blocks/{block}. */
     path: string
+    operationId: string
 }
 
 /** The URL path of a route registered at `path` on a router mounted at `mountPath`. */
@@ -100,6 +125,7 @@ export function toOpenApiPath(path: string): string {
 export class ApiDoc {
     private readonly registry = new OpenAPIRegistry()
     private readonly routes: DocumentedRoute[] = []
+    private readonly requests = new Map<string, Pick<Operation, 'example' | 'enums' | 'bodyType'>>()
     private generated?: object
 
     constructor(private readonly options: ApiDocOptions) {}
@@ -124,6 +150,7 @@ export class ApiDoc {
     serve(app: Express): void {
         const root = this.router('/', 'Documentation')
         root.get('/', {
+            operationId: 'getServiceIndex',
             summary: 'Where this service is documented',
             responses: {
                 200: {
@@ -137,6 +164,7 @@ export class ApiDoc {
         this.mount(app, root)
         const docs = this.router('/api/docs', 'Documentation')
         docs.get('/openapi.json', {
+            operationId: 'getOpenApiDocument',
             summary: 'This OpenAPI 3.1 document',
             responses: { 200: { description: 'The document', schema: z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }) } },
         }, (_req, res) => {
@@ -153,12 +181,19 @@ export class ApiDoc {
     }
 
     document(): object {
+        // A misspelt operationId would leave its example out without a word.
+        const unused = Object.keys(this.options.examples ?? {}).filter((id) => !this.routes.some((r) => r.operationId === id))
+        if (unused.length) throw new Error(`examples for operations this document lacks: ${unused.join(', ')}`)
         this.generated ??= new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
             openapi: '3.1.0',
             info: { title: this.options.title, version: this.options.version, description: this.options.description },
             // Relative: the document is right wherever the service is reached (a load balancer, a port).
             servers: [{ url: '/', description: 'this server' }],
         })
+        for (const { method, path, operationId } of this.routes) {
+            const request = this.requests.get(operationId)
+            if (request) describeRequest(this.generated as GeneratedDocument, (this.generated as GeneratedDocument).paths[path][method], request)
+        }
         return this.generated
     }
 
@@ -177,12 +212,24 @@ export class ApiDoc {
             throw new Error(`${method} ${path}: takes input but documents no 4xx for bad input`)
         }
         if (this.routes.some((r) => r.method === method && r.path === openApiPath)) throw new Error(`${method} ${path}: documented twice`)
+        if (!/^[a-z][A-Za-z0-9]*$/.test(op.operationId)) throw new Error(`${method} ${path}: operationId ${op.operationId} is not camelCase`)
+        const taken = this.routes.find((r) => r.operationId === op.operationId)
+        if (taken) throw new Error(`${method} ${path}: operationId ${op.operationId} is already ${taken.method} ${taken.path}'s`)
         for (const schema of [op.params, op.query, op.headers, op.body]) {
             const flagged = schema && flaggedPattern(schema)
             // A JSON Schema pattern has no flags: /^0x[0-9a-f]+$/i would be documented as lower-case only.
             if (flagged) throw new Error(`${method} ${path}: the pattern ${flagged} has flags, which the document cannot state; spell them out ([0-9a-fA-F])`)
         }
-        this.routes.push({ method, path: openApiPath })
+        const example = op.example ?? this.options.examples?.[op.operationId]
+        for (const [part, schema] of [['params', op.params], ['query', op.query], ['body', op.body]] as const) {
+            const value = example?.[part]
+            if (value === undefined) continue
+            if (!schema) throw new Error(`${method} ${path}: an example ${part} for a route that takes none`)
+            const parsed = schema.safeParse(value)
+            if (!parsed.success) throw new Error(`${method} ${path}: the example ${part} is refused: ${parsed.error.message}`)
+        }
+        this.routes.push({ method, path: openApiPath, operationId: op.operationId })
+        if (example || op.enums) this.requests.set(op.operationId, { example, enums: op.enums, bodyType: op.bodyType })
         this.generated = undefined
 
         const responses: Record<number, ResponseConfig> = {}
@@ -194,6 +241,7 @@ export class ApiDoc {
         const route: RouteConfig = {
             method,
             path: openApiPath,
+            operationId: op.operationId,
             summary: op.summary,
             description: op.description,
             tags: op.tags ?? [tag],
@@ -209,6 +257,37 @@ export class ApiDoc {
         this.registry.registerPath(route)
     }
 
+}
+
+interface GeneratedParameter { in: string; name: string; schema?: Record<string, unknown>; example?: unknown }
+interface GeneratedOperation {
+    parameters?: GeneratedParameter[]
+    requestBody?: { content: Record<string, { schema: Record<string, unknown>; example?: unknown }> }
+}
+interface GeneratedDocument {
+    paths: Record<string, Record<string, GeneratedOperation>>
+    components?: { schemas?: Record<string, Record<string, unknown>> }
+}
+
+/** Writes a route's example request and its enums into its generated operation. */
+function describeRequest(document: GeneratedDocument, operation: GeneratedOperation, request: Pick<Operation, 'example' | 'enums' | 'bodyType'>): void {
+    for (const parameter of operation.parameters ?? []) {
+        const example = parameter.in === 'path' ? request.example?.params?.[parameter.name]
+            : parameter.in === 'query' ? request.example?.query?.[parameter.name] : undefined
+        if (example !== undefined) parameter.example = example
+        const values = parameter.in === 'query' ? request.enums?.[parameter.name] : undefined
+        if (values && parameter.schema) parameter.schema.enum = [...values]
+    }
+    const media = operation.requestBody?.content[request.bodyType ?? 'application/json']
+    if (!media) return
+    if (request.example?.body !== undefined) media.example = request.example.body
+    // A named body schema is a reference: its component carries the enum (the same values wherever it is used).
+    const ref = media.schema.$ref as string | undefined
+    const body = ref ? document.components?.schemas?.[ref.replace('#/components/schemas/', '')] : media.schema
+    const properties = body?.properties as Record<string, Record<string, unknown>> | undefined
+    for (const [name, values] of Object.entries(request.enums ?? {})) {
+        if (properties?.[name]) properties[name].enum = [...values]
+    }
 }
 
 /** The first regular expression with flags anywhere in a zod schema. */

@@ -27,12 +27,14 @@ export function instrument(app: Express): void {
 export function operationsRoutes(doc: ApiDoc, { ready, health }: OperationsOptions): DocumentedRouter {
     const router = doc.router('/', 'Operations')
     router.get('/health', {
+        operationId: 'getHealth',
         summary: 'Liveness: the process answers (from memory; no database or node is asked)',
         responses: { 200: { description: 'Up', schema: health ? Health.extend(health.schema.shape) : Health } },
     }, (_req, res) => {
         res.set('Cache-Control', 'no-store').json({ status: 'ok', timestamp: new Date().toISOString(), ...health?.details() })
     })
     router.get('/ready', {
+        operationId: 'getReadiness',
         summary: 'Readiness: the database answers and the process\'s own checks pass',
         responses: {
             200: { description: 'Ready', schema: Ready },
@@ -43,6 +45,7 @@ export function operationsRoutes(doc: ApiDoc, { ready, health }: OperationsOptio
         res.status(report.ready ? 200 : 503).set('Cache-Control', 'no-store').json(report)
     })
     router.get('/metrics', {
+        operationId: 'getMetrics',
         summary: 'Prometheus metrics of this process (text exposition format)',
         responses: { 200: { description: 'The metrics', schema: z.string(), contentType: registry.contentType } },
     }, async (_req, res) => {

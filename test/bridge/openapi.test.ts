@@ -14,7 +14,7 @@ import { EngineContext } from '../../bridge/engine/context'
 import { createApp } from '../../bridge/http/app'
 import { KeyManager } from '../../bridge/keys'
 import { Webhooks } from '../../bridge/webhooks/service'
-import { documentedRoutes, registeredRoutes } from '../support/registered-routes'
+import { documentedRoutes, operationNames, registeredRoutes } from '../support/registered-routes'
 
 /**
  * The bridge port's OpenAPI document lists exactly the routes its app registers (docs/openapi.md).
@@ -62,6 +62,14 @@ describe('bridge port: OpenAPI document = registered routes', () => {
         ])
     })
 
+    it('names every operation with an operationId, each name once, and shows an example of every input', () => {
+        const { ids, unnamed, withoutExample } = operationNames(built.doc)
+        expect(withoutExample).to.deep.equal([])
+        expect(unnamed).to.deep.equal([])
+        expect(ids).to.have.length(documentedRoutes(built.doc).length)
+        expect(new Set(ids).size).to.equal(ids.length)
+    })
+
     it('serves the OpenAPI 3.1 document and the Swagger UI page over HTTP', async () => {
         const res = await fetch(`${base}/api/docs/openapi.json`)
         expect(res.status).to.equal(200)
@@ -75,6 +83,12 @@ describe('bridge port: OpenAPI document = registered routes', () => {
         // 409 and 422: an Idempotency-Key in flight, or used with another body (docs/bridge/lifecycle.md).
         expect(Object.keys(body.paths['/api/swap'].post.responses).sort()).to.deep.equal(['201', '400', '409', '413', '415', '422', '429', '503'])
         expect(body.paths['/api/swap'].post.parameters.map((p: any) => `${p.in}:${p.name}`)).to.include('header:Idempotency-Key')
+        // Only the native chain is enabled here (no devnet records): the enums list what this process serves.
+        const quoteChain = body.paths['/api/swap/quote'].get.parameters.find((p: any) => p.name === 'source_chain')
+        expect(quoteChain.schema.enum).to.deep.equal(['NATIVECHAIN'])
+        // One chain enabled: no swap between enabled chains to show, so the example is a route of the registry.
+        expect(quoteChain.example).to.equal('BSC')
+        expect(body.paths['/api/swap'].post.requestBody.content['application/json'].example).to.include({ source_chain: 'BSC', source_token_amount: '25.5' })
 
         const page = await fetch(`${base}/api/docs/`)
         expect(page.status).to.equal(200)

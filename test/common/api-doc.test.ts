@@ -15,6 +15,7 @@ describe('service kit: OpenAPI documents written where routes are registered', (
         const app = express()
         const things = doc.router('/api/things', 'Things')
         things.get('/:id', {
+            operationId: 'getThing',
             summary: 'One thing',
             params: z.object({ id: z.string().regex(/^\d+$/) }),
             query: z.object({ full: z.enum(['true', 'false']).optional() }),
@@ -29,6 +30,7 @@ describe('service kit: OpenAPI documents written where routes are registered', (
             const body = await (await fetch(`http://127.0.0.1:${server.port}/api/docs/openapi.json`)).json() as any
             expect(body.openapi).to.equal('3.1.0')
             const op = body.paths['/api/things/{id}'].get
+            expect(op.operationId).to.equal('getThing')
             expect(op.parameters.map((p: any) => `${p.in}:${p.name}`)).to.deep.equal(['path:id', 'query:full'])
             expect(op.responses['404'].content['application/json'].schema.properties).to.have.key('message')
             const page = await fetch(`http://127.0.0.1:${server.port}/api/docs/`)
@@ -48,12 +50,45 @@ describe('service kit: OpenAPI documents written where routes are registered', (
     it('refuses a route whose path parameters, success answer or bad-input answer are not documented', () => {
         const router = sampleDoc().router('/x', 'X')
         const ok = { 200: 'fine' as const }
-        expect(() => router.get('/:id', { summary: 's', responses: { 200: { description: 'ok' }, 404: 'no' } }, () => undefined)).to.throw(/path parameters \[id\]/)
-        expect(() => router.get('/a', { summary: 's', responses: { 404: 'no' } }, () => undefined)).to.throw(/no success answer/)
-        expect(() => router.post('/b', { summary: 's', body: z.object({}), responses: { 200: { description: 'ok' } } }, () => undefined)).to.throw(/no 4xx/)
-        expect(() => router.get('/d', { summary: 's', query: z.object({ h: z.string().regex(/^0x[0-9a-f]+$/i).optional() }), responses: { 200: 'ok', 422: 'bad' } }, () => undefined)).to.throw(/has flags/)
-        router.get('/c', { summary: 's', responses: ok }, () => undefined)
-        expect(() => router.get('/c', { summary: 's', responses: ok }, () => undefined)).to.throw(/documented twice/)
+        expect(() => router.get('/:id', { operationId: 'a', summary: 's', responses: { 200: { description: 'ok' }, 404: 'no' } }, () => undefined)).to.throw(/path parameters \[id\]/)
+        expect(() => router.get('/a', { operationId: 'b', summary: 's', responses: { 404: 'no' } }, () => undefined)).to.throw(/no success answer/)
+        expect(() => router.post('/b', { operationId: 'c', summary: 's', body: z.object({}), responses: { 200: { description: 'ok' } } }, () => undefined)).to.throw(/no 4xx/)
+        expect(() => router.get('/d', { operationId: 'd', summary: 's', query: z.object({ h: z.string().regex(/^0x[0-9a-f]+$/i).optional() }), responses: { 200: 'ok', 422: 'bad' } }, () => undefined)).to.throw(/has flags/)
+        router.get('/c', { operationId: 'getC', summary: 's', responses: ok }, () => undefined)
+        expect(() => router.get('/c', { operationId: 'getCAgain', summary: 's', responses: ok }, () => undefined)).to.throw(/documented twice/)
+        // operationIds name SDK methods: one name per operation, and a camelCase one.
+        expect(() => router.get('/e', { operationId: 'getC', summary: 's', responses: ok }, () => undefined)).to.throw(/operationId getC is already get \/x\/c's/)
+        expect(() => router.get('/f', { operationId: 'get-f', summary: 's', responses: ok }, () => undefined)).to.throw(/not camelCase/)
+    })
+
+    it('writes a route\'s example request and its enums into the document, and refuses an example the schemas refuse', () => {
+        const doc = sampleDoc()
+        const router = doc.router('/x', 'X')
+        const query = z.object({ chain: z.string(), amount: z.string().regex(/^\d+(\.\d+)?$/) })
+        const body = z.object({ chain: z.string(), to: z.string() })
+        router.post('/:id', {
+            operationId: 'postThing',
+            summary: 's',
+            params: z.object({ id: z.string() }),
+            query,
+            body,
+            example: { params: { id: '7' }, query: { chain: 'BSC', amount: '1.5' }, body: { chain: 'ETH', to: '0x31C1a6Bf6b2A5f6e7A0E3b1D0cB2bD24aA1cBd24' } },
+            enums: { chain: ['BSC', 'ETH'] },
+            responses: { 200: 'ok', 422: 'bad' },
+        }, () => undefined)
+        const op = (doc.document() as any).paths['/x/{id}'].post
+        const parameter = (name: string) => op.parameters.find((p: any) => p.name === name)
+        expect(parameter('id').example).to.equal('7')
+        expect(parameter('amount').example).to.equal('1.5')
+        expect(parameter('chain').schema.enum).to.deep.equal(['BSC', 'ETH'])
+        expect(op.requestBody.content['application/json'].example).to.deep.equal({ chain: 'ETH', to: '0x31C1a6Bf6b2A5f6e7A0E3b1D0cB2bD24aA1cBd24' })
+        expect(op.requestBody.content['application/json'].schema.properties.chain.enum).to.deep.equal(['BSC', 'ETH'])
+        expect(() => router.get('/y', { operationId: 'getY', summary: 's', query, example: { query: { chain: 'BSC', amount: 'lots' } }, responses: { 200: 'ok', 422: 'bad' } }, () => undefined))
+            .to.throw(/example query is refused/)
+        expect(() => router.get('/z', { operationId: 'getZ', summary: 's', example: { body: {} }, responses: { 200: 'ok' } }, () => undefined))
+            .to.throw(/example body for a route that takes none/)
+        const misspelt = new ApiDoc({ title: 'Sample', version: '1', errorSchema: z.object({ message: z.string() }), examples: { postThign: { body: {} } } })
+        expect(() => misspelt.document()).to.throw(/examples for operations this document lacks: postThign/)
     })
 
     it('nests routers, runs handlers registered before a route first, and lists both at their true paths', async () => {
@@ -63,6 +98,7 @@ describe('service kit: OpenAPI documents written where routes are registered', (
         const inner = doc.router('/api/inner', 'Inner')
         const order: string[] = []
         inner.post('/thing', {
+            operationId: 'makeThing',
             summary: 'A thing',
             responses: {
                 201: { description: 'Made', schema: z.object({ ok: z.boolean() }), alternatives: { 'text/html': z.string() } },

@@ -60,8 +60,9 @@ function sampleApp(fault: Fault) {
     }
     const answers: Record<number, Answer | string> = { 200: { description: 'The thing', schema: thing }, 400: 'A malformed path', 404: 'No such thing', 422: 'Invalid parameter' }
     if (fault === 'documented 503') answers[503] = 'The store is away'
-    things.get('/:id', { summary: 'One thing', params: thingParams, query: thingQuery, responses: answers }, getThing)
+    things.get('/:id', { operationId: 'getThing', summary: 'One thing', params: thingParams, query: thingQuery, responses: answers }, getThing)
     things.post('/', {
+        operationId: 'makeThing',
         summary: 'Make a thing',
         headers: tagHeader,
         body: newThing,
@@ -150,7 +151,7 @@ describe('fuzzer: property-based requests from an OpenAPI document, every answer
 
     it('makes values that satisfy each schema, and values that break it', () => {
         const doc = new ApiDoc({ title: 'Values', version: '1', errorSchema: errorBody })
-        doc.router('/v', 'V').post('/', { summary: 'v', body: newThing, responses: { 200: 'ok', 422: 'no' } }, () => undefined)
+        doc.router('/v', 'V').post('/', { operationId: 'makeValue', summary: 'v', body: newThing, responses: { 200: 'ok', 422: 'no' } }, () => undefined)
         const document = new OpenApiDocument(doc.document())
         const schema = document.operations()[0].body!.schema
         const validate = schemaValidator().compile(schema as object)

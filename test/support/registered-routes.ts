@@ -33,3 +33,27 @@ function walk(owner: StackOwner, mount: string | undefined, found: string[]): vo
 export function documentedRoutes(doc: ApiDoc): string[] {
     return doc.documentedRoutes().map((r) => `${r.method} ${r.path}`).sort()
 }
+
+interface GeneratedOperation {
+    operationId?: string
+    parameters?: { in: string; example?: unknown }[]
+    requestBody?: { content: Record<string, { example?: unknown }> }
+}
+
+/**
+ * The operationId of every operation of a generated document, the operations without one, and
+ * those that take a path or query parameter or a body and show no example of it, so a test can
+ * check that each operation is named (an SDK method), each name is used once, and each input is shown.
+ */
+export function operationNames(doc: ApiDoc): { ids: string[]; unnamed: string[]; withoutExample: string[] } {
+    const paths = (doc.document() as { paths: Record<string, Record<string, GeneratedOperation>> }).paths
+    const operations = Object.entries(paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ route: `${method} ${path}`, op })))
+    const shown = (op: GeneratedOperation) => (op.parameters ?? []).filter((p) => p.in !== 'header').some((p) => p.example !== undefined)
+        || Object.values(op.requestBody?.content ?? {}).some((m) => m.example !== undefined)
+    const takes = (op: GeneratedOperation) => (op.parameters ?? []).some((p) => p.in !== 'header') || !!op.requestBody
+    return {
+        ids: operations.flatMap((o) => o.op.operationId ? [o.op.operationId] : []),
+        unnamed: operations.filter((o) => !o.op.operationId).map((o) => o.route),
+        withoutExample: operations.filter((o) => takes(o.op) && !shown(o.op)).map((o) => o.route),
+    }
+}

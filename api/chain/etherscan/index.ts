@@ -50,6 +50,7 @@ export const EtherscanQuery = z.object({
 
 /** POST /api: the form of verifysourcecode (docs/contract-verification.md); any other action may be posted too. */
 export const etherscanPostOperation: Operation = {
+    operationId: 'submitEtherscanVerification',
     summary: 'Etherscan-style RPC API by form POST: verifysourcecode',
     description: 'module=contract&action=verifysourcecode in the query or the form. Answers the verification\'s guid; '
         + 'poll GET /api?module=contract&action=checkverifystatus&guid=... for the outcome.',
@@ -65,6 +66,7 @@ export const etherscanPostOperation: Operation = {
 }
 
 export const etherscanOperation: Operation = {
+    operationId: 'callEtherscanApi',
     summary: 'Etherscan-style RPC API: module and action select what is answered',
     description: 'Every outcome past routing is HTTP 200 and the envelope carries it: `status` "1" with the result, or "0" '
         + 'with the reason (Blockscout\'s texts). Actions, parameters and results: docs/etherscan-api.md.',

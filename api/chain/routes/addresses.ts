@@ -106,6 +106,7 @@ function renderBalance(row: TokenBalanceRow) {
 export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     /** Top accounts: every address holding coin, in Blockscout's order (see topAccounts). */
     router.get('/addresses', chainOperation(TAG, {
+        operationId: 'listTopAddresses',
         summary: 'Top accounts by coin balance', query: TopAccountsQuery,
     }, 'A page of addresses, with the coin supply', TopAddressesPage), async (req, res) => {
         const query = parseQuery(TopAccountsQuery, req.query)
@@ -131,6 +132,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     })
 
     router.get('/addresses/:hash', chainOperation(TAG, {
+        operationId: 'getAddress',
         summary: 'An address',
         description: 'An address the indexer never saw answers with its fields empty, as Blockscout does.',
         params: AddressPath,
@@ -159,6 +161,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     })
 
     router.get('/addresses/:hash/counters', chainOperation(TAG, {
+        operationId: 'getAddressCounters',
         summary: "An address's counters", params: AddressPath,
     }, 'The counters', AddressCounters), async (req, res) => {
         const hash = parseAddress(req.params.hash)
@@ -174,6 +177,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     })
 
     router.get('/addresses/:hash/tabs-counters', chainOperation(TAG, {
+        operationId: 'getAddressTabCounters',
         summary: "An address's tab counts, each capped at 51", params: AddressPath,
     }, 'The counts', AddressTabsCounters), async (req, res) => {
         const hash = parseAddress(req.params.hash)
@@ -192,6 +196,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     })
 
     router.get('/addresses/:hash/transactions', chainOperation(TAG, {
+        operationId: 'listAddressTransactions',
         summary: "An address's transactions", params: AddressPath, query: TransactionsQuery,
     }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
@@ -201,6 +206,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     })
 
     router.get('/addresses/:hash/token-transfers', chainOperation(TAG, {
+        operationId: 'listAddressTokenTransfers',
         summary: "An address's token transfers", params: AddressPath, query: TokenTransfersQuery,
     }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
@@ -211,6 +217,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     })
 
     router.get('/addresses/:hash/token-balances', chainOperation(TAG, {
+        operationId: 'listAddressTokenBalances',
         summary: "An address's largest token balances (at most CHAIN_API_TOKEN_BALANCES_MAX), unpaginated", params: AddressPath,
     }, 'The balances', z.array(TokenBalance)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
@@ -221,6 +228,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     })
 
     router.get('/addresses/:hash/tokens', chainOperation(TAG, {
+        operationId: 'listAddressTokens',
         summary: "An address's token balances, paginated", params: AddressPath, query: TokensQuery,
     }, 'A page of balances', pageOf(TokenBalance)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
@@ -234,6 +242,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     })
 
     router.get('/addresses/:hash/logs', chainOperation(TAG, {
+        operationId: 'listAddressLogs',
         summary: 'Logs emitted by an address', params: AddressPath, query: LogsQuery,
     }, 'A page of logs', pageOf(Log)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
@@ -247,6 +256,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     })
 
     router.get('/addresses/:hash/blocks-validated', chainOperation(TAG, {
+        operationId: 'listAddressBlocksValidated',
         summary: 'Blocks an address mined', params: AddressPath, query: CursorQuery,
     }, 'A page of blocks', pageOf(Block)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
@@ -257,10 +267,11 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     })
 
     // Tabs a Blockscout frontend may open that this indexer does not keep: answered empty, never 404.
-    for (const tab of ['nft', 'withdrawals']) {
+    const emptyTabs = { nft: 'listAddressNfts', withdrawals: 'listAddressWithdrawals' }
+    for (const [tab, operationId] of Object.entries(emptyTabs)) {
         const summary = `An address's ${tab} (not indexed: always empty)`
         router.get(`/addresses/:hash/${tab}`, chainOperation(TAG, {
-            summary, params: AddressPath, reads: false,
+            operationId, summary, params: AddressPath, reads: false,
         }, 'An empty page', EmptyPage), (req, res) => {
             parseAddress(req.params.hash)
             res.json({ items: [], next_page_params: null })

@@ -31,6 +31,7 @@ const BlockTransactionsQuery = z.object({
 
 export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     router.get('/blocks', chainOperation(TAG, {
+        operationId: 'listBlocks',
         summary: 'Blocks, newest first', query: BlocksQuery,
     }, 'A page of blocks', pageOf(Block)), async (req, res) => {
         const query = parseQuery(BlocksQuery, req.query)
@@ -43,6 +44,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     })
 
     router.get('/blocks/:block', chainOperation(TAG, {
+        operationId: 'getBlock',
         summary: 'A block by number or hash', params: BlockPath, notFound: 'block',
     }, 'The block', BlockDetails), async (req, res) => {
         const ref = blockParam(req.params.block)
@@ -53,6 +55,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     })
 
     router.get('/blocks/:block/transactions', chainOperation(TAG, {
+        operationId: 'listBlockTransactions',
         summary: "A block's transactions", params: BlockPath, query: BlockTransactionsQuery, notFound: 'block',
     }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const ref = blockParam(req.params.block)
@@ -68,6 +71,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
 
     // A tab a Blockscout frontend may open; this chain has no withdrawals.
     router.get('/blocks/:block/withdrawals', chainOperation(TAG, {
+        operationId: 'listBlockWithdrawals',
         summary: "A block's withdrawals (none on this chain: always empty)", params: BlockPath, notFound: 'block',
     }, 'An empty page', EmptyPage), async (req, res) => {
         const block = await blockByRef(ctx.db, blockParam(req.params.block))

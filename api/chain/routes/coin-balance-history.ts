@@ -16,6 +16,7 @@ export const BALANCE_HISTORY_DAYS = 10
 
 export function coinBalanceHistoryRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     router.get('/addresses/:hash/coin-balance-history', chainOperation('addresses', {
+        operationId: 'listAddressCoinBalanceHistory',
         summary: "An address's coin balance changes, newest first", params: AddressPath, query: Cursor,
     }, 'A page of balance points', pageOf(CoinBalancePoint)), async (req, res) => {
         const address = addressParam(req.params.hash)
@@ -37,6 +38,7 @@ export function coinBalanceHistoryRoutes(router: DocumentedRouter, ctx: ChainCon
 
     /** The balance at the end of each of the last days, for the chart; days before the address's first point are left out. */
     router.get('/addresses/:hash/coin-balance-history-by-day', chainOperation('addresses', {
+        operationId: 'listAddressCoinBalanceByDay',
         summary: "An address's coin balance at the end of each of the last days", params: AddressPath,
     }, 'The days', CoinBalanceByDay), async (req, res) => {
         const address = addressParam(req.params.hash)

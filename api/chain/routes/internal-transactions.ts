@@ -36,6 +36,7 @@ async function sendPage(ctx: ChainContext, res: Response, rows: InternalTransact
 
 export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     router.get('/internal-transactions', chainOperation('internal-transactions', {
+        operationId: 'listInternalTransactions',
         summary: 'Internal transactions of the whole chain, newest first', query: Cursor,
     }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const query = parseQuery(Cursor, req.query)
@@ -45,6 +46,7 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
     })
 
     router.get('/transactions/:hash/internal-transactions', chainOperation('transactions', {
+        operationId: 'listTransactionInternalTransactions',
         summary: "A transaction's internal transactions, in call order", params: TransactionPath, query: Cursor, notFound: 'transaction',
     }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
@@ -58,6 +60,7 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
     })
 
     router.get('/blocks/:block/internal-transactions', chainOperation('blocks', {
+        operationId: 'listBlockInternalTransactions',
         summary: "A block's internal transactions, in call order", params: BlockPath, query: Cursor, notFound: 'block',
     }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const ref = blockParam(req.params.block)
@@ -71,6 +74,7 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
     })
 
     router.get('/addresses/:hash/internal-transactions', chainOperation('addresses', {
+        operationId: 'listAddressInternalTransactions',
         summary: "An address's internal transactions", params: AddressPath, query: AddressQuery,
     }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const address = addressParam(req.params.hash)
@@ -81,6 +85,7 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
     })
 
     router.get('/transactions/:hash/raw-trace', chainOperation('transactions', {
+        operationId: 'getTransactionRawTrace',
         summary: "A transaction's call tree as trace_transaction shows it", params: TransactionPath, notFound: 'transaction',
     }, 'The frames', z.array(RawTraceFrame)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)

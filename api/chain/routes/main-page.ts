@@ -14,6 +14,7 @@ const TAG = 'main-page'
 /** The home page's widgets: bare arrays of the latest 4 blocks and 6 transactions, and the indexing banner. */
 export function mainPageRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     router.get('/main-page/blocks', chainOperation(TAG, {
+        operationId: 'listMainPageBlocks',
         summary: 'The latest 4 blocks',
     }, 'The blocks', z.array(Block)), async (_req, res) => {
         setLiveCaching(res)
@@ -21,6 +22,7 @@ export function mainPageRoutes(router: DocumentedRouter, ctx: ChainContext): voi
     })
 
     router.get('/main-page/transactions', chainOperation(TAG, {
+        operationId: 'listMainPageTransactions',
         summary: 'The latest 6 transactions',
     }, 'The transactions', z.array(Transaction)), async (_req, res) => {
         setLiveCaching(res)
@@ -29,6 +31,7 @@ export function mainPageRoutes(router: DocumentedRouter, ctx: ChainContext): voi
 
     /** The indexing banner's ratios (blocks, and internal transactions by the node's tracing): docs/chain-api.md#shape-changes */
     router.get('/main-page/indexing-status', chainOperation(TAG, {
+        operationId: 'getIndexingStatus',
         summary: "The indexer's progress, for the indexing banner",
     }, 'The ratios', IndexingStatus), async (_req, res) => {
         const [head, tracing] = await Promise.all([ctx.head.get(), tracingMethod(ctx.db)])

@@ -129,6 +129,7 @@ async function search(ctx: ChainContext, raw: string, cursor: TokenCursor | unde
 
 export function searchRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     router.get('/search', chainOperation(TAG, {
+        operationId: 'search',
         summary: 'Blocks, transactions, addresses, tokens and contracts matching a term', query: SearchQuery,
     }, 'A page of results', pageOf(SearchItem)), async (req, res) => {
         const query = parseQuery(SearchQuery, req.query)
@@ -143,6 +144,7 @@ export function searchRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     })
 
     router.get('/search/quick', chainOperation(TAG, {
+        operationId: 'quickSearch',
         summary: 'The first results for a term, unpaginated', query: QuickQuery,
     }, 'The results', z.array(SearchItem)), async (req, res) => {
         const query = parseQuery(QuickQuery, req.query)
@@ -152,6 +154,7 @@ export function searchRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     })
 
     router.get('/search/check-redirect', chainOperation(TAG, {
+        operationId: 'checkSearchRedirect',
         summary: 'Whether a term names one object to go to', query: QuickQuery,
     }, 'Where to go, if anywhere', SearchRedirect), async (req, res) => {
         const term = parseQuery(QuickQuery, req.query).q.trim()

@@ -171,6 +171,7 @@ export function smartContractVerificationRoutes(router: DocumentedRouter, ctx: C
     const verification = ctx.verification
 
     router.get('/smart-contracts/verification/config', chainOperation(TAG, {
+        operationId: 'getVerificationConfig',
         summary: 'What verification accepts: the installed compilers, EVM versions, methods and license types',
     }, 'The configuration', VerificationConfig), async (_req, res) => {
         setLiveCaching(res)
@@ -186,6 +187,7 @@ export function smartContractVerificationRoutes(router: DocumentedRouter, ctx: C
     })
 
     router.post('/smart-contracts/:hash/verification/via/standard-input', {
+        operationId: 'verifyContractStandardInput',
         summary: 'Verify a contract from the compiler\'s standard JSON input (a multipart form, as Blockscout\'s)',
         description: 'Fields `compiler_version`, `contract_name` (`path:Name` or `Name`), `autodetect_constructor_args`, '
             + '`constructor_args`, `license_type`, and the input as the file `files[0]`. The compile runs after the answer.',
@@ -207,6 +209,7 @@ export function smartContractVerificationRoutes(router: DocumentedRouter, ctx: C
     })
 
     router.post('/smart-contracts/:hash/verification/via/flattened-code', {
+        operationId: 'verifyContractFlattenedCode',
         summary: 'Verify a contract from one flattened source file and its compiler settings',
         tags: [TAG],
         params: AddressPath,

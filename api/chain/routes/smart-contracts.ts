@@ -87,6 +87,7 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
      * project's artifacts (at most some thousands), so the orders need no index of their own.
      */
     router.get('/smart-contracts', chainOperation(TAG, {
+        operationId: 'listVerifiedContracts',
         summary: 'Verified contracts, the most recently verified first', query: ContractsQuery,
     }, 'A page of contracts', pageOf(SmartContractListItem)), async (req, res) => {
         const query = parseQuery(ContractsQuery, req.query)
@@ -99,6 +100,7 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
 
     // Before /smart-contracts/:hash, which would take "counters" for a malformed address.
     router.get('/smart-contracts/counters', chainOperation(TAG, {
+        operationId: 'getContractCounters',
         summary: 'Contract and verified-contract counts',
     }, 'The counts', SmartContractCounters), async (_req, res) => {
         setLiveCaching(res)
@@ -106,6 +108,7 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
     })
 
     router.get('/smart-contracts/:hash', chainOperation(TAG, {
+        operationId: 'getSmartContract',
         summary: 'A contract: its bytecode, and its source when verified', params: AddressPath, notFound: 'contract',
     }, 'The contract', SmartContract), async (req, res) => {
         const hash = parseAddress(req.params.hash)

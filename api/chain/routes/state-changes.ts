@@ -26,6 +26,7 @@ const MAX_TOKEN_READS = 200
 
 export function stateChangesRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     router.get('/transactions/:hash/state-changes', chainOperation('transactions', {
+        operationId: 'listTransactionStateChanges',
         summary: "A transaction's balance changes", params: TransactionPath, query: Query, notFound: 'transaction',
     }, 'A page of state changes', pageOf(StateChange)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)

@@ -52,6 +52,7 @@ export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
      * server-side prefetch) would show no gas price at all.
      */
     router.get('/stats', chainOperation(TAG, {
+        operationId: 'getStats',
         summary: 'Chain totals and gas price tiers',
     }, 'The figures', Stats), async (_req, res) => {
         const [head, oracle, t] = await Promise.all([ctx.head.get(), gasOracle(ctx), activityTotals(ctx.db)])
@@ -93,6 +94,7 @@ export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
 
     /** Transactions per UTC day, newest first, every one of the last 30 days present. */
     router.get('/stats/charts/transactions', chainOperation(TAG, {
+        operationId: 'getTransactionsChart',
         summary: 'Transactions per UTC day of the last 30 days, newest first',
     }, 'The chart', TransactionsChart), async (_req, res) => {
         const rows = await dailyTransactions(ctx.db, CHART_DAYS)
@@ -102,6 +104,7 @@ export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
 
     // No price feed: the market chart is empty rather than missing.
     router.get('/stats/charts/market', chainOperation(TAG, {
+        operationId: 'getMarketChart',
         summary: 'The market chart (no price feed: always empty)', reads: false,
     }, 'The chart', MarketChart), (_req, res) => {
         res.json({ chart_data: [], available_supply: '0' })

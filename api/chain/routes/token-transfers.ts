@@ -18,6 +18,7 @@ const TokenTransfersQuery = z.object({
 export function tokenTransfersRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     /** Every token transfer of the chain, newest first (see chainTransfers). */
     router.get('/token-transfers', chainOperation('token-transfers', {
+        operationId: 'listTokenTransfers',
         summary: 'Token transfers of the whole chain, newest first', query: TokenTransfersQuery,
     }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const query = parseQuery(TokenTransfersQuery, req.query)

@@ -58,6 +58,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
      * their cursor keys are accepted and echoed null.
      */
     router.get('/tokens', chainOperation(TAG, {
+        operationId: 'listTokens',
         summary: 'Tokens, by holder count', query: TokensQuery,
     }, 'A page of tokens', pageOf(Token)), async (req, res) => {
         const query = parseQuery(TokensQuery, req.query)
@@ -80,6 +81,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     })
 
     router.get('/tokens/:hash', chainOperation(TAG, {
+        operationId: 'getToken',
         summary: 'A token', params: AddressPath, notFound: 'token',
     }, 'The token', Token), async (req, res) => {
         const token = await tokenById(ctx.db, parseAddress(req.params.hash))
@@ -89,6 +91,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     })
 
     router.get('/tokens/:hash/counters', chainOperation(TAG, {
+        operationId: 'getTokenCounters',
         summary: "A token's holder and transfer counts", params: AddressPath, notFound: 'token',
     }, 'The counts', TokenCounters), async (req, res) => {
         const token = await tokenById(ctx.db, parseAddress(req.params.hash))
@@ -98,6 +101,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     })
 
     router.get('/tokens/:hash/holders', chainOperation(TAG, {
+        operationId: 'listTokenHolders',
         summary: "A token's holders, largest balance first", params: AddressPath, query: HoldersQuery, notFound: 'token',
     }, 'A page of holders', pageOf(TokenHolder)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
@@ -112,6 +116,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     })
 
     router.get('/tokens/:hash/transfers', chainOperation(TAG, {
+        operationId: 'listTokenTransfersOfToken',
         summary: "A token's transfers", params: AddressPath, query: TransfersQuery, notFound: 'token',
     }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
@@ -125,6 +130,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
 
     // NFT instances are not indexed (ERC-721 transfers are; token ids per holder are not).
     router.get('/tokens/:hash/instances', chainOperation(TAG, {
+        operationId: 'listTokenInstances',
         summary: "A token's NFT instances (not indexed: always empty)", params: AddressPath, notFound: 'token',
     }, 'An empty page', EmptyPage), async (req, res) => {
         if (!(await tokenById(ctx.db, parseAddress(req.params.hash)))) throw notFound()

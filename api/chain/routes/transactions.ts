@@ -71,6 +71,7 @@ const TokenTransfersQuery = CursorQuery.extend({ type: q.list(TOKEN_TYPES).optio
 
 export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     router.get('/transactions', chainOperation(TAG, {
+        operationId: 'listTransactions',
         summary: 'Transactions, newest first', query: TransactionsQuery,
     }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const query = parseQuery(TransactionsQuery, req.query)
@@ -85,12 +86,14 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
     })
 
     router.get('/transactions/stats', chainOperation(TAG, {
+        operationId: 'getTransactionStats',
         summary: 'Transaction counts and fees of the last 24 hours',
     }, 'The figures', TransactionStats), async (_req, res) => {
         res.json(await transactionStats(ctx))
     })
 
     router.get('/transactions/:hash', chainOperation(TAG, {
+        operationId: 'getTransaction',
         summary: 'A transaction, with its first 10 token transfers', params: TransactionPath, notFound: 'transaction',
     }, 'The transaction', TransactionDetails), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
@@ -108,6 +111,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
     })
 
     router.get('/transactions/:hash/logs', chainOperation(TAG, {
+        operationId: 'listTransactionLogs',
         summary: "A transaction's logs", params: TransactionPath, query: CursorQuery, notFound: 'transaction',
     }, 'A page of logs', pageOf(Log)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
@@ -122,6 +126,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
     })
 
     router.get('/transactions/:hash/token-transfers', chainOperation(TAG, {
+        operationId: 'listTransactionTokenTransfers',
         summary: "A transaction's token transfers", params: TransactionPath, query: TokenTransfersQuery, notFound: 'transaction',
     }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)

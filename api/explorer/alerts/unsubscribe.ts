@@ -39,6 +39,7 @@ export function readUnsubscribeToken(secret: string, token: string): { accountId
 const Query = z.object({ token: z.string().max(200) })
 
 const operation: Operation = {
+    operationId: 'unsubscribeAlert',
     summary: 'Turn off the alert mail of one watched address (the link in each alert)',
     description: 'No session: the token in the link is the proof. POST is the one-click form of RFC 8058 that mail clients use; GET is the link itself. Answers the same however often it is used.',
     query: Query,
@@ -57,5 +58,5 @@ export function unsubscribeRoutes(s: ExplorerServices, router: DocumentedRouter)
         res.json({ address: named.address, notification_methods: { email: false } })
     }
     router.get('/alerts/unsubscribe', operation, handler)
-    router.post('/alerts/unsubscribe', operation, handler)
+    router.post('/alerts/unsubscribe', { ...operation, operationId: 'unsubscribeAlertOneClick' }, handler)
 }

@@ -11,8 +11,9 @@ import { IssuedChallenge, LIFETIME_SECONDS, MAX_ATTEMPTS } from './challenges'
  * The operation of a route that mails an address on request (resend-code, forgot-password): one
  * answer whether or not an account uses the address, budgets per IP and per address.
  */
-export function mailRequestOperation(o: { summary: string; body: z.ZodType; sent: string; mails: string }): Operation {
+export function mailRequestOperation(o: { operationId: string; summary: string; body: z.ZodType; sent: string; mails: string }): Operation {
     return {
+        operationId: o.operationId,
         summary: o.summary,
         description: 'The same answer whether or not an account uses the address.',
         body: o.body,

@@ -20,6 +20,7 @@ const ResetBody = z.object({
 })
 
 export const forgotPasswordOperation = mailRequestOperation({
+    operationId: 'requestPasswordReset',
     summary: 'Mail a password reset token',
     body: ForgotBody,
     sent: 'A reset token is on its way if an account uses the address',
@@ -27,6 +28,7 @@ export const forgotPasswordOperation = mailRequestOperation({
 })
 
 export const resetPasswordOperation: Operation = {
+    operationId: 'resetPassword',
     summary: 'Set a new password with a reset token',
     description: 'Ends every earlier session of the account and marks its address verified.',
     body: ResetBody,

@@ -7,6 +7,7 @@ import { sessionOf } from './sessions'
 import { accountSchema, publicAccount } from './accounts'
 
 export const meOperation: Operation = {
+    operationId: 'getSession',
     summary: 'The signed-in account and its session',
     security: [SESSION],
     responses: {
@@ -22,6 +23,7 @@ export const meOperation: Operation = {
 }
 
 export const statusOperation: Operation = {
+    operationId: 'checkSession',
     summary: 'Whether the session is live',
     description: 'For cheap polling: 200 while the bearer token\'s session is live, 401 once it has ended.',
     security: [SESSION],
@@ -35,6 +37,7 @@ export const statusOperation: Operation = {
 }
 
 export const logoutOperation: Operation = {
+    operationId: 'signOut',
     summary: 'Sign out',
     description: 'Ends the bearer token\'s session: the token gets 401 from then on.',
     security: [SESSION],

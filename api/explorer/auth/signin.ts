@@ -18,6 +18,7 @@ const Body = z.object({
 })
 
 export const signinOperation: Operation = {
+    operationId: 'signIn',
     summary: 'Sign in',
     description: 'A session token for a verified account: 7 days, 30 with `remember`. Failures are counted per (account, IP); see docs/explorer-api.md, Rate limits.',
     body: Body,

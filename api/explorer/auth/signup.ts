@@ -17,6 +17,7 @@ const Body = z.object({
 })
 
 export const signupOperation: Operation = {
+    operationId: 'signUp',
     summary: 'Create an account',
     description: 'Creates an unverified account and mails its 6-digit code and a verification link. Passwords: 8 to 128 characters, not the email address.',
     body: Body,

@@ -26,6 +26,7 @@ const ResendBody = z.object({ email })
 const verifiedSchema = z.looseObject({ verified: z.literal(true), account: accountSchema })
 
 export const verifyCodeOperation: Operation = {
+    operationId: 'verifyEmailWithCode',
     summary: 'Verify an email address with its 6-digit code',
     body: CodeBody,
     responses: {
@@ -37,6 +38,7 @@ export const verifyCodeOperation: Operation = {
 }
 
 export const verifyLinkOperation: Operation = {
+    operationId: 'verifyEmailWithLink',
     summary: 'Verify an email address with the mailed link',
     description: 'The link of the verification mail. A browser (`Accept: text/html`) gets a fixed page; any other client JSON.',
     query: LinkQuery,
@@ -51,6 +53,7 @@ export const verifyLinkOperation: Operation = {
 }
 
 export const resendCodeOperation = mailRequestOperation({
+    operationId: 'resendVerificationCode',
     summary: 'Send a new verification code',
     body: ResendBody,
     sent: 'A new code is on its way if an unverified account uses the address',

@@ -38,6 +38,7 @@ const PoolsQuery = z.object({
 })
 
 export const poolsOperation: Operation = {
+    operationId: 'listDefiPools',
     summary: 'Every pair, busiest first',
     description: 'Volumes and liquidity in whole STABLE units; volume_24h and swaps_24h sum the current hour and the 23 before it. '
         + `At most \`limit\` pools (default and most: ${POOLS_PAGE_MAX}) from \`offset\`; \`next_offset\` is where the next page starts, null on the last. `

@@ -22,6 +22,7 @@ const Query = z.object({
 const DAY_MS = 86_400_000
 
 export const volumeOperation: Operation = {
+    operationId: 'getDailySwapVolume',
     summary: 'Daily swap volume of all pairs',
     description: 'N UTC days ending today, oldest first, every day present; volume in whole STABLE units. Cached for EXPLORER_DEFI_CACHE_SECONDS (15 s by default), with an ETag (If-None-Match gets a 304).',
     query: Query,

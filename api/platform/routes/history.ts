@@ -100,6 +100,7 @@ export function historyRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRoute
     const finality = s.env.INDEXER_FINALITY_CONFIRMATION
 
     router.get('/list', {
+        operationId: 'listWallets',
         summary: "The user's wallets, oldest first (user-level: the user's password)",
         query: ListInput,
         security: PASSWORD,
@@ -119,6 +120,7 @@ export function historyRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRoute
     })
 
     router.get('/transactions/:address', {
+        operationId: 'listWalletTransactions',
         summary: "The wallet's transactions the platform signed, newest first (wallet-level: the owner's password)",
         description: `Keyset-paginated: \`limit\` (1-${PAGE_MAX}, default ${PAGE_DEFAULT}) per page; pass \`next_cursor\` as \`cursor\` for the next page, null after the last. ` +
             'status is the stored one (pending: signed or broadcast; mined: fewer than the finality confirmations; confirmed; failed: reverted, rejected or dead); GET /api/wallet/tx/{hash} refreshes one from the node.',
@@ -154,6 +156,7 @@ export function historyRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRoute
     })
 
     router.get('/tx/:hash', {
+        operationId: 'getTransactionStatus',
         summary: "One transaction's status, with its block and gas (user-level: the password of user_id, whose wallet sent it)",
         description: 'From the stored row, refreshed from the node while the row is not final: pending (signed or broadcast, not mined), ' +
             `mined (fewer than INDEXER_FINALITY_CONFIRMATION confirmations), confirmed, or failed (reverted, refused by the node, or dead: its nonce used by another transaction). ` +

@@ -67,8 +67,9 @@ const PoolToken = z.looseObject({
 /** poolView: [pair, token1, token2]. */
 const PoolView = z.tuple([PoolPair, PoolToken, PoolToken]).meta({ id: 'PoolView' })
 
-function writing(summary: string, body: z.ZodObject, result: z.ZodType): Operation {
+function writing(operationId: string, summary: string, body: z.ZodObject, result: z.ZodType): Operation {
     return withIdempotencyKey({
+        operationId,
         summary,
         description: 'Wallet-level: the password of the wallet\'s owner. Amounts in whole tokens; approves the router when needed.',
         body,
@@ -83,8 +84,9 @@ function writing(summary: string, body: z.ZodObject, result: z.ZodType): Operati
     })
 }
 
-function reading(summary: string, query: z.ZodObject, result: z.ZodType, notFound: string): Operation {
+function reading(operationId: string, summary: string, query: z.ZodObject, result: z.ZodType, notFound: string): Operation {
     return {
+        operationId,
         summary,
         query,
         security: PASSWORD,
@@ -110,17 +112,17 @@ export function poolRoutes(services: PlatformServices, doc: ApiDoc): DocumentedR
     const router = doc.router('/api/pools', 'Pools')
     const serve = (handler: PoolHandler) => (req: Request, res: Response) => handler(services, req, res)
 
-    router.post('/add_liquidity', writing('Add liquidity to the pair of two tokens', AddLiquidityInput, Added), services.idempotency.middleware(), serve(addLiquidity))
-    router.post('/add_liquidity_native', writing('Add liquidity to the pair of a token and the native coin', AddLiquidityNativeInput, AddedNative), services.idempotency.middleware(), serve(addLiquidityNative))
-    router.post('/remove_liquidity', writing('Remove liquidity from the pair of two tokens', RemoveLiquidityInput, Removed), services.idempotency.middleware(), serve(removeLiquidity))
-    router.post('/remove_liquidity_native', writing('Remove liquidity from the pair of a token and the native coin', RemoveLiquidityNativeInput, RemovedNative), services.idempotency.middleware(), serve(removeLiquidityNative))
+    router.post('/add_liquidity', writing('addLiquidity', 'Add liquidity to the pair of two tokens', AddLiquidityInput, Added), services.idempotency.middleware(), serve(addLiquidity))
+    router.post('/add_liquidity_native', writing('addLiquidityNative', 'Add liquidity to the pair of a token and the native coin', AddLiquidityNativeInput, AddedNative), services.idempotency.middleware(), serve(addLiquidityNative))
+    router.post('/remove_liquidity', writing('removeLiquidity', 'Remove liquidity from the pair of two tokens', RemoveLiquidityInput, Removed), services.idempotency.middleware(), serve(removeLiquidity))
+    router.post('/remove_liquidity_native', writing('removeLiquidityNative', 'Remove liquidity from the pair of a token and the native coin', RemoveLiquidityNativeInput, RemovedNative), services.idempotency.middleware(), serve(removeLiquidityNative))
 
     const stale = 'A pool the indexer lists is not a pool of this AMM'
-    router.get('/list', reading("The pools a wallet holds LP tokens of (wallet-level: the owner's password)", WalletPoolsInput, z.array(PoolView), stale), serve(listWalletPools))
-    router.get('/list_by_user', reading("The pools any of the user's wallets holds LP tokens of", UserPoolsInput, z.array(PoolView), stale), serve(listUserPools))
-    router.get('/list_by_user_and_address', reading("The pools one of the user's wallets holds LP tokens of", UserWalletPoolsInput, z.array(PoolView), stale), serve(listUserWalletPools))
-    router.get('/info_by_address', reading('One pool by its pair address, with the user\'s share', PoolByAddressInput, PoolView, 'No pool of this AMM at the address'), serve(poolByAddress))
-    router.get('/info_by_tokens', reading('One pool by its two tokens, with the user\'s share', PoolByTokensInput, PoolView, 'The pair of the two tokens does not exist'), serve(poolByTokens))
+    router.get('/list', reading('listWalletPools', "The pools a wallet holds LP tokens of (wallet-level: the owner's password)", WalletPoolsInput, z.array(PoolView), stale), serve(listWalletPools))
+    router.get('/list_by_user', reading('listUserPools', "The pools any of the user's wallets holds LP tokens of", UserPoolsInput, z.array(PoolView), stale), serve(listUserPools))
+    router.get('/list_by_user_and_address', reading('listUserWalletPools', "The pools one of the user's wallets holds LP tokens of", UserWalletPoolsInput, z.array(PoolView), stale), serve(listUserWalletPools))
+    router.get('/info_by_address', reading('getPoolByAddress', 'One pool by its pair address, with the user\'s share', PoolByAddressInput, PoolView, 'No pool of this AMM at the address'), serve(poolByAddress))
+    router.get('/info_by_tokens', reading('getPoolByTokens', 'One pool by its two tokens, with the user\'s share', PoolByTokensInput, PoolView, 'The pair of the two tokens does not exist'), serve(poolByTokens))
 
     return router
 }

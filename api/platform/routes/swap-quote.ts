@@ -46,6 +46,7 @@ export function swapQuoteRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRou
         { name: 'quote', points: s.env.PLATFORM_QUOTE_PER_IP, windowSeconds: s.env.PLATFORM_QUOTE_WINDOW_SECONDS },
         (seconds) => `Too many quotes from this address; retry in ${seconds} seconds`)
     router.get('/quote', {
+        operationId: 'quoteSwap',
         summary: 'Quote a swap: amount out for an exact amount in (or in for an exact out), the route, price impact and the bound at a slippage; signs nothing',
         description: 'Public; limited per client IP (PLATFORM_QUOTE_PER_IP per PLATFORM_QUOTE_WINDOW_SECONDS). The execute routes take the same route when the pools have not moved. docs/platform-api.md',
         query: Query,

@@ -94,8 +94,9 @@ const SWAP_RESULTS: Record<Intent, z.ZodType> = {
 export function swapRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
     const router = doc.router('/api/swap', 'Swaps')
 
-    const handle = (path: string, summary: string, intent: Intent, body: z.ZodObject, build: (req: Request) => SwapRequest) => {
+    const handle = (path: string, operationId: string, summary: string, intent: Intent, body: z.ZodObject, build: (req: Request) => SwapRequest) => {
         router.post(`/${path}`, withIdempotencyKey({
+            operationId,
             summary,
             description: "Wallet-level: the password of the from wallet's owner. Amounts in whole tokens; to defaults to from.",
             body,
@@ -114,28 +115,28 @@ export function swapRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
         })
     }
 
-    handle('execute_exact_tokens_for_tokens', 'Swap an exact amount of token1 for at least amount_out_min of token2', 'exact_in', ExactTokensForTokens, (req) => {
+    handle('execute_exact_tokens_for_tokens', 'swapExactTokensForTokens', 'Swap an exact amount of token1 for at least amount_out_min of token2', 'exact_in', ExactTokensForTokens, (req) => {
         const b = parseInput(ExactTokensForTokens, req.body)
         noNative(b.token1, 'token1', 'execute_exact_native_for_tokens')
         noNative(b.token2, 'token2', 'execute_exact_tokens_for_native')
         return { intent: 'exact_in', tokenIn: b.token1, tokenOut: b.token2, exact: b.amount_in, exactField: 'amount_in', bound: b.amount_out_min, boundField: 'amount_out_min', from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle('execute_tokens_for_exact_tokens', 'Swap at most amount_in_max of token1 for an exact amount of token2', 'exact_out', TokensForExactTokens, (req) => {
+    handle('execute_tokens_for_exact_tokens', 'swapTokensForExactTokens', 'Swap at most amount_in_max of token1 for an exact amount of token2', 'exact_out', TokensForExactTokens, (req) => {
         const b = parseInput(TokensForExactTokens, req.body)
         noNative(b.token1, 'token1', 'execute_native_for_exact_tokens')
         noNative(b.token2, 'token2', 'execute_tokens_for_exact_native')
         return { intent: 'exact_out', tokenIn: b.token1, tokenOut: b.token2, exact: b.amount_out, exactField: 'amount_out', bound: b.amount_in_max, boundField: 'amount_in_max', from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle('execute_exact_native_for_tokens', 'Swap an exact amount of the native coin (amount_native, or amount_in) for a token', 'exact_in', withAliases(ExactNativeForTokens, NATIVE_SPEND), (req) => {
+    handle('execute_exact_native_for_tokens', 'swapExactNativeForTokens', 'Swap an exact amount of the native coin (amount_native, or amount_in) for a token', 'exact_in', withAliases(ExactNativeForTokens, NATIVE_SPEND), (req) => {
         const b = parseInput(ExactNativeForTokens, req.body)
         noNative(b.token, 'token', 'a token address as the output')
         const spend = aliased(req.body, NATIVE_SPEND)
         return { intent: 'exact_in', tokenIn: NATIVE, tokenOut: b.token, exact: spend.value, exactField: spend.field, bound: b.amount_out_min, boundField: 'amount_out_min', from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle('execute_native_for_exact_tokens', 'Swap at most amount_native (or amount_in_max) of the native coin for an exact amount (amount_out_min, or amount_out) of a token', 'exact_out', withAliases(NativeForExactTokens, EXACT_TOKENS_OUT, NATIVE_MAX_SPEND), (req) => {
+    handle('execute_native_for_exact_tokens', 'swapNativeForExactTokens', 'Swap at most amount_native (or amount_in_max) of the native coin for an exact amount (amount_out_min, or amount_out) of a token', 'exact_out', withAliases(NativeForExactTokens, EXACT_TOKENS_OUT, NATIVE_MAX_SPEND), (req) => {
         const b = parseInput(NativeForExactTokens, req.body)
         noNative(b.token, 'token', 'a token address as the output')
         // Clients name the exact output amount_out_min on this route (docs/platform-api.md, swaps); amount_out is accepted too.
@@ -144,7 +145,7 @@ export function swapRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
         return { intent: 'exact_out', tokenIn: NATIVE, tokenOut: b.token, exact: out.value, exactField: out.field, bound: max.value, boundField: max.field, from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle('execute_exact_tokens_for_native', 'Swap an exact amount (amount_in_max, or amount_in) of token1 for at least amount_out (or amount_out_min) of the native coin', 'exact_in', withAliases(ExactTokensForNative, EXACT_TOKENS_SPEND, NATIVE_FLOOR), (req) => {
+    handle('execute_exact_tokens_for_native', 'swapExactTokensForNative', 'Swap an exact amount (amount_in_max, or amount_in) of token1 for at least amount_out (or amount_out_min) of the native coin', 'exact_in', withAliases(ExactTokensForNative, EXACT_TOKENS_SPEND, NATIVE_FLOOR), (req) => {
         const b = parseInput(ExactTokensForNative, req.body)
         noNative(b.token1, 'token1', 'a token address as the input')
         nativeOutput(s, b.token2)
@@ -154,7 +155,7 @@ export function swapRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter {
         return { intent: 'exact_in', tokenIn: b.token1, tokenOut: NATIVE, exact: spend.value, exactField: spend.field, bound: floor.value, boundField: floor.field, from: b.from, to: b.to ?? b.from, deadline: b.deadline, userId: b.user_id }
     })
 
-    handle('execute_tokens_for_exact_native', 'Swap at most amount_in_max of token1 for an exact amount of the native coin', 'exact_out', TokensForExactNative, (req) => {
+    handle('execute_tokens_for_exact_native', 'swapTokensForExactNative', 'Swap at most amount_in_max of token1 for an exact amount of the native coin', 'exact_out', TokensForExactNative, (req) => {
         const b = parseInput(TokensForExactNative, req.body)
         noNative(b.token1, 'token1', 'a token address as the input')
         nativeOutput(s, b.token2)

@@ -99,6 +99,7 @@ export function tokenRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter 
     const router = doc.router('/api/token', 'Tokens')
 
     router.post('/deploy', withIdempotencyKey({
+        operationId: 'deployToken',
         summary: "Deploy a PlatformToken from one of the user's wallets, its supply sent to destinationAddress",
         description: "Signs with the wallet named in address (it must be the user's), else the user's oldest wallet. totalSupply is in whole tokens.",
         body: DeployInput,
@@ -190,6 +191,7 @@ export function tokenRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter 
         sendData(res, await tokenInfo(s, input.address))
     }
     router.get('/info/:address', {
+        operationId: 'getTokenInfo',
         summary: 'Any ERC-20 token',
         params: TokenInfoInput.pick({ address: true }),
         query: TokenInfoInput.omit({ address: true }),
@@ -198,6 +200,7 @@ export function tokenRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter 
     }, (req, res) => info(req, res, req.params.address, req.query.user_id))
     // Clients may name the token address, or contractAddress as deploy returns it.
     router.post('/info_by_address', {
+        operationId: 'getTokenInfoByAddress',
         summary: 'Any ERC-20 token (the address in the body)',
         description: 'The token is address, or contractAddress as deploy returns it.',
         body: TokenInfoInput.extend({ address: address.optional(), contractAddress: address.optional() }),
@@ -211,14 +214,15 @@ export function tokenRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter 
         const { tokens, total } = await listDeployedTokens(s.pool, input.limit, input.offset)
         sendData(res, { tokens: tokens.map(deployedView), total, limit: input.limit, offset: input.offset })
     }
-    const listing = (summary: string) => ({
+    const listing = (operationId: string, summary: string) => ({
+        operationId,
         summary,
         query: ListInput,
         security: PASSWORD,
         responses: { 200: { description: 'Newest first', schema: inData(TokenList) }, 400: 'Invalid input', ...PASSWORD_ANSWERS },
     })
-    router.get('/list', listing('Tokens deployed through the platform'), list)
-    router.get('/tokens', listing('Tokens deployed through the platform (the same as list)'), list)
+    router.get('/list', listing('listDeployedTokens', 'Tokens deployed through the platform'), list)
+    router.get('/tokens', listing('listPlatformTokens', 'Tokens deployed through the platform (the same as list)'), list)
 
     return router
 }

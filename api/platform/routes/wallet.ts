@@ -10,7 +10,7 @@ import { withIdempotencyKey } from '../../../common/service/idempotency'
 import { heldTokens } from '../../chain/queries/tokens'
 import { formatAmount, parsePositiveAmount } from '../amounts'
 import {
-    CHAIN_ANSWERS, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, rateLimitHeaders, SEND_ANSWERS, TOKEN_ANSWERS, tokenInAnswer, txHash, wholeTokens,
+    amountSchema, CHAIN_ANSWERS, checksummedAddress, inData, PASSWORD, PASSWORD_ANSWERS, rateLimitHeaders, SEND_ANSWERS, TOKEN_ANSWERS, tokenInAnswer, txHash, wholeTokens,
 } from '../api-doc'
 import { badRequest, conflict, noStore, parseInput, sendData } from '../http'
 import { PlatformServices } from '../services'
@@ -45,7 +45,7 @@ const Sent = z.looseObject({
     from: checksummedAddress,
     to: checksummedAddress,
     token: tokenInAnswer,
-    amount: wholeTokens,
+    ...amountSchema('amount'),
     blockNumber: z.number().int(),
 })
 
@@ -56,8 +56,9 @@ const REGISTER_ANSWERS = {
 }
 
 /** from-mnemonic and from-private-key: a key imported for a user proved by its password. */
-function importing(summary: string, body: z.ZodObject, answer: z.ZodType, invalid: string): Operation {
+function importing(operationId: string, summary: string, body: z.ZodObject, answer: z.ZodType, invalid: string): Operation {
     return {
+        operationId,
         summary,
         body,
         security: PASSWORD,
@@ -82,6 +83,7 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
     const router = doc.router('/api/wallet', 'Wallets')
 
     router.post('/register', {
+        operationId: 'registerWallet',
         summary: 'Import a private key for a user, creating the user when new',
         description: 'A new user_id is created with the password given (8 characters or more); an existing one must be proved with its password.',
         body: RegisterInput,
@@ -106,6 +108,7 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
     })
 
     router.post('/register_random', {
+        operationId: 'registerRandomWallet',
         summary: 'Generate a wallet for a user, creating the user when new',
         description: 'A new user_id is created with the password given (8 characters or more); an existing one must be proved with its password.',
         body: UserInput,
@@ -140,6 +143,7 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
     })
 
     router.get('/create', {
+        operationId: 'createMnemonicWallet',
         summary: 'Generate a mnemonic and its first account, storing nothing',
         query: UserInput,
         security: PASSWORD,
@@ -160,7 +164,7 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
         res.json({ success: true, address: account.address, privateKey: toHex(account.getHdKey().privateKey!), mnemonic })
     })
 
-    router.post('/from-mnemonic', importing(
+    router.post('/from-mnemonic', importing('importMnemonicWallet',
         "Import a BIP-39 mnemonic's first account (m/44'/60'/0'/0/0) for a user; answered with Cache-Control: no-store",
         MnemonicInput,
         ImportedKey,
@@ -179,7 +183,7 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
         res.status(stored.inserted ? 201 : 200).json({ success: true, address: stored.address, privateKey: key })
     })
 
-    router.post('/from-private-key', importing('Import a private key for a user', PrivateKeyInput, Imported, 'Invalid input, or not a valid secp256k1 private key'), async (req, res) => {
+    router.post('/from-private-key', importing('importPrivateKeyWallet', 'Import a private key for a user', PrivateKeyInput, Imported, 'Invalid input, or not a valid secp256k1 private key'), async (req, res) => {
         const input = parseInput(PrivateKeyInput, req.body)
         const key = privateKeyOf(input.privateKey, 'privateKey')
         const auth = await s.auth.user(req, input.user_id)
@@ -188,6 +192,7 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
     })
 
     router.get('/balance/:address', {
+        operationId: 'getNativeBalance',
         summary: 'The native balance of any address',
         params: BalanceInput.pick({ address: true }),
         query: BalanceInput.omit({ address: true }),
@@ -210,6 +215,7 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
     })
 
     router.get('/tokens', {
+        operationId: 'listWalletTokens',
         summary: "The tokens a wallet holds, per the indexer (wallet-level: the owner's password)",
         query: TokensInput,
         security: PASSWORD,
@@ -269,10 +275,13 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
             to: input.address_to,
             token: input.token,
             amount: formatAmount(units, decimals),
+            // Added beside the spec's amount (kept as it was) so send follows the whole-plus-_raw rule of the other routes.
+            amount_raw: units.toString(),
             blockNumber: Number(receipt.blockNumber),
         })
     }
-    const sending = (summary: string) => withIdempotencyKey({
+    const sending = (operationId: string, summary: string) => withIdempotencyKey({
+        operationId,
         summary,
         description: "Wallet-level: the password of address_from's owner. amount is in whole tokens; token is a token address or NATIVE.",
         body: SendInput,
@@ -285,9 +294,9 @@ export function walletRoutes(s: PlatformServices, doc: ApiDoc): DocumentedRouter
             ...SEND_ANSWERS,
         },
     })
-    router.post('/send', sending('Send the native coin or a token from a managed wallet'), s.idempotency.middleware(), send)
+    router.post('/send', sending('sendTransfer', 'Send the native coin or a token from a managed wallet'), s.idempotency.middleware(), send)
     // withdraw is send under another name: both move funds out of a managed wallet.
-    router.post('/withdraw', sending('Send funds out of a managed wallet (the same as send)'), s.idempotency.middleware(), send)
+    router.post('/withdraw', sending('withdrawFunds', 'Send funds out of a managed wallet (the same as send)'), s.idempotency.middleware(), send)
 
     return router
 }

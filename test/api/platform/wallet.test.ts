@@ -218,6 +218,8 @@ describe('wallet platform: wallets, balances and transfers', function () {
 
             const stable = await f.http.post('/api/wallet/withdraw', { address_from: wallet, token: f.chain.contracts.stable, amount: '12.345678', address_to: recipient, user_pwd: PWD })
             expect(stable.status, JSON.stringify(stable.body)).to.equal(200)
+            // amount in whole tokens, as the spec has it, and its base-unit twin (docs/platform-api.md, Amounts per route).
+            expect(stable.body).to.include({ amount: '12.345678', amount_raw: '12345678' })
             expect(await tokenBalance(f.chain, f.chain.contracts.stable, recipient)).to.equal(12_345_678n)
             const receipt = await f.chain.client.getTransactionReceipt({ hash: stable.body.hash })
             expect(receipt.status).to.equal('success')
