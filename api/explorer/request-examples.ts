@@ -3,7 +3,7 @@ import { RequestExample } from '../../common/service/api-doc'
 /**
  * One working request per explorer-services operation that takes input, by operationId, for the
  * OpenAPI document of the explorer port (ApiDoc parses each with its route's schemas at
- * registration). The chain data API's routes have none yet (docs/openapi.md).
+ * registration). The chain data API's are in api/chain/request-examples.ts.
  */
 
 const EMAIL = 'alice@example.com'

@@ -3,6 +3,8 @@ import { expect } from 'chai'
 import { Pool } from 'pg'
 import { createLogger } from '../../common/logger'
 import { createApiApp } from '../../api/app'
+import { CHAIN_EXAMPLES } from '../../api/chain/request-examples'
+import { EXPLORER_EXAMPLES } from '../../api/explorer/request-examples'
 import { parseApiEnv } from '../../api/config'
 import { createTestDatabase } from '../support/postgres'
 import { documentedRoutes, operationNames, registeredRoutes } from '../support/registered-routes'
@@ -49,13 +51,17 @@ describe('explorer port: OpenAPI document = registered routes', () => {
         }
     })
 
-    it('names every operation with an operationId, each name once, and shows an example of every explorer-services input', () => {
+    it('names every operation with an operationId, each name once, and shows an example of every input', () => {
         const { ids, unnamed, withoutExample } = operationNames(built.doc)
-        // The explorer services show an example of every input; the chain data API's routes have none yet (docs/openapi.md).
-        expect(withoutExample.filter((r) => !isChain(r))).to.deep.equal([])
+        // The chain data API, the Etherscan-style API and the explorer services alike.
+        expect(withoutExample).to.deep.equal([])
         expect(unnamed).to.deep.equal([])
         expect(ids).to.have.length(documentedRoutes(built.doc).length)
         expect(new Set(ids).size).to.equal(ids.length)
+    })
+
+    it('keeps the examples of each surface in its own module, an operation in one of them only', () => {
+        expect(Object.keys(CHAIN_EXAMPLES).filter((id) => Object.hasOwn(EXPLORER_EXAMPLES, id))).to.deep.equal([])
     })
 
     it('the explorer services (the rest of /api), with no route outside a documented router', () => {
