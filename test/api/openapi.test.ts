@@ -7,7 +7,7 @@ import { CHAIN_EXAMPLES } from '../../api/chain/request-examples'
 import { EXPLORER_EXAMPLES } from '../../api/explorer/request-examples'
 import { parseApiEnv } from '../../api/config'
 import { createTestDatabase } from '../support/postgres'
-import { documentedRoutes, operationNames, registeredRoutes } from '../support/registered-routes'
+import { documentedRoutes, expectNamedOperationsWithExamples, registeredRoutes } from '../support/registered-routes'
 
 /** The explorer port's OpenAPI document lists exactly the routes its app registers (docs/openapi.md). */
 describe('explorer port: OpenAPI document = registered routes', () => {
@@ -52,12 +52,8 @@ describe('explorer port: OpenAPI document = registered routes', () => {
     })
 
     it('names every operation with an operationId, each name once, and shows an example of every input', () => {
-        const { ids, unnamed, withoutExample } = operationNames(built.doc)
         // The chain data API, the Etherscan-style API and the explorer services alike.
-        expect(withoutExample).to.deep.equal([])
-        expect(unnamed).to.deep.equal([])
-        expect(ids).to.have.length(documentedRoutes(built.doc).length)
-        expect(new Set(ids).size).to.equal(ids.length)
+        expectNamedOperationsWithExamples(built.doc)
     })
 
     it('keeps the examples of each surface in its own module, an operation in one of them only', () => {

@@ -14,7 +14,7 @@ import { EngineContext } from '../../bridge/engine/context'
 import { createApp } from '../../bridge/http/app'
 import { KeyManager } from '../../bridge/keys'
 import { Webhooks } from '../../bridge/webhooks/service'
-import { documentedRoutes, operationNames, registeredRoutes } from '../support/registered-routes'
+import { documentedRoutes, expectNamedOperationsWithExamples, registeredRoutes } from '../support/registered-routes'
 
 /**
  * The bridge port's OpenAPI document lists exactly the routes its app registers (docs/openapi.md).
@@ -63,11 +63,7 @@ describe('bridge port: OpenAPI document = registered routes', () => {
     })
 
     it('names every operation with an operationId, each name once, and shows an example of every input', () => {
-        const { ids, unnamed, withoutExample } = operationNames(built.doc)
-        expect(withoutExample).to.deep.equal([])
-        expect(unnamed).to.deep.equal([])
-        expect(ids).to.have.length(documentedRoutes(built.doc).length)
-        expect(new Set(ids).size).to.equal(ids.length)
+        expectNamedOperationsWithExamples(built.doc)
     })
 
     it('serves the OpenAPI 3.1 document and the Swagger UI page over HTTP', async () => {

@@ -1,3 +1,4 @@
+import { expect } from 'chai'
 import { Express } from 'express'
 import { ApiDoc, joinPath, MOUNT_PATH, toOpenApiPath } from '../../common/service/api-doc'
 
@@ -56,4 +57,13 @@ export function operationNames(doc: ApiDoc): { ids: string[]; unnamed: string[];
         unnamed: operations.filter((o) => !o.op.operationId).map((o) => o.route),
         withoutExample: operations.filter((o) => takes(o.op) && !shown(o.op)).map((o) => o.route),
     }
+}
+
+/** Asserts that every operation of the document is named, each name once, and shows an example of every input. */
+export function expectNamedOperationsWithExamples(doc: ApiDoc): void {
+    const { ids, unnamed, withoutExample } = operationNames(doc)
+    expect(withoutExample).to.deep.equal([])
+    expect(unnamed).to.deep.equal([])
+    expect(ids).to.have.length(documentedRoutes(doc).length)
+    expect(new Set(ids).size).to.equal(ids.length)
 }

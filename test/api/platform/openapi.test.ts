@@ -7,7 +7,7 @@ import { createLogger } from '../../../common/logger'
 import { listen } from '../../../common/service/listen'
 import { applyMigrations } from '../../../db/migrate'
 import { createTestDatabase } from '../../support/postgres'
-import { documentedRoutes, operationNames, registeredRoutes } from '../../support/registered-routes'
+import { documentedRoutes, expectNamedOperationsWithExamples, registeredRoutes } from '../../support/registered-routes'
 
 /** The platform port's OpenAPI document lists exactly the routes its app registers, and is served there (docs/openapi.md). */
 describe('platform port: OpenAPI document = registered routes', () => {
@@ -42,11 +42,7 @@ describe('platform port: OpenAPI document = registered routes', () => {
     })
 
     it('names every operation with an operationId, each name once, and shows an example of every input', () => {
-        const { ids, unnamed, withoutExample } = operationNames(built.doc)
-        expect(withoutExample).to.deep.equal([])
-        expect(unnamed).to.deep.equal([])
-        expect(ids).to.have.length(documentedRoutes(built.doc).length)
-        expect(new Set(ids).size).to.equal(ids.length)
+        expectNamedOperationsWithExamples(built.doc)
     })
 
     it('serves its OpenAPI 3.1 document on its own port, with the password schemes', async () => {
