@@ -150,6 +150,7 @@ async function recordLate(ctx: EngineContext, adapter: ChainAdapter, w: Watched,
     } catch (err) {
         // What was read still names transfers; the rest of the amount stays unattributed.
         found = err instanceof PartialScanError ? err.seen : []
+        ctx.log.warn({ err, swap: w.id, chain: adapter.chain }, 'the transfers of a late deposit could not all be read; the rest of it is listed as unattributed')
     }
     const { transfers, unattributed } = attributeBalance(amount, found, await listedTransfers(ctx.pool, w))
     const single = transfers.length === 1 && unattributed === 0n ? transfers[0] : undefined

@@ -151,7 +151,7 @@ async function coinArrival(client: PublicClient, watch: DepositWatch, to: bigint
 /**
  * Every transfer into one address within [watch.fromBlock, to], at most `limit` (the newest): a late
  * deposit made of several (docs/bridge/lifecycle.md#extra-and-late-deposits). A token's are its
- * Transfer logs; a coin's are the blocks where the balance rose (balance-rises.ts), each block's
+ * Transfer logs; a coin's are the blocks where the balance rose (balance-rises.ts, by balance and nonce), each block's
  * direct payments to the address when they add up to its rise, else the one transaction a trace names
  * (null on a node without traces) for the whole rise.
  */
@@ -162,10 +162,12 @@ export async function transfersInto(client: PublicClient, watch: DepositWatch, t
         return scan.seen.slice(-limit)
     }
     const address = watch.address as Address
-    const rises = await balanceRises((blockNumber) => client.getBalance({ address, blockNumber }).catch((err) => {
-        if (isNoStateError(err)) return undefined
-        throw err
-    }), watch.fromBlock, to, limit)
+    const stateAt = (blockNumber: bigint) => Promise.all([client.getBalance({ address, blockNumber }), client.getTransactionCount({ address, blockNumber })])
+        .then(([balance, nonce]) => ({ balance, nonce }), (err) => {
+            if (isNoStateError(err)) return undefined
+            throw err
+        })
+    const rises = await balanceRises(stateAt, watch.fromBlock, to, limit)
     const seen: DepositSeen[] = []
     for (const rise of rises) {
         const block = await client.getBlock({ blockNumber: rise.blockNumber, includeTransactions: true })
