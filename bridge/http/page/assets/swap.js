@@ -234,11 +234,13 @@
         const s = state.swap
         const refund = s.refund_status
         const late = s.late_deposits || []
+        // Transfers, not late deposits: several found together are one late deposit.
+        const arrived = late.reduce((n, l) => n + Math.max((l.transfers || []).length, 1), 0)
         const lines = []
         if (status === 'expired' && !s.deposit_tx_hash && !s.deposit_amount) {
             lines.push(late.length === 0
                 ? 'The swap expired before a deposit arrived: nothing was received, nothing is owed.'
-                : `The deposit window closed, then ${late.length === 1 ? 'a deposit' : `${late.length} deposits`} arrived: ` +
+                : `The deposit window closed, then ${arrived === 1 ? 'a deposit' : `${arrived} deposits`} arrived: ` +
                     'not swapped, returned as shown under "Deposits that were not swapped".')
         }
         if (s.error_message) lines.push(`Reason: ${s.error_message}`)
