@@ -134,6 +134,13 @@ export interface ChainAdapter {
     /** Transfers of each watch's asset into its address within [from, to]. */
     scanDeposits(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]>
     /**
+     * Every transfer of the watch's asset into its address within [watch.fromBlock, to], at most
+     * `limit` (the newest): the transfers making up a late deposit. For chains whose scanDeposits
+     * finds only part of them (EVM: a coin's first arrival); without it, scanDeposits is used
+     * (BITCOIN lists each unspent output's transaction, TRON and SOLANA each transaction).
+     */
+    transfersInto?(watch: DepositWatch, to: bigint, limit: number): Promise<DepositSeen[]>
+    /**
      * A deposit without a transaction hash is checked by its block: still canonical, and final.
      * `amount` (base units) lets a chain whose finality is a depth ask more of larger amounts (BITCOIN).
      */

@@ -1,12 +1,13 @@
 import { Pool } from 'pg'
 import { formatUnits, parseUnits } from '../amounts'
-import { ChainAdapter, DepositSeen, InsufficientForFeeError, UnpayableTransferError } from '../chains/adapter'
+import { ChainAdapter, DepositSeen, DepositWatch, InsufficientForFeeError, PartialScanError, UnpayableTransferError } from '../chains/adapter'
 import { Asset } from '../config'
 import { inTransaction, LOCK_SWAP } from '../db'
 import { ChainName } from '../registry'
 import { EngineContext } from './context'
 import { OperatorHoldError } from './hold'
 import { landedTopUpCovers } from './gather'
+import { attributeBalance, LateTransfer, MAX_LATE_TRANSFERS } from './late-transfers'
 import { loadSwap, Swap, writeEvent } from './lifecycle'
 import { MINED, Purpose } from './sender'
 
@@ -27,6 +28,8 @@ interface Watched {
     depositAddress: string
     refundAddress: string | null
     minAmount: string
+    /** The swap's credited deposit: never one of its late deposits' transfers. */
+    depositTxHash: string | null
 }
 
 export interface LateDeposit {
@@ -35,7 +38,12 @@ export interface LateDeposit {
     chain: ChainName
     asset: string
     amount: bigint
+    /** The one transfer that is the whole amount; null when it is several or not known. */
     txHash: string | null
+    /** The transfers found to make up the amount, oldest first (late-transfers.ts). */
+    transfers: LateTransfer[]
+    /** The part of amount they do not account for. */
+    unattributed: bigint
     blockNumber: bigint
     blockHash: string
     state: LateState
@@ -51,8 +59,13 @@ export interface LateDeposit {
 const big = (v: string | null) => (v === null ? null : BigInt(v))
 
 function mapLate(r: any): LateDeposit {
+    const transfers: LateTransfer[] = (r.transfers ?? []).map((t: any) => ({
+        txHash: t.tx_hash, amount: BigInt(t.amount), blockNumber: BigInt(t.block_number), blockHash: t.block_hash,
+    }))
+    const amount = BigInt(r.amount)
     return {
-        id: String(r.id), swapId: r.swap_id, chain: r.chain, asset: r.asset, amount: BigInt(r.amount), txHash: r.tx_hash,
+        id: String(r.id), swapId: r.swap_id, chain: r.chain, asset: r.asset, amount, txHash: r.tx_hash,
+        transfers, unattributed: amount - transfers.reduce((sum, t) => sum + t.amount, 0n),
         blockNumber: BigInt(r.block_number), blockHash: r.block_hash, state: r.state, gatherTxHash: r.gather_tx_hash,
         gatheredAmount: big(r.gathered_amount), refundAddress: r.refund_address, refundTxHash: r.refund_tx_hash,
         refundAmount: big(r.refund_amount), error: r.error, createdAt: r.created_at,
@@ -69,7 +82,7 @@ export async function watchLateDeposits(ctx: EngineContext, adapter: ChainAdapte
     const days = ctx.config.lateDepositWatchDays
     if (days <= 0) return false
     const { rows } = await ctx.pool.query(
-        `SELECT s.id, s.source_chain, s.source_token, s.deposit_address, s.refund_address, s.route->>'min_amount' AS min_amount
+        `SELECT s.id, s.source_chain, s.source_token, s.deposit_address, s.refund_address, s.route->>'min_amount' AS min_amount, s.deposit_tx_hash
          FROM bridge_swap s
          WHERE s.source_chain = $1 AND s.finished_at > now() - make_interval(secs => $2)
            AND (s.status IN ('completed', 'expired')
@@ -81,7 +94,7 @@ export async function watchLateDeposits(ctx: EngineContext, adapter: ChainAdapte
     if (rows.length === 0) return false
     const watched: Watched[] = rows.map((r) => ({
         id: r.id, sourceChain: r.source_chain, sourceToken: r.source_token, depositAddress: r.deposit_address,
-        refundAddress: r.refund_address, minAmount: r.min_amount ?? '0',
+        refundAddress: r.refund_address, minAmount: r.min_amount ?? '0', depositTxHash: r.deposit_tx_hash,
     }))
     const head = await adapter.head()
     const requests = watched.map((w) => ({ address: w.depositAddress, asset: ctx.asset(w.sourceChain, w.sourceToken) }))
@@ -122,40 +135,65 @@ async function balancesOneByOne(adapter: ChainAdapter, requests: { address: stri
 }
 
 /**
- * Writes a late deposit and its event. Its transfer is looked for in the last scan range: used when
- * that transfer alone accounts for the balance, else the deposit is dated at the head block whose
- * balance showed it (with no transaction hash).
+ * Writes a late deposit and its event. The transfers that make up `amount` are looked for in the last
+ * scan range (late-transfers.ts): each found is listed on the row; one alone that is the whole amount
+ * is also its tx_hash (the gather and the finality check go by it, as before several were listed).
+ * The row is dated at the newest transfer's block when they account for the whole amount, else at the
+ * head block whose balance showed it: that block being final means every transfer in it is.
  */
 async function recordLate(ctx: EngineContext, adapter: ChainAdapter, w: Watched, asset: Asset, amount: bigint, head: bigint): Promise<boolean> {
     const from = head + 1n > adapter.maxScanBlocks ? head + 1n - adapter.maxScanBlocks : 0n
-    let seen: DepositSeen | undefined
+    const watch: DepositWatch = { swapId: w.id, address: w.depositAddress, asset, fromBlock: from }
+    let found: DepositSeen[]
     try {
-        const found = await adapter.scanDeposits([{ swapId: w.id, address: w.depositAddress, asset, fromBlock: from }], from, head)
-        seen = found.filter((d) => d.amount === amount).at(-1)
-    } catch {
-        seen = undefined
+        found = adapter.transfersInto ? await adapter.transfersInto(watch, head, MAX_LATE_TRANSFERS) : await adapter.scanDeposits([watch], from, head)
+    } catch (err) {
+        // What was read still names transfers; the rest of the amount stays unattributed.
+        found = err instanceof PartialScanError ? err.seen : []
+        ctx.log.warn({ err, swap: w.id, chain: adapter.chain }, 'the transfers of a late deposit could not all be read; the rest of it is listed as unattributed')
     }
-    const block = seen ?? { blockNumber: head, blockHash: await blockHashOf(adapter, head) }
+    const { transfers, unattributed } = attributeBalance(amount, found, await listedTransfers(ctx.pool, w))
+    const single = transfers.length === 1 && unattributed === 0n ? transfers[0] : undefined
+    const newest = transfers.at(-1)
+    const block = unattributed === 0n && newest ? newest : { blockNumber: head, blockHash: await blockHashOf(adapter, head) }
+    const stored = transfers.map((t) => ({ tx_hash: t.txHash, amount: t.amount.toString(), block_number: t.blockNumber.toString(), block_hash: t.blockHash }))
     return inTransaction(ctx.pool, async (client) => {
         const { rows } = await client.query(
-            `INSERT INTO bridge_late_deposit (swap_id, chain, asset, amount, tx_hash, block_number, block_hash, state, refund_address)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 'detected', $8)
+            `INSERT INTO bridge_late_deposit (swap_id, chain, asset, amount, tx_hash, transfers, block_number, block_hash, state, refund_address)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'detected', $9)
              ON CONFLICT (swap_id) WHERE state IN ${OPEN} DO NOTHING RETURNING id`,
-            [w.id, adapter.chain, asset.symbol, amount.toString(), seen?.txHash ?? null, block.blockNumber.toString(), block.blockHash, w.refundAddress]
+            [w.id, adapter.chain, asset.symbol, amount.toString(), single?.txHash ?? null, JSON.stringify(stored), block.blockNumber.toString(), block.blockHash, w.refundAddress]
         )
         if (rows.length === 0) return false
         const swap = (await loadSwap(client, w.id))!
         await writeEvent(client, swap, {
             event: 'late_deposit_detected',
-            txHash: seen?.txHash ?? null,
+            txHash: single?.txHash ?? null,
             data: {
                 late_deposit_id: String(rows[0].id), amount: formatUnits(amount, asset.decimals), block_number: block.blockNumber.toString(),
                 refund: w.refundAddress ? 'pending' : 'held',
+                transfers: transfers.map((t) => ({ tx_hash: t.txHash, amount: formatUnits(t.amount, asset.decimals) })),
             },
         })
-        ctx.log.warn({ swap: w.id, chain: adapter.chain, amount: amount.toString() }, 'late deposit at the address of an ended swap')
+        ctx.log.warn({ swap: w.id, chain: adapter.chain, amount: amount.toString(), transfers: transfers.length }, 'late deposit at the address of an ended swap')
         return true
     })
+}
+
+/**
+ * Transfers to the address that are not this late deposit's: the swap's credited deposit, and those
+ * listed on its earlier late deposits (a dropped one's money was never moved, so its transfers may be listed again).
+ */
+async function listedTransfers(pool: Pool, w: Watched): Promise<Set<string>> {
+    const { rows } = await pool.query(
+        `SELECT tx_hash, transfers FROM bridge_late_deposit WHERE swap_id = $1 AND state <> 'dropped'`, [w.id])
+    const listed = new Set<string>()
+    if (w.depositTxHash) listed.add(w.depositTxHash)
+    for (const r of rows) {
+        if (r.tx_hash) listed.add(r.tx_hash)
+        for (const t of r.transfers ?? []) listed.add(t.tx_hash)
+    }
+    return listed
 }
 
 /** The adapter's finality check of a deposit without a transaction goes by block number and hash. */

@@ -159,11 +159,20 @@ export const Swap = z.looseObject({
     finished_at: maybe,
 }).meta({ id: 'BridgeSwap' })
 
+/** One transfer that makes up a late deposit (whole tokens of the source asset). */
+const LateDepositTransfer = z.looseObject({
+    tx_hash: text,
+    amount: text,
+    block_number: text,
+})
+
 const LateDeposit = z.looseObject({
     id: text,
     status: text,
     amount: text,
     tx_hash: maybe,
+    transfers: z.array(LateDepositTransfer),
+    unattributed_amount: text,
     block_number: text,
     gather_tx_hash: maybe,
     refund_address: maybe,

@@ -112,7 +112,11 @@ function poolTradeView(swap: Swap) {
     }
 }
 
-/** A swap's deposits other than the credited one, refunded after it ended (late.ts), amounts in whole tokens of the source asset. */
+/**
+ * A swap's deposits other than the credited one, refunded after it ended (late.ts), amounts in whole
+ * tokens of the source asset. Each is what the address held, gathered and refunded as one; `transfers`
+ * lists the transfers found to make it up, and `unattributed_amount` the part none of them accounts for.
+ */
 export function lateDepositView(late: LateDeposit) {
     const units = (v: bigint | null) => amount(v, late.chain, late.asset)
     return {
@@ -120,6 +124,8 @@ export function lateDepositView(late: LateDeposit) {
         status: late.state,
         amount: units(late.amount),
         tx_hash: late.txHash,
+        transfers: late.transfers.map((t) => ({ tx_hash: t.txHash, amount: units(t.amount)!, block_number: t.blockNumber.toString() })),
+        unattributed_amount: units(late.unattributed)!,
         block_number: late.blockNumber.toString(),
         gather_tx_hash: late.gatherTxHash,
         refund_address: late.refundAddress,

@@ -2,7 +2,7 @@ import * as bitcoin from 'bitcoinjs-lib'
 import { expect } from 'chai'
 import { randomBytes } from 'crypto'
 import * as fs from 'fs'
-import { Address, parseUnits } from 'viem'
+import { Address, encodeFunctionData, erc20Abi, Hash, parseUnits, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { waitFor } from '../../common/processes'
 import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
@@ -10,7 +10,7 @@ import { SimpleSwapServer } from '../../devnet/provider/server'
 import { createTestDatabase } from '../support/postgres'
 import {
     account, api, balanceOf, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, giveTokens, send, startBridge,
-    startBridgeChains, tempDir, transferAmounts, vaultOf, waitForStatus,
+    startBridgeChains, tempDir, TestChain, transferAmounts, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -86,6 +86,107 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
             return refunded.length === late.length && late.length >= count ? late : undefined
         }, 120_000, 300)
     }
+
+    /**
+     * Two transfers from development account `from` to `to`, in two consecutive blocks mined by one
+     * request: the late-deposit watch, which reads the address once a cycle, finds them together (one
+     * late deposit of their sum). Interval mining pauses meanwhile, and the block gas limit lets one
+     * of them (each asks for 60,000 gas) into a block. Their hashes, in the order sent.
+     */
+    async function twoTransfersInTwoBlocks(chain: TestChain, from: number, to: Address, amounts: [bigint, bigint], token?: Address): Promise<Hash[]> {
+        const rpc = (method: string, params: unknown[]) => chain.client.request({ method: method as any, params: params as any }) as Promise<any>
+        const gasLimit = (await chain.client.getBlock()).gasLimit
+        const hashes: Hash[] = []
+        await rpc('evm_setIntervalMining', [0])
+        try {
+            await rpc('evm_setBlockGasLimit', [toHex(80_000n)])
+            for (const amount of amounts) {
+                const call = token
+                    ? { to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) }
+                    : { to, value: toHex(amount) }
+                hashes.push(await rpc('eth_sendTransaction', [{ from: account(from).address, gas: toHex(60_000n), gasPrice: '0x0', ...call }]))
+            }
+            await rpc('anvil_mine', [toHex(2n)])
+        } finally {
+            await rpc('evm_setBlockGasLimit', [toHex(gasLimit)])
+            await rpc('evm_setIntervalMining', [1])
+        }
+        const receipts = await Promise.all(hashes.map((hash) => chain.client.waitForTransactionReceipt({ hash, pollingInterval: 100 })))
+        // The premise: two transfers, each in a block of its own, both succeeded.
+        expect(receipts.map((r) => r.status)).to.deep.equal(['success', 'success'])
+        expect(receipts[1].blockNumber).to.equal(receipts[0].blockNumber + 1n)
+        return hashes
+    }
+
+    /** The one late deposit of a swap that lists several transfers, once refunded. */
+    async function refundedTogether(id: string): Promise<any> {
+        const late = await refundedExtras(id, 1)
+        expect(late).to.have.length(1)
+        return late[0]
+    }
+
+    it('EVM coin: two extras sent after the swap completed, in two blocks, are one late deposit listing both, refunded together once', async function () {
+        const chain = w.chains.NATIVECHAIN
+        const refund = privateKeyToAccount(generatePrivateKey()).address
+        const vault = await vaultOf(bridge, 'NATIVECHAIN')
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
+            source_token_amount: '0.5', target_wallet: account(9).address, refund_address: refund,
+        })
+        const [first, a, b] = [parseUnits('0.5', 18), parseUnits('0.3', 18), parseUnits('0.2', 18)]
+        await send(chain, 5, swap.deposit_address, first)
+        await waitForStatus(bridge, swap.id, ['completed'], 180_000)
+        const hashes = await twoTransfersInTwoBlocks(chain, 5, swap.deposit_address, [a, b])
+        const receipts = await Promise.all(hashes.map((hash) => chain.client.getTransactionReceipt({ hash })))
+        const late = await refundedTogether(swap.id)
+        // Each transfer the test sent, with its amount and block; together the whole late deposit.
+        expect(late.transfers).to.deep.equal([
+            { tx_hash: hashes[0], amount: '0.3', block_number: receipts[0].blockNumber.toString() },
+            { tx_hash: hashes[1], amount: '0.2', block_number: receipts[1].blockNumber.toString() },
+        ])
+        expect(late).to.include({ amount: '0.5', unattributed_amount: '0', tx_hash: null, block_number: receipts[1].blockNumber.toString() })
+        // One refund carried both: from the vault to the refund address, their sum, on chain.
+        const tx = await chain.client.getTransaction({ hash: late.refund_tx_hash })
+        expect(tx.from.toLowerCase()).to.equal(vault.toLowerCase())
+        expect(tx.to?.toLowerCase()).to.equal(refund.toLowerCase())
+        expect(tx.value).to.equal(a + b)
+        expect(late.refund_amount).to.equal('0.5')
+        await quiet()
+        expect(await balanceOf(chain, refund)).to.equal(a + b)
+        expect(await balanceOf(chain, swap.deposit_address)).to.equal(0n)
+        expect((await swapBody(swap.id)).late_deposits).to.have.length(1)
+        const detected = (await eventsOf(bridge, swap.id)).filter((e) => e.event === 'late_deposit_detected')
+        expect(detected.map((e) => e.data.transfers)).to.deep.equal([[{ tx_hash: hashes[0], amount: '0.3' }, { tx_hash: hashes[1], amount: '0.2' }]])
+    })
+
+    it('ERC-20: two extras sent after the swap completed, in two blocks, are one late deposit listing both, refunded together once', async function () {
+        const chain = w.chains.NATIVECHAIN
+        const stable = chain.tokens.STABLE
+        const refund = privateKeyToAccount(generatePrivateKey()).address
+        const vault = await vaultOf(bridge, 'NATIVECHAIN')
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'BSC', target_token: 'WNATIVE',
+            source_token_amount: '30', target_wallet: account(9).address, refund_address: refund,
+        })
+        const [first, a, b] = [parseUnits('30', 6), parseUnits('12', 6), parseUnits('7.5', 6)]
+        await giveTokens(chain, 'STABLE', account(8).address, first + a + b)
+        await send(chain, 8, swap.deposit_address, first, stable)
+        await waitForStatus(bridge, swap.id, ['completed'], 180_000)
+        const hashes = await twoTransfersInTwoBlocks(chain, 8, swap.deposit_address, [a, b], stable)
+        const receipts = await Promise.all(hashes.map((hash) => chain.client.getTransactionReceipt({ hash })))
+        const late = await refundedTogether(swap.id)
+        expect(late.transfers).to.deep.equal([
+            { tx_hash: hashes[0], amount: '12', block_number: receipts[0].blockNumber.toString() },
+            { tx_hash: hashes[1], amount: '7.5', block_number: receipts[1].blockNumber.toString() },
+        ])
+        expect(late).to.include({ amount: '19.5', unattributed_amount: '0', tx_hash: null, refund_amount: '19.5' })
+        // One gather and one refund of the sum, on chain.
+        expect((await transferAmounts(chain, stable, swap.deposit_address, vault)).slice(1)).to.deep.equal([a + b])
+        await quiet()
+        expect(await transferAmounts(chain, stable, vault, refund)).to.deep.equal([a + b])
+        expect(await balanceOf(chain, refund, stable)).to.equal(a + b)
+        expect(await balanceOf(chain, swap.deposit_address, stable)).to.equal(0n)
+    })
 
     it('EVM coin: 0.5 credited and gathered; 0.3 sent at deposit_detected and 0.2 after the gather are each refunded once', async function () {
         const chain = w.chains.NATIVECHAIN
@@ -224,5 +325,42 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
         const events = (await eventsOf(bridge, swap.id)).map((e) => e.event)
         expect(events.filter((e) => e === 'late_deposit_refunded')).to.have.length(2)
         expect(events.filter((e) => e === 'refund_sent')).to.have.length(1)
+    })
+
+    it('BITCOIN: two extra outputs in one block after the swap ended are one late deposit listing both transactions, refunded together once', async function () {
+        const refund = regtestAddress()
+        const swap = await createSwap(bridge, {
+            source_chain: 'BITCOIN', source_token: 'BTC', target_chain: 'NATIVECHAIN', target_token: 'NATIVE',
+            source_token_amount: '0.01', target_wallet: account(7).address, refund_address: refund,
+        })
+        // Below the route's minimum: the swap fails and refunds the credited deposit, then it has ended.
+        const credited = btc.ledger.fund(swap.deposit_address, 20_000n)
+        btc.ledger.mine(1)
+        const failed = await waitFor('the swap refunded', async () => {
+            btc.ledger.mine(1)
+            const body = await swapBody(swap.id)
+            return body.refund_status === 'sent' ? body : undefined
+        }, 120_000, 300)
+        expect(failed.deposit_tx_hash).to.equal(credited.txid)
+        // Two transactions, one block: the watch sees them at once.
+        const a = btc.ledger.fund(swap.deposit_address, 400_000n)
+        const b = btc.ledger.fund(swap.deposit_address, 300_000n)
+        expect(a.txid).to.not.equal(b.txid)
+        btc.ledger.mine(1)
+        const [late] = await refundedExtras(swap.id, 1, () => btc.ledger.mine(1))
+        expect((await swapBody(swap.id)).late_deposits).to.have.length(1)
+        const byHash = (x: { tx_hash: string }, y: { tx_hash: string }) => (x.tx_hash < y.tx_hash ? -1 : 1)
+        expect(late.transfers.map((t: any) => ({ tx_hash: t.tx_hash, amount: t.amount })).sort(byHash)).to.deep.equal(
+            [{ tx_hash: a.txid, amount: '0.004' }, { tx_hash: b.txid, amount: '0.003' }].sort(byHash))
+        expect(new Set(late.transfers.map((t: any) => t.block_number)).size).to.equal(1)
+        expect(late).to.include({ amount: '0.007', unattributed_amount: '0', tx_hash: null })
+        // One refund carried both (less the one gather's fee), and it is all the refund address got besides the credited deposit's refund.
+        await quiet()
+        const received = outputsOf(refund)
+        expect(received.map((o) => o.txid).sort()).to.deep.equal([failed.refund_tx_hash, late.refund_tx_hash].sort())
+        const back = received.filter((o) => o.txid === late.refund_tx_hash).reduce((sum, o) => sum + o.value, 0n)
+        expect(back).to.equal(parseUnits(late.refund_amount, 8))
+        expect(back < 700_000n && 700_000n - back < 10_000n).to.equal(true)
+        expect(outputsOf(swap.deposit_address)).to.deep.equal([])
     })
 })

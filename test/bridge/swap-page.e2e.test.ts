@@ -404,4 +404,50 @@ describe('bridge: the swap page follows a real swap in a browser', function () {
         await screenshot('late-refunded')
         expect(problems.splice(0).filter((p) => !/ERR_CONNECTION_REFUSED|WebSocket connection to .* failed/.test(p))).to.deep.equal([])
     })
+
+    // After the test above: the bridge still expires swaps at once.
+    it('two extra deposits that arrived together: each listed with its amount, hash, link and the one refund that carried both', async function () {
+        const chain = w.chains.NATIVECHAIN
+        const refundTo = privateKeyToAccount(generatePrivateKey()).address
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
+            source_token_amount: '0.3', target_wallet: account(6).address, refund_address: refundTo,
+        })
+        await waitForStatus(bridge, swap.id, ['expired'], 60_000)
+        // Both in one block (mining paused while they are sent): the watch finds them at once, one late deposit.
+        const rpc = (method: string, params: unknown[]) => chain.client.request({ method: method as any, params: params as any }) as Promise<any>
+        const hashes: string[] = []
+        await rpc('evm_setIntervalMining', [0])
+        try {
+            for (const value of [parseUnits('0.25', 18), parseUnits('0.15', 18)]) {
+                hashes.push(await rpc('eth_sendTransaction', [{ from: account(5).address, to: swap.deposit_address, value: `0x${value.toString(16)}`, gasPrice: '0x0' }]))
+            }
+            await rpc('evm_mine', [])
+        } finally {
+            await rpc('evm_setIntervalMining', [1])
+        }
+        await page.goto(`${bridge.url}/swap/${swap.id}`)
+        await page.waitForFunction(() => document.querySelector('#late-deposits li[data-state="refunded"]') !== null, WAIT)
+        const [late] = (await api(bridge, 'GET', `/api/swap/${swap.id}`)).body.late_deposits
+        expect(late.transfers.map((t: any) => [t.tx_hash, t.amount])).to.deep.equal([[hashes[0], '0.25'], [hashes[1], '0.15']])
+        expect(late).to.include({ status: 'refunded', amount: '0.4', refund_amount: '0.4', unattributed_amount: '0' })
+
+        // Each transfer: its amount, block and fate (the refund that carried both), its hash with copy and explorer link.
+        const block = late.transfers[0].block_number
+        expect(await page.$$eval('#late-deposits .late-transfer-summary', (n: any[]) => n.map((e) => e.textContent))).to.deep.equal([
+            `0.25 NATIVE (block ${block}): refunded in ${late.refund_tx_hash}`,
+            `0.15 NATIVE (block ${block}): refunded in ${late.refund_tx_hash}`,
+        ])
+        expect(await page.$$eval('#late-deposits .late-tx', (n: any[]) => n.map((e) => e.textContent))).to.deep.equal(hashes)
+        expect(await page.$$eval('#late-deposits .late-refund-tx', (n: any[]) => n.map((e) => e.textContent))).to.deep.equal([late.refund_tx_hash])
+        expect(await page.$$eval('#late-deposits a.explorer', (n: any[]) => n.map((e) => e.getAttribute('href')))).to.deep.equal([
+            ...hashes.map((h) => `${NATIVE_EXPLORER}/tx/${h}`), `${NATIVE_EXPLORER}/tx/${late.refund_tx_hash}`,
+        ])
+        expect(await page.$eval('#late-deposits .late-summary', (e: any) => e.textContent)).to.match(
+            new RegExp(`^0\\.4 NATIVE in 2 deposits, seen .*: refunded \\(0\\.4 NATIVE to ${refundTo}\\), all returned together in one transfer\\.$`))
+        expect(await page.$$eval('#late-deposits .late-unattributed', (n: any[]) => n.length)).to.equal(0)
+        expect(await refundLines()).to.deep.equal(['The deposit window closed, then 2 deposits arrived: not swapped, returned as shown under "Deposits that were not swapped".'])
+        await screenshot('late-two-transfers')
+        expect(problems.splice(0).filter((p) => !/ERR_CONNECTION_REFUSED|WebSocket connection to .* failed/.test(p))).to.deep.equal([])
+    })
 })

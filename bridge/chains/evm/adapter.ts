@@ -12,7 +12,7 @@ import {
 import { normalizeAddress } from './address'
 import { allowance, pairReserves, poolSwapOutput, signApprove, signPoolSwap } from './amm'
 import { balanceOf, balancesOf } from './balances'
-import { checkDeposit, scanDeposits } from './deposits'
+import { checkDeposit, scanDeposits, transfersInto } from './deposits'
 import { EvmSigner, signTransfer, transferFee } from './sending'
 import { evmClients } from './transport'
 
@@ -53,6 +53,10 @@ export class EvmAdapter implements ChainAdapter {
 
     scanDeposits(watches: DepositWatch[], from: bigint, to: bigint): Promise<DepositSeen[]> {
         return scanDeposits(this.client, this.batchClient, watches, from, to)
+    }
+
+    transfersInto(watch: DepositWatch, to: bigint, limit: number): Promise<DepositSeen[]> {
+        return transfersInto(this.client, watch, to, limit)
     }
 
     checkDeposit(deposit: { txHash: string | null; blockNumber: bigint; blockHash: string }, finality: Finality): Promise<DepositCheck> {

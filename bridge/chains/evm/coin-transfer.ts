@@ -18,6 +18,26 @@ interface CallFrame {
 }
 
 /**
+ * Every successful transaction of a block that sends coin straight to `address` (its `to`, a value),
+ * with that value: several transfers in one block are told apart here, where a balance shows only
+ * their sum. Coin moved by a contract's internal call is not among them (coinTransferTx finds it).
+ */
+export async function directCoinPayments(
+    client: PublicClient,
+    block: { transactions: { hash: Hex; to: Address | null; value: bigint }[] },
+    address: Address
+): Promise<{ hash: Hex; value: bigint }[]> {
+    const target = address.toLowerCase()
+    const paid: { hash: Hex; value: bigint }[] = []
+    for (const tx of block.transactions) {
+        if (tx.to?.toLowerCase() !== target || tx.value === 0n) continue
+        const receipt = await client.getTransactionReceipt({ hash: tx.hash })
+        if (receipt.status === 'success') paid.push({ hash: tx.hash, value: tx.value })
+    }
+    return paid
+}
+
+/**
  * The transaction of a block that moved coin to `address`: a direct transfer, else one whose
  * trace shows it (parity's trace_block, else geth's call tracer); null when the node cannot trace.
  */

@@ -6,7 +6,8 @@ import { Finality } from '../finality'
 import { DepositCheck, DepositSeen, DepositWatch, PartialScanError } from '../adapter'
 import { scanWatches } from '../scan'
 import { coinBalancesAt } from './balances'
-import { coinTransferTx } from './coin-transfer'
+import { balanceRises } from './balance-rises'
+import { coinTransferTx, directCoinPayments } from './coin-transfer'
 
 /** Deposits on an EVM chain: a token's by Transfer logs, a coin's by the address's balance (no log shows an internal transfer): docs/bridge/lifecycle.md#deposits */
 
@@ -145,6 +146,40 @@ async function coinArrival(client: PublicClient, watch: DepositWatch, to: bigint
         blockHash: found.hash!,
         blockTime: new Date(Number(found.timestamp) * 1000),
     }
+}
+
+/**
+ * Every transfer into one address within [watch.fromBlock, to], at most `limit` (the newest): a late
+ * deposit made of several (docs/bridge/lifecycle.md#extra-and-late-deposits). A token's are its
+ * Transfer logs; a coin's are the blocks where the balance rose (balance-rises.ts, by balance and nonce), each block's
+ * direct payments to the address when they add up to its rise, else the one transaction a trace names
+ * (null on a node without traces) for the whole rise.
+ */
+export async function transfersInto(client: PublicClient, watch: DepositWatch, to: bigint, limit: number): Promise<DepositSeen[]> {
+    if (watch.asset.kind === 'token') {
+        const scan = await scanTokens(client, [watch], watch.fromBlock, to)
+        if (scan.causes.length > 0) throw scan.causes[0]
+        return scan.seen.slice(-limit)
+    }
+    const address = watch.address as Address
+    const stateAt = (blockNumber: bigint) => Promise.all([client.getBalance({ address, blockNumber }), client.getTransactionCount({ address, blockNumber })])
+        .then(([balance, nonce]) => ({ balance, nonce }), (err) => {
+            if (isNoStateError(err)) return undefined
+            throw err
+        })
+    const rises = await balanceRises(stateAt, watch.fromBlock, to, limit)
+    const seen: DepositSeen[] = []
+    for (const rise of rises) {
+        const block = await client.getBlock({ blockNumber: rise.blockNumber, includeTransactions: true })
+        const at = { swapId: watch.swapId, blockNumber: block.number!, blockHash: block.hash!, blockTime: new Date(Number(block.timestamp) * 1000) }
+        const direct = await directCoinPayments(client, block, address)
+        if (direct.length > 0 && direct.reduce((sum, p) => sum + p.value, 0n) === rise.amount) {
+            for (const p of direct) seen.push({ ...at, txHash: p.hash, amount: p.value })
+        } else {
+            seen.push({ ...at, txHash: await coinTransferTx(client, block, address), amount: rise.amount })
+        }
+    }
+    return seen.slice(-limit)
 }
 
 /**

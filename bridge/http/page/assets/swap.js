@@ -13,7 +13,7 @@
     /** Rough seconds an exchange partner takes (SimpleSwap quotes 10 to 30 minutes). */
     const PROVIDER_SECONDS = 20 * 60
     const { displayAmount } = globalThis.SwapAmounts
-    const { statusWords, eventWords, lateWords } = globalThis.SwapWords
+    const { statusWords, eventWords, lateWords, transferWords, togetherWords } = globalThis.SwapWords
     const $ = (id) => document.getElementById(id)
 
     const id = swapIdOfPath()
@@ -234,11 +234,13 @@
         const s = state.swap
         const refund = s.refund_status
         const late = s.late_deposits || []
+        // Transfers, not late deposits: several found together are one late deposit.
+        const arrived = late.reduce((n, l) => n + Math.max((l.transfers || []).length, 1), 0)
         const lines = []
         if (status === 'expired' && !s.deposit_tx_hash && !s.deposit_amount) {
             lines.push(late.length === 0
                 ? 'The swap expired before a deposit arrived: nothing was received, nothing is owed.'
-                : `The deposit window closed, then ${late.length === 1 ? 'a deposit' : `${late.length} deposits`} arrived: ` +
+                : `The deposit window closed, then ${arrived === 1 ? 'a deposit' : `${arrived} deposits`} arrived: ` +
                     'not swapped, returned as shown under "Deposits that were not swapped".')
         }
         if (s.error_message) lines.push(`Reason: ${s.error_message}`)
@@ -260,7 +262,11 @@
         $('refund').classList.toggle('ended', status === 'failed' || status === 'expired')
     }
 
-    /** Each deposit other than the credited one, with its hash, what became of it and the refund's hash. */
+    /**
+     * Each deposit other than the credited one, with its hash, what became of it and the refund's hash.
+     * Several transfers found together are one late deposit, gathered and refunded in one transfer:
+     * each is listed with its amount, its hash and that fate.
+     */
     function renderLate() {
         const s = state.swap
         const late = s.late_deposits || []
@@ -268,14 +274,46 @@
         $('late-deposits').replaceChildren(...late.map((l) => {
             const li = document.createElement('li')
             li.dataset.state = l.status
+            const transfers = l.transfers || []
+            const unattributed = l.unattributed_amount && !/^0(\.0*)?$/.test(l.unattributed_amount) ? l.unattributed_amount : null
+            const several = transfers.length > 1 || (transfers.length === 1 && unattributed)
             const what = document.createElement('p')
             what.className = 'late-summary'
-            what.textContent = `${displayAmount(l.amount)} ${s.source_token}, seen ${time(l.detected_at)}: ${lateWords(l.status)}` +
+            what.textContent = `${displayAmount(l.amount)} ${s.source_token}` +
+                (transfers.length > 1 ? ` in ${transfers.length} deposits` : '') + `, seen ${time(l.detected_at)}: ${lateWords(l.status)}` +
                 (l.status === 'refunded' && l.refund_amount ? ` (${displayAmount(l.refund_amount)} ${s.source_token} to ${l.refund_address})` : '') +
+                (several ? ', ' + togetherWords(l.status) : '') +
                 (l.error ? `. ${l.error}` : '') + '.'
-            li.append(what, hashLine('Deposit', 'late-tx', l.tx_hash), hashLine('Refund', 'late-refund-tx', l.refund_tx_hash))
+            if (!several) {
+                li.append(what, hashLine('Deposit', 'late-tx', l.tx_hash || (transfers[0] && transfers[0].tx_hash)), hashLine('Refund', 'late-refund-tx', l.refund_tx_hash))
+                return li
+            }
+            const list = document.createElement('ul')
+            list.className = 'late-transfers'
+            list.append(...transfers.map((t) => {
+                const item = document.createElement('li')
+                item.className = 'late-transfer'
+                const line = document.createElement('p')
+                line.className = 'late-transfer-summary'
+                line.textContent = `${displayAmount(t.amount)} ${s.source_token} (block ${t.block_number}): ${transferFate(l)}`
+                item.append(line, hashLine('Deposit', 'late-tx', t.tx_hash))
+                return item
+            }))
+            li.append(what, list)
+            if (unattributed) {
+                const rest = document.createElement('p')
+                rest.className = 'late-unattributed'
+                rest.textContent = `${displayAmount(unattributed)} ${s.source_token} more, whose transaction was not found: ${transferFate(l)}`
+                li.append(rest)
+            }
+            li.append(hashLine('Refund', 'late-refund-tx', l.refund_tx_hash))
             return li
         }))
+    }
+
+    /** One transfer's fate: its late deposit's, with the refund that carried it. */
+    function transferFate(l) {
+        return l.status === 'refunded' && l.refund_tx_hash ? `refunded in ${l.refund_tx_hash}` : transferWords(l.status)
     }
 
     /** "Deposit: <hash> Copy Explorer" for a source-chain transaction, or "—" without one. */

@@ -49,10 +49,28 @@
         dropped: 'closed by an operator',
     }
 
+    /** One of several transfers making up a late deposit, by that deposit's state (refunded names its refund's hash instead). */
+    const TRANSFER = {
+        detected: 'waiting to be final',
+        confirmed: 'final; being moved to the vault',
+        gathered: 'being refunded',
+        refunded: 'refunded',
+        held: 'held for an operator',
+        dropped: 'closed by an operator',
+    }
+
+    /** A late deposit of several transfers: they share one gather and one refund (one network fee). */
+    const TOGETHER = {
+        refunded: 'all returned together in one transfer',
+        held: 'held together',
+    }
+
     const fallback = (name) => name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, ' ')
     const statusWords = (status) => STATUS[status] || fallback(status)
     const eventWords = (event) => EVENT[event] || null
     const lateWords = (state) => LATE[state] || fallback(state)
+    const transferWords = (state) => TRANSFER[state] || fallback(state)
+    const togetherWords = (state) => TOGETHER[state] || 'to be returned together in one transfer'
 
-    globalThis.SwapWords = { statusWords, eventWords, lateWords }
+    globalThis.SwapWords = { statusWords, eventWords, lateWords, transferWords, togetherWords }
 })()
