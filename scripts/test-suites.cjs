@@ -6,11 +6,17 @@ const path = require('path')
 
 const ROOT = path.resolve(__dirname, '..')
 
+/** What the integration and e2e runs share: one Postgres cluster, one port allocator (test/support/). */
+const RUN_FIXTURES = ['--require', 'lib/test/support/postgres.js', '--require', 'lib/test/support/ports.js']
+
 const MOCHA_COMMON = ['--timeout', '120000', '--slow', '10000', '--exit', '--enable-source-maps']
 
 /**
  * unit: from the TypeScript sources (tsx), no build, no Postgres, under the unit guard.
- * integration and e2e: from lib/ after `npm run build:all`, with the run's embedded Postgres.
+ * integration and e2e: from lib/ after `npm run build:all`, with the run's embedded Postgres, their
+ * files spread over `jobs` mocha workers (processes) when more than one file runs. Most of their
+ * time is spent waiting on chains, processes and sockets, not computing, which is why there are
+ * more workers than the machine's two cores (docs/testing.md#parallel-workers).
  */
 const SUITES = {
     unit: {
@@ -21,19 +27,39 @@ const SUITES = {
     },
     integration: {
         fromSource: false,
-        mocha: ['--no-config', '--require', 'lib/test/support/postgres.js', ...MOCHA_COMMON],
+        mocha: ['--no-config', ...RUN_FIXTURES, ...MOCHA_COMMON],
+        jobs: 6,
         matches: (file) =>
             /\.test\.ts$/.test(file) && !/\.(unit|e2e)\.test\.ts$/.test(file),
     },
     e2e: {
         fromSource: false,
-        mocha: ['--no-config', '--require', 'lib/test/support/postgres.js', ...MOCHA_COMMON],
+        mocha: ['--no-config', ...RUN_FIXTURES, ...MOCHA_COMMON],
+        jobs: 6,
         matches: (file) => /\.e2e\.test\.ts$/.test(file),
     },
 }
 const ORDER = ['unit', 'integration', 'e2e']
 
-/** Every test source, repo-relative with forward slashes, sorted. */
+/**
+ * Files that take minutes, run first: mocha's parallel mode hands files to free workers in the
+ * order given, so a long file started last would leave the other workers idle while it finishes.
+ * Measured on the 2-core machine (docs/testing.md#counts-and-times); a file missing here only
+ * costs time.
+ */
+const LONGEST_FIRST = [
+    'test/indexer/log-range.test.ts',
+    'test/bridge/extra-deposits.test.ts',
+    'test/bridge/lifecycle.test.ts',
+    'test/bridge/late.test.ts',
+    'test/bridge/fee-bump.test.ts',
+    'test/bridge/api.test.ts',
+    'test/api/chain/contract-verification.test.ts',
+    'test/bridge/prices.test.ts',
+    'test/bridge/quote.test.ts',
+]
+
+/** Every test source, repo-relative with forward slashes: LONGEST_FIRST, then the rest sorted. */
 function testFiles() {
     const out = []
     const walk = (dir) => {
@@ -44,7 +70,11 @@ function testFiles() {
         }
     }
     walk('test')
-    return out.sort()
+    const rank = (file) => {
+        const i = LONGEST_FIRST.indexOf(file)
+        return i < 0 ? LONGEST_FIRST.length : i
+    }
+    return out.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
 }
 
 /**
@@ -76,4 +106,4 @@ function runPath(suite, source) {
     return SUITES[suite].fromSource ? source : `lib/${source.replace(/\.ts$/, '.js')}`
 }
 
-module.exports = { ROOT, SUITES, ORDER, testFiles, classify, sourceOf, runPath }
+module.exports = { ROOT, SUITES, ORDER, LONGEST_FIRST, testFiles, classify, sourceOf, runPath }

@@ -60,17 +60,32 @@ function plan({ suite, files }, bySuite) {
     return ORDER.filter((s) => chosen.has(s)).map((s) => [s, chosen.get(s)])
 }
 
+/**
+ * mocha's parallel mode for a suite with `jobs` and more than one file: each file runs whole in one
+ * of that many worker processes. TEST_JOBS overrides the number (TEST_JOBS=1: one file after
+ * another in one process, as before); --parallel or --jobs given by hand win.
+ */
+function workers(suite, files, options) {
+    if (options.some((o) => o === '--parallel' || o === '-p' || o === '--jobs' || o === '-j')) return []
+    const jobs = process.env.TEST_JOBS ? Number(process.env.TEST_JOBS) : SUITES[suite].jobs
+    if (process.env.TEST_JOBS && !(Number.isInteger(jobs) && jobs >= 1)) fail(`TEST_JOBS must be a whole number of at least 1, not "${process.env.TEST_JOBS}"`)
+    if (!jobs || jobs < 2 || files < 2) return []
+    return ['--parallel', '--jobs', String(Math.min(jobs, files))]
+}
+
 function runMocha(suite, sources, options) {
     const paths = sources.map((source) => runPath(suite, source))
     if (!SUITES[suite].fromSource) {
         const missing = paths.filter((p) => !fs.existsSync(path.join(ROOT, p)))
         if (missing.length) fail(`the ${suite} suite runs the build: ${missing[0]}${missing.length > 1 ? ` and ${missing.length - 1} more are` : ' is'} missing; run \`npm run build:all\` first`)
     }
-    const args = [MOCHA, ...SUITES[suite].mocha, ...options, ...paths]
-    console.log(`\n=== ${suite}: ${paths.length} file${paths.length === 1 ? '' : 's'}`)
+    const args = [MOCHA, ...SUITES[suite].mocha, ...workers(suite, paths.length, options), ...options, ...paths]
+    const parallel = args.indexOf('--jobs')
+    console.log(`\n=== ${suite}: ${paths.length} file${paths.length === 1 ? '' : 's'}${parallel > 0 ? `, ${args[parallel + 1]} workers` : ''}`)
     const started = Date.now()
     return new Promise((resolve) => {
-        const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit' })
+        const env = parallel > 0 ? { ...process.env, TEST_WORKERS: args[parallel + 1] } : process.env
+        const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit', env })
         // Ctrl-C reaches the child through the terminal's process group: wait for it to stop what
         // it started instead of returning the prompt while it still cleans up. A plain kill (CI's
         // timeout) reaches only this process: pass it on.

@@ -1,3 +1,4 @@
+import * as http from 'http'
 import fc from 'fast-check'
 import { Answer, AnswerCheck } from './answers'
 import { DocumentedOperation, OpenApiDocument } from './document'
@@ -131,15 +132,30 @@ async function fetchDocument(baseUrl: string): Promise<object> {
     return res.json() as Promise<object>
 }
 
-async function send(baseUrl: string, request: FuzzRequest, timeoutMs: number): Promise<Answer> {
-    const res = await fetch(`${baseUrl}${request.url}`, {
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
+/**
+ * One request on a connection of its own. With fetch's pool of kept-alive connections, two runs on
+ * a loaded machine (parallel workers) each had one request fail as "fetch failed" while the service
+ * went on answering: the sign of a kept-alive connection the server closed as the next request went
+ * out, a race of the client's pool and not an answer of the service. A fresh connection per request
+ * has no such race; a service that dies or resets still fails the request, and the error now names
+ * its code (fetch hid it).
+ */
+function send(baseUrl: string, request: FuzzRequest, timeoutMs: number): Promise<Answer> {
+    const headers: Record<string, string> = { ...request.headers }
+    // What fetch sent for a body without a type, kept so that the requests stay the same.
+    if (request.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'text/plain;charset=UTF-8'
+    return new Promise((resolve, reject) => {
+        const req = http.request(new URL(`${baseUrl}${request.url}`), { method: request.method, headers, agent: false }, (res) => {
+            const chunks: Buffer[] = []
+            res.on('data', (chunk: Buffer) => chunks.push(chunk))
+            res.on('end', () => resolve({ status: res.statusCode!, contentType: res.headers['content-type'] ?? '', text: Buffer.concat(chunks).toString('utf8') }))
+            res.on('error', reject)
+        })
+        const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+        req.on('close', () => clearTimeout(timer))
+        req.on('error', (err: NodeJS.ErrnoException) => reject(new Error(err.code ? `${err.message} (${err.code})` : err.message)))
+        req.end(request.body)
     })
-    return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() }
 }
 
 /** One line per operation: the statuses its requests were answered with, e.g. `GET /api/v2/blocks/{block}: 200×9 404×3 422×18`. */
