@@ -49,6 +49,11 @@ const ORDER = ['unit', 'integration', 'e2e']
  */
 const LONGEST_FIRST = [
     'test/indexer/log-range.test.ts',
+    'test/bridge/faults.e2e.test.ts',
+    'test/bridge/crash.e2e.test.ts',
+    'test/indexer/reliability.e2e.test.ts',
+    'test/launcher/start.e2e.test.ts',
+    'test/indexer/restart.e2e.test.ts',
     'test/bridge/extra-deposits.test.ts',
     'test/bridge/lifecycle.test.ts',
     'test/bridge/late.test.ts',
@@ -57,6 +62,12 @@ const LONGEST_FIRST = [
     'test/api/chain/contract-verification.test.ts',
     'test/bridge/prices.test.ts',
     'test/bridge/quote.test.ts',
+    'test/build/production.test.ts',
+    'test/bridge/failures.test.ts',
+    'test/bridge/settlement.test.ts',
+    'test/bridge/webhooks.test.ts',
+    'test/bridge/networks.test.ts',
+    'test/bridge/pool-legs.test.ts',
 ]
 
 /** Every test source, repo-relative with forward slashes: LONGEST_FIRST, then the rest sorted. */

@@ -16,7 +16,7 @@ import { createRequire } from 'module'
 import * as path from 'path'
 
 const require = createRequire(import.meta.url)
-const { ROOT, SUITES, ORDER, classify, sourceOf, runPath } = require('./test-suites.cjs')
+const { ROOT, SUITES, ORDER, classify, testFiles, sourceOf, runPath } = require('./test-suites.cjs')
 const MOCHA = require.resolve('mocha/bin/mocha.js', { paths: [ROOT] })
 
 // mocha options that take a value: the value is not a file even when it ends in .js.
@@ -61,6 +61,20 @@ function plan({ suite, files }, bySuite) {
 }
 
 /**
+ * Without --suite, the integration and e2e files share one pool of workers (their mocha options
+ * are the same): the e2e suite's long files (faults, crashes, the launcher) then overlap with the
+ * integration files instead of starting when the last of those ends. Unit still runs first, alone.
+ */
+function pooled(runs) {
+    const integration = runs.find(([s]) => s === 'integration')
+    const e2e = runs.find(([s]) => s === 'e2e')
+    if (!integration || !e2e) return runs
+    const order = testFiles()
+    const sources = [...integration[1], ...e2e[1]].sort((a, b) => order.indexOf(a) - order.indexOf(b))
+    return [...runs.filter(([s]) => s !== 'integration' && s !== 'e2e'), ['integration', sources, 'integration + e2e']]
+}
+
+/**
  * mocha's parallel mode for a suite with `jobs` and more than one file: each file runs whole in one
  * of that many worker processes. TEST_JOBS overrides the number (TEST_JOBS=1: one file after
  * another in one process, as before); --parallel or --jobs given by hand win.
@@ -73,7 +87,7 @@ function workers(suite, files, options) {
     return ['--parallel', '--jobs', String(Math.min(jobs, files))]
 }
 
-function runMocha(suite, sources, options) {
+function runMocha(suite, sources, options, label = suite) {
     const paths = sources.map((source) => runPath(suite, source))
     if (!SUITES[suite].fromSource) {
         const missing = paths.filter((p) => !fs.existsSync(path.join(ROOT, p)))
@@ -81,7 +95,7 @@ function runMocha(suite, sources, options) {
     }
     const args = [MOCHA, ...SUITES[suite].mocha, ...workers(suite, paths.length, options), ...options, ...paths]
     const parallel = args.indexOf('--jobs')
-    console.log(`\n=== ${suite}: ${paths.length} file${paths.length === 1 ? '' : 's'}${parallel > 0 ? `, ${args[parallel + 1]} workers` : ''}`)
+    console.log(`\n=== ${label}: ${paths.length} file${paths.length === 1 ? '' : 's'}${parallel > 0 ? `, ${args[parallel + 1]} workers` : ''}`)
     const started = Date.now()
     return new Promise((resolve) => {
         const env = parallel > 0 ? { ...process.env, TEST_WORKERS: args[parallel + 1] } : process.env
@@ -96,7 +110,7 @@ function runMocha(suite, sources, options) {
         child.on('exit', (code, signal) => {
             process.off('SIGINT', onInt)
             process.off('SIGTERM', onTerm)
-            resolve({ suite, files: paths.length, code: code ?? 1, signal, seconds: (Date.now() - started) / 1000 })
+            resolve({ label, files: paths.length, code: code ?? 1, signal, seconds: (Date.now() - started) / 1000 })
         })
     })
 }
@@ -110,16 +124,17 @@ try {
 }
 let interrupted = false
 const results = []
-for (const [suite, sources] of plan(args, bySuite)) {
+const runs = plan(args, bySuite)
+for (const [suite, sources, label] of args.suite ? runs : pooled(runs)) {
     if (!sources.length) continue
-    results.push(await runMocha(suite, sources, args.options))
+    results.push(await runMocha(suite, sources, args.options, label))
     if (interrupted) break
 }
 if (results.length > 1) {
     console.log('\n=== suites')
     for (const r of results) {
         const outcome = r.code === 0 ? 'passed' : r.signal ? `killed by ${r.signal}` : `failed (exit ${r.code})`
-        console.log(`${r.suite.padEnd(12)} ${String(r.files).padStart(4)} files  ${r.seconds.toFixed(1).padStart(8)} s  ${outcome}`)
+        console.log(`${r.label.padEnd(18)} ${String(r.files).padStart(4)} files  ${r.seconds.toFixed(1).padStart(8)} s  ${outcome}`)
     }
 }
 process.exit(interrupted ? 130 : results.every((r) => r.code === 0) ? 0 : 1)
