@@ -10,7 +10,7 @@ import { ExplorerLinks, explorerSetting, parseExplorer } from './explorers'
 import { DEFAULT_STATIC_PRICES, parsePriceSource, PriceSourceConfig } from './prices'
 import { SIMPLESWAP_DEFAULT_URL } from './providers/simpleswap/client'
 import { ProviderRoutingConfig, parseProviderRouting } from './providers/routing'
-import { ChainName, CHAINS, Family, TokenSpec } from './registry'
+import { ChainName, CHAIN_NAMES, CHAINS, Family, TokenSpec } from './registry'
 
 /**
  * The bridge's runtime configuration, resolved once at start from the environment (and, in
@@ -393,18 +393,10 @@ export function loadBridgeConfig(env: BridgeEnv): BridgeConfig {
 }
 
 function explorersOf(env: BridgeEnv): BridgeConfig['explorers'] {
-    const settings: Record<ChainName, string | undefined> = {
-        NATIVECHAIN: env.BRIDGE_EXPLORER_URL_NATIVECHAIN,
-        BSC: env.BRIDGE_EXPLORER_URL_BSC,
-        ETHEREUM: env.BRIDGE_EXPLORER_URL_ETHEREUM,
-        POLYGON: env.BRIDGE_EXPLORER_URL_POLYGON,
-        BITCOIN: env.BRIDGE_EXPLORER_URL_BITCOIN,
-        TRON: env.BRIDGE_EXPLORER_URL_TRON,
-        SOLANA: env.BRIDGE_EXPLORER_URL_SOLANA,
-    }
     const explorers: BridgeConfig['explorers'] = {}
-    for (const [chain, value] of Object.entries(settings) as [ChainName, string | undefined][]) {
-        const links = parseExplorer(value)
+    for (const chain of CHAIN_NAMES) {
+        // A chain added to the registry without its BRIDGE_EXPLORER_URL_<CHAIN> setting fails to compile here.
+        const links = parseExplorer(env[`BRIDGE_EXPLORER_URL_${chain}`])
         if (links) explorers[chain] = links
     }
     return explorers

@@ -1,13 +1,12 @@
 import { z } from 'zod'
-import { swapFee, SWAP_FEE_PERCENT } from '../../common/amm-math'
 import { ApiDoc, DocumentedRouter } from '../../common/service/api-doc'
 import { RateLimit } from '../../common/service/rate-limit'
 import { formatUnits } from '../amounts'
 import { EngineContext } from '../engine/context'
-import { LegQuote } from '../engine/rates'
 import { checkAmount, defaultBound, maxPayout, parseAmountField, priceSwap, routeFor } from '../engine/terms'
 import { invalidInput } from './errors'
 import { pairFields } from './pair'
+import { poolLegFee } from './serialize'
 import { swapFieldEnums } from './request-doc'
 import { SwapQuote } from './schemas'
 
@@ -66,7 +65,7 @@ export function quoteRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
             fee_percent: (ctx.config.feeBps / 100).toFixed(2),
             fees: {
                 bridge: { percent: (ctx.config.feeBps / 100).toFixed(2), amount: formatUnits(quote.fee, source.decimals), token: source.symbol },
-                pools: quote.legs.filter((l) => l.type === 'pool').map((l) => poolFee(ctx, l)),
+                pools: quote.legs.filter((l) => l.type === 'pool').map(poolLegFee),
                 provider: route.provider ? { name: ctx.provider?.name ?? 'simpleswap', included_in_rate: true } : null,
                 network: network ? {
                     gather: { chain: source.chain, token: network.gather.coin.symbol, amount: formatUnits(network.gather.amount, network.gather.coin.decimals) },
@@ -81,11 +80,4 @@ export function quoteRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
         })
     })
     return router
-}
-
-/** A pool leg's fee, in the token it takes in. */
-function poolFee(ctx: EngineContext, leg: LegQuote) {
-    const pool = ctx.config.pools.find((p) => p.id === leg.pool)!
-    const tokenIn = [pool.base, pool.quote].find((t) => (t.coin ?? t.symbol) === leg.token_in)!
-    return { pool: leg.pool!, chain: pool.chain, percent: SWAP_FEE_PERCENT, token: leg.token_in!, amount: formatUnits(swapFee(BigInt(leg.amount_in!)), tokenIn.decimals) }
 }

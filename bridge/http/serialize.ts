@@ -68,7 +68,7 @@ export function detailView(swap: Swap) {
     }
 }
 
-interface Leg { type: string; pool?: string; provider?: string; chain?: string; token_in?: string; amount_in?: string }
+export interface Leg { type: string; pool?: string; provider?: string; chain?: string; token_in?: string; amount_in?: string }
 
 /**
  * Each fee of the swap, as GET /api/swap/quote states them: the bridge's, taken from the deposit; each pool leg's,
@@ -80,15 +80,20 @@ function feesView(swap: Swap) {
     const provider = legs.find((l) => l.type === 'provider')
     return {
         bridge: { percent: (swap.feeBps / 100).toFixed(2), amount: amount(swap.feeAmount, swap.sourceChain, swap.sourceToken), token: swap.sourceToken },
-        pools: legs.filter((l) => l.type === 'pool' && l.pool && l.chain && l.token_in).map((l) => ({
-            pool: l.pool!,
-            chain: l.chain!,
-            percent: SWAP_FEE_PERCENT,
-            token: l.token_in!,
-            amount: l.amount_in ? formatUnits(swapFee(BigInt(l.amount_in)), tokenSpec(l.chain!, l.token_in!)?.decimals ?? 18) : null,
-        })),
+        pools: legs.filter((l) => l.type === 'pool' && l.pool && l.chain && l.token_in).map(poolLegFee),
         provider: provider?.provider ? { name: provider.provider, included_in_rate: true as const } : null,
         network: { deducted: false as const },
+    }
+}
+
+/** A pool leg's fee, in whole units of the token it takes in: the quote's and the swap's `fees.pools` entries. */
+export function poolLegFee(leg: Leg) {
+    return {
+        pool: leg.pool!,
+        chain: leg.chain!,
+        percent: SWAP_FEE_PERCENT,
+        token: leg.token_in!,
+        amount: leg.amount_in ? formatUnits(swapFee(BigInt(leg.amount_in)), tokenSpec(leg.chain!, leg.token_in!)?.decimals ?? 18) : null,
     }
 }
 
