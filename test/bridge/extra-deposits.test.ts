@@ -119,6 +119,27 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
     }
 
     /** The one late deposit of a swap that lists several transfers, once refunded. */
+    /** A swap of 30 STABLE on the native chain to BSC WNATIVE, refunded to a fresh address. */
+    async function stableSwap() {
+        const chain = w.chains.NATIVECHAIN
+        const refund = privateKeyToAccount(generatePrivateKey()).address
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'BSC', target_token: 'WNATIVE',
+            source_token_amount: '30', target_wallet: account(9).address, refund_address: refund,
+        })
+        return { chain, stable: chain.tokens.STABLE, refund, vault: await vaultOf(bridge, 'NATIVECHAIN'), swap }
+    }
+
+    /** A swap of 0.01 BTC to NATIVE, refunded to a fresh regtest address. */
+    async function btcSwap() {
+        const refund = regtestAddress()
+        const swap = await createSwap(bridge, {
+            source_chain: 'BITCOIN', source_token: 'BTC', target_chain: 'NATIVECHAIN', target_token: 'NATIVE',
+            source_token_amount: '0.01', target_wallet: account(7).address, refund_address: refund,
+        })
+        return { refund, swap }
+    }
+
     async function refundedTogether(id: string): Promise<any> {
         const late = await refundedExtras(id, 1)
         expect(late).to.have.length(1)
@@ -160,14 +181,7 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
     })
 
     it('ERC-20: two extras sent after the swap completed, in two blocks, are one late deposit listing both, refunded together once', async function () {
-        const chain = w.chains.NATIVECHAIN
-        const stable = chain.tokens.STABLE
-        const refund = privateKeyToAccount(generatePrivateKey()).address
-        const vault = await vaultOf(bridge, 'NATIVECHAIN')
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'BSC', target_token: 'WNATIVE',
-            source_token_amount: '30', target_wallet: account(9).address, refund_address: refund,
-        })
+        const { chain, stable, refund, vault, swap } = await stableSwap()
         const [first, a, b] = [parseUnits('30', 6), parseUnits('12', 6), parseUnits('7.5', 6)]
         await giveTokens(chain, 'STABLE', account(8).address, first + a + b)
         await send(chain, 8, swap.deposit_address, first, stable)
@@ -241,14 +255,7 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
     })
 
     it('ERC-20: 30 STABLE credited and gathered; 20 sent at deposit_detected and 10 after the gather are each refunded once', async function () {
-        const chain = w.chains.NATIVECHAIN
-        const stable = chain.tokens.STABLE
-        const refund = privateKeyToAccount(generatePrivateKey()).address
-        const vault = await vaultOf(bridge, 'NATIVECHAIN')
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'BSC', target_token: 'WNATIVE',
-            source_token_amount: '30', target_wallet: account(9).address, refund_address: refund,
-        })
+        const { chain, stable, refund, vault, swap } = await stableSwap()
         const [first, before, after] = [parseUnits('30', 6), parseUnits('20', 6), parseUnits('10', 6)]
         await giveTokens(chain, 'STABLE', account(8).address, first + before + after)
         await send(chain, 8, swap.deposit_address, first, stable)
@@ -278,11 +285,7 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
     })
 
     it('BITCOIN: only the credited deposit\'s outputs are gathered; an extra output before the gather and one after it are each refunded once', async function () {
-        const refund = regtestAddress()
-        const swap = await createSwap(bridge, {
-            source_chain: 'BITCOIN', source_token: 'BTC', target_chain: 'NATIVECHAIN', target_token: 'NATIVE',
-            source_token_amount: '0.01', target_wallet: account(7).address, refund_address: refund,
-        })
+        const { refund, swap } = await btcSwap()
         // The credited deposit is below the route's minimum: the swap fails at the rate lock and
         // refunds it, which gathers it first. Nothing mines unless the test says so.
         const credited = btc.ledger.fund(swap.deposit_address, 20_000n)
@@ -328,11 +331,7 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
     })
 
     it('BITCOIN: two extra outputs in one block after the swap ended are one late deposit listing both transactions, refunded together once', async function () {
-        const refund = regtestAddress()
-        const swap = await createSwap(bridge, {
-            source_chain: 'BITCOIN', source_token: 'BTC', target_chain: 'NATIVECHAIN', target_token: 'NATIVE',
-            source_token_amount: '0.01', target_wallet: account(7).address, refund_address: refund,
-        })
+        const { refund, swap } = await btcSwap()
         // Below the route's minimum: the swap fails and refunds the credited deposit, then it has ended.
         const credited = btc.ledger.fund(swap.deposit_address, 20_000n)
         btc.ledger.mine(1)
