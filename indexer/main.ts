@@ -98,6 +98,7 @@ async function main({ log, onStop }: Service): Promise<void> {
     })
     onStop(() => lock.release())
     readiness.standingBy = false
+    readiness.acquiring = false
     log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing }, 'indexer starting')
     const end = await runIngestion({
         rpcUrl: url,

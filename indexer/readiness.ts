@@ -17,7 +17,7 @@ export interface ReadinessProbes {
 
 export interface ReadinessReport {
     ready: boolean
-    /** `following`, `behind by N blocks`, `stopped: …`, `standby: …`, `database unreachable`, `node unreachable`. */
+    /** `following`, `behind by N blocks`, `stopped: …`, `standby: …`, `starting: …`, `database unreachable`, `node unreachable`. */
     status: string
     indexed: number
     head: number | null
@@ -34,6 +34,13 @@ export class Readiness {
     /** Waiting for another indexer of the same database to stop (singleton.ts); cleared when this one takes over. */
     standingBy = false
 
+    /**
+     * Not yet holding this database's indexer lock (singleton.ts): until the lock is ours or another
+     * indexer's is seen, the height read from the database is another indexer's work, and a standby
+     * answering 200 `following` in that moment would take traffic it cannot serve.
+     */
+    acquiring = true
+
     /** Ingestion has stopped for good; the process stays up to say why. */
     stop(reason: string): void {
         this.stopped = reason
@@ -44,6 +51,7 @@ export class Readiness {
         const base = { indexed, restarts: this.restarts }
         if (this.stopped) return { ...base, ready: false, status: `stopped: ${this.stopped}`, head: null }
         if (this.standingBy) return { ...base, ready: false, status: 'standby: another indexer holds this database', head: null }
+        if (this.acquiring) return { ...base, ready: false, status: 'starting: taking the database\'s indexer lock', head: null }
         const database = await withTimeout(this.probes.pingDatabase(), CHECK_TIMEOUT_MS).then(() => true, () => false)
         if (!database) return { ...base, ready: false, status: 'database unreachable', head: null }
         const head = await withTimeout(this.probes.chainHead(), CHECK_TIMEOUT_MS).catch(() => null)
