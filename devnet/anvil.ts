@@ -8,6 +8,14 @@ import { spawnManaged, Spawned, waitFor } from '../common/processes'
 /** anvil's well-known development mnemonic: its accounts are public knowledge, for local chains only. */
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
 
+/**
+ * The EVM rules of every local chain: the version our contracts are compiled for
+ * (devnet/build-contracts.ts). anvil's default, Prague, also keeps the last 8,191 block hashes in
+ * a system contract's storage (EIP-2935) and recomputes the state root over them for every block:
+ * mining 12,000 empty blocks took 210 s of CPU under Prague and 22 s under Cancun.
+ */
+export const EVM_VERSION = 'cancun'
+
 export function anvilBinary(): string {
     return require.resolve('@foundry-rs/anvil-linux-amd64/bin/anvil')
 }
@@ -80,6 +88,7 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
         '--base-fee', '0',
         '--disable-min-priority-fee',
         '--order', 'fifo',
+        '--hardfork', EVM_VERSION,
     ]
     if (options.stateFile) {
         fs.mkdirSync(path.dirname(options.stateFile), { recursive: true })

@@ -1,5 +1,6 @@
 import * as fs from 'fs'
 import * as path from 'path'
+import { EVM_VERSION } from './anvil'
 
 /**
  * Compiles contracts/**\/*.sol with the pinned npm solc (in-process, offline) and writes one
@@ -17,7 +18,7 @@ export const ABI_DIR = path.join(ROOT, 'abi')
 
 export const COMPILER_SETTINGS = {
     optimizer: { enabled: true, runs: 200 },
-    evmVersion: 'cancun',
+    evmVersion: EVM_VERSION,
 }
 
 export interface Artifact {
