@@ -3,7 +3,7 @@ import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import {
-    Address, createPublicClient, createWalletClient, erc20Abi, getAddress, Hash, Hex, http, parseAbiItem, parseUnits, PublicClient,
+    Address, createPublicClient, createWalletClient, erc20Abi, getAddress, Hash, Hex, http, parseAbiItem, parseUnits, PublicClient, toHex,
 } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { Client, Pool } from 'pg'
@@ -15,11 +15,13 @@ import { addNativePool, BRIDGE_NETWORKS, fundVault, provisionBridgeChain, setInt
 import { deployNativeContracts, devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { BroadcastGate } from '../support/broadcast-gate'
 import { freePort } from '../support/ports'
+import { stopAfterRun } from '../support/workers'
 
 /**
  * The bridge's world for a test suite: four local anvils (the native chain 3009, BSC 56, ETHEREUM 1,
  * POLYGON 137) with our contracts and test tokens, each mining a block every second with
- * finalized = latest − 2, and the real bridge process (lib/bridge/main.js) against them.
+ * finalized = latest − 2 (the bridge confirms by watching blocks arrive), shared by the worker's
+ * files and reset for each; and the real bridge process (lib/bridge/main.js) against them.
  */
 
 const BRIDGE_MAIN = path.resolve(__dirname, '../../bridge/main.js')
@@ -53,9 +55,79 @@ export interface BridgeChains {
 /** A development account (anvil's mnemonic): 0 owns every token; others are users. */
 export const account = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index })
 
+/**
+ * The bridge's chains for a test file. Without `stateDir`, the worker's shared chains
+ * (docs/testing.md#shared-chains): started and provisioned by the first file that asks, then handed
+ * to each later file reset to that provisioned state (evm_revert to a snapshot), with the clock, base
+ * fee, gas limit, mempool and mining of a fresh chain. Their `stop` only pauses mining; the anvils end
+ * with the worker. With `stateDir`, chains of the file's own that `restart` can stop and start again.
+ */
 export async function startBridgeChains(options: { stateDir?: string } = {}): Promise<BridgeChains> {
+    if (options.stateDir) return startChains(options.stateDir)
+    shared ??= startChains().then(async (w) => ({ w, snapshots: await snapshotAll(w), gasLimits: await gasLimitsOf(w) }))
+    const world = await shared.catch((err) => {
+        shared = undefined
+        throw err
+    })
+    await resetAll(world)
+    return {
+        ...world.w,
+        restart: () => Promise.reject(new Error('restart needs chains started with a stateDir')),
+        stop: () => pauseAll(world.w),
+    }
+}
+
+interface SharedChains {
+    w: BridgeChains
+    /** evm_snapshot id per chain, taken once provisioned (evm_revert consumes it: retaken each reset). */
+    snapshots: Record<ChainName, Hex>
+    gasLimits: Record<ChainName, bigint>
+}
+
+let shared: Promise<SharedChains> | undefined
+
+const CHAIN_NAMES: ChainName[] = ['NATIVECHAIN', 'BSC', 'ETHEREUM', 'POLYGON']
+
+function rpc(chain: TestChain, method: string, params: unknown[] = []): Promise<any> {
+    return chain.client.request({ method: method as any, params: params as any })
+}
+
+async function eachChain<T>(w: BridgeChains, f: (chain: TestChain) => Promise<T>): Promise<Record<ChainName, T>> {
+    const values = await Promise.all(CHAIN_NAMES.map((name) => f(w.chains[name])))
+    return Object.fromEntries(CHAIN_NAMES.map((name, i) => [name, values[i]])) as Record<ChainName, T>
+}
+
+function snapshotAll(w: BridgeChains): Promise<Record<ChainName, Hex>> {
+    return eachChain(w, (chain) => rpc(chain, 'evm_snapshot'))
+}
+
+async function gasLimitsOf(w: BridgeChains): Promise<Record<ChainName, bigint>> {
+    return eachChain(w, async (chain) => (await chain.client.getBlock({ blockTag: 'latest' })).gasLimit)
+}
+
+/** Everything a file may have changed on a shared chain, back to the provisioned state. */
+async function resetAll(world: SharedChains): Promise<void> {
+    await eachChain(world.w, async (chain) => {
+        await rpc(chain, 'evm_setIntervalMining', [0])
+        await rpc(chain, 'evm_setAutomine', [false])
+        await rpc(chain, 'anvil_dropAllTransactions')
+        if (!(await rpc(chain, 'evm_revert', [world.snapshots[chain.name]]))) throw new Error(`${chain.name}: the shared chains' snapshot is gone`)
+        world.snapshots[chain.name] = await rpc(chain, 'evm_snapshot')
+        // A file may have moved the clock ahead (evm_setNextBlockTimestamp) or raised the base fee.
+        await rpc(chain, 'evm_setTime', [Math.floor(Date.now() / 1000)])
+        await rpc(chain, 'anvil_setNextBlockBaseFeePerGas', ['0x0'])
+        await rpc(chain, 'evm_setBlockGasLimit', [toHex(world.gasLimits[chain.name])])
+        await rpc(chain, 'evm_setIntervalMining', [1])
+    })
+}
+
+async function pauseAll(w: BridgeChains): Promise<void> {
+    await eachChain(w, (chain) => rpc(chain, 'evm_setIntervalMining', [0]).catch(() => undefined))
+}
+
+async function startChains(stateDir?: string): Promise<BridgeChains> {
     const started: Anvil[] = []
-    const stateFile = (chainId: number) => (options.stateDir ? path.join(options.stateDir, `anvil-${chainId}.json`) : undefined)
+    const stateFile = (chainId: number) => (stateDir ? path.join(stateDir, `anvil-${chainId}.json`) : undefined)
     try {
         const start = async (chainId: number) => {
             const anvil = await startAnvil({ port: await freePort(), chainId, slotsInAnEpoch: 1, stateFile: stateFile(chainId) })
@@ -105,6 +177,12 @@ export async function startBridgeChains(options: { stateDir?: string } = {}): Pr
         throw err
     }
 }
+
+stopAfterRun(async () => {
+    const world = await shared?.catch(() => undefined)
+    shared = undefined
+    await Promise.allSettled(world ? CHAIN_NAMES.map((name) => world.w.chains[name].anvil.stop()) : [])
+})
 
 export interface BridgeProcess {
     url: string
@@ -217,6 +295,8 @@ export async function send(chain: TestChain, from: number, to: Address, amount: 
     const hash = token
         ? await wallet.writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount], ...ZERO_FEES })
         : await wallet.sendTransaction({ to, value: amount, ...ZERO_FEES })
+    // Mined now, not at the next one-second block: the test is waiting for its own transaction.
+    await rpc(chain, 'evm_mine')
     const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 100 })
     if (receipt.status !== 'success') throw new Error(`deposit ${hash} reverted`)
     return hash

@@ -10,7 +10,7 @@ import { DEV_MNEMONIC } from '../../devnet/anvil'
 import { deployContract, deployPlatformToken, devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { ApiProcess, startApi } from './api'
 import { CHAIN_ID, headHash, startTestChain, TestChain } from './chain'
-import { inParallelWorker } from './workers'
+import { stopAfterRun } from './workers'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from './indexer'
 import { createTestDatabase } from './postgres'
 
@@ -228,16 +228,9 @@ async function addExtras(chain: TestChain): Promise<StackExtras> {
     }
 }
 
-// A root-level hook (this module is loaded by spec files, so mocha's globals exist): stop the
-// stack after the run. The processes would die with the test process anyway
-// (common/processes.ts), this just ends them politely. In a parallel worker the hook would run at
-// the end of the first file that loaded this module: there the stack stays up for the worker's
-// later files and ends with the worker (docs/testing.md#parallel-workers).
-if (typeof after === 'function' && !inParallelWorker()) {
-    after(async function () {
-        if (!started) return
-        const stack = await started.catch(() => undefined)
-        started = undefined
-        await stack?.stop()
-    })
-}
+stopAfterRun(async () => {
+    if (!started) return
+    const stack = await started.catch(() => undefined)
+    started = undefined
+    await stack?.stop()
+})

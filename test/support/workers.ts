@@ -7,3 +7,14 @@
 export function inParallelWorker(): boolean {
     return Boolean(process.env.TEST_WORKERS) && typeof process.send === 'function'
 }
+
+/**
+ * Registers `stop` for a world a support module keeps for the whole run (call it at module load).
+ * Run without parallel workers, a root `after` hook registered by the first file that loads the
+ * module runs after the run's last file. In a parallel worker it would run after that first file,
+ * so nothing is registered: the world serves the worker's later files and its processes end with
+ * the worker (common/processes.ts).
+ */
+export function stopAfterRun(stop: () => Promise<void>): void {
+    if (typeof after === 'function' && !inParallelWorker()) after(stop)
+}
