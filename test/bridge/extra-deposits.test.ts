@@ -118,7 +118,17 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
         return hashes
     }
 
-    /** The one late deposit of a swap that lists several transfers, once refunded. */
+    /** A swap of 0.5 NATIVE on the native chain to ETHEREUM USDT, refunded to a fresh address. */
+    async function coinSwap() {
+        const chain = w.chains.NATIVECHAIN
+        const refund = privateKeyToAccount(generatePrivateKey()).address
+        const swap = await createSwap(bridge, {
+            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
+            source_token_amount: '0.5', target_wallet: account(9).address, refund_address: refund,
+        })
+        return { chain, refund, vault: await vaultOf(bridge, 'NATIVECHAIN'), swap }
+    }
+
     /** A swap of 30 STABLE on the native chain to BSC WNATIVE, refunded to a fresh address. */
     async function stableSwap() {
         const chain = w.chains.NATIVECHAIN
@@ -140,6 +150,7 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
         return { refund, swap }
     }
 
+    /** The one late deposit of a swap that lists several transfers, once refunded. */
     async function refundedTogether(id: string): Promise<any> {
         const late = await refundedExtras(id, 1)
         expect(late).to.have.length(1)
@@ -147,13 +158,7 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
     }
 
     it('EVM coin: two extras sent after the swap completed, in two blocks, are one late deposit listing both, refunded together once', async function () {
-        const chain = w.chains.NATIVECHAIN
-        const refund = privateKeyToAccount(generatePrivateKey()).address
-        const vault = await vaultOf(bridge, 'NATIVECHAIN')
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
-            source_token_amount: '0.5', target_wallet: account(9).address, refund_address: refund,
-        })
+        const { chain, refund, vault, swap } = await coinSwap()
         const [first, a, b] = [parseUnits('0.5', 18), parseUnits('0.3', 18), parseUnits('0.2', 18)]
         await send(chain, 5, swap.deposit_address, first)
         await waitForStatus(bridge, swap.id, ['completed'], 180_000)
@@ -203,14 +208,8 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
     })
 
     it('EVM coin: 0.5 credited and gathered; 0.3 sent at deposit_detected and 0.2 after the gather are each refunded once', async function () {
-        const chain = w.chains.NATIVECHAIN
-        const refund = privateKeyToAccount(generatePrivateKey()).address
-        const vault = await vaultOf(bridge, 'NATIVECHAIN')
+        const { chain, refund, vault, swap } = await coinSwap()
         const vaultBefore = await balanceOf(chain, vault)
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
-            source_token_amount: '0.5', target_wallet: account(9).address, refund_address: refund,
-        })
         const [first, before, after] = [parseUnits('0.5', 18), parseUnits('0.3', 18), parseUnits('0.2', 18)]
         await send(chain, 5, swap.deposit_address, first)
         await waitForStatus(bridge, swap.id, ['deposit_detected'], 60_000)
