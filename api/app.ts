@@ -1,4 +1,4 @@
-import express, { Express } from 'express'
+import express from 'express'
 import { ApiDoc } from '../common/service/api-doc'
 import { EXPLORER_EXAMPLES } from './explorer/request-examples'
 import { CHAIN_EXAMPLES } from './chain/request-examples'

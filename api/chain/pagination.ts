@@ -27,7 +27,7 @@ export function carried(query: Record<string, unknown>, keys: readonly string[])
     return out
 }
 
-export function paginate<R, T>(
+export function paginate<R>(
     rows: R[],
     cursor: (last: R) => Record<string, unknown>,
     pageSize = PAGE_SIZE,

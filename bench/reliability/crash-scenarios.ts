@@ -11,7 +11,7 @@ import { startEmbeddedPostgres } from '../../db/postgres'
 import { CHAIN_ID, mineEmptyBlocks } from '../../test/support/chain'
 import { freePort } from '../../test/support/ports'
 import { sleep, World } from './harness'
-import { Check, consistent, inWorld, message, Outcome, round, Scenario } from './scenarios'
+import { Check, consistent, inWorld, message, round, Scenario } from './scenarios'
 
 /**
  * The catalogue's crash-recovery and data-fidelity scenarios (docs/RELIABILITY.md): Postgres

@@ -17,9 +17,6 @@ import { RpcProxy } from '../../test/support/rpc-proxy'
  * would (restarted a second after it exits), and every restart is counted.
  */
 
-
-
-
 export interface WorldOptions {
     /** Empty blocks mined after the seeded history, so a sync takes several commits. */
     emptyBlocks?: number

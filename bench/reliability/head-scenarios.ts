@@ -7,7 +7,7 @@ import { devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { CHAIN_ID } from '../../test/support/chain'
 import { sleep, World } from './harness'
 import { following, revert, snapshot } from './reorg-scenarios'
-import { Check, consistent, Outcome, round, Scenario, survived } from './scenarios'
+import { consistent, round, Scenario, survived } from './scenarios'
 
 /**
  * Head latency (docs/RELIABILITY.md#how-it-is-measured): the harness mines a block every 2 s and a

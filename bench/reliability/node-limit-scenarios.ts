@@ -1,4 +1,3 @@
-import { waitFor } from '../../common/processes'
 import { WIDEN_AFTER_MS } from '../../indexer/batch-size'
 import { REPROBE_AFTER_MS } from '../../indexer/receipts-method'
 import { mineEmptyBlocks } from '../../test/support/chain'

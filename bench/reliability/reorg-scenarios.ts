@@ -138,11 +138,11 @@ const oneBlockNewValues: Scenario = {
     title: 'a one-block reorg replaces a STABLE mint with one of another amount (and a block more)',
     run: () => following(async (world) => {
         const to = holder(33)
-        let s = await snapshot(world)
+        const s = await snapshot(world)
         await mint(world, to, 1_111n)
         await world.waitForChainHead()
         const before = await world.query('SELECT value::text FROM token_transfer WHERE "to" = $1', [to.toLowerCase()])
-        s = await revert(world, s)
+        await revert(world, s)
         await mint(world, to, 2_222n)
         await mineEmptyBlocks(world.chain.client, 1)
         const ms = await convergence(world)
@@ -371,4 +371,3 @@ export const REORG_SCENARIOS: Scenario[] = [
     duringBackfill,
     hashVanishes,
 ]
-

@@ -82,4 +82,3 @@ function toSource(ctx: EngineContext, amount: bigint, coin: Asset, source: Asset
     const den = p1.den * p2.num * 10n ** BigInt(coin.decimals)
     return (num + den - 1n) / den
 }
-

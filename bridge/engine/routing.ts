@@ -86,7 +86,7 @@ export class RouteTable {
             : source.disabled ?? target.disabled ?? via.disabled
             ?? (!this.provider ? `${PROVIDER_NOT_CONFIGURED} (SIMPLESWAP_API_KEY) is needed for ${sell.chain}:${sell.symbol} → ${buy.chain}:${buy.symbol}`
                 : !this.provider.supports({ from: sell, to: buy }) ? `no route for the pair: the external swap provider does not list ${sell.symbol} on ${sell.chain} → ${buy.symbol} on ${buy.chain}`
-                : typeof rest === 'string' ? rest : undefined)
+                    : typeof rest === 'string' ? rest : undefined)
         return { source, target, kind: 'provider', legs, ...bounds, provider: { side, sell, buy }, ...(disabled ? { disabled } : {}) }
     }
 

@@ -328,7 +328,7 @@ export class Ledger {
         const prevouts: StoredTx['prevouts'] = []
         const conflicts = new Set<string>()
         let inTotal = 0n
-        tx.ins.forEach((input, i) => {
+        tx.ins.forEach((input) => {
             const prevTxid = Buffer.from(input.hash).reverse().toString('hex')
             const k = key(prevTxid, input.index)
             if (this.chainSpends.has(k)) throw new Rejection(-25, 'bad-txns-inputs-missingorspent')

@@ -273,7 +273,7 @@ describe('bridge: expiry, failures, refunds and crash safety', function () {
             expect(rows).to.deep.equal([{ status: 'confirmed' }])
         } catch (err) {
             // The bridge's own account of what happened, for a failure that needs explaining.
-            throw new Error(`${(err as Error).message}\nbridge output:\n${c.output().slice(-6000)}`)
+            throw new Error(`${(err as Error).message}\nbridge output:\n${c.output().slice(-6000)}`, { cause: err })
         } finally {
             await c.stop()
             await gate.stop()

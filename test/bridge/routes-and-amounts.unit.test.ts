@@ -116,7 +116,7 @@ describe('bridge: amounts, pricing and routes', function () {
         }
         const keys = (lines: string[]) => lines.flatMap((l) => /^\s+([A-Z][A-Z0-9_]*):/.exec(l)?.[1] ?? [])
         const shared = keys(block(/^x-service:/, ''))
-        const bridgeService = block(/^  bridge:\s*$/, '  ')
+        const bridgeService = block(/^ {2}bridge:\s*$/, '  ')
         expect(bridgeService.some((l) => l.trim() === '<<: *env'), 'the bridge service takes the shared environment').to.equal(true)
         const inCompose = new Set([...shared, ...keys(bridgeService)])
         expect([...used].filter((name) => !inCompose.has(name)), 'read by the bridge, missing from its docker-compose service').to.deep.equal([])

@@ -106,12 +106,12 @@ describe('Dockerfile', () => {
             const base = path.basename(source)
             const matched = base.includes('*')
                 ? fs
-                      .readdirSync(path.join(ROOT, dir))
-                      .filter((name) => new RegExp(`^${base.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`).test(name))
-                      .map((name) => path.posix.join(dir, name))
+                    .readdirSync(path.join(ROOT, dir))
+                    .filter((name) => new RegExp(`^${base.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`).test(name))
+                    .map((name) => path.posix.join(dir, name))
                 : fs.existsSync(path.join(ROOT, source))
-                  ? [source]
-                  : []
+                    ? [source]
+                    : []
             expect(matched, source).to.not.be.empty
             for (const file of matched) {
                 expect(ignored.some((pattern) => file === pattern || file.startsWith(`${pattern}/`)), `${file} is in .dockerignore`).to.equal(false)

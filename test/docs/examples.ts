@@ -62,7 +62,7 @@ export function parseExamples(markdown: string): Example[] {
         try {
             answer = JSON.parse(text(next))
         } catch (err) {
-            throw new Error(`line ${next.start + 1}: the answer is not JSON: ${(err as Error).message}`)
+            throw new Error(`line ${next.start + 1}: the answer is not JSON: ${(err as Error).message}`, { cause: err })
         }
         examples.push({ line: block.start + 1, request: text(block), answer, answerStart: next.start + 1, answerEnd: next.end })
     })

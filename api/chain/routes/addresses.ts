@@ -278,4 +278,3 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         })
     }
 }
-

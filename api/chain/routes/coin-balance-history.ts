@@ -50,4 +50,3 @@ export function coinBalanceHistoryRoutes(router: DocumentedRouter, ctx: ChainCon
         })
     })
 }
-

@@ -15,6 +15,7 @@ import type { ImmutableReferences } from './bytecode'
 import type { CompileAnswer, CompileTask, CompiledContract, CompilerError } from './compile-pool'
 
 // solc's wrapper has no types for a compiler loaded from a path.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- untyped module
 const wrapper = require('solc/wrapper') as (soljson: unknown) => { compile(input: string): string; version(): string }
 
 const answers = new net.Socket({ fd: 3, readable: false, writable: true })
@@ -25,6 +26,7 @@ const loaded = new Map<string, ReturnType<typeof wrapper>>()
 function compiler(soljson: string) {
     let solc = loaded.get(soljson)
     if (!solc) {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a compiler build named at run time
         solc = wrapper(require(soljson))
         loaded.set(soljson, solc)
     }

@@ -67,7 +67,7 @@ export class TronAdapter implements ChainAdapter {
             decimals = await this.http.callConstant(this.config.usdtContract, this.config.usdtContract, 'decimals()', '')
         } catch (err) {
             if (!(err instanceof TronCallError)) throw err
-            throw new Error(`TRON: TRON_USDT_CONTRACT ${this.config.usdtContract} is not a token on ${this.config.apiUrl} (${(err as Error).message})`)
+            throw new Error(`TRON: TRON_USDT_CONTRACT ${this.config.usdtContract} is not a token on ${this.config.apiUrl} (${(err as Error).message})`, { cause: err })
         }
         if (decimals !== 6n) throw new Error(`TRON: TRON_USDT_CONTRACT ${this.config.usdtContract} has ${decimals} decimals on ${this.config.apiUrl}, USDT has 6`)
     }

@@ -21,7 +21,6 @@ export interface SimpleSwapOptions extends Partial<Omit<TransportOptions, 'apiKe
 
 const DEFAULTS = { timeoutMs: 15_000, createTimeoutMs: 30_000, readAttempts: 3, retryDelayMs: 500 }
 
-
 export class SimpleSwapProvider implements SwapProvider {
     readonly name = 'simpleswap' as const
     private readonly transport: Transport
@@ -207,4 +206,3 @@ function date(value: string | null | undefined): Date | undefined {
     const d = new Date(value)
     return Number.isNaN(d.getTime()) ? undefined : d
 }
-

@@ -19,9 +19,11 @@ import { createTestDatabase } from '../../support/postgres'
 import { RpcProxy } from '../../support/rpc-proxy'
 
 // solc-js in the test process compiles what the test deploys, as a developer's toolchain would.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- solc has no types
 const solc = require('solc') as { compile(input: string): string; version(): string }
 // The compiler hardhat itself ships (0.8.26): offered to the api through VERIFIER_SOLC_DIR.
 const OLD_SOLJSON = require.resolve('solc/soljson.js', { paths: [path.dirname(require.resolve('hardhat/package.json'))] })
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- untyped module and a build named at run time
 const oldSolc = (require('solc/wrapper') as (s: unknown) => typeof solc)(require(OLD_SOLJSON))
 
 const V30 = 'v0.8.30+commit.73712a01'
@@ -309,6 +311,7 @@ describe('chain data API: contract verification', function () {
         expect((await db.query('SELECT spdx FROM verified_contract WHERE id = $1', [id])).rows[0].spdx).to.equal('MIT')
 
         // A row from before the column (the column dropped and added again by the migration) gets the licence of its sources.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
         const Migration = require(path.join(PROJECT_DIR, 'db/migrations/1795433300000-VerifiedContractListColumns.js'))
         const migration = new Migration()
         await db.query('BEGIN')

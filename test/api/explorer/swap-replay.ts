@@ -92,7 +92,7 @@ export async function replaySwaps(client: PublicClient, contracts: NativeContrac
             const amount1 = event.args.amount1In + event.args.amount1Out
             const volume = pair.token0 === stable ? amount0
                 : pair.token1 === stable ? amount1
-                : inQuote(pair.token0, amount0) ?? inQuote(pair.token1, amount1) ?? 0n
+                    : inQuote(pair.token0, amount0) ?? inQuote(pair.token1, amount1) ?? 0n
             const at = timestamps.get(event.blockNumber)!
             pair.volumeTotal += volume
             pair.swapsTotal += 1
@@ -139,7 +139,7 @@ export function expectedPools(replay: Replay, since: number) {
         const recent = [...p.hours.entries()].filter(([hour]) => hour >= since).map(([, b]) => b)
         const quoteSide = p.token0 === replay.stable ? p.reserve0
             : p.token1 === replay.stable ? p.reserve1
-            : value(p.token0, p.reserve0) ?? value(p.token1, p.reserve1) ?? 0n
+                : value(p.token0, p.reserve0) ?? value(p.token1, p.reserve1) ?? 0n
         return {
             address: p.address,
             name: `${t0.symbol}/${t1.symbol}`,

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { Client as PgClient } from 'pg'
-import { Address, createWalletClient, encodeFunctionData, Hash, http, parseEther, parseUnits } from 'viem'
+import { Address, createWalletClient, Hash, http, parseEther, parseUnits } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { abis } from '../../../abi'
 import { waitFor } from '../../../common/processes'
