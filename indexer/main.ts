@@ -92,13 +92,12 @@ async function main({ log, onStop }: Service): Promise<void> {
     onStop(() => server.close())
     log.info({ port: server.port }, 'readiness at GET /ready, metrics at GET /metrics')
     const lock = await IndexerLock.acquire(env.DATABASE_URL, log, {
-        onStandby: () => (readiness.standingBy = true),
+        onStandby: () => (readiness.lock = 'standby'),
         // Another indexer writes now: stop at once; a supervisor starts this one again, as a standby.
         onLost: () => process.exit(1),
     })
     onStop(() => lock.release())
-    readiness.standingBy = false
-    readiness.acquiring = false
+    readiness.lock = 'holding'
     log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing }, 'indexer starting')
     const end = await runIngestion({
         rpcUrl: url,

@@ -31,15 +31,13 @@ export class Readiness {
 
     constructor(private readonly probes: ReadinessProbes) {}
 
-    /** Waiting for another indexer of the same database to stop (singleton.ts); cleared when this one takes over. */
-    standingBy = false
-
     /**
-     * Not yet holding this database's indexer lock (singleton.ts): until the lock is ours or another
-     * indexer's is seen, the height read from the database is another indexer's work, and a standby
-     * answering 200 `following` in that moment would take traffic it cannot serve.
+     * Where this indexer stands with the database's indexer lock (singleton.ts). Until the lock is
+     * ours, the height read from the database is another indexer's work: `acquiring` (no other holder
+     * seen yet) and `standby` (waiting for the holder to stop) both answer 503, since a standby
+     * answering 200 `following` would take traffic it cannot serve.
      */
-    acquiring = true
+    lock: 'acquiring' | 'standby' | 'holding' = 'acquiring'
 
     /** Ingestion has stopped for good; the process stays up to say why. */
     stop(reason: string): void {
@@ -50,8 +48,8 @@ export class Readiness {
         const indexed = this.probes.indexedHeight()
         const base = { indexed, restarts: this.restarts }
         if (this.stopped) return { ...base, ready: false, status: `stopped: ${this.stopped}`, head: null }
-        if (this.standingBy) return { ...base, ready: false, status: 'standby: another indexer holds this database', head: null }
-        if (this.acquiring) return { ...base, ready: false, status: 'starting: taking the database\'s indexer lock', head: null }
+        if (this.lock === 'standby') return { ...base, ready: false, status: 'standby: another indexer holds this database', head: null }
+        if (this.lock === 'acquiring') return { ...base, ready: false, status: 'starting: taking the database\'s indexer lock', head: null }
         const database = await withTimeout(this.probes.pingDatabase(), CHECK_TIMEOUT_MS).then(() => true, () => false)
         if (!database) return { ...base, ready: false, status: 'database unreachable', head: null }
         const head = await withTimeout(this.probes.chainHead(), CHECK_TIMEOUT_MS).catch(() => null)
