@@ -118,26 +118,23 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
         return hashes
     }
 
-    /** A swap of 0.5 NATIVE on the native chain to ETHEREUM USDT, refunded to a fresh address. */
-    async function coinSwap() {
+    /** A swap from the native chain (its vault and a fresh refund address with it), refunded to that address. */
+    async function nativeChainSwap(source_token: string, source_token_amount: string, target_chain: string, target_token: string) {
         const chain = w.chains.NATIVECHAIN
         const refund = privateKeyToAccount(generatePrivateKey()).address
         const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'NATIVE', target_chain: 'ETHEREUM', target_token: 'USDT',
-            source_token_amount: '0.5', target_wallet: account(9).address, refund_address: refund,
+            source_chain: 'NATIVECHAIN', source_token, target_chain, target_token,
+            source_token_amount, target_wallet: account(9).address, refund_address: refund,
         })
         return { chain, refund, vault: await vaultOf(bridge, 'NATIVECHAIN'), swap }
     }
 
-    /** A swap of 30 STABLE on the native chain to BSC WNATIVE, refunded to a fresh address. */
+    /** A swap of 0.5 NATIVE on the native chain to ETHEREUM USDT. */
+    const coinSwap = () => nativeChainSwap('NATIVE', '0.5', 'ETHEREUM', 'USDT')
+
+    /** A swap of 30 STABLE on the native chain to BSC WNATIVE. */
     async function stableSwap() {
-        const chain = w.chains.NATIVECHAIN
-        const refund = privateKeyToAccount(generatePrivateKey()).address
-        const swap = await createSwap(bridge, {
-            source_chain: 'NATIVECHAIN', source_token: 'STABLE', target_chain: 'BSC', target_token: 'WNATIVE',
-            source_token_amount: '30', target_wallet: account(9).address, refund_address: refund,
-        })
-        return { chain, stable: chain.tokens.STABLE, refund, vault: await vaultOf(bridge, 'NATIVECHAIN'), swap }
+        return { ...(await nativeChainSwap('STABLE', '30', 'BSC', 'WNATIVE')), stable: w.chains.NATIVECHAIN.tokens.STABLE }
     }
 
     /** A swap of 0.01 BTC to NATIVE, refunded to a fresh regtest address. */
