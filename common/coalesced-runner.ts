@@ -50,6 +50,11 @@ export class CoalescedRunner {
         this.again = false
     }
 
+    /** Resolves once no pass runs or is due: whatever was asked for before this call is done. */
+    idle(): Promise<void> {
+        return this.running ?? Promise.resolve()
+    }
+
     async stop(): Promise<void> {
         this.stopped = true
         await this.running

@@ -69,7 +69,8 @@ export class Dispatcher {
     private wakeTimer?: NodeJS.Timeout
     private listeners: ChannelListener<unknown>[] = []
     private successes: Success[] = []
-    private flushing?: Promise<void>
+    /** Writes successes in the background, one writer at a time; a success queued while it writes is taken by it or the next run. */
+    private readonly writer = new CoalescedRunner(() => this.writeQueued())
     private idle?: () => void
     private readonly rule: DisableRule
     private readonly claimBatch: number
@@ -278,33 +279,26 @@ export class Dispatcher {
             // Written in the background, many at once: the slot is free for the next attempt meanwhile.
             // Until then the row's lease keeps every replica from sending it again.
             this.successes.push({ claimed, outcome })
-            const writing = this.startFlush()
-            if (this.successes.length >= MAX_UNWRITTEN) await writing
+            this.writer.run()
+            if (this.successes.length >= MAX_UNWRITTEN) await this.writer.idle()
         } else {
             await this.recordFailure(claimed, outcome)
         }
     }
 
     /** The writer: successes until none are left, each batch in one statement (one round trip for many deliveries). */
-    private startFlush(): Promise<void> {
-        this.flushing ??= (async () => {
-            while (this.successes.length > 0) {
-                const batch = this.successes.splice(0, MAX_UNWRITTEN).sort((a, b) => (a.claimed.id < b.claimed.id ? -1 : 1))
-                await this.writeSuccesses(batch).catch((err) => {
-                    this.log.error({ err, deliveries: batch.length }, 'webhook results could not be recorded; those deliveries are sent again when their lease ends')
-                })
-            }
-        })().finally(() => {
-            this.flushing = undefined
-            // A success that arrived between the last check and here.
-            if (this.successes.length > 0) void this.startFlush()
-        })
-        return this.flushing
+    private async writeQueued(): Promise<void> {
+        while (this.successes.length > 0) {
+            const batch = this.successes.splice(0, MAX_UNWRITTEN).sort((a, b) => (a.claimed.id < b.claimed.id ? -1 : 1))
+            await this.writeSuccesses(batch).catch((err) => {
+                this.log.error({ err, deliveries: batch.length }, 'webhook results could not be recorded; those deliveries are sent again when their lease ends')
+            })
+        }
     }
 
     private async flush(): Promise<void> {
-        while (this.flushing) await this.flushing
-        if (this.successes.length > 0) await this.startFlush()
+        this.writer.run()
+        await this.writer.idle()
     }
 
     private async writeSuccesses(batch: Success[]): Promise<void> {

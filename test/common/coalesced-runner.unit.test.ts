@@ -91,4 +91,21 @@ describe('CoalescedRunner', function () {
         await runner.stop()
         expect(runner.rerunDue).to.equal(false)
     })
+
+    it('idle resolves once no pass runs or is due, the one asked for meanwhile included', async function () {
+        const g = gatedPasses()
+        const runner = new CoalescedRunner(g.pass)
+        await runner.idle()
+        runner.run()
+        runner.run()
+        let idle = false
+        const waiting = runner.idle().then(() => (idle = true))
+        await g.finishOne()
+        expect(g.started()).to.equal(2)
+        expect(idle).to.equal(false)
+        await g.finishOne()
+        await waiting
+        expect(idle).to.equal(true)
+        expect(g.waiting()).to.equal(0)
+    })
 })
