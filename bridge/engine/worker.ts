@@ -1,4 +1,5 @@
 import { CoalescedRunner } from '../../common/coalesced-runner'
+import { WorkPool } from '../../common/work-pool'
 import { LOCK_SWAP } from '../db'
 import { EngineContext } from './context'
 import { hold, OperatorHoldError } from './hold'
@@ -12,7 +13,7 @@ import { step } from './steps'
  * per swap, released by Postgres itself if the process dies), and taken as far as it can go
  * without waiting on a chain.
  *
- * Swaps due for a visit wait in one queue that CONCURRENCY lanes drain continuously; each refresh
+ * Swaps due for a visit wait in one queue that CONCURRENCY lanes (a WorkPool's slots) drain continuously; each refresh
  * (the interval, or a kick) adds the active swaps not already queued or being visited. A slow
  * visit (a pool trade, a vault lock waited for) therefore holds up one lane, not every other
  * swap's next look: there are no passes that end only when their slowest visit does.
@@ -30,11 +31,12 @@ export class Worker {
     private timer?: NodeJS.Timeout
     private readonly refresher = new CoalescedRunner(() => this.refresh().catch((err) => this.ctx.log.error({ err }, 'engine pass failed')))
     private stopped = false
-    /** Swaps waiting for a lane, oldest update first. */
-    private readonly queue: string[] = []
+    /** CONCURRENCY visits at once; the swaps waiting for a lane keep the order they were queued in (oldest update first). */
+    private readonly lanes = new WorkPool({ concurrency: CONCURRENCY, queue: Infinity })
     /** Swaps queued or being visited: a refresh does not add them twice. */
     private readonly pending = new Set<string>()
-    private readonly lanes = new Set<Promise<void>>()
+    /** Visits queued or running, which stop() waits for. */
+    private readonly visits = new Set<Promise<void>>()
 
     constructor(private readonly ctx: EngineContext) {}
 
@@ -47,7 +49,7 @@ export class Worker {
         this.stopped = true
         clearInterval(this.timer)
         await this.refresher.stop()
-        await Promise.all([...this.lanes])
+        await Promise.all([...this.visits])
     }
 
     /** Looks for swaps to move on now, or right after the current look. */
@@ -58,26 +60,18 @@ export class Worker {
     private async refresh(): Promise<void> {
         const { rows } = await this.ctx.pool.query(`SELECT id FROM bridge_swap WHERE ${ACTIVE} ORDER BY updated_at LIMIT 1000`, [this.ctx.config.provider.pollSeconds])
         for (const { id } of rows as { id: string }[]) {
-            if (this.pending.has(id)) continue
+            if (this.pending.has(id) || this.stopped) continue
             this.pending.add(id)
-            this.queue.push(id)
-        }
-        while (this.lanes.size < CONCURRENCY && this.queue.length && !this.stopped) {
-            const lane: Promise<void> = this.drain().finally(() => this.lanes.delete(lane))
-            this.lanes.add(lane)
+            const visit: Promise<void> = this.lanes.run(async () => {
+                if (!this.stopped) await this.visit(id).catch((err) => this.ctx.log.error({ err, swap: id }, 'swap visit failed'))
+            }).finally(() => {
+                this.pending.delete(id)
+                this.visits.delete(visit)
+            })
+            this.visits.add(visit)
         }
         if (!this.stopped) await advanceLateDeposits(this.ctx)
         if (!this.stopped) await this.ctx.sender.followBesideLanded((chain) => this.ctx.adapter(chain as never))
-    }
-
-    private async drain(): Promise<void> {
-        for (let id = this.queue.shift(); id !== undefined; id = this.queue.shift()) {
-            try {
-                if (!this.stopped) await this.visit(id).catch((err) => this.ctx.log.error({ err, swap: id }, 'swap visit failed'))
-            } finally {
-                this.pending.delete(id)
-            }
-        }
     }
 
     private async visit(id: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto'
 import { Pool } from 'pg'
+import { CoalescedRunner } from '../../common/coalesced-runner'
 import { Logger } from '../../common/logger'
 import { BRIDGE_EVENT_CHANNEL, BRIDGE_WEBHOOK_CHANNEL } from '../../db/channels'
 import { ChannelListener } from '../../db/listener'
@@ -57,16 +58,19 @@ export interface TestResult {
 
 export class Dispatcher {
     private inFlight = 0
-    private cycling = false
-    private again = false
+    /** One cycle at a time, and one more if woken meanwhile; the first of a burst waits a turn, so attempts finishing together are claimed for at once. */
+    private readonly cycles = new CoalescedRunner(() => this.cycle(), { deferred: true })
     /** Set by the lifecycle NOTIFY and the poll: only then is the event table looked at. */
     private fanOutDue = true
+    /** Whether the last claim of this burst of cycles took fewer than it asked for, so the next due time matters. */
+    private drained = true
     private insertedSinceAnalyze = 0
     private stopped = true
     private wakeTimer?: NodeJS.Timeout
     private listeners: ChannelListener<unknown>[] = []
     private successes: Success[] = []
-    private flushing?: Promise<void>
+    /** Writes successes in the background, one writer at a time; a success queued while it writes is taken by it or the next run. */
+    private readonly writer = new CoalescedRunner(() => this.writeQueued())
     private idle?: () => void
     private readonly rule: DisableRule
     private readonly claimBatch: number
@@ -102,10 +106,11 @@ export class Dispatcher {
     /** Stops claiming, lets attempts in flight finish (each is bounded by the timeout) and writes their results. */
     async stop(): Promise<void> {
         this.stopped = true
+        // A claim already under way still launches what it took; no cycle starts after it.
+        const lastCycle = this.cycles.stop()
         clearTimeout(this.wakeTimer)
         await Promise.allSettled(this.listeners.map((l) => l.close()))
-        // A claim already under way still launches what it took.
-        while (this.cycling) await new Promise((r) => setTimeout(r, 10))
+        await lastCycle
         if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve))
         await this.flush()
     }
@@ -117,51 +122,42 @@ export class Dispatcher {
     }
 
     kick(): void {
-        if (this.stopped) return
-        if (this.cycling) {
-            this.again = true
-            return
-        }
-        this.cycling = true
-        setImmediate(() => void this.cycle())
+        if (!this.stopped) this.cycles.run()
     }
 
+    /** Fans out what is due, claims for the free slots, and (the last cycle of a burst) sets the next wake-up. */
     private async cycle(): Promise<void> {
         try {
-            let drained = true
-            do {
-                this.again = false
-                if (this.fanOutDue) {
-                    this.fanOutDue = false
-                    while ((await this.fanOut()) === FAN_OUT_BATCH && !this.stopped);
-                    if (this.insertedSinceAnalyze >= ANALYZE_AFTER) {
-                        this.insertedSinceAnalyze = 0
-                        await this.pool.query('ANALYZE bridge_webhook_delivery').catch((err) => this.log.warn({ err }, 'could not analyze the webhook queue'))
-                    }
+            if (this.fanOutDue) {
+                this.fanOutDue = false
+                while ((await this.fanOut()) === FAN_OUT_BATCH && !this.stopped);
+                if (this.insertedSinceAnalyze >= ANALYZE_AFTER) {
+                    this.insertedSinceAnalyze = 0
+                    await this.pool.query('ANALYZE bridge_webhook_delivery').catch((err) => this.log.warn({ err }, 'could not analyze the webhook queue'))
                 }
-                const free = this.config.concurrency - this.inFlight
-                // Under load, claim in batches (a quarter of the slots at least) rather than one row per finished attempt.
-                if (free > 0 && (free >= this.claimBatch || this.inFlight === 0) && !this.stopped) {
-                    const claimed = await this.claim(free)
-                    for (const c of claimed) this.launch(c)
-                    drained = claimed.length < free
-                }
-            } while (this.again && !this.stopped)
-            // With a backlog, each finished attempt wakes the loop; the next due time matters only once it is drained.
+            }
+            const free = this.config.concurrency - this.inFlight
+            // Under load, claim in batches (a quarter of the slots at least) rather than one row per finished attempt.
+            if (free > 0 && (free >= this.claimBatch || this.inFlight === 0) && !this.stopped) {
+                const claimed = await this.claim(free)
+                for (const c of claimed) this.launch(c)
+                this.drained = claimed.length < free
+            }
+            // Woken meanwhile: the next cycle claims again, and the burst's last sets the wake-up.
+            if (this.cycles.rerunDue) return
+            const drained = this.drained
+            this.drained = true
+            // With a backlog, each finished attempt wakes the loop; the next due time matters only once it is
+            // drained. Woken while this computes it, another cycle follows.
             if (drained) await this.scheduleWake()
             else this.wakeIn(POLL_MS)
         } catch (err) {
             this.log.error({ err }, 'webhook dispatch cycle failed; retrying')
             this.fanOutDue = true
-            this.again = false
+            this.drained = true
+            // The poll retries; a wake-up during the failed cycle waits for it.
+            this.cycles.cancelRerun()
             this.wakeIn(POLL_MS)
-        } finally {
-            this.cycling = false
-            // Woken while it was computing its next wake-up.
-            if (this.again) {
-                this.again = false
-                this.kick()
-            }
         }
     }
 
@@ -283,33 +279,26 @@ export class Dispatcher {
             // Written in the background, many at once: the slot is free for the next attempt meanwhile.
             // Until then the row's lease keeps every replica from sending it again.
             this.successes.push({ claimed, outcome })
-            const writing = this.startFlush()
-            if (this.successes.length >= MAX_UNWRITTEN) await writing
+            this.writer.run()
+            if (this.successes.length >= MAX_UNWRITTEN) await this.writer.idle()
         } else {
             await this.recordFailure(claimed, outcome)
         }
     }
 
     /** The writer: successes until none are left, each batch in one statement (one round trip for many deliveries). */
-    private startFlush(): Promise<void> {
-        this.flushing ??= (async () => {
-            while (this.successes.length > 0) {
-                const batch = this.successes.splice(0, MAX_UNWRITTEN).sort((a, b) => (a.claimed.id < b.claimed.id ? -1 : 1))
-                await this.writeSuccesses(batch).catch((err) => {
-                    this.log.error({ err, deliveries: batch.length }, 'webhook results could not be recorded; those deliveries are sent again when their lease ends')
-                })
-            }
-        })().finally(() => {
-            this.flushing = undefined
-            // A success that arrived between the last check and here.
-            if (this.successes.length > 0) void this.startFlush()
-        })
-        return this.flushing
+    private async writeQueued(): Promise<void> {
+        while (this.successes.length > 0) {
+            const batch = this.successes.splice(0, MAX_UNWRITTEN).sort((a, b) => (a.claimed.id < b.claimed.id ? -1 : 1))
+            await this.writeSuccesses(batch).catch((err) => {
+                this.log.error({ err, deliveries: batch.length }, 'webhook results could not be recorded; those deliveries are sent again when their lease ends')
+            })
+        }
     }
 
     private async flush(): Promise<void> {
-        while (this.flushing) await this.flushing
-        if (this.successes.length > 0) await this.startFlush()
+        this.writer.run()
+        await this.writer.idle()
     }
 
     private async writeSuccesses(batch: Success[]): Promise<void> {

@@ -1,6 +1,7 @@
 import * as http from 'http'
 import { WebSocket, WebSocketServer } from 'ws'
 import { ChannelListener } from '../../db/listener'
+import { KeyedCounter } from '../keyed-counter'
 import { Logger } from '../logger'
 import { upgradeClientKey } from './client-ip'
 
@@ -112,12 +113,14 @@ export class WsHub<N, V = undefined> {
     private readonly wss: WebSocketServer
     private readonly clients = new Set<WsClient<V>>()
     private readonly subscribers = new Map<string, Set<WsClient<V>>>()
-    private readonly perIp = new Map<string, number>()
+    /** Open connections by client key. */
+    private readonly perIp: KeyedCounter
     private listener?: ChannelListener<N>
     private idleTimer?: NodeJS.Timeout
 
     constructor(private readonly options: WsHubOptions<N, V>) {
         this.wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload })
+        this.perIp = new KeyedCounter(options.limits.maxConnectionsPerIp)
     }
 
     get size(): number {
@@ -132,7 +135,7 @@ export class WsHub<N, V = undefined> {
                 return
             }
             const ip = upgradeClientKey(req, this.options.trustProxy)
-            if ((this.perIp.get(ip) ?? 0) >= this.options.limits.maxConnectionsPerIp) {
+            if (this.perIp.atCap(ip)) {
                 socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n'
                     + `at most ${this.options.limits.maxConnectionsPerIp} connections per client IP\n`)
                 return
@@ -191,7 +194,8 @@ export class WsHub<N, V = undefined> {
     private accept(socket: WebSocket, ip: string): void {
         const client = new WsClient<V>(socket, ip, this.options.limits, (c, topic, held) => this.indexTopic(c, topic, held), (c, code, reason) => this.shut(c, code, reason))
         this.clients.add(client)
-        this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1)
+        // Counted once the handshake is done: an upgrade that fails it holds nothing.
+        this.perIp.take(ip)
         socket.on('message', (data, binary) => {
             if (!this.clients.has(client)) return
             if (!client.takeMessage()) return this.shut(client, CLOSE_MESSAGE_RATE, 'message rate exceeded')
@@ -212,9 +216,7 @@ export class WsHub<N, V = undefined> {
     private drop(client: WsClient<V>): void {
         if (!this.clients.delete(client)) return
         for (const topic of [...client.topics()]) client.unsubscribe(topic)
-        const left = (this.perIp.get(client.ip) ?? 1) - 1
-        if (left > 0) this.perIp.set(client.ip, left)
-        else this.perIp.delete(client.ip)
+        this.perIp.release(client.ip)
     }
 
     /**

@@ -17,8 +17,8 @@ const RECORD_ONLY: Record<string, string> = {
 
 /** What reads a client's raw address. */
 const RAW_ADDRESS = /\b(clientIp|upgradeClientIp)\(|\breq\.ips?\b|\.remoteAddress\b|headers\[['"]x-forwarded-for/gi
-/** What builds a limit or a count per client: rate-limiter-flexible's classes, the project's wrappers, per-client maps. */
-const LIMITER = /new (RateLimit|FailureLimit|RateLimiter\w+)\(|\b(perIp|perClient|perAddress|byIp)\s*=\s*new Map\b/g
+/** What builds a limit or a count per client: rate-limiter-flexible's classes, the project's wrappers, per-client maps and counters, a WorkPool's per-key cap. */
+const LIMITER = /new (RateLimit|FailureLimit|RateLimiter\w+)\(|\b(perIp|perClient|perAddress|byIp)\s*=\s*new (Map|KeyedCounter)\b|\bperKey: /g
 /** How a limiter module keys per client: the key functions, or the wrapper middleware built on them. */
 const KEYED = /\b(clientKey|upgradeClientKey)\(|\.perIp\(\)/
 

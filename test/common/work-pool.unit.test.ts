@@ -53,7 +53,7 @@ describe('WorkPool', function () {
         expect(pool.load).to.deep.equal({ running: 0, waiting: 0 })
     })
 
-    it('tryRun admits at once, or answers undefined without running the job when the pool and its queue are full', async function () {
+    it('tryRun admits at once, or answers queue_full without running the job when the pool and its queue are full', async function () {
         const pool = new WorkPool({ concurrency: 1, queue: 1 })
         const first = job()
         const second = job()
@@ -63,12 +63,67 @@ describe('WorkPool', function () {
         expect(b).to.be.instanceOf(Promise)
         expect(pool.load).to.deep.equal({ running: 1, waiting: 1 })
         let ran = false
-        expect(pool.tryRun(async () => (ran = true))).to.equal(undefined)
+        expect(pool.tryRun(async () => (ran = true))).to.equal('queue_full')
         expect(ran).to.equal(false)
         first.release()
         second.release()
         expect([await a, await b]).to.deep.equal(['hashed', 'hashed'])
         expect(pool.load).to.deep.equal({ running: 0, waiting: 0 })
         expect(await pool.tryRun(async () => 'again')).to.equal('again')
+    })
+
+    it('tryRun with a key caps that key\'s jobs, running and waiting, and says which limit refused', async function () {
+        const pool = new WorkPool({ concurrency: 1, queue: 2, perKey: 2 })
+        const first = job()
+        const second = job()
+        const third = job()
+        const a = pool.tryRun(first.run, 'client')
+        const b = pool.tryRun(second.run, 'client')
+        let ran = false
+        expect(pool.tryRun(async () => (ran = true), 'client')).to.equal('key_full')
+        expect(ran).to.equal(false)
+        // Another key has its own share, up to the pool's bound.
+        const c = pool.tryRun(third.run, 'other')
+        expect(c).to.be.instanceOf(Promise)
+        expect(pool.tryRun(async () => (ran = true), 'another')).to.equal('queue_full')
+        expect(pool.load).to.deep.equal({ running: 1, waiting: 2 })
+        first.release()
+        expect(await a).to.equal('hashed')
+        // The finished job gave its key's place back.
+        const fourth = job()
+        const d = pool.tryRun(fourth.run, 'client')
+        expect(d).to.be.instanceOf(Promise)
+        expect(pool.tryRun(async () => (ran = true), 'client')).to.equal('key_full')
+        second.release()
+        third.release()
+        fourth.release()
+        expect([await b, await c, await d]).to.deep.equal(['hashed', 'hashed', 'hashed'])
+        expect(await pool.tryRun(async () => 'again', 'client')).to.equal('again')
+        expect(ran).to.equal(false)
+        expect(pool.load).to.deep.equal({ running: 0, waiting: 0 })
+    })
+
+    it('frees a key\'s place when its job throws', async function () {
+        const pool = new WorkPool({ concurrency: 1, queue: 0, perKey: 1 })
+        const failed = pool.tryRun(async () => {
+            throw new Error('compile failed')
+        }, 'client')
+        expect(await (failed as Promise<unknown>).catch((e) => e.message)).to.equal('compile failed')
+        expect(await pool.tryRun(async () => 'again', 'client')).to.equal('again')
+    })
+
+    it('close refuses the jobs waiting and those asked for later; the running one finishes', async function () {
+        const pool = new WorkPool({ concurrency: 1, queue: Infinity })
+        const first = job()
+        const waiting = job()
+        const a = pool.run(first.run)
+        const b = pool.run(waiting.run).catch((e) => e.message)
+        pool.close(new Error('closed'))
+        expect(await b).to.equal('closed')
+        expect(waiting.started).to.equal(false)
+        expect(await pool.run(async () => 'later').catch((e) => e.message)).to.equal('closed')
+        first.release()
+        expect(await a).to.equal('hashed')
+        expect(pool.load).to.deep.equal({ running: 0, waiting: 0 })
     })
 })

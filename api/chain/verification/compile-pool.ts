@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'child_process'
 import * as fs from 'fs'
 import * as path from 'path'
 import { Readable, Writable } from 'stream'
+import { WorkPool } from '../../../common/work-pool'
 import type { ImmutableReferences } from './bytecode'
 
 /** A contract as the compile process hands it back: what verification reads, nothing more. */
@@ -58,13 +59,15 @@ const RSS_POLL_MS = 100
 export class CompilePool {
     private readonly idle: CompileProcess[] = []
     private readonly all = new Set<CompileProcess>()
-    private busy = 0
-    private readonly queue: { task: Omit<CompileTask, 'id' | 'outputMaxBytes'>; resolve: (answer: CompileAnswer) => void; reject: (err: Error) => void }[] = []
+    /** A slot per process; the queue is unbounded here since the service bounds what it admits. */
+    private readonly slots: WorkPool
     private readonly idleTimers = new Map<CompileProcess, NodeJS.Timeout>()
     private nextId = 1
     private closed = false
 
-    constructor(private readonly options: CompilePoolOptions) {}
+    constructor(private readonly options: CompilePoolOptions) {
+        this.slots = new WorkPool({ concurrency: options.processes, queue: Infinity })
+    }
 
     /** The compiler's output for a standard JSON input, reduced to what verification reads. */
     async compile(soljson: string, input: string): Promise<CompilerOutput> {
@@ -82,29 +85,15 @@ export class CompilePool {
 
     async close(): Promise<void> {
         this.closed = true
-        for (const waiting of this.queue.splice(0)) waiting.reject(new Error('the compile pool is closed'))
+        this.slots.close(new Error('the compile pool is closed'))
         for (const timer of this.idleTimers.values()) clearTimeout(timer)
         this.idle.splice(0)
         await Promise.all([...this.all].map((p) => p.kill()))
     }
 
+    /** Once closed, the slots refuse it (and every task still waiting) with 'the compile pool is closed'. */
     private run(task: Omit<CompileTask, 'id' | 'outputMaxBytes'>): Promise<CompileAnswer> {
-        if (this.closed) return Promise.reject(new Error('the compile pool is closed'))
-        return new Promise((resolve, reject) => {
-            this.queue.push({ task, resolve, reject })
-            this.next()
-        })
-    }
-
-    private next(): void {
-        while (this.queue.length > 0 && this.busy < this.options.processes) {
-            const job = this.queue.shift()!
-            this.busy++
-            this.execute(this.take(), job.task).then(job.resolve, job.reject).finally(() => {
-                this.busy--
-                this.next()
-            })
-        }
+        return this.slots.run(() => this.execute(this.take(), task))
     }
 
     private take(): CompileProcess {

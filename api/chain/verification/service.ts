@@ -51,9 +51,10 @@ export class ContractVerification {
     readonly compilers: Compilers
     private readonly compile: CompilePool
     private readonly store: VerificationStore
-    /** Verifications waiting or compiling, by clientKey (an IPv6 /64 is one client). */
-    private readonly perClient = new Map<string, number>()
-    /** Admission: as many jobs running as compile processes, VERIFIER_QUEUE_LIMIT more waiting, the next refused. */
+    /**
+     * Admission: as many jobs running as compile processes, VERIFIER_QUEUE_LIMIT more waiting, the
+     * next refused; and VERIFIER_PER_IP waiting or compiling per clientKey (an IPv6 /64 is one client).
+     */
     private readonly gate: WorkPool
     private readonly running = new Set<Promise<void>>()
     private readonly threads: number
@@ -68,7 +69,7 @@ export class ContractVerification {
             memoryMb: s.VERIFIER_COMPILE_MEMORY_MB,
             outputMaxBytes: s.VERIFIER_OUTPUT_MAX_MB * 1024 * 1024,
         })
-        this.gate = new WorkPool({ concurrency: this.threads, queue: s.VERIFIER_QUEUE_LIMIT })
+        this.gate = new WorkPool({ concurrency: this.threads, queue: s.VERIFIER_QUEUE_LIMIT, perKey: s.VERIFIER_PER_IP })
         this.compilers = new Compilers(this.compile, s.VERIFIER_SOLC_DIR)
         this.store = new VerificationStore(deps.pool)
         // Old jobs are swept off the submit path: at start, then hourly (every replica; the DELETE is idempotent).
@@ -91,26 +92,18 @@ export class ContractVerification {
         const target = await this.store.target(sub.address)
         if (!target?.is_contract) throw new VerificationRefused('no_contract', `Unable to locate ContractCode at ${sub.address}`)
         if (target.match_type === 'full') throw new VerificationRefused('already_verified', ALREADY_VERIFIED)
-        const s = this.deps.settings
-        const mine = this.perClient.get(clientKey) ?? 0
-        if (mine >= s.VERIFIER_PER_IP) {
-            throw new VerificationRefused('busy_client', `At most ${s.VERIFIER_PER_IP} verifications of one client at once; wait for one to finish`)
-        }
         // The job starts (or takes its queue place) now; it waits for its row before it runs.
         let created!: (id: string | undefined) => void
         const row = new Promise<string | undefined>((resolve) => (created = resolve))
         const admitted = this.gate.tryRun(async () => {
             const id = await row
             if (id) await this.run(id, sub, compiler, target)
-        })
-        if (!admitted) throw new VerificationRefused('queue_full', 'The verification queue is full; try again shortly')
-        this.perClient.set(clientKey, mine + 1)
-        const work: Promise<void> = admitted.finally(() => {
-            const left = (this.perClient.get(clientKey) ?? 1) - 1
-            if (left > 0) this.perClient.set(clientKey, left)
-            else this.perClient.delete(clientKey)
-            this.running.delete(work)
-        })
+        }, clientKey)
+        if (admitted === 'key_full') {
+            throw new VerificationRefused('busy_client', `At most ${this.deps.settings.VERIFIER_PER_IP} verifications of one client at once; wait for one to finish`)
+        }
+        if (admitted === 'queue_full') throw new VerificationRefused('queue_full', 'The verification queue is full; try again shortly')
+        const work: Promise<void> = admitted.finally(() => this.running.delete(work))
         this.running.add(work)
         try {
             const id = await this.store.createJob(sub.address)
