@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
-import { notFound } from '../errors'
+import { blockOr404 } from '../loaders'
 import { carried, paginate } from '../pagination'
 import { BlockPath, blockParam, parseQuery, q } from '../params'
 import { Block, BlockDetails, chainOperation, EmptyPage, pageOf, Transaction } from '../schemas'
-import { BlockKey, blockByRef, blockKeysBefore, blocksByIds } from '../queries/blocks'
+import { BlockKey, blockKeysBefore, blocksByIds } from '../queries/blocks'
 import { countBlockFrames } from '../queries/internal-transactions'
 import { blockTransactionKeys, TRANSACTION_TYPES } from '../queries/transactions'
 import { blockMiners, renderBlock } from '../render/block'
@@ -48,8 +48,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         summary: 'A block by number or hash', params: BlockPath, notFound: 'block',
     }, 'The block', BlockDetails), async (req, res) => {
         const ref = blockParam(req.params.block)
-        const [row, head] = await Promise.all([blockByRef(ctx.db, ref), ctx.head.get()])
-        if (!row) throw notFound()
+        const [row, head] = await Promise.all([blockOr404(ctx.db, ref), ctx.head.get()])
         setBlockCaching(res, ctx, row.number, head.number)
         res.json({ ...renderBlock(row, blockMiners([row])(row.miner), 'single'), internal_transactions_count: await countBlockFrames(ctx.db, row.number) })
     })
@@ -60,8 +59,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const ref = blockParam(req.params.block)
         const query = parseQuery(BlockTransactionsQuery, req.query)
-        const block = await blockByRef(ctx.db, ref)
-        if (!block) throw notFound()
+        const block = await blockOr404(ctx.db, ref)
         const keys = await blockTransactionKeys(ctx.db, { block: block.number, types: query.type, after: query.index ?? -1 })
         const page = await transactionPage(ctx, keys, undefined, carried(req.query, ['type']))
         const head = await ctx.head.get()
@@ -74,8 +72,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         operationId: 'listBlockWithdrawals',
         summary: "A block's withdrawals (none on this chain: always empty)", params: BlockPath, notFound: 'block',
     }, 'An empty page', EmptyPage), async (req, res) => {
-        const block = await blockByRef(ctx.db, blockParam(req.params.block))
-        if (!block) throw notFound()
+        await blockOr404(ctx.db, blockParam(req.params.block))
         res.json({ items: [], next_page_params: null })
     })
 }

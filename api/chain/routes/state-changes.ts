@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { CoinFrame, coinMovements } from '../../../common/coin-movements'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
-import { notFound } from '../errors'
+import { transactionOr404 } from '../loaders'
 import { PAGE_SIZE } from '../pagination'
 import { parseQuery, transactionHashParam, TransactionPath } from '../params'
 import { blockFeeTerms } from '../queries/blocks'
@@ -11,7 +11,7 @@ import { balancesBefore } from '../queries/coin-balances'
 import { blockCoinFrames } from '../queries/internal-transactions'
 import { tracingMethod } from '../queries/stats'
 import { BalanceTransferRow, blockTransfers } from '../queries/token-transfers'
-import { blockCoinTransactions, transactionByHash } from '../queries/transactions'
+import { blockCoinTransactions } from '../queries/transactions'
 import { loadAddresses } from '../render/address'
 import { loadTokens, renderToken } from '../render/token'
 import { chainOperation, pageOf, StateChange } from '../schemas'
@@ -31,8 +31,7 @@ export function stateChangesRoutes(router: DocumentedRouter, ctx: ChainContext):
     }, 'A page of state changes', pageOf(StateChange)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Query, req.query)
-        const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
-        if (!tx) throw notFound()
+        const [tx, head] = await Promise.all([transactionOr404(ctx.db, hash), ctx.head.get()])
         const { items, complete } = await stateChanges(ctx, tx.block_number, tx.index, hash)
         const offset = query.items_count ?? 0
         const page = items.slice(offset, offset + PAGE_SIZE)

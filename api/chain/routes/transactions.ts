@@ -1,14 +1,14 @@
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
-import { notFound } from '../errors'
+import { transactionOr404 } from '../loaders'
 import { carried, FETCH_SIZE, PAGE_SIZE, paginate, paginateTransfers } from '../pagination'
 import { parseQuery, q, transactionHashParam, TransactionPath } from '../params'
 import { Recent } from '../../../common/recent'
 import { transactionLogs } from '../queries/logs'
 import { lastDayTransactions } from '../queries/stats'
 import { TOKEN_TYPES, transactionTransfers } from '../queries/token-transfers'
-import { TransactionKey, transactionKeysBefore, transactionByHash, transactionsByIds } from '../queries/transactions'
+import { TransactionKey, transactionKeysBefore, transactionsByIds } from '../queries/transactions'
 import { renderLogs } from '../render/log'
 import { renderTokenTransfers } from '../render/token-transfer'
 import { renderTransaction, transactionAddresses } from '../render/transaction'
@@ -97,8 +97,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         summary: 'A transaction, with its first 10 token transfers', params: TransactionPath, notFound: 'transaction',
     }, 'The transaction', TransactionDetails), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
-        const row = await transactionByHash(ctx.db, hash)
-        if (!row) throw notFound()
+        const row = await transactionOr404(ctx.db, hash)
         const address = transactionAddresses([row])
         const [transfers, head] = await Promise.all([
             transactionTransfers(ctx.db, row, { after: -1, types: null, limit: 11 }),
@@ -116,8 +115,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
     }, 'A page of logs', pageOf(Log)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(CursorQuery, req.query)
-        const tx = await transactionByHash(ctx.db, hash)
-        if (!tx) throw notFound()
+        const tx = await transactionOr404(ctx.db, hash)
         const rows = await transactionLogs(ctx.db, tx, query.index ?? -1)
         const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }))
         const head = await ctx.head.get()
@@ -131,8 +129,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
     }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(TokenTransfersQuery, req.query)
-        const tx = await transactionByHash(ctx.db, hash)
-        if (!tx) throw notFound()
+        const tx = await transactionOr404(ctx.db, hash)
         const types = query.type && query.type.length > 0 ? query.type : null
         const rows = await transactionTransfers(ctx.db, tx, { after: query.index ?? -1, types, limit: FETCH_SIZE })
         const { rows: shown, next } = paginateTransfers(rows, carried(req.query, ['type']))
