@@ -3,7 +3,7 @@ import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { carried, FETCH_SIZE, paginate, paginateTransfers } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
-import { addressById, addressFlags, addressTabCounts, heldCoinSupply, topAccounts } from '../queries/addresses'
+import { addressById, addressFlags, addressTabCounts, topAccounts } from '../queries/addresses'
 import { minedBlockCount, minedBlockKeys } from '../queries/blocks'
 import { countAddressFrames } from '../queries/internal-transactions'
 import { addressLogs } from '../queries/logs'
@@ -15,7 +15,6 @@ import { renderLogs } from '../render/log'
 import { loadTokens, renderToken } from '../render/token'
 import { renderTokenTransfers } from '../render/token-transfer'
 import { sendJson } from '../json-response'
-import { Recent } from '../../../common/recent'
 import {
     AddressCounters, AddressDetails, AddressTabsCounters, Block, chainOperation, EmptyPage, Log, pageOf, TokenBalance, TokenTransfer,
     TopAddressesPage, Transaction,
@@ -73,18 +72,6 @@ const TopAccountsQuery = z.object({
     items_count: q.itemsCount.optional(),
 })
 
-/**
- * The coin held by every address the indexer has seen, as the top-accounts page's total supply
- * (Blockscout takes it from its market data, which this chain has none of; the frontend divides
- * each balance by it for the percentage column). A sum over every holder, so it is computed once
- * per indexed head and a minute at most, not per request.
- */
-const supplyCache = new Recent<string>(60_000)
-async function coinSupply(ctx: ChainContext): Promise<string> {
-    const head = await ctx.head.get()
-    return supplyCache.get(() => heldCoinSupply(ctx.db), head.number)
-}
-
 /** An address's transactions (see addressTransactionKeys), with the cursor of its sort. */
 async function addressTransactions(ctx: ChainContext, hash: string, query: z.infer<typeof TransactionsQuery>, filters: Record<string, string>) {
     const rows = await addressTransactionKeys(ctx.db, hash, query)
@@ -111,7 +98,9 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     }, 'A page of addresses, with the coin supply', TopAddressesPage), async (req, res) => {
         const query = parseQuery(TopAccountsQuery, req.query)
         const after = query.fetched_coin_balance !== undefined && query.hash ? { balance: query.fetched_coin_balance, hash: query.hash } : undefined
-        const [rows, supply] = await Promise.all([topAccounts(ctx.db, after), coinSupply(ctx)])
+        // The total supply: Blockscout takes it from its market data, which this chain has none of; the
+        // frontend divides each balance by it for the percentage column.
+        const [rows, supply] = await Promise.all([topAccounts(ctx.db, after), ctx.caches.coinSupply(ctx.db)])
         const { rows: shown, next } = paginate(rows, (a) => ({
             fetched_coin_balance: a.balance,
             hash: a.id,

@@ -39,7 +39,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         // Uncles do not exist on this chain and orphaned blocks are not kept.
         if (query.type && query.type !== 'block') return void res.json({ items: [], next_page_params: null })
         const page = async () => blockPage(ctx, await blockKeysBefore(ctx.db, query.block_number), carried(req.query, ['type']))
-        if (isFirstPage(req)) return ctx.views.send(res, 'blocks', page)
+        if (isFirstPage(req)) return ctx.caches.views.send(res, 'blocks', page)
         sendJson(res, await page())
     })
 
@@ -83,10 +83,10 @@ export async function blockPage(ctx: ChainContext, rows: BlockKey[], filters: Re
     return listBody(await blockItems(ctx, shown), next)
 }
 
-/** The rendered list items of blocks, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
+/** The rendered list items of blocks, in the order of their keys: reused from ctx.caches.rendered, the others read and rendered with one query. */
 export async function blockItems(ctx: ChainContext, keys: readonly BlockKey[]): Promise<RenderedItem[]> {
     const keyOf = (b: BlockKey) => `b${b.id}`
-    return ctx.rendered.items(keys, keyOf, async (missing) => {
+    return ctx.caches.rendered.items(keys, keyOf, async (missing) => {
         const rows = await blocksByIds(ctx.db, missing.map((b) => b.id))
         const miner = blockMiners(rows)
         return new Map(rows.map((b) => [keyOf(b), rendered(renderBlock(b, miner(b.miner), 'list'))]))

@@ -13,10 +13,10 @@ import { renderToken } from '../render/token'
 import { renderTokenTransfers } from '../render/token-transfer'
 import { chainOperation, EmptyPage, pageOf, Token, TokenCounters, TokenHolder, TokenTransfer } from '../schemas'
 
-/** The rendered items of a token's holders: reused from ctx.rendered, the others rendered after one query for their addresses. */
+/** The rendered items of a token's holders: reused from ctx.caches.rendered, the others rendered after one query for their addresses. */
 async function holderItems(ctx: ChainContext, token: string, holders: readonly HolderRow[]): Promise<RenderedItem[]> {
     const keyOf = (h: HolderRow) => `h${token}${h.holder}${h.value}`
-    return ctx.rendered.items(holders, keyOf, async (missing) => {
+    return ctx.caches.rendered.items(holders, keyOf, async (missing) => {
         const address = await loadAddresses(ctx.db, missing.map((h) => h.holder))
         return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null })]))
     })

@@ -4,7 +4,6 @@ import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
 import { transactionOr404 } from '../loaders'
 import { carried, FETCH_SIZE, PAGE_SIZE, paginate, paginateTransfers } from '../pagination'
 import { parseQuery, q, transactionHashParam, TransactionPath } from '../params'
-import { Recent } from '../../../common/recent'
 import { transactionLogs } from '../queries/logs'
 import { lastDayTransactions } from '../queries/stats'
 import { TOKEN_TYPES, transactionTransfers } from '../queries/token-transfers'
@@ -38,10 +37,10 @@ export async function transactionPage(
     return listBody(items, last ? { ...filters, ...cursor(JSON.parse(last.toString())), items_count: PAGE_SIZE } : null)
 }
 
-/** The rendered list items of transactions, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
+/** The rendered list items of transactions, in the order of their keys: reused from ctx.caches.rendered, the others read and rendered with one query. */
 export async function transactionItems(ctx: ChainContext, keys: readonly TransactionKey[]): Promise<RenderedItem[]> {
     const keyOf = (t: TransactionKey) => `t${t.id}${t.block_hash}`
-    return ctx.rendered.items(keys, keyOf, async (missing, head) => {
+    return ctx.caches.rendered.items(keys, keyOf, async (missing, head) => {
         const rows = await transactionsByIds(ctx.db, missing.map((t) => t.id))
         const address = transactionAddresses(rows)
         return new Map(rows.map((t) => [keyOf(t), rendered(renderTransaction(t, address, head))]))
@@ -81,7 +80,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
             return void res.json({ items: [], next_page_params: null })
         }
         const page = async () => transactionPage(ctx, await transactionKeysBefore(ctx.db, query), byPosition, carried(req.query, ['filter', 'type', 'method']))
-        if (isFirstPage(req)) return ctx.views.send(res, 'transactions', page)
+        if (isFirstPage(req)) return ctx.caches.views.send(res, 'transactions', page)
         sendJson(res, await page())
     })
 
@@ -139,12 +138,9 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
     })
 }
 
-const statsCache = new Recent<object>(60_000)
-
-/** Last-24-hours figures (see lastDayTransactions), reused until a new block is indexed or a minute has passed. */
-async function transactionStats(ctx: ChainContext): Promise<object> {
-    const head = (await ctx.head.get()).number
-    return statsCache.get(() => lastDayTransactions(ctx.db).then((r) => {
+/** Last-24-hours figures (see lastDayTransactions), reused as ctx.caches.transactionStats says. */
+function transactionStats(ctx: ChainContext): Promise<object> {
+    return ctx.caches.transactionStats.get(() => lastDayTransactions(ctx.db).then((r) => {
         const count = BigInt(r.count)
         const fees = BigInt(r.fees)
         return {
@@ -153,5 +149,5 @@ async function transactionStats(ctx: ChainContext): Promise<object> {
             transaction_fees_sum_24h: String(fees),
             transaction_fees_avg_24h: count === 0n ? '0' : String(fees / count),
         }
-    }), head)
+    }))
 }
