@@ -11,9 +11,10 @@ import { addressTransfers, TOKEN_TYPES } from '../queries/token-transfers'
 import { addressTokenBalances, TokenBalanceRow } from '../queries/tokens'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../queries/transactions'
 import { addressParam } from '../render/address'
-import { renderLogs } from '../render/log'
-import { loadTokens, renderToken } from '../render/token'
-import { renderTokenTransfers } from '../render/token-transfer'
+import { related } from '../queries/related'
+import { logRefs, renderLogs } from '../render/log'
+import { renderToken } from '../render/token'
+import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
 import { sendJson } from '../json-response'
 import {
     AddressCounters, AddressDetails, AddressTabsCounters, Block, chainOperation, EmptyPage, Log, pageOf, TokenBalance, TokenTransfer,
@@ -127,7 +128,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         params: AddressPath,
     }, 'The address', AddressDetails), async (req, res) => {
         const hash = parseAddress(req.params.hash)
-        const [row, tokens, flags] = await Promise.all([addressById(ctx.db, hash), loadTokens(ctx.db, [hash]), addressFlags(ctx.db, hash)])
+        const [row, { tokens }, flags] = await Promise.all([addressById(ctx.db, hash), related(ctx.db, { tokens: [hash] }), addressFlags(ctx.db, hash)])
         const token = tokens.get(hash)
         const base = addressParam(hash, row && { isContract: row.is_contract, name: row.verified_name, isVerified: row.verified_name !== null })
         setLiveCaching(res)
@@ -202,7 +203,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         const query = parseQuery(TokenTransfersQuery, req.query)
         setLiveCaching(res)
         const { rows: shown, next } = paginateTransfers(await addressTransfers(ctx.db, hash, query), carried(req.query, ['type', 'filter', 'token']))
-        res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })
     })
 
     router.get('/addresses/:hash/token-balances', chainOperation(TAG, {
@@ -241,7 +242,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         // block, so no transaction_index is needed to resume.
         const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }), undefined, carried(req.query, ['topic']))
         setLiveCaching(res)
-        res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderLogs(shown, await related(ctx.db, logRefs(shown))), next_page_params: next })
     })
 
     router.get('/addresses/:hash/blocks-validated', chainOperation(TAG, {

@@ -8,7 +8,8 @@ import { AddressPath, addressParam, BlockPath, blockParam, parseQuery, q, transa
 import {
     addressFrames, blockFrames, chainFrames, InternalTransactionRow, transactionFrames, transactionTrace,
 } from '../queries/internal-transactions'
-import { internalTransactionCursor, renderInternalTransactions, renderRawTrace } from '../render/internal-transaction'
+import { related } from '../queries/related'
+import { internalTransactionCursor, internalTransactionRefs, renderInternalTransactions, renderRawTrace } from '../render/internal-transaction'
 import { chainOperation, InternalTransaction, pageOf, RawTraceFrame } from '../schemas'
 
 /**
@@ -29,7 +30,7 @@ const AddressQuery = Cursor.extend({ filter: z.enum(['to', 'from']).optional() }
 /** Sends a page, carrying the request's own filter into the cursor so the next page keeps it. */
 async function sendPage(ctx: ChainContext, res: Response, rows: InternalTransactionRow[], keep: Record<string, unknown> = {}) {
     const { rows: shown, next } = paginate(rows, internalTransactionCursor)
-    res.json({ items: await renderInternalTransactions(ctx.db, shown), next_page_params: next && { ...next, ...keep } })
+    res.json({ items: renderInternalTransactions(shown, await related(ctx.db, internalTransactionRefs(shown))), next_page_params: next && { ...next, ...keep } })
 }
 
 export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainContext): void {

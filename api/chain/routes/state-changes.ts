@@ -12,8 +12,9 @@ import { blockCoinFrames } from '../queries/internal-transactions'
 import { tracingMethod } from '../queries/stats'
 import { BalanceTransferRow, blockTransfers } from '../queries/token-transfers'
 import { blockCoinTransactions } from '../queries/transactions'
-import { loadAddresses } from '../render/address'
-import { loadTokens, renderToken } from '../render/token'
+import { related } from '../queries/related'
+import { relatedAddresses } from '../render/address'
+import { renderToken } from '../render/token'
 import { chainOperation, pageOf, StateChange } from '../schemas'
 
 /** A transaction's state changes, derived per request and bounded by its block: docs/chain-api.md#state-changes */
@@ -78,8 +79,11 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
     const ownTransfers = transfers.filter((t) => t.transaction_hash === hash)
     const tokenChanges = await tokenStateChanges(ctx, blockNumber, ownTransfers, transfers.filter((t) => (indexOf.get(t.transaction_hash) ?? position) < position))
 
-    const address = await loadAddresses(ctx.db, [...coinAddresses, ...tokenChanges.items.map((i) => i.holder)])
-    const tokens = await loadTokens(ctx.db, tokenChanges.items.map((i) => i.token))
+    const relatedRows = await related(ctx.db, {
+        addresses: [...coinAddresses, ...tokenChanges.items.map((i) => i.holder)],
+        tokens: tokenChanges.items.map((i) => i.token),
+    })
+    const address = relatedAddresses(relatedRows)
     const coin = coinAddresses.map((a) => {
         const start = before.get(a)! + (earlier.get(a) ?? 0n)
         const diff = change.get(a) ?? 0n
@@ -89,7 +93,7 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
         }
     })
     const token = tokenChanges.items.map((i) => {
-        const row = tokens.get(i.token)
+        const row = relatedRows.tokens.get(i.token)
         return {
             address: address(i.holder), is_miner: i.holder === block.miner, type: 'token', token: row ? renderToken(row) : null, token_id: null,
             balance_before: i.before === null ? null : String(i.before),

@@ -6,18 +6,19 @@ import { carried, paginate, paginateTransfers } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
 import { TOKEN_TYPES, tokenTransfers } from '../queries/token-transfers'
 import { HolderRow, tokenHolders, tokenList } from '../queries/tokens'
-import { loadAddresses } from '../render/address'
+import { related } from '../queries/related'
+import { relatedAddresses } from '../render/address'
 import { sendJson } from '../json-response'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { renderToken } from '../render/token'
-import { renderTokenTransfers } from '../render/token-transfer'
+import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
 import { chainOperation, EmptyPage, pageOf, Token, TokenCounters, TokenHolder, TokenTransfer } from '../schemas'
 
 /** The rendered items of a token's holders: reused from ctx.caches.rendered, the others rendered after one query for their addresses. */
 async function holderItems(ctx: ChainContext, token: string, holders: readonly HolderRow[]): Promise<RenderedItem[]> {
     const keyOf = (h: HolderRow) => `h${token}${h.holder}${h.value}`
     return ctx.caches.rendered.items(holders, keyOf, async (missing) => {
-        const address = await loadAddresses(ctx.db, missing.map((h) => h.holder))
+        const address = relatedAddresses(await related(ctx.db, { addresses: missing.map((h) => h.holder) }))
         return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null })]))
     })
 }
@@ -123,7 +124,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         const rows = await tokenTransfers(ctx.db, hash, query)
         const { rows: shown, next } = paginateTransfers(rows)
         setLiveCaching(res)
-        res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })
     })
 
     // NFT instances are not indexed (ERC-721 transfers are; token ids per holder are not).

@@ -8,8 +8,9 @@ import { transactionLogs } from '../queries/logs'
 import { lastDayTransactions } from '../queries/stats'
 import { TOKEN_TYPES, transactionTransfers } from '../queries/token-transfers'
 import { TransactionKey, transactionKeysBefore, transactionsByIds } from '../queries/transactions'
-import { renderLogs } from '../render/log'
-import { renderTokenTransfers } from '../render/token-transfer'
+import { related } from '../queries/related'
+import { logRefs, renderLogs } from '../render/log'
+import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
 import { renderTransaction, transactionAddresses } from '../render/transaction'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { chainOperation, Log, pageOf, TokenTransfer, Transaction, TransactionDetails, TransactionStats } from '../schemas'
@@ -102,7 +103,8 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
             transactionTransfers(ctx.db, row, { after: -1, types: null, limit: 11 }),
             ctx.head.get(),
         ])
-        const tokenTransfers = await renderTokenTransfers(ctx.db, transfers.slice(0, 10))
+        const shown = transfers.slice(0, 10)
+        const tokenTransfers = renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown)))
         // confirmations grow with every block, so the single view is never cached for long.
         res.set('Cache-Control', 'public, max-age=1')
         res.json(renderTransaction(row, address, head.number, { tokenTransfers, overflow: transfers.length > 10 }))
@@ -119,7 +121,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }))
         const head = await ctx.head.get()
         setBlockCaching(res, ctx, tx.block_number, head.number)
-        res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderLogs(shown, await related(ctx.db, logRefs(shown))), next_page_params: next })
     })
 
     router.get('/transactions/:hash/token-transfers', chainOperation(TAG, {
@@ -134,7 +136,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         const { rows: shown, next } = paginateTransfers(rows, carried(req.query, ['type']))
         const head = await ctx.head.get()
         setBlockCaching(res, ctx, tx.block_number, head.number)
-        res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })
     })
 }
 
