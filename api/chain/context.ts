@@ -3,19 +3,16 @@ import { createPublicClient, http, PublicClient } from 'viem'
 import { rpcUrl } from '../../common/config'
 import { ApiContext } from '../context'
 import { boundedPool, Db, preparedDb } from './db'
+import { ChainCaches } from './caches'
 import { ChainHead } from './head'
-import { HeadViews } from './head-views'
-import { RenderedItems } from './rendered-items'
 import { ContractVerification } from './verification/service'
 
 export interface ChainContext extends ApiContext {
     /** The database through prepared statements (see db.ts). */
     db: Db
     head: ChainHead
-    /** Rendered list items, reused while the indexed head stays (see rendered-items.ts). */
-    rendered: RenderedItems
-    /** Whole answers of the views every visitor opens, made once per head (see head-views.ts). */
-    views: HeadViews
+    /** Every answer and figure kept between requests, with the rule that ends each (see caches.ts). */
+    caches: ChainCaches
     /** The node, for the little the indexer does not keep (a contract's runtime code). */
     node: PublicClient
     /** Verification of submitted sources, with its compile processes (docs/contract-verification.md). */
@@ -23,9 +20,6 @@ export interface ChainContext extends ApiContext {
     /** Ends the chain API's own database connections and the verification's threads. */
     closeDb(): Promise<void>
 }
-
-/** The most a view made at one head is served after it (a reorg replacing the head block at the same height): ChainHead's own cache is 500 ms. */
-const HEAD_VIEW_TTL_MS = 1_000
 
 /**
  * The chain API reads through a pool of its own whose sessions carry CHAIN_API_STATEMENT_TIMEOUT_MS,
@@ -46,9 +40,7 @@ export function createChainContext(api: ApiContext): ChainContext {
         ...api,
         db,
         head,
-        rendered: new RenderedItems(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
-        // Off with the item cache: CHAIN_API_ITEM_CACHE_MB=0 measures what making every answer costs.
-        views: new HeadViews(head, api.env.CHAIN_API_ITEM_CACHE_MB === 0 ? 0 : HEAD_VIEW_TTL_MS),
+        caches: new ChainCaches(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
         node,
         verification,
         closeDb: async () => {

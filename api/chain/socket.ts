@@ -8,7 +8,8 @@ import { balanceUpdates } from './queries/addresses'
 import { blocksBetween } from './queries/blocks'
 import { transferCounts, watchedTransfers } from './queries/token-transfers'
 import { watchedTransactions } from './queries/transactions'
-import { renderTokenTransfers } from './render/token-transfer'
+import { related } from './queries/related'
+import { renderTokenTransfers, tokenTransferRefs } from './render/token-transfer'
 import { renderTransaction, transactionAddresses } from './render/transaction'
 import { blockMiners, renderBlock } from './render/block'
 
@@ -141,6 +142,8 @@ export class ChainSocket {
         ])
         const head = await this.ctx.head.get()
         const txAddress = transactionAddresses(txs)
+        // What every watched address's transfers show, loaded once for all of them.
+        const transferRows = await related(this.ctx.db, tokenTransferRefs(transfers))
         for (const address of watched) {
             const mine = txs.filter((t) => t.watched === address)
             if (mine.length > 0) {
@@ -149,7 +152,7 @@ export class ChainSocket {
             }
             const moved = transfers.filter((t) => t.watched === address)
             if (moved.length > 0) {
-                this.broadcast(`addresses:${address}`, 'token_transfer', { token_transfers: await renderTokenTransfers(this.ctx.db, moved) })
+                this.broadcast(`addresses:${address}`, 'token_transfer', { token_transfers: renderTokenTransfers(moved, transferRows) })
             }
         }
         for (const b of balances) {

@@ -1,9 +1,6 @@
 import { ChainContext } from '../context'
 import { boundedPool, Db, preparedDb } from '../db'
-import { Recent } from '../../../common/recent'
 
-/** How old the total coin supply may be (see stats.ts). */
-export const SUPPLY_TTL_MS = 60_000
 /** Connections of this API's pool. */
 const POOL_SIZE = 4
 
@@ -14,7 +11,6 @@ export interface EtherscanContext extends ChainContext {
      * range, so a heavy request gets "Query Timeout" instead of holding a connection the v2 API's pages need.
      */
     edb: Db
-    supply: Recent<string>
     close(): Promise<void>
 }
 
@@ -26,7 +22,6 @@ export function createEtherscanContext(chain: ChainContext): EtherscanContext {
     return {
         ...chain,
         edb: pool ? preparedDb(pool, timeoutMs) : chain.db,
-        supply: new Recent<string>(SUPPLY_TTL_MS),
         close: async () => {
             await pool?.end()
         },

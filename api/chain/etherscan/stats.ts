@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { addressBalanceSum } from '../queries/addresses'
 import { tokenSupply } from '../queries/tokens'
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
@@ -19,14 +18,12 @@ async function tokensupply(ctx: EtherscanContext, query: unknown) {
 }
 
 /**
- * The coin supply as Blockscout computes it: the sum of the balances of every address the indexer
- * has seen (its AddressesCoinBalanceSum). The chain keeps no supply counter to read, and summing
- * means reading the whole address table, so the sum is kept for a minute (context.ts) and
- * concurrent requests share one read. Addresses no transaction has touched (genesis allocations
- * never used) are not in the table and not in the sum.
+ * The coin supply as Blockscout computes it, shared with the v2 API's top-accounts page
+ * (ChainCaches.coinSupply: per indexed head, a minute at most). Addresses no transaction has
+ * touched (genesis allocations never used) are not in the table and not in the sum.
  */
 async function ethsupply(ctx: EtherscanContext) {
-    return ctx.supply.get(() => addressBalanceSum(ctx.edb))
+    return ctx.caches.coinSupply(ctx.edb)
 }
 
 export const stats: Module = { tokensupply, ethsupply }

@@ -113,15 +113,13 @@ export async function topAccounts(db: Db, after?: { balance: bigint; hash: strin
     return rows
 }
 
-/** The coin held by every address the indexer has seen, summed over the holders only. */
+/**
+ * The coin held by every address the indexer has seen (Blockscout's AddressesCoinBalanceSum).
+ * Balances are never negative, so summing the holders alone gives the same total from the
+ * top-accounts list's partial index (balance > 0) instead of the whole table.
+ */
 export async function heldCoinSupply(db: Db): Promise<string> {
     const { rows } = await db.query<{ total: string }>('SELECT COALESCE(SUM(balance), 0)::text AS total FROM address WHERE balance > 0')
-    return rows[0].total
-}
-
-/** The sum of the balances of every address the indexer has seen (Blockscout's AddressesCoinBalanceSum). */
-export async function addressBalanceSum(db: Db): Promise<string> {
-    const { rows } = await db.query<{ total: string }>('SELECT COALESCE(sum(balance), 0)::text AS total FROM address')
     return rows[0].total
 }
 

@@ -1,6 +1,5 @@
-import { Db } from '../db'
 import { checksum } from '../format'
-import { knownAddresses } from '../queries/addresses'
+import { Related } from '../queries/related'
 
 /** Blockscout's AddressParam: how every address inside another object (from, to, miner, ...) is shown. */
 export interface AddressParam {
@@ -50,15 +49,12 @@ export function addressParam(address: string, known: Known | undefined): Address
 }
 
 /**
- * Loads, in one query, what the AddressParams of a page need (contract flag, verified name) and
- * returns the renderer. The name is the verified contract's name, as Blockscout shows it.
+ * The renderer for the addresses a route loaded with related() (queries/related.ts). The name is
+ * the verified contract's name, as Blockscout shows it.
  */
-export async function loadAddresses(db: Db, addresses: Iterable<string | null | undefined>): Promise<RenderAddress> {
-    const ids = [...new Set([...addresses].filter((a): a is string => !!a))]
+export function relatedAddresses({ addresses }: Pick<Related, 'addresses'>): RenderAddress {
     const known = new Map<string, Known>()
-    if (ids.length > 0) {
-        for (const r of await knownAddresses(db, ids)) known.set(r.id, { isContract: r.is_contract, name: r.name, isVerified: r.name !== null })
-    }
+    for (const r of addresses.values()) known.set(r.id, { isContract: r.is_contract, name: r.name, isVerified: r.name !== null })
     return renderer(known)
 }
 

@@ -1,16 +1,21 @@
-import { Db } from '../db'
 import { decimal, isoTimestamp } from '../format'
 import { InternalTransactionRow } from '../queries/internal-transactions'
-import { loadAddresses } from './address'
+import { Related, RelatedRefs } from '../queries/related'
+import { relatedAddresses } from './address'
 
 /** The cursor of every internal-transaction list: the position of the last row shown. */
 export function internalTransactionCursor(row: InternalTransactionRow) {
     return { block_number: row.block_number, transaction_index: row.transaction_index, index: row.index }
 }
 
-/** Renders Blockscout InternalTransactions, loading the addresses they refer to in one query. */
-export async function renderInternalTransactions(db: Db, rows: InternalTransactionRow[]) {
-    const address = await loadAddresses(db, rows.flatMap((r) => [r.from, r.to, r.created_contract]))
+/** What renderInternalTransactions shows of other rows: the frames' addresses. */
+export function internalTransactionRefs(rows: readonly InternalTransactionRow[]): RelatedRefs {
+    return { addresses: rows.flatMap((r) => [r.from, r.to, r.created_contract]) }
+}
+
+/** Renders Blockscout InternalTransactions, with the addresses of internalTransactionRefs. */
+export function renderInternalTransactions(rows: readonly InternalTransactionRow[], related: Related) {
+    const address = relatedAddresses(related)
     return rows.map((r) => ({
         error: r.error,
         success: r.error === null,

@@ -1,12 +1,18 @@
 import { Hex } from 'viem'
-import { Db } from '../db'
-import { loadAddresses } from './address'
+import { relatedAddresses } from './address'
 import { decodeLog } from './decode'
 import { hex, isoTimestamp } from '../format'
 import { LogRow } from '../queries/logs'
+import { Related, RelatedRefs } from '../queries/related'
 
-export async function renderLogs(db: Db, rows: LogRow[]) {
-    const address = await loadAddresses(db, rows.flatMap((r) => [r.address, r.tx_to]))
+/** What renderLogs shows of other rows: the emitting contract and the transaction's `to`. */
+export function logRefs(rows: readonly LogRow[]): RelatedRefs {
+    return { addresses: rows.flatMap((r) => [r.address, r.tx_to]) }
+}
+
+/** Renders a page of Blockscout Logs, with the addresses of logRefs. */
+export function renderLogs(rows: readonly LogRow[], related: Related) {
+    const address = relatedAddresses(related)
     return rows.map((r) => {
         const topics = [r.topic0, r.topic1, r.topic2, r.topic3]
         const data = hex(r.data) as Hex

@@ -1,19 +1,21 @@
 import { zeroAddress } from 'viem'
-import { Db } from '../db'
-import { loadAddresses } from './address'
+import { relatedAddresses } from './address'
 import { knownFunction } from './decode'
-import { loadTokens, renderToken } from './token'
+import { renderToken } from './token'
 import { isoTimestamp } from '../format'
+import { Related, RelatedRefs } from '../queries/related'
 import { TokenTransferRow } from '../queries/token-transfers'
 
-/** Renders a page of Blockscout TokenTransfers, loading the addresses and tokens they refer to. */
-export async function renderTokenTransfers(db: Db, rows: TokenTransferRow[]) {
-    const [address, tokens] = await Promise.all([
-        loadAddresses(db, rows.flatMap((r) => [r.from, r.to])),
-        loadTokens(db, rows.map((r) => r.token)),
-    ])
+/** What renderTokenTransfers shows of other rows: the sender, the receiver and the token. */
+export function tokenTransferRefs(rows: readonly TokenTransferRow[]): RelatedRefs {
+    return { addresses: rows.flatMap((r) => [r.from, r.to]), tokens: rows.map((r) => r.token) }
+}
+
+/** Renders a page of Blockscout TokenTransfers, with the addresses and tokens of tokenTransferRefs. */
+export function renderTokenTransfers(rows: readonly TokenTransferRow[], related: Related) {
+    const address = relatedAddresses(related)
     return rows.map((r) => {
-        const token = tokens.get(r.token)
+        const token = related.tokens.get(r.token)
         const decimals = token?.decimals ?? null
         const minting = r.from === zeroAddress
         const burning = r.to === zeroAddress

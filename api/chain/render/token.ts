@@ -1,6 +1,5 @@
-import { Db } from '../db'
 import { checksum, decimal } from '../format'
-import { TokenRow, tokensByIds } from '../queries/tokens'
+import { TokenRow } from '../queries/tokens'
 
 /** Blockscout's TokenInfo. No fiat data: this chain has no price feed. */
 export function renderToken(row: TokenRow) {
@@ -19,13 +18,4 @@ export function renderToken(row: TokenRow) {
         circulating_supply: null,
         reputation: 'ok',
     }
-}
-
-/** Loads the tokens a page refers to, in one query. */
-export async function loadTokens(db: Db, ids: Iterable<string>): Promise<Map<string, TokenRow>> {
-    const list = [...new Set(ids)]
-    const map = new Map<string, TokenRow>()
-    if (list.length === 0) return map
-    for (const r of await tokensByIds(db, list)) map.set(r.id, r)
-    return map
 }

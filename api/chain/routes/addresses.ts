@@ -3,7 +3,7 @@ import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { carried, FETCH_SIZE, paginate, paginateTransfers } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
-import { addressById, addressFlags, addressTabCounts, heldCoinSupply, topAccounts } from '../queries/addresses'
+import { addressById, addressFlags, addressTabCounts, topAccounts } from '../queries/addresses'
 import { minedBlockCount, minedBlockKeys } from '../queries/blocks'
 import { countAddressFrames } from '../queries/internal-transactions'
 import { addressLogs } from '../queries/logs'
@@ -11,11 +11,11 @@ import { addressTransfers, TOKEN_TYPES } from '../queries/token-transfers'
 import { addressTokenBalances, TokenBalanceRow } from '../queries/tokens'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../queries/transactions'
 import { addressParam } from '../render/address'
-import { renderLogs } from '../render/log'
-import { loadTokens, renderToken } from '../render/token'
-import { renderTokenTransfers } from '../render/token-transfer'
+import { related } from '../queries/related'
+import { logRefs, renderLogs } from '../render/log'
+import { renderToken } from '../render/token'
+import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
 import { sendJson } from '../json-response'
-import { Recent } from '../../../common/recent'
 import {
     AddressCounters, AddressDetails, AddressTabsCounters, Block, chainOperation, EmptyPage, Log, pageOf, TokenBalance, TokenTransfer,
     TopAddressesPage, Transaction,
@@ -73,18 +73,6 @@ const TopAccountsQuery = z.object({
     items_count: q.itemsCount.optional(),
 })
 
-/**
- * The coin held by every address the indexer has seen, as the top-accounts page's total supply
- * (Blockscout takes it from its market data, which this chain has none of; the frontend divides
- * each balance by it for the percentage column). A sum over every holder, so it is computed once
- * per indexed head and a minute at most, not per request.
- */
-const supplyCache = new Recent<string>(60_000)
-async function coinSupply(ctx: ChainContext): Promise<string> {
-    const head = await ctx.head.get()
-    return supplyCache.get(() => heldCoinSupply(ctx.db), head.number)
-}
-
 /** An address's transactions (see addressTransactionKeys), with the cursor of its sort. */
 async function addressTransactions(ctx: ChainContext, hash: string, query: z.infer<typeof TransactionsQuery>, filters: Record<string, string>) {
     const rows = await addressTransactionKeys(ctx.db, hash, query)
@@ -111,7 +99,9 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
     }, 'A page of addresses, with the coin supply', TopAddressesPage), async (req, res) => {
         const query = parseQuery(TopAccountsQuery, req.query)
         const after = query.fetched_coin_balance !== undefined && query.hash ? { balance: query.fetched_coin_balance, hash: query.hash } : undefined
-        const [rows, supply] = await Promise.all([topAccounts(ctx.db, after), coinSupply(ctx)])
+        // The total supply: Blockscout takes it from its market data, which this chain has none of; the
+        // frontend divides each balance by it for the percentage column.
+        const [rows, supply] = await Promise.all([topAccounts(ctx.db, after), ctx.caches.coinSupply(ctx.db)])
         const { rows: shown, next } = paginate(rows, (a) => ({
             fetched_coin_balance: a.balance,
             hash: a.id,
@@ -138,7 +128,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         params: AddressPath,
     }, 'The address', AddressDetails), async (req, res) => {
         const hash = parseAddress(req.params.hash)
-        const [row, tokens, flags] = await Promise.all([addressById(ctx.db, hash), loadTokens(ctx.db, [hash]), addressFlags(ctx.db, hash)])
+        const [row, { tokens }, flags] = await Promise.all([addressById(ctx.db, hash), related(ctx.db, { tokens: [hash] }), addressFlags(ctx.db, hash)])
         const token = tokens.get(hash)
         const base = addressParam(hash, row && { isContract: row.is_contract, name: row.verified_name, isVerified: row.verified_name !== null })
         setLiveCaching(res)
@@ -213,7 +203,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         const query = parseQuery(TokenTransfersQuery, req.query)
         setLiveCaching(res)
         const { rows: shown, next } = paginateTransfers(await addressTransfers(ctx.db, hash, query), carried(req.query, ['type', 'filter', 'token']))
-        res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })
     })
 
     router.get('/addresses/:hash/token-balances', chainOperation(TAG, {
@@ -252,7 +242,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         // block, so no transaction_index is needed to resume.
         const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }), undefined, carried(req.query, ['topic']))
         setLiveCaching(res)
-        res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderLogs(shown, await related(ctx.db, logRefs(shown))), next_page_params: next })
     })
 
     router.get('/addresses/:hash/blocks-validated', chainOperation(TAG, {

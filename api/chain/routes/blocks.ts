@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
-import { notFound } from '../errors'
+import { blockOr404 } from '../loaders'
 import { carried, paginate } from '../pagination'
 import { BlockPath, blockParam, parseQuery, q } from '../params'
 import { Block, BlockDetails, chainOperation, EmptyPage, pageOf, Transaction } from '../schemas'
-import { BlockKey, blockByRef, blockKeysBefore, blocksByIds } from '../queries/blocks'
+import { BlockKey, blockKeysBefore, blocksByIds } from '../queries/blocks'
 import { countBlockFrames } from '../queries/internal-transactions'
 import { blockTransactionKeys, TRANSACTION_TYPES } from '../queries/transactions'
 import { blockMiners, renderBlock } from '../render/block'
@@ -39,7 +39,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         // Uncles do not exist on this chain and orphaned blocks are not kept.
         if (query.type && query.type !== 'block') return void res.json({ items: [], next_page_params: null })
         const page = async () => blockPage(ctx, await blockKeysBefore(ctx.db, query.block_number), carried(req.query, ['type']))
-        if (isFirstPage(req)) return ctx.views.send(res, 'blocks', page)
+        if (isFirstPage(req)) return ctx.caches.views.send(res, 'blocks', page)
         sendJson(res, await page())
     })
 
@@ -48,8 +48,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         summary: 'A block by number or hash', params: BlockPath, notFound: 'block',
     }, 'The block', BlockDetails), async (req, res) => {
         const ref = blockParam(req.params.block)
-        const [row, head] = await Promise.all([blockByRef(ctx.db, ref), ctx.head.get()])
-        if (!row) throw notFound()
+        const [row, head] = await Promise.all([blockOr404(ctx.db, ref), ctx.head.get()])
         setBlockCaching(res, ctx, row.number, head.number)
         res.json({ ...renderBlock(row, blockMiners([row])(row.miner), 'single'), internal_transactions_count: await countBlockFrames(ctx.db, row.number) })
     })
@@ -60,8 +59,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const ref = blockParam(req.params.block)
         const query = parseQuery(BlockTransactionsQuery, req.query)
-        const block = await blockByRef(ctx.db, ref)
-        if (!block) throw notFound()
+        const block = await blockOr404(ctx.db, ref)
         const keys = await blockTransactionKeys(ctx.db, { block: block.number, types: query.type, after: query.index ?? -1 })
         const page = await transactionPage(ctx, keys, undefined, carried(req.query, ['type']))
         const head = await ctx.head.get()
@@ -74,8 +72,7 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         operationId: 'listBlockWithdrawals',
         summary: "A block's withdrawals (none on this chain: always empty)", params: BlockPath, notFound: 'block',
     }, 'An empty page', EmptyPage), async (req, res) => {
-        const block = await blockByRef(ctx.db, blockParam(req.params.block))
-        if (!block) throw notFound()
+        await blockOr404(ctx.db, blockParam(req.params.block))
         res.json({ items: [], next_page_params: null })
     })
 }
@@ -86,10 +83,10 @@ export async function blockPage(ctx: ChainContext, rows: BlockKey[], filters: Re
     return listBody(await blockItems(ctx, shown), next)
 }
 
-/** The rendered list items of blocks, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
+/** The rendered list items of blocks, in the order of their keys: reused from ctx.caches.rendered, the others read and rendered with one query. */
 export async function blockItems(ctx: ChainContext, keys: readonly BlockKey[]): Promise<RenderedItem[]> {
     const keyOf = (b: BlockKey) => `b${b.id}`
-    return ctx.rendered.items(keys, keyOf, async (missing) => {
+    return ctx.caches.rendered.items(keys, keyOf, async (missing) => {
         const rows = await blocksByIds(ctx.db, missing.map((b) => b.id))
         const miner = blockMiners(rows)
         return new Map(rows.map((b) => [keyOf(b), rendered(renderBlock(b, miner(b.miner), 'list'))]))

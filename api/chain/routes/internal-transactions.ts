@@ -2,15 +2,14 @@ import { Response } from 'express'
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
-import { notFound } from '../errors'
+import { blockOr404, transactionOr404 } from '../loaders'
 import { carried, paginate } from '../pagination'
 import { AddressPath, addressParam, BlockPath, blockParam, parseQuery, q, transactionHashParam, TransactionPath } from '../params'
-import { blockByRef } from '../queries/blocks'
 import {
     addressFrames, blockFrames, chainFrames, InternalTransactionRow, transactionFrames, transactionTrace,
 } from '../queries/internal-transactions'
-import { transactionByHash } from '../queries/transactions'
-import { internalTransactionCursor, renderInternalTransactions, renderRawTrace } from '../render/internal-transaction'
+import { related } from '../queries/related'
+import { internalTransactionCursor, internalTransactionRefs, renderInternalTransactions, renderRawTrace } from '../render/internal-transaction'
 import { chainOperation, InternalTransaction, pageOf, RawTraceFrame } from '../schemas'
 
 /**
@@ -31,7 +30,7 @@ const AddressQuery = Cursor.extend({ filter: z.enum(['to', 'from']).optional() }
 /** Sends a page, carrying the request's own filter into the cursor so the next page keeps it. */
 async function sendPage(ctx: ChainContext, res: Response, rows: InternalTransactionRow[], keep: Record<string, unknown> = {}) {
     const { rows: shown, next } = paginate(rows, internalTransactionCursor)
-    res.json({ items: await renderInternalTransactions(ctx.db, shown), next_page_params: next && { ...next, ...keep } })
+    res.json({ items: renderInternalTransactions(shown, await related(ctx.db, internalTransactionRefs(shown))), next_page_params: next && { ...next, ...keep } })
 }
 
 export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
@@ -51,8 +50,7 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
     }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Cursor, req.query)
-        const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
-        if (!tx) throw notFound()
+        const [tx, head] = await Promise.all([transactionOr404(ctx.db, hash), ctx.head.get()])
         // Blockscout lists a transaction's frames in call order; the cursor is the last index shown.
         const rows = await transactionFrames(ctx.db, tx, query.index ?? -1)
         setBlockCaching(res, ctx, tx.block_number, head.number)
@@ -65,8 +63,7 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
     }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const ref = blockParam(req.params.block)
         const query = parseQuery(Cursor, req.query)
-        const [block, head] = await Promise.all([blockByRef(ctx.db, ref), ctx.head.get()])
-        if (!block) throw notFound()
+        const [block, head] = await Promise.all([blockOr404(ctx.db, ref), ctx.head.get()])
         // In call order, like a transaction's list; the cursor is the last frame shown.
         const rows = await blockFrames(ctx.db, block.number, query)
         setBlockCaching(res, ctx, block.number, head.number)
@@ -89,8 +86,7 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
         summary: "A transaction's call tree as trace_transaction shows it", params: TransactionPath, notFound: 'transaction',
     }, 'The frames', z.array(RawTraceFrame)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
-        const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
-        if (!tx) throw notFound()
+        const [tx, head] = await Promise.all([transactionOr404(ctx.db, hash), ctx.head.get()])
         const rows = await transactionTrace(ctx.db, tx)
         setBlockCaching(res, ctx, tx.block_number, head.number)
         res.json(renderRawTrace(rows))

@@ -18,7 +18,7 @@ export function mainPageRoutes(router: DocumentedRouter, ctx: ChainContext): voi
         summary: 'The latest 4 blocks',
     }, 'The blocks', z.array(Block)), async (_req, res) => {
         setLiveCaching(res)
-        await ctx.views.send(res, 'main-page/blocks', async () => arrayBody(await blockItems(ctx, await latestBlockKeys(ctx.db, 4))))
+        await ctx.caches.views.send(res, 'main-page/blocks', async () => arrayBody(await blockItems(ctx, await latestBlockKeys(ctx.db, 4))))
     })
 
     router.get('/main-page/transactions', chainOperation(TAG, {
@@ -26,7 +26,7 @@ export function mainPageRoutes(router: DocumentedRouter, ctx: ChainContext): voi
         summary: 'The latest 6 transactions',
     }, 'The transactions', z.array(Transaction)), async (_req, res) => {
         setLiveCaching(res)
-        await ctx.views.send(res, 'main-page/transactions', async () => arrayBody(await transactionItems(ctx, await latestTransactionKeys(ctx.db, 6))))
+        await ctx.caches.views.send(res, 'main-page/transactions', async () => arrayBody(await transactionItems(ctx, await latestTransactionKeys(ctx.db, 6))))
     })
 
     /** The indexing banner's ratios (blocks, and internal transactions by the node's tracing): docs/chain-api.md#shape-changes */

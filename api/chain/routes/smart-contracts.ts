@@ -6,7 +6,7 @@ import { notFound } from '../errors'
 import { hex, isoTimestamp } from '../format'
 import { carried, paginate } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
-import { Recent } from '../../../common/recent'
+import { ContractCounters } from '../caches'
 import {
     contractByAddress, contractCounts, ContractListRow, ContractRow, isSortedList, verifiedContractList,
 } from '../queries/smart-contracts'
@@ -41,22 +41,9 @@ function contractCursor(query: z.infer<typeof ContractsQuery>): (c: ContractList
         : (c) => ({ smart_contract_id: c.id })
 }
 
-interface Counters {
-    smart_contracts: string
-    new_smart_contracts_24h: string
-    verified_smart_contracts: string
-    new_verified_smart_contracts_24h: string
-}
-
-/**
- * Counting contracts reads every address row (most are not contracts, and nothing keeps a running
- * count of them), so the counters are computed at most every five minutes and shared by every
- * request in between; Blockscout serves these from periodically refreshed caches too.
- */
-const countersCache = new Recent<Counters>(5 * 60_000)
-
-function contractCounters(ctx: ChainContext): Promise<Counters> {
-    return countersCache.get(async () => {
+/** The counters, shared by the requests of five minutes (ctx.caches.contractCounters says why). */
+function contractCounters(ctx: ChainContext): Promise<ContractCounters> {
+    return ctx.caches.contractCounters.get(async () => {
         const r = await contractCounts(ctx.db)
         return {
             smart_contracts: r.contracts,

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { CoinFrame, coinMovements } from '../../../common/coin-movements'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
-import { notFound } from '../errors'
+import { transactionOr404 } from '../loaders'
 import { PAGE_SIZE } from '../pagination'
 import { parseQuery, transactionHashParam, TransactionPath } from '../params'
 import { blockFeeTerms } from '../queries/blocks'
@@ -11,9 +11,10 @@ import { balancesBefore } from '../queries/coin-balances'
 import { blockCoinFrames } from '../queries/internal-transactions'
 import { tracingMethod } from '../queries/stats'
 import { BalanceTransferRow, blockTransfers } from '../queries/token-transfers'
-import { blockCoinTransactions, transactionByHash } from '../queries/transactions'
-import { loadAddresses } from '../render/address'
-import { loadTokens, renderToken } from '../render/token'
+import { blockCoinTransactions } from '../queries/transactions'
+import { related } from '../queries/related'
+import { relatedAddresses } from '../render/address'
+import { renderToken } from '../render/token'
 import { chainOperation, pageOf, StateChange } from '../schemas'
 
 /** A transaction's state changes, derived per request and bounded by its block: docs/chain-api.md#state-changes */
@@ -31,8 +32,7 @@ export function stateChangesRoutes(router: DocumentedRouter, ctx: ChainContext):
     }, 'A page of state changes', pageOf(StateChange)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Query, req.query)
-        const [tx, head] = await Promise.all([transactionByHash(ctx.db, hash), ctx.head.get()])
-        if (!tx) throw notFound()
+        const [tx, head] = await Promise.all([transactionOr404(ctx.db, hash), ctx.head.get()])
         const { items, complete } = await stateChanges(ctx, tx.block_number, tx.index, hash)
         const offset = query.items_count ?? 0
         const page = items.slice(offset, offset + PAGE_SIZE)
@@ -79,8 +79,11 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
     const ownTransfers = transfers.filter((t) => t.transaction_hash === hash)
     const tokenChanges = await tokenStateChanges(ctx, blockNumber, ownTransfers, transfers.filter((t) => (indexOf.get(t.transaction_hash) ?? position) < position))
 
-    const address = await loadAddresses(ctx.db, [...coinAddresses, ...tokenChanges.items.map((i) => i.holder)])
-    const tokens = await loadTokens(ctx.db, tokenChanges.items.map((i) => i.token))
+    const relatedRows = await related(ctx.db, {
+        addresses: [...coinAddresses, ...tokenChanges.items.map((i) => i.holder)],
+        tokens: tokenChanges.items.map((i) => i.token),
+    })
+    const address = relatedAddresses(relatedRows)
     const coin = coinAddresses.map((a) => {
         const start = before.get(a)! + (earlier.get(a) ?? 0n)
         const diff = change.get(a) ?? 0n
@@ -90,7 +93,7 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
         }
     })
     const token = tokenChanges.items.map((i) => {
-        const row = tokens.get(i.token)
+        const row = relatedRows.tokens.get(i.token)
         return {
             address: address(i.holder), is_miner: i.holder === block.miner, type: 'token', token: row ? renderToken(row) : null, token_id: null,
             balance_before: i.before === null ? null : String(i.before),

@@ -2,7 +2,7 @@ import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { isoTimestamp, percentage } from '../format'
 import { activityTotals, blockGasSince, dailyTransactions, gasPricePercentiles } from '../queries/stats'
-import { Recent } from '../../../common/recent'
+import { GAS_ORACLE_TTL_MS, GasOracle } from '../caches'
 import { chainOperation, MarketChart, Stats, TransactionsChart } from '../schemas'
 
 const TAG = 'stats'
@@ -11,23 +11,13 @@ const CENTI_GWEI = 10_000_000n
 const ORACLE_BLOCKS = 200
 const CHART_DAYS = 30
 
-interface Oracle {
-    tiers: { slow: bigint; average: bigint; fast: bigint }
-    baseFee: bigint
-    updatedAt: Date
-    utilization: number
-}
-
-const ORACLE_TTL_MS = 5_000
-const oracleCache = new Recent<Oracle>(ORACLE_TTL_MS)
-
 /**
  * Gas price tiers: the 35th, 60th and 90th percentile of the effective gas price paid over the
  * last 200 blocks (Blockscout's oracle uses the same kind of percentiles). With a zero-fee chain
  * every tier is 0.
  */
-function gasOracle(ctx: ChainContext): Promise<Oracle> {
-    return oracleCache.get(async () => {
+function gasOracle(ctx: ChainContext): Promise<GasOracle> {
+    return ctx.caches.gasOracle.get(async () => {
         const head = await ctx.head.get()
         const from = Math.max(head.number - ORACLE_BLOCKS + 1, 0)
         const [prices, b] = await Promise.all([gasPricePercentiles(ctx.db, from), blockGasSince(ctx.db, from)])
@@ -85,7 +75,7 @@ export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
             market_cap: '0',
             tvl: null,
             gas_prices: { slow: tier(oracle.tiers.slow), average: tier(oracle.tiers.average), fast: tier(oracle.tiers.fast) },
-            gas_prices_update_in: Math.max(ORACLE_TTL_MS - (Date.now() - oracle.updatedAt.getTime()), 0),
+            gas_prices_update_in: Math.max(GAS_ORACLE_TTL_MS - (Date.now() - oracle.updatedAt.getTime()), 0),
             gas_price_updated_at: isoTimestamp(oracle.updatedAt),
             static_gas_price: null,
             network_utilization_percentage: oracle.utilization,

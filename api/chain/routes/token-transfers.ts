@@ -4,7 +4,8 @@ import { ChainContext, setLiveCaching } from '../context'
 import { carried, paginateTransfers } from '../pagination'
 import { parseQuery, q } from '../params'
 import { chainTransfers, TOKEN_TYPES } from '../queries/token-transfers'
-import { renderTokenTransfers } from '../render/token-transfer'
+import { related } from '../queries/related'
+import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
 import { chainOperation, pageOf, TokenTransfer } from '../schemas'
 
 const TokenTransfersQuery = z.object({
@@ -27,6 +28,6 @@ export function tokenTransfersRoutes(router: DocumentedRouter, ctx: ChainContext
         const rows = await chainTransfers(ctx.db, query, types, pageSize)
         const { rows: shown, next } = paginateTransfers(rows, carried(req.query, ['type', 'limit']), pageSize)
         setLiveCaching(res)
-        res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })
     })
 }

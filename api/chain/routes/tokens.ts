@@ -1,23 +1,24 @@
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
-import { notFound } from '../errors'
+import { tokenOr404 } from '../loaders'
 import { carried, paginate, paginateTransfers } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
 import { TOKEN_TYPES, tokenTransfers } from '../queries/token-transfers'
-import { HolderRow, tokenById, tokenHolders, tokenList } from '../queries/tokens'
-import { loadAddresses } from '../render/address'
+import { HolderRow, tokenHolders, tokenList } from '../queries/tokens'
+import { related } from '../queries/related'
+import { relatedAddresses } from '../render/address'
 import { sendJson } from '../json-response'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { renderToken } from '../render/token'
-import { renderTokenTransfers } from '../render/token-transfer'
+import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
 import { chainOperation, EmptyPage, pageOf, Token, TokenCounters, TokenHolder, TokenTransfer } from '../schemas'
 
-/** The rendered items of a token's holders: reused from ctx.rendered, the others rendered after one query for their addresses. */
+/** The rendered items of a token's holders: reused from ctx.caches.rendered, the others rendered after one query for their addresses. */
 async function holderItems(ctx: ChainContext, token: string, holders: readonly HolderRow[]): Promise<RenderedItem[]> {
     const keyOf = (h: HolderRow) => `h${token}${h.holder}${h.value}`
-    return ctx.rendered.items(holders, keyOf, async (missing) => {
-        const address = await loadAddresses(ctx.db, missing.map((h) => h.holder))
+    return ctx.caches.rendered.items(holders, keyOf, async (missing) => {
+        const address = relatedAddresses(await related(ctx.db, { addresses: missing.map((h) => h.holder) }))
         return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null })]))
     })
 }
@@ -84,8 +85,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         operationId: 'getToken',
         summary: 'A token', params: AddressPath, notFound: 'token',
     }, 'The token', Token), async (req, res) => {
-        const token = await tokenById(ctx.db, parseAddress(req.params.hash))
-        if (!token) throw notFound()
+        const token = await tokenOr404(ctx.db, parseAddress(req.params.hash))
         setLiveCaching(res)
         res.json(renderToken(token))
     })
@@ -94,8 +94,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         operationId: 'getTokenCounters',
         summary: "A token's holder and transfer counts", params: AddressPath, notFound: 'token',
     }, 'The counts', TokenCounters), async (req, res) => {
-        const token = await tokenById(ctx.db, parseAddress(req.params.hash))
-        if (!token) throw notFound()
+        const token = await tokenOr404(ctx.db, parseAddress(req.params.hash))
         setLiveCaching(res)
         res.json({ token_holders_count: String(Math.max(token.holder_count, 0)), transfers_count: String(token.transfer_count) })
     })
@@ -109,7 +108,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         const after = query.value !== undefined && query.address_hash ? { value: query.value, holder: query.address_hash } : undefined
         const rows = await tokenHolders(ctx.db, hash, after)
         // Balances exist only for known tokens, so only an empty page needs to ask whether this is one.
-        if (rows.length === 0 && !(await tokenById(ctx.db, hash))) throw notFound()
+        if (rows.length === 0) await tokenOr404(ctx.db, hash)
         const { rows: shown, next } = paginate(rows, (r) => ({ address_hash: r.holder, value: r.value }))
         setLiveCaching(res)
         sendJson(res, listBody(await holderItems(ctx, hash, shown), next))
@@ -121,11 +120,11 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TransfersQuery, req.query)
-        if (!(await tokenById(ctx.db, hash))) throw notFound()
+        await tokenOr404(ctx.db, hash)
         const rows = await tokenTransfers(ctx.db, hash, query)
         const { rows: shown, next } = paginateTransfers(rows)
         setLiveCaching(res)
-        res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })
     })
 
     // NFT instances are not indexed (ERC-721 transfers are; token ids per holder are not).
@@ -133,7 +132,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         operationId: 'listTokenInstances',
         summary: "A token's NFT instances (not indexed: always empty)", params: AddressPath, notFound: 'token',
     }, 'An empty page', EmptyPage), async (req, res) => {
-        if (!(await tokenById(ctx.db, parseAddress(req.params.hash)))) throw notFound()
+        await tokenOr404(ctx.db, parseAddress(req.params.hash))
         res.json({ items: [], next_page_params: null })
     })
 }

@@ -1,16 +1,16 @@
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setBlockCaching, setLiveCaching } from '../context'
-import { notFound } from '../errors'
+import { transactionOr404 } from '../loaders'
 import { carried, FETCH_SIZE, PAGE_SIZE, paginate, paginateTransfers } from '../pagination'
 import { parseQuery, q, transactionHashParam, TransactionPath } from '../params'
-import { Recent } from '../../../common/recent'
 import { transactionLogs } from '../queries/logs'
 import { lastDayTransactions } from '../queries/stats'
 import { TOKEN_TYPES, transactionTransfers } from '../queries/token-transfers'
-import { TransactionKey, transactionKeysBefore, transactionByHash, transactionsByIds } from '../queries/transactions'
-import { renderLogs } from '../render/log'
-import { renderTokenTransfers } from '../render/token-transfer'
+import { TransactionKey, transactionKeysBefore, transactionsByIds } from '../queries/transactions'
+import { related } from '../queries/related'
+import { logRefs, renderLogs } from '../render/log'
+import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
 import { renderTransaction, transactionAddresses } from '../render/transaction'
 import { listBody, rendered, RenderedItem } from '../rendered-items'
 import { chainOperation, Log, pageOf, TokenTransfer, Transaction, TransactionDetails, TransactionStats } from '../schemas'
@@ -38,10 +38,10 @@ export async function transactionPage(
     return listBody(items, last ? { ...filters, ...cursor(JSON.parse(last.toString())), items_count: PAGE_SIZE } : null)
 }
 
-/** The rendered list items of transactions, in the order of their keys: reused from ctx.rendered, the others read and rendered with one query. */
+/** The rendered list items of transactions, in the order of their keys: reused from ctx.caches.rendered, the others read and rendered with one query. */
 export async function transactionItems(ctx: ChainContext, keys: readonly TransactionKey[]): Promise<RenderedItem[]> {
     const keyOf = (t: TransactionKey) => `t${t.id}${t.block_hash}`
-    return ctx.rendered.items(keys, keyOf, async (missing, head) => {
+    return ctx.caches.rendered.items(keys, keyOf, async (missing, head) => {
         const rows = await transactionsByIds(ctx.db, missing.map((t) => t.id))
         const address = transactionAddresses(rows)
         return new Map(rows.map((t) => [keyOf(t), rendered(renderTransaction(t, address, head))]))
@@ -81,7 +81,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
             return void res.json({ items: [], next_page_params: null })
         }
         const page = async () => transactionPage(ctx, await transactionKeysBefore(ctx.db, query), byPosition, carried(req.query, ['filter', 'type', 'method']))
-        if (isFirstPage(req)) return ctx.views.send(res, 'transactions', page)
+        if (isFirstPage(req)) return ctx.caches.views.send(res, 'transactions', page)
         sendJson(res, await page())
     })
 
@@ -97,14 +97,14 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         summary: 'A transaction, with its first 10 token transfers', params: TransactionPath, notFound: 'transaction',
     }, 'The transaction', TransactionDetails), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
-        const row = await transactionByHash(ctx.db, hash)
-        if (!row) throw notFound()
+        const row = await transactionOr404(ctx.db, hash)
         const address = transactionAddresses([row])
         const [transfers, head] = await Promise.all([
             transactionTransfers(ctx.db, row, { after: -1, types: null, limit: 11 }),
             ctx.head.get(),
         ])
-        const tokenTransfers = await renderTokenTransfers(ctx.db, transfers.slice(0, 10))
+        const shown = transfers.slice(0, 10)
+        const tokenTransfers = renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown)))
         // confirmations grow with every block, so the single view is never cached for long.
         res.set('Cache-Control', 'public, max-age=1')
         res.json(renderTransaction(row, address, head.number, { tokenTransfers, overflow: transfers.length > 10 }))
@@ -116,13 +116,12 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
     }, 'A page of logs', pageOf(Log)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(CursorQuery, req.query)
-        const tx = await transactionByHash(ctx.db, hash)
-        if (!tx) throw notFound()
+        const tx = await transactionOr404(ctx.db, hash)
         const rows = await transactionLogs(ctx.db, tx, query.index ?? -1)
         const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }))
         const head = await ctx.head.get()
         setBlockCaching(res, ctx, tx.block_number, head.number)
-        res.json({ items: await renderLogs(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderLogs(shown, await related(ctx.db, logRefs(shown))), next_page_params: next })
     })
 
     router.get('/transactions/:hash/token-transfers', chainOperation(TAG, {
@@ -131,23 +130,19 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
     }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(TokenTransfersQuery, req.query)
-        const tx = await transactionByHash(ctx.db, hash)
-        if (!tx) throw notFound()
+        const tx = await transactionOr404(ctx.db, hash)
         const types = query.type && query.type.length > 0 ? query.type : null
         const rows = await transactionTransfers(ctx.db, tx, { after: query.index ?? -1, types, limit: FETCH_SIZE })
         const { rows: shown, next } = paginateTransfers(rows, carried(req.query, ['type']))
         const head = await ctx.head.get()
         setBlockCaching(res, ctx, tx.block_number, head.number)
-        res.json({ items: await renderTokenTransfers(ctx.db, shown), next_page_params: next })
+        res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })
     })
 }
 
-const statsCache = new Recent<object>(60_000)
-
-/** Last-24-hours figures (see lastDayTransactions), reused until a new block is indexed or a minute has passed. */
-async function transactionStats(ctx: ChainContext): Promise<object> {
-    const head = (await ctx.head.get()).number
-    return statsCache.get(() => lastDayTransactions(ctx.db).then((r) => {
+/** Last-24-hours figures (see lastDayTransactions), reused as ctx.caches.transactionStats says. */
+function transactionStats(ctx: ChainContext): Promise<object> {
+    return ctx.caches.transactionStats.get(() => lastDayTransactions(ctx.db).then((r) => {
         const count = BigInt(r.count)
         const fees = BigInt(r.fees)
         return {
@@ -156,5 +151,5 @@ async function transactionStats(ctx: ChainContext): Promise<object> {
             transaction_fees_sum_24h: String(fees),
             transaction_fees_avg_24h: count === 0n ? '0' : String(fees / count),
         }
-    }), head)
+    }))
 }

@@ -1,0 +1,95 @@
+import { Recent } from '../../common/recent'
+import { Db } from './db'
+import { HeadViews } from './head-views'
+import { heldCoinSupply } from './queries/addresses'
+import { RenderedItems } from './rendered-items'
+
+/** Where the indexed head is read (ChainHead, itself cached 500 ms). */
+interface IndexedHead {
+    get(): Promise<{ number: number }>
+}
+
+/**
+ * A figure made again when the indexed head moves, and after `ttlMs` at the same head (a reorg
+ * replacing the head block at the same height). Concurrent callers share one read (Recent).
+ */
+export class PerHead<T> {
+    private readonly recent: Recent<T>
+
+    constructor(private readonly head: IndexedHead, ttlMs: number) {
+        this.recent = new Recent(ttlMs)
+    }
+
+    async get(read: () => Promise<T>): Promise<T> {
+        const head = (await this.head.get()).number
+        return this.recent.get(read, head)
+    }
+}
+
+/** Gas price tiers over the last blocks, in wei (routes/stats.ts). */
+export interface GasOracle {
+    tiers: { slow: bigint; average: bigint; fast: bigint }
+    baseFee: bigint
+    updatedAt: Date
+    utilization: number
+}
+
+/** Blockscout's contract counters (routes/smart-contracts.ts). */
+export interface ContractCounters {
+    smart_contracts: string
+    new_smart_contracts_24h: string
+    verified_smart_contracts: string
+    new_verified_smart_contracts_24h: string
+}
+
+/** The most a view made at one head is served after it (a reorg replacing the head block at the same height): ChainHead's own cache is 500 ms. */
+const HEAD_VIEW_TTL_MS = 1_000
+/** How long gas price tiers are served; /stats tells clients when the next ones come (gas_prices_update_in). */
+export const GAS_ORACLE_TTL_MS = 5_000
+
+/**
+ * Every cache of the chain API's answers and figures, owned by its context, each with the rule
+ * that ends an entry, so how long a change in the data may go unseen is read in one place. Besides
+ * these only the indexed head itself is kept (ChainHead, 500 ms), and format.ts memoises address
+ * checksums, which never change.
+ */
+export class ChainCaches {
+    /** Rendered list items (transactions, blocks, holders): emptied when the indexed head moves (rendered-items.ts). */
+    readonly rendered: RenderedItems
+    /** Whole answers of the views every visitor opens: per indexed head, and 1 s at most (head-views.ts). */
+    readonly views: HeadViews
+    /**
+     * Last-24-hours transaction counts and fees (a sum over a day of transactions): per indexed
+     * head, and a minute at most.
+     */
+    readonly transactionStats: PerHead<object>
+    /**
+     * Contract and verified-contract counts. Counting reads every address row (most are not
+     * contracts, and nothing keeps a running count of them): five minutes, whatever the head;
+     * Blockscout serves these from periodically refreshed caches too.
+     */
+    readonly contractCounters = new Recent<ContractCounters>(5 * 60_000)
+    /** Gas price tiers: 5 s, whatever the head (the percentiles of 200 blocks barely move with one). */
+    readonly gasOracle = new Recent<GasOracle>(GAS_ORACLE_TTL_MS)
+    /** The coin supply: per indexed head, and a minute at most (see coinSupply). */
+    private readonly supply: PerHead<string>
+
+    constructor(head: IndexedHead, itemCacheBytes: number) {
+        this.rendered = new RenderedItems(head, itemCacheBytes)
+        // Off with the item cache: CHAIN_API_ITEM_CACHE_MB=0 measures what making every answer costs.
+        this.views = new HeadViews(head, itemCacheBytes === 0 ? 0 : HEAD_VIEW_TTL_MS)
+        this.transactionStats = new PerHead(head, 60_000)
+        this.supply = new PerHead(head, 60_000)
+    }
+
+    /**
+     * The coin held by every address the indexer has seen, as Blockscout computes it (its
+     * AddressesCoinBalanceSum): the top-accounts page's total_supply and the Etherscan-style
+     * ethsupply. The chain keeps no supply counter to read and the sum reads the whole address
+     * table, so both APIs share one sum. It runs on the pool of the API that asks first (each
+     * API's own statement timeout).
+     */
+    coinSupply(db: Db): Promise<string> {
+        return this.supply.get(() => heldCoinSupply(db))
+    }
+}
