@@ -9,7 +9,7 @@ import { repoPath } from '../../support/paths'
  */
 function databaseReads(source: string): string[] {
     const rules: [RegExp, string][] = [
-        [/from\s+'\.\.\/db'/, "imports ../db"],
+        [/from\s+'\.\.\/db'/, 'imports ../db'],
         [/\bDb\b/, 'names the Db type'],
         [/\.query\s*[<(]/, 'runs a statement'],
         [/\bload[A-Z]\w*\s*\(/, 'calls a load* function'],
