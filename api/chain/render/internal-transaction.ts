@@ -1,7 +1,9 @@
+import type { z } from 'zod'
 import { Db } from '../db'
 import { decimal, isoTimestamp } from '../format'
 import { InternalTransactionRow } from '../queries/internal-transactions'
 import { loadAddresses } from './address'
+import type { InternalTransaction } from '../schemas'
 
 /** The cursor of every internal-transaction list: the position of the last row shown. */
 export function internalTransactionCursor(row: InternalTransactionRow) {
@@ -9,7 +11,7 @@ export function internalTransactionCursor(row: InternalTransactionRow) {
 }
 
 /** Renders Blockscout InternalTransactions, loading the addresses they refer to in one query. */
-export async function renderInternalTransactions(db: Db, rows: InternalTransactionRow[]) {
+export async function renderInternalTransactions(db: Db, rows: InternalTransactionRow[]): Promise<z.input<typeof InternalTransaction>[]> {
     const address = await loadAddresses(db, rows.flatMap((r) => [r.from, r.to, r.created_contract]))
     return rows.map((r) => ({
         error: r.error,

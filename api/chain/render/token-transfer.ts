@@ -1,13 +1,15 @@
 import { zeroAddress } from 'viem'
+import type { z } from 'zod'
 import { Db } from '../db'
 import { loadAddresses } from './address'
 import { knownFunction } from './decode'
 import { loadTokens, renderToken } from './token'
 import { isoTimestamp } from '../format'
 import { TokenTransferRow } from '../queries/token-transfers'
+import type { TokenTransfer } from '../schemas'
 
 /** Renders a page of Blockscout TokenTransfers, loading the addresses and tokens they refer to. */
-export async function renderTokenTransfers(db: Db, rows: TokenTransferRow[]) {
+export async function renderTokenTransfers(db: Db, rows: TokenTransferRow[]): Promise<z.input<typeof TokenTransfer>[]> {
     const [address, tokens] = await Promise.all([
         loadAddresses(db, rows.flatMap((r) => [r.from, r.to])),
         loadTokens(db, rows.map((r) => r.token)),
