@@ -444,12 +444,12 @@ const verificationFields = {
     verified_twin_address_hash: Address.nullable(),
     sourcify_repo_url: z.string().nullable(),
     name: z.string(),
-    compiler_version: z.string(),
+    compiler_version: z.string().nullable(),
     evm_version: z.string().nullable(),
-    optimization_enabled: z.boolean(),
+    optimization_enabled: z.boolean().nullable(),
     optimization_runs: z.number().int().nullable(),
-    verified_at: IsoTimestamp,
-    abi: z.array(JsonObject),
+    verified_at: IsoTimestamp.nullable(),
+    abi: z.array(JsonObject).nullable(),
     source_code: z.string(),
     file_path: z.string().nullable(),
     additional_sources: z.array(z.looseObject({ file_path: z.string(), source_code: z.string() })),
@@ -528,7 +528,7 @@ export const SearchRedirect = z.looseObject({
 // ---------------------------------------------------------------------------------------------
 // Stats, main page, config
 
-const GasPriceTier = z.looseObject({
+export const GasPriceTier = z.looseObject({
     price: z.number(),
     time: z.number().nullable(),
     fiat_price: DecimalString.nullable(),

@@ -12,7 +12,9 @@ import {
 } from '../queries/smart-contracts'
 import { displayValue } from '../render/decode'
 import { licenseType, renderContractListItem } from '../render/smart-contract'
-import { chainOperation, pageOf, SmartContract, SmartContractCounters, SmartContractListItem } from '../schemas'
+import {
+    chainOperation, pageOf, SmartContract, SmartContractBytecode, SmartContractCounters, SmartContractListItem, SmartContractVerified,
+} from '../schemas'
 
 const TAG = 'smart-contracts'
 
@@ -41,12 +43,7 @@ function contractCursor(query: z.infer<typeof ContractsQuery>): (c: ContractList
         : (c) => ({ smart_contract_id: c.id })
 }
 
-interface Counters {
-    smart_contracts: string
-    new_smart_contracts_24h: string
-    verified_smart_contracts: string
-    new_verified_smart_contracts_24h: string
-}
+type Counters = z.input<typeof SmartContractCounters>
 
 /**
  * Counting contracts reads every address row (most are not contracts, and nothing keeps a running
@@ -127,7 +124,7 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
             deployed_bytecode: deployed ?? null,
             creation_bytecode: row.creation_input ? hex(row.creation_input) : null,
             creation_status: row.creation_status === 0 ? 'failed' : 'success',
-        }
+        } satisfies z.input<typeof SmartContractBytecode>
         setLiveCaching(res)
         if (!row.name || !row.sources || !row.source_name) return void res.json(unverified)
         const main = row.sources[row.source_name] ?? ''
@@ -167,6 +164,6 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
             decoded_constructor_args: decodeConstructorArgs(row.abi, row.constructor_arguments),
             language: 'solidity',
             license_type: licenseType(row.spdx),
-        })
+        } satisfies z.input<typeof SmartContractVerified>)
     })
 }

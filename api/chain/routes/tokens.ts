@@ -18,7 +18,7 @@ async function holderItems(ctx: ChainContext, token: string, holders: readonly H
     const keyOf = (h: HolderRow) => `h${token}${h.holder}${h.value}`
     return ctx.rendered.items(holders, keyOf, async (missing) => {
         const address = await loadAddresses(ctx.db, missing.map((h) => h.holder))
-        return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null })]))
+        return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null } satisfies z.input<typeof TokenHolder>)]))
     })
 }
 
@@ -97,7 +97,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         const token = await tokenById(ctx.db, parseAddress(req.params.hash))
         if (!token) throw notFound()
         setLiveCaching(res)
-        res.json({ token_holders_count: String(Math.max(token.holder_count, 0)), transfers_count: String(token.transfer_count) })
+        res.json({ token_holders_count: String(Math.max(token.holder_count, 0)), transfers_count: String(token.transfer_count) } satisfies z.input<typeof TokenCounters>)
     })
 
     router.get('/tokens/:hash/holders', chainOperation(TAG, {

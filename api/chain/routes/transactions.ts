@@ -142,10 +142,10 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
     })
 }
 
-const statsCache = new Recent<object>(60_000)
+const statsCache = new Recent<z.input<typeof TransactionStats>>(60_000)
 
 /** Last-24-hours figures (see lastDayTransactions), reused until a new block is indexed or a minute has passed. */
-async function transactionStats(ctx: ChainContext): Promise<object> {
+async function transactionStats(ctx: ChainContext): Promise<z.input<typeof TransactionStats>> {
     const head = (await ctx.head.get()).number
     return statsCache.get(() => lastDayTransactions(ctx.db).then((r) => {
         const count = BigInt(r.count)

@@ -147,7 +147,13 @@ export const Countdown = z.object({
 // smart contracts
 
 export const SmartContractUnverified = Api.SmartContractBytecode
-export const SmartContractVerified = Api.SmartContractVerified
+/** Every contract verified here has its compiler, optimizer setting, time and ABI. */
+export const SmartContractVerified = Api.SmartContractVerified.extend({
+    compiler_version: z.string(),
+    optimization_enabled: z.boolean(),
+    verified_at: IsoTimestamp,
+    abi: z.array(z.record(z.string(), z.unknown())),
+})
 
 /**
  * GET /smart-contracts items: Blockscout's SmartContractListItem (its OpenApiSpex schema, closed
