@@ -172,7 +172,7 @@ const blockFields = {
     total_difficulty: IntString.nullable(),
     gas_used: IntString,
     gas_limit: IntString,
-    nonce: z.string().regex(/^0x[0-9a-f]{16}$/, '8-byte hex'),
+    nonce: HexBytes,
     base_fee_per_gas: IntString.nullable(),
     burnt_fees: IntString.nullable(),
     priority_fee: IntString.nullable(),

@@ -54,10 +54,12 @@ export type TokenTransfer = z.infer<typeof TokenTransfer>
 // ---------------------------------------------------------------------------------------------
 // Block: list variant (lists, /main-page/blocks) and single variant (/blocks/{x})
 
+/** A block's nonce as the node gives it: 8 bytes (the document allows any bytes the row holds). */
+const BlockNonce = z.string().regex(/^0x[0-9a-f]{16}$/, '8-byte hex')
 /** Lists leave the counts they do not preload null. */
-export const BlockListItem = Api.Block.extend({ internal_transactions_count: z.null(), withdrawals_count: z.null() })
+export const BlockListItem = Api.Block.extend({ nonce: BlockNonce, internal_transactions_count: z.null(), withdrawals_count: z.null() })
 /** Every block here was indexed with its extra data. */
-export const BlockSingle = Api.BlockDetails.extend({ extra_data: HexBytes })
+export const BlockSingle = Api.BlockDetails.extend({ nonce: BlockNonce, extra_data: HexBytes })
 export type BlockListItem = z.infer<typeof BlockListItem>
 export type BlockSingle = z.infer<typeof BlockSingle>
 
