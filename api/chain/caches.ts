@@ -1,8 +1,10 @@
+import type { z } from 'zod'
 import { Recent } from '../../common/recent'
 import { Db } from './db'
 import { HeadViews } from './head-views'
 import { heldCoinSupply } from './queries/addresses'
 import { RenderedItems } from './rendered-items'
+import type { SmartContractCounters, TransactionStats } from './schemas'
 
 /** Where the indexed head is read (ChainHead, itself cached 500 ms). */
 interface IndexedHead {
@@ -35,12 +37,7 @@ export interface GasOracle {
 }
 
 /** Blockscout's contract counters (routes/smart-contracts.ts). */
-export interface ContractCounters {
-    smart_contracts: string
-    new_smart_contracts_24h: string
-    verified_smart_contracts: string
-    new_verified_smart_contracts_24h: string
-}
+export type ContractCounters = z.input<typeof SmartContractCounters>
 
 /** The most a view made at one head is served after it (a reorg replacing the head block at the same height): ChainHead's own cache is 500 ms. */
 const HEAD_VIEW_TTL_MS = 1_000
@@ -62,7 +59,7 @@ export class ChainCaches {
      * Last-24-hours transaction counts and fees (a sum over a day of transactions): per indexed
      * head, and a minute at most.
      */
-    readonly transactionStats: PerHead<object>
+    readonly transactionStats: PerHead<z.input<typeof TransactionStats>>
     /**
      * Contract and verified-contract counts. Counting reads every address row (most are not
      * contracts, and nothing keeps a running count of them): five minutes, whatever the head;

@@ -16,6 +16,8 @@ export function checksum(address: string): string {
 }
 
 /** Blockscout's timestamp form: ISO-8601 UTC with microseconds. */
+export function isoTimestamp(value: Date | string): string
+export function isoTimestamp(value: Date | string | null): string | null
 export function isoTimestamp(value: Date | string | null): string | null {
     if (value === null) return null
     const date = value instanceof Date ? value : new Date(value)
@@ -28,6 +30,8 @@ export function hex(bytes: Buffer | null): string {
 }
 
 /** numeric columns arrive from pg as strings; Blockscout sends big numbers as decimal strings. */
+export function decimal(value: string | number | bigint): string
+export function decimal(value: string | number | bigint | null): string | null
 export function decimal(value: string | number | bigint | null): string | null {
     return value === null ? null : String(value)
 }

@@ -1,27 +1,38 @@
+import { getAddress, isAddress } from 'viem'
 import { z } from 'zod'
 import { Answer, Operation } from '../../common/service/api-doc'
 
 /**
- * The chain data API's answers as its OpenAPI document states them (docs/openapi.md): the fields
- * Blockscout's reference names for each object, as open objects since Blockscout's own answers
- * carry more. Numbers the API sends as decimal strings are strings here too.
+ * The chain data API's answers, the one statement of their shapes (docs/decisions.md#chain-data-api-response-shapes):
+ * the OpenAPI document (docs/openapi.md) is generated from them, the renderers' return types are
+ * their z.input, and the tests' shape checks (test/api/chain/shapes.ts) are these with refinements.
+ * The fields Blockscout's reference names for each object, as open objects since Blockscout's own
+ * answers carry more. Numbers the API sends as decimal strings are strings here too.
  */
 
 // ---------------------------------------------------------------------------------------------
 // Scalars
 
-const Hash32 = z.string().regex(/^0x[0-9a-f]{64}$/)
-const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
-const HexBytes = z.string().regex(/^0x[0-9a-f]*$/)
-const IsoTimestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)
-const IsoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/)
+export const Hash32 = z.string().regex(/^0x[0-9a-f]{64}$/, 'a 0x-hash of 64 lowercase hex digits')
+/**
+ * Addresses are sent EIP-55 checksummed. The checksum is a refinement the document cannot state
+ * (it shows the pattern); the tests' shape checks hold answers to it.
+ */
+export const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
+    .refine((s) => isAddress(s, { strict: false }) && getAddress(s) === s, 'an EIP-55 checksummed address')
+/** Raw bytes: 0x and lowercase hex, two digits a byte. */
+export const HexBytes = z.string().regex(/^0x([0-9a-f]{2})*$/, 'lowercase 0x-hex bytes')
+export const IsoTimestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/, 'YYYY-MM-DDTHH:MM:SS.ffffffZ')
+export const IsoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
 /** Wei, gas, token amounts and counters: non-negative integers as decimal strings. */
-const IntString = z.string().regex(/^\d+$/)
-const SignedIntString = z.string().regex(/^-?\d+$/)
-const DecimalString = z.string().regex(/^-?\d+(\.\d+)?$/)
-const Count = z.number().int().min(0)
+export const IntString = z.string().regex(/^\d+$/, 'a non-negative integer as a decimal string')
+export const SignedIntString = z.string().regex(/^-?\d+$/, 'a signed integer as a decimal string')
+/** Fiat values and ratios: decimals in plain notation as strings. */
+export const DecimalString = z.string().regex(/^-?\d+(\.\d+)?$/, 'a decimal in plain notation as a string')
+export const Count = z.number().int().min(0)
 const JsonObject = z.record(z.string(), z.unknown())
-const TokenType = z.enum(['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'])
+export const TokenType = z.enum(['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'])
+export const Reputation = z.enum(['ok', 'scam'])
 
 /**
  * A named schema or null. Not `.nullable()`: zod-to-openapi drops the null from a nullable
@@ -45,20 +56,24 @@ export const ChainError = z.object({ message: z.string() }).meta({ id: 'ChainErr
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
 
+const Implementation = z.looseObject({ address_hash: Address, name: z.string().nullable() })
+const AddressTag = z.looseObject({ address_hash: z.string(), display_name: z.string(), label: z.string() })
+const MetadataTag = z.looseObject({ slug: z.string(), name: z.string(), tagType: z.string(), ordinal: z.number(), meta: JsonObject.nullable() })
+
 export const AddressParam = z.looseObject({
     hash: Address,
     is_contract: z.boolean(),
     name: z.string().nullable(),
     is_scam: z.boolean(),
-    reputation: z.string(),
+    reputation: Reputation,
     proxy_type: z.string().nullable(),
-    implementations: z.array(z.looseObject({ address_hash: Address, name: z.string().nullable() })),
+    implementations: z.array(Implementation),
     is_verified: z.boolean().nullable(),
     ens_domain_name: z.string().nullable(),
-    metadata: JsonObject.nullable(),
-    private_tags: z.array(JsonObject),
-    public_tags: z.array(JsonObject),
-    watchlist_names: z.array(JsonObject),
+    metadata: z.looseObject({ tags: z.array(MetadataTag) }).nullable(),
+    private_tags: z.array(AddressTag),
+    public_tags: z.array(AddressTag),
+    watchlist_names: z.array(z.looseObject({ display_name: z.string(), label: z.string() })),
 }).meta({ id: 'AddressParam', description: 'How an address is shown inside another object (from, to, miner, ...).' })
 
 export const Token = z.looseObject({
@@ -74,19 +89,37 @@ export const Token = z.looseObject({
     icon_url: z.string().nullable(),
     circulating_market_cap: DecimalString.nullable(),
     circulating_supply: DecimalString.nullable(),
-    reputation: z.string().nullable(),
+    reputation: Reputation.nullable(),
 }).meta({ id: 'Token' })
+
+/** An NFT. */
+export const TokenInstance = z.looseObject({
+    id: IntString,
+    metadata: JsonObject.nullable(),
+    owner: orNull(AddressParam),
+    token: orNull(Token),
+    external_app_url: z.string().nullable(),
+    animation_url: z.string().nullable(),
+    image_url: z.string().nullable(),
+    is_unique: z.boolean().nullable(),
+    thumbnails: JsonObject.nullable(),
+    media_type: z.string().nullable(),
+    media_url: z.string().nullable(),
+}).meta({ id: 'TokenInstance' })
+
+/** A transfer's `total` by its token type: ERC-20 and ERC-7984 ... */
+export const Erc20Total = z.looseObject({ value: IntString, decimals: IntString.nullable() })
+/** ... ERC-721 ... */
+export const Erc721Total = z.looseObject({ token_id: IntString.nullable(), token_instance: orNull(TokenInstance) })
+/** ... ERC-1155 and ERC-404. */
+export const Erc1155Total = z.looseObject({ token_id: IntString.nullable(), value: IntString, decimals: IntString.nullable(), token_instance: orNull(TokenInstance) })
 
 export const TokenTransfer = z.looseObject({
     transaction_hash: Hash32,
     from: AddressParam,
     to: AddressParam,
-    total: z.looseObject({
-        value: IntString.optional(),
-        decimals: IntString.nullable().optional(),
-        token_id: IntString.nullable().optional(),
-        token_instance: JsonObject.nullable().optional(),
-    }).nullable().describe('ERC-20: value and decimals; ERC-721: token_id and token_instance; ERC-1155: all four'),
+    total: z.union([Erc1155Total, Erc20Total, Erc721Total]).nullable()
+        .describe('ERC-20: value and decimals; ERC-721: token_id and token_instance; ERC-1155: all four'),
     token: orNull(Token),
     type: z.enum(['token_transfer', 'token_minting', 'token_burning', 'token_spawning']),
     timestamp: IsoTimestamp.nullable(),
@@ -99,16 +132,21 @@ export const TokenTransfer = z.looseObject({
 
 export const Fee = z.looseObject({ type: z.enum(['actual', 'maximum']), value: IntString.nullable() }).meta({ id: 'Fee' })
 
+/** A selector: 8 lowercase hex digits without 0x. */
+const MethodId = z.string().regex(/^[0-9a-f]{8}$/, '8 lowercase hex digits without 0x')
+/** A decoded argument. Its value: scalars are strings, arrays and tuples nested arrays. */
+export const DecodedParameter = z.looseObject({ name: z.string(), type: z.string(), value: z.unknown() })
+
 export const DecodedInput = z.looseObject({
-    method_id: z.string(),
+    method_id: MethodId,
     method_call: z.string(),
-    parameters: z.array(z.looseObject({ name: z.string(), type: z.string(), value: z.unknown() })),
+    parameters: z.array(DecodedParameter),
 }).meta({ id: 'DecodedInput' })
 
-const DecodedLog = z.looseObject({
-    method_id: z.string(),
+export const DecodedLog = z.looseObject({
+    method_id: MethodId,
     method_call: z.string(),
-    parameters: z.array(z.looseObject({ name: z.string(), type: z.string(), value: z.unknown(), indexed: z.boolean() })),
+    parameters: z.array(DecodedParameter.extend({ indexed: z.boolean() })),
 }).meta({ id: 'DecodedLog' })
 
 /** Blockscout's list answer: a page and the parameters of the next one (null on the last page). */
@@ -137,10 +175,9 @@ const blockFields = {
     nonce: HexBytes,
     base_fee_per_gas: IntString.nullable(),
     burnt_fees: IntString.nullable(),
-    priority_fee: SignedIntString.nullable(),
+    priority_fee: IntString.nullable(),
     transaction_fees: IntString,
     uncles_hashes: z.array(z.looseObject({ hash: Hash32 })),
-    rewards: z.array(JsonObject),
     gas_target_percentage: z.number(),
     gas_used_percentage: z.number(),
     burnt_fees_percentage: z.number().nullable(),
@@ -150,16 +187,29 @@ const blockFields = {
     is_pending_update: z.boolean().nullable(),
 }
 
-export const Block = z.looseObject(blockFields).meta({ id: 'Block' })
-export const BlockDetails = z.looseObject({ ...blockFields, extra_data: HexBytes.nullable(), state_root: Hash32.nullable() })
-    .meta({ id: 'BlockDetails' })
+/** Lists (null in lists: counts not preloaded; reward types as an enum) ... */
+export const Block = z.looseObject({
+    ...blockFields,
+    rewards: z.array(z.looseObject({ reward: IntString, type: z.enum(['emission_funds', 'uncle', 'validator']) })),
+}).meta({ id: 'Block' })
+/**
+ * ... and the single view (reward types as labels, "Miner Reward"). extra_data and state_root:
+ * the frontend's Block type declares them and its block page shows them; Blockscout's view leaves
+ * them out (commented TODOs). state_root is null for blocks indexed before the indexer kept it.
+ */
+export const BlockDetails = z.looseObject({
+    ...blockFields,
+    rewards: z.array(z.looseObject({ reward: IntString, type: z.string() })),
+    extra_data: HexBytes.nullable(),
+    state_root: Hash32.nullable(),
+}).meta({ id: 'BlockDetails' })
 
 // ---------------------------------------------------------------------------------------------
 // Transactions
 
 const transactionFields = {
     hash: Hash32,
-    result: z.string(),
+    result: z.string().min(1),
     status: z.enum(['ok', 'error']).nullable(),
     block_number: Count.nullable(),
     timestamp: IsoTimestamp.nullable(),
@@ -167,7 +217,7 @@ const transactionFields = {
     to: orNull(AddressParam),
     created_contract: orNull(AddressParam),
     confirmations: Count,
-    confirmation_duration: z.array(z.number()),
+    confirmation_duration: z.array(z.number()).max(2).describe('ms: [], [x] or [short, long]'),
     value: IntString,
     fee: Fee,
     gas_price: IntString.nullable(),
@@ -177,11 +227,10 @@ const transactionFields = {
     max_fee_per_gas: IntString.nullable(),
     max_priority_fee_per_gas: IntString.nullable(),
     base_fee_per_gas: IntString.nullable(),
-    priority_fee: SignedIntString.nullable(),
+    priority_fee: IntString.nullable(),
     transaction_burnt_fee: IntString.nullable(),
     nonce: Count,
     position: Count.nullable(),
-    revert_reason: JsonObject.nullable(),
     raw_input: HexBytes,
     decoded_input: orNull(DecodedInput),
     exchange_rate: DecimalString.nullable(),
@@ -192,13 +241,22 @@ const transactionFields = {
     has_error_in_internal_transactions: z.boolean().nullable(),
     authorization_list: z.array(JsonObject),
     is_pending_update: z.boolean().nullable(),
+    fhe_operations_count: Count,
 }
 
-export const Transaction = z.looseObject({ ...transactionFields, token_transfers: z.null(), token_transfers_overflow: z.null() })
-    .meta({ id: 'Transaction' })
+/** The revert data, undecoded: the only form lists send. */
+const RawRevertReason = z.looseObject({ raw: z.string() })
+
+export const Transaction = z.looseObject({
+    ...transactionFields,
+    revert_reason: RawRevertReason.nullable(),
+    token_transfers: z.null(),
+    token_transfers_overflow: z.null(),
+}).meta({ id: 'Transaction' })
 export const TransactionDetails = z.looseObject({
     ...transactionFields,
-    token_transfers: z.array(TokenTransfer).nullable().describe('The first 10'),
+    revert_reason: z.union([DecodedInput, RawRevertReason]).nullable(),
+    token_transfers: z.array(TokenTransfer).max(10).nullable().describe('The first 10'),
     token_transfers_overflow: z.boolean().nullable(),
 }).meta({ id: 'TransactionDetails' })
 
@@ -212,7 +270,7 @@ export const TransactionStats = z.looseObject({
 export const Log = z.looseObject({
     transaction_hash: Hash32,
     address: AddressParam,
-    topics: z.array(Hash32.nullable()),
+    topics: z.array(Hash32.nullable()).length(4),
     data: HexBytes,
     index: Count,
     decoded: orNull(DecodedLog),
@@ -252,15 +310,16 @@ export const RawTraceFrame = z.looseObject({
     error: z.string().optional(),
 }).meta({ id: 'RawTraceFrame' })
 
+const NftChange = z.looseObject({ total: z.looseObject({ token_id: IntString.nullable() }), direction: z.enum(['from', 'to']) })
 export const StateChange = z.looseObject({
     address: AddressParam,
     is_miner: z.boolean(),
     type: z.enum(['coin', 'token']),
     token: orNull(Token),
     token_id: IntString.nullable(),
-    balance_before: SignedIntString.nullable(),
-    balance_after: SignedIntString.nullable(),
-    change: z.union([SignedIntString, z.array(JsonObject)]),
+    balance_before: IntString.nullable(),
+    balance_after: IntString.nullable(),
+    change: z.union([SignedIntString, z.array(NftChange)]).describe('A coin or fungible token: the difference; an ERC-721: the tokens that came and went'),
 }).meta({ id: 'StateChange' })
 
 // ---------------------------------------------------------------------------------------------
@@ -297,22 +356,23 @@ export const AddressCounters = z.looseObject({
     validations_count: IntString,
 }).meta({ id: 'AddressCounters' })
 
+const Capped = Count.max(51)
 /** Tab counts, each capped at 51 ("50+"). */
 export const AddressTabsCounters = z.looseObject({
-    transactions_count: Count,
-    token_transfers_count: Count,
-    token_balances_count: Count,
-    logs_count: Count,
-    withdrawals_count: Count,
-    internal_transactions_count: Count,
-    validations_count: Count,
+    transactions_count: Capped,
+    token_transfers_count: Capped,
+    token_balances_count: Capped,
+    logs_count: Capped,
+    withdrawals_count: Capped,
+    internal_transactions_count: Capped,
+    validations_count: Capped,
 }).meta({ id: 'AddressTabsCounters' })
 
 export const TokenBalance = z.looseObject({
     token: Token,
     token_id: IntString.nullable(),
     value: IntString,
-    token_instance: JsonObject.nullable(),
+    token_instance: orNull(TokenInstance).describe('Always null in /token-balances'),
 }).meta({ id: 'TokenBalance' })
 
 export const CoinBalancePoint = z.looseObject({
@@ -359,37 +419,58 @@ export const SmartContractCounters = z.looseObject({
     new_verified_smart_contracts_24h: IntString,
 }).meta({ id: 'SmartContractCounters' })
 
-/** A contract: the bytecode fields always, the verification fields when its source is verified. */
-export const SmartContract = z.looseObject({
+/** What every contract shows: its bytecode (the whole answer for an unverified contract). */
+export const SmartContractBytecode = z.looseObject({
     proxy_type: z.string().nullable(),
-    implementations: z.array(JsonObject),
+    implementations: z.array(Implementation),
     conflicting_implementations: z.array(z.unknown()).nullable(),
     deployed_bytecode: HexBytes.nullable(),
     creation_bytecode: HexBytes.nullable(),
     creation_status: z.enum(['success', 'failed', 'selfdestructed']),
-    is_verified: z.boolean().nullable().optional(),
-    name: z.string().optional(),
-    compiler_version: z.string().nullable().optional(),
-    evm_version: z.string().nullable().optional(),
-    optimization_enabled: z.boolean().nullable().optional(),
-    optimization_runs: z.number().int().nullable().optional(),
-    verified_at: IsoTimestamp.nullable().optional(),
-    abi: z.array(JsonObject).nullable().optional(),
-    source_code: z.string().optional(),
-    file_path: z.string().nullable().optional(),
-    additional_sources: z.array(z.looseObject({ file_path: z.string(), source_code: z.string() })).optional(),
-    compiler_settings: JsonObject.optional(),
-    external_libraries: z.array(JsonObject).optional(),
-    constructor_args: z.string().nullable().optional(),
-    decoded_constructor_args: z.array(z.unknown()).nullable().optional(),
-    language: z.string().optional(),
-    license_type: z.string().nullable().optional(),
-}).meta({ id: 'SmartContract' })
+})
+
+/** What a verified contract (or a verified bytecode twin) adds. */
+const verificationFields = {
+    is_verified: z.boolean().nullable(),
+    is_changed_bytecode: z.boolean().nullable(),
+    is_partially_verified: z.boolean().nullable(),
+    is_fully_verified: z.boolean().nullable(),
+    is_verified_via_sourcify: z.boolean().nullable(),
+    is_verified_via_eth_bytecode_db: z.boolean().nullable(),
+    is_verified_via_verifier_alliance: z.boolean().nullable(),
+    is_blueprint: z.boolean().nullable(),
+    certified: z.boolean().nullable(),
+    can_be_visualized_via_sol2uml: z.boolean().nullable(),
+    verified_twin_address_hash: Address.nullable(),
+    sourcify_repo_url: z.string().nullable(),
+    name: z.string(),
+    compiler_version: z.string().nullable(),
+    evm_version: z.string().nullable(),
+    optimization_enabled: z.boolean().nullable(),
+    optimization_runs: z.number().int().nullable(),
+    verified_at: IsoTimestamp.nullable(),
+    abi: z.array(JsonObject).nullable(),
+    source_code: z.string(),
+    file_path: z.string().nullable(),
+    additional_sources: z.array(z.looseObject({ file_path: z.string(), source_code: z.string() })),
+    compiler_settings: JsonObject,
+    external_libraries: z.array(z.looseObject({ name: z.string(), address_hash: Address })),
+    constructor_args: HexBytes.nullable(),
+    decoded_constructor_args: z.array(z.unknown()).nullable().describe('[value, abi input] pairs'),
+    language: z.string(),
+    license_type: z.string().nullable(),
+}
+
+/** A verified contract's answer. */
+export const SmartContractVerified = SmartContractBytecode.extend(verificationFields)
+
+/** A contract: the bytecode fields always, the verification fields when its source is verified. */
+export const SmartContract = SmartContractBytecode.extend(z.object(verificationFields).partial().shape).meta({ id: 'SmartContract' })
 
 // ---------------------------------------------------------------------------------------------
 // Search
 
-const searchAddress = z.looseObject({
+export const SearchAddress = z.looseObject({
     type: z.enum(['address', 'contract']),
     name: z.string().nullable(),
     address_hash: Address,
@@ -398,10 +479,10 @@ const searchAddress = z.looseObject({
     ens_info: JsonObject.nullable(),
     certified: z.boolean(),
     priority: z.number(),
-    reputation: z.string(),
+    reputation: Reputation,
     is_smart_contract_address: z.boolean(),
 })
-const searchToken = z.looseObject({
+export const SearchToken = z.looseObject({
     type: z.literal('token'),
     name: z.string().nullable(),
     symbol: z.string().nullable(),
@@ -414,12 +495,13 @@ const searchToken = z.looseObject({
     exchange_rate: DecimalString.nullable(),
     total_supply: IntString.nullable(),
     circulating_market_cap: DecimalString.nullable(),
+    is_verified_via_admin_panel: z.boolean().nullable(),
     certified: z.boolean(),
     priority: z.number(),
-    reputation: z.string().nullable(),
+    reputation: Reputation.nullable(),
     is_smart_contract_address: z.boolean(),
 })
-const searchBlock = z.looseObject({
+export const SearchBlock = z.looseObject({
     type: z.literal('block'),
     block_number: Count,
     block_hash: Hash32,
@@ -428,14 +510,14 @@ const searchBlock = z.looseObject({
     block_type: z.enum(['block', 'uncle', 'reorg']),
     priority: z.number(),
 })
-const searchTransaction = z.looseObject({
+export const SearchTransaction = z.looseObject({
     type: z.literal('transaction'),
     transaction_hash: Hash32,
     url: z.string(),
     timestamp: IsoTimestamp.nullable(),
     priority: z.number(),
 })
-export const SearchItem = z.union([searchBlock, searchTransaction, searchAddress, searchToken]).meta({ id: 'SearchResult' })
+export const SearchItem = z.union([SearchBlock, SearchTransaction, SearchAddress, SearchToken]).meta({ id: 'SearchResult' })
 
 export const SearchRedirect = z.looseObject({
     redirect: z.boolean(),
@@ -446,7 +528,7 @@ export const SearchRedirect = z.looseObject({
 // ---------------------------------------------------------------------------------------------
 // Stats, main page, config
 
-const GasPriceTier = z.looseObject({
+export const GasPriceTier = z.looseObject({
     price: z.number(),
     time: z.number().nullable(),
     fiat_price: DecimalString.nullable(),
@@ -479,7 +561,7 @@ export const Stats = z.looseObject({
 }).meta({ id: 'Stats' })
 
 export const TransactionsChart = z.looseObject({
-    chart_data: z.array(z.looseObject({ date: IsoDate, transactions_count: z.union([Count, IntString]) })),
+    chart_data: z.array(z.looseObject({ date: IsoDate, transactions_count: Count })),
 }).meta({ id: 'TransactionsChart' })
 
 export const MarketChart = z.looseObject({ chart_data: z.array(JsonObject), available_supply: DecimalString }).meta({ id: 'MarketChart' })

@@ -1,5 +1,6 @@
 import { Db } from '../db'
 import { likePrefix, TOKEN_COLUMNS, TokenCursor, tokenOrder, tokenOrderAfter, TokenRow } from './tokens'
+import type { TokenStandard } from './token-transfers'
 
 /** The lookups of Blockscout's search: exact matches by number, address or hash, and text matches; see docs/chain-api.md. */
 
@@ -30,7 +31,7 @@ export interface FoundAddressRow {
     is_contract: boolean
     verified_name: string | null
     token_id: string | null
-    type: string | null
+    type: TokenStandard | null
     name: string | null
     symbol: string | null
     decimals: number | null

@@ -59,8 +59,8 @@ export async function activityTotals(db: Db): Promise<{ gas_used: string; tx_yes
 }
 
 /** Transactions per UTC day of the last `days` days, newest first, every day present. */
-export async function dailyTransactions(db: Db, days: number): Promise<{ date: string; transactions_count: string | number }[]> {
-    const { rows } = await db.query<{ date: string; transactions_count: string | number }>(
+export async function dailyTransactions(db: Db, days: number): Promise<{ date: string; transactions_count: number }[]> {
+    const { rows } = await db.query<{ date: string; transactions_count: number }>(
         `SELECT to_char(d, 'YYYY-MM-DD') AS date, COALESCE(a.transactions, 0) AS transactions_count
            FROM generate_series(date_trunc('day', now() AT TIME ZONE 'UTC') - interval '${days - 1} days',
                                 date_trunc('day', now() AT TIME ZONE 'UTC'), interval '1 day') AS d

@@ -16,7 +16,7 @@ export interface TokenTransferRow {
     log_index: number
     transaction_hash: string
     token: string
-    token_type: string
+    token_type: TokenStandard
     from: string
     to: string
     value: string | null
@@ -33,6 +33,7 @@ const MAX_INT = 2_147_483_647
 
 /** The token standards a transfer's `token_type` names, as Blockscout's `type` filters take them. */
 export const TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] as const
+export type TokenStandard = (typeof TOKEN_TYPES)[number]
 
 /** The (block_number, index) cursor of the token-transfer lists. */
 export interface TransferCursor {

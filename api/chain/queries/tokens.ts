@@ -1,11 +1,12 @@
 import { Db } from '../db'
 import { FETCH_SIZE } from '../pagination'
+import type { TokenStandard } from './token-transfers'
 
 /** Reads of the indexer's `token` registry and `token_balance` table; see docs/chain-api.md. */
 
 export interface TokenRow {
     id: string
-    type: string
+    type: TokenStandard
     name: string | null
     symbol: string | null
     decimals: number | null

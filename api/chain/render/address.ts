@@ -1,22 +1,10 @@
+import type { z } from 'zod'
 import { checksum } from '../format'
 import { Related } from '../queries/related'
+import type { AddressParam as AddressParamSchema } from '../schemas'
 
 /** Blockscout's AddressParam: how every address inside another object (from, to, miner, ...) is shown. */
-export interface AddressParam {
-    hash: string
-    is_contract: boolean
-    name: string | null
-    is_scam: boolean
-    reputation: 'ok'
-    proxy_type: null
-    implementations: []
-    is_verified: boolean | null
-    ens_domain_name: null
-    metadata: null
-    private_tags: []
-    public_tags: []
-    watchlist_names: []
-}
+export type AddressParam = z.input<typeof AddressParamSchema>
 
 interface Known {
     isContract: boolean

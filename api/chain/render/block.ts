@@ -1,6 +1,8 @@
+import type { z } from 'zod'
 import { AddressParam, RenderAddress, rowAddresses } from './address'
 import { decimal, isoTimestamp, percentage } from '../format'
 import { BlockRow } from '../queries/blocks'
+import type { Block, BlockDetails } from '../schemas'
 
 /** The renderer of the miners of block rows, from their addressInfo columns. */
 export function blockMiners(rows: readonly BlockRow[]): RenderAddress {
@@ -11,7 +13,7 @@ export function blockMiners(rows: readonly BlockRow[]): RenderAddress {
  * Blockscout's Block. The list variant leaves the counts it does not preload null; the single view
  * fills them. This chain has no uncles, withdrawals or block rewards (post-merge EVM).
  */
-export function renderBlock(row: BlockRow, miner: AddressParam, view: 'list' | 'single') {
+export function renderBlock(row: BlockRow, miner: AddressParam, view: 'list' | 'single'): z.input<typeof Block> | z.input<typeof BlockDetails> {
     const gasUsed = BigInt(row.gas_used)
     const gasLimit = BigInt(row.gas_limit)
     const fees = BigInt(row.transaction_fees)

@@ -1,27 +1,16 @@
 import {
     AbiEvent, AbiFunction, AbiParameter, decodeEventLog, decodeFunctionData, Hex, toEventSelector, toFunctionSelector,
 } from 'viem'
+import type { z } from 'zod'
 import { abis } from '../../../abi'
 import { checksum } from '../format'
+import type { DecodedInput, DecodedLog } from '../schemas'
 
 /**
  * Decoding of transaction inputs and logs into Blockscout's DecodedInput shape. The ABIs known are
  * those of this project's contracts (the only ones the indexer verifies), which also cover the
  * standard ERC-20 / ERC-721 calls and events of any other token.
  */
-
-export interface DecodedParameter {
-    name: string
-    type: string
-    value: unknown
-    indexed?: boolean
-}
-
-export interface Decoded {
-    method_id: string
-    method_call: string
-    parameters: DecodedParameter[]
-}
 
 const functions = new Map<string, AbiFunction>()
 const events = new Map<string, AbiEvent[]>()
@@ -60,7 +49,7 @@ export function knownFunction(selector: string): AbiFunction | undefined {
     return functions.get(selector)
 }
 
-export function decodeInput(input: Hex): Decoded | null {
+export function decodeInput(input: Hex): z.input<typeof DecodedInput> | null {
     if (input.length < 10) return null
     const fn = functions.get(input.slice(0, 10).toLowerCase())
     if (!fn) return null
@@ -76,7 +65,7 @@ export function decodeInput(input: Hex): Decoded | null {
     }
 }
 
-export function decodeLog(topics: (string | null)[], data: Hex): Decoded | null {
+export function decodeLog(topics: (string | null)[], data: Hex): z.input<typeof DecodedLog> | null {
     const topic0 = topics[0]
     if (!topic0) return null
     const present = topics.filter((t): t is Hex => t !== null) as [Hex, ...Hex[]]

@@ -1,7 +1,9 @@
+import type { z } from 'zod'
 import { decimal, isoTimestamp } from '../format'
 import { InternalTransactionRow } from '../queries/internal-transactions'
 import { Related, RelatedRefs } from '../queries/related'
 import { relatedAddresses } from './address'
+import type { InternalTransaction } from '../schemas'
 
 /** The cursor of every internal-transaction list: the position of the last row shown. */
 export function internalTransactionCursor(row: InternalTransactionRow) {
@@ -14,7 +16,7 @@ export function internalTransactionRefs(rows: readonly InternalTransactionRow[])
 }
 
 /** Renders Blockscout InternalTransactions, with the addresses of internalTransactionRefs. */
-export function renderInternalTransactions(rows: readonly InternalTransactionRow[], related: Related) {
+export function renderInternalTransactions(rows: readonly InternalTransactionRow[], related: Related): z.input<typeof InternalTransaction>[] {
     const address = relatedAddresses(related)
     return rows.map((r) => ({
         error: r.error,

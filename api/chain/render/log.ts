@@ -1,9 +1,11 @@
 import { Hex } from 'viem'
+import type { z } from 'zod'
 import { relatedAddresses } from './address'
 import { decodeLog } from './decode'
 import { hex, isoTimestamp } from '../format'
 import { LogRow } from '../queries/logs'
 import { Related, RelatedRefs } from '../queries/related'
+import type { Log } from '../schemas'
 
 /** What renderLogs shows of other rows: the emitting contract and the transaction's `to`. */
 export function logRefs(rows: readonly LogRow[]): RelatedRefs {
@@ -11,7 +13,7 @@ export function logRefs(rows: readonly LogRow[]): RelatedRefs {
 }
 
 /** Renders a page of Blockscout Logs, with the addresses of logRefs. */
-export function renderLogs(rows: readonly LogRow[], related: Related) {
+export function renderLogs(rows: readonly LogRow[], related: Related): z.input<typeof Log>[] {
     const address = relatedAddresses(related)
     return rows.map((r) => {
         const topics = [r.topic0, r.topic1, r.topic2, r.topic3]

@@ -1,6 +1,8 @@
+import type { z } from 'zod'
 import { addressParam } from './address'
 import { isoTimestamp } from '../format'
 import { ContractListRow } from '../queries/smart-contracts'
+import type { SmartContractListItem } from '../schemas'
 
 /**
  * SPDX identifiers → Blockscout's license_type enum (the licenses its verification form offers).
@@ -33,7 +35,7 @@ export function licenseType(spdx: string | null | undefined): string {
 }
 
 /** An item of Blockscout's verified-contracts list. Every verified contract here is compiled Solidity. */
-export function renderContractListItem(row: ContractListRow) {
+export function renderContractListItem(row: ContractListRow): z.input<typeof SmartContractListItem> {
     return {
         address: addressParam(row.id, { isContract: true, name: row.name, isVerified: true }),
         compiler_version: row.compiler_version,

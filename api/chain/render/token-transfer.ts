@@ -1,10 +1,12 @@
 import { zeroAddress } from 'viem'
+import type { z } from 'zod'
 import { relatedAddresses } from './address'
 import { knownFunction } from './decode'
 import { renderToken } from './token'
 import { isoTimestamp } from '../format'
 import { Related, RelatedRefs } from '../queries/related'
 import { TokenTransferRow } from '../queries/token-transfers'
+import type { TokenTransfer } from '../schemas'
 
 /** What renderTokenTransfers shows of other rows: the sender, the receiver and the token. */
 export function tokenTransferRefs(rows: readonly TokenTransferRow[]): RelatedRefs {
@@ -12,7 +14,7 @@ export function tokenTransferRefs(rows: readonly TokenTransferRow[]): RelatedRef
 }
 
 /** Renders a page of Blockscout TokenTransfers, with the addresses and tokens of tokenTransferRefs. */
-export function renderTokenTransfers(rows: readonly TokenTransferRow[], related: Related) {
+export function renderTokenTransfers(rows: readonly TokenTransferRow[], related: Related): z.input<typeof TokenTransfer>[] {
     const address = relatedAddresses(related)
     return rows.map((r) => {
         const token = related.tokens.get(r.token)

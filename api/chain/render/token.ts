@@ -1,8 +1,10 @@
+import type { z } from 'zod'
 import { checksum, decimal } from '../format'
 import { TokenRow } from '../queries/tokens'
+import type { Token } from '../schemas'
 
 /** Blockscout's TokenInfo. No fiat data: this chain has no price feed. */
-export function renderToken(row: TokenRow) {
+export function renderToken(row: TokenRow): z.input<typeof Token> {
     return {
         address_hash: checksum(row.id),
         symbol: row.symbol,

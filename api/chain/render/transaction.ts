@@ -1,8 +1,10 @@
 import { Hex } from 'viem'
+import type { z } from 'zod'
 import { RenderAddress, rowAddresses } from './address'
 import { decodeInput, knownFunction } from './decode'
 import { decimal, hex, isoTimestamp } from '../format'
 import { TransactionRow } from '../queries/transactions'
+import type { TokenTransfer, Transaction, TransactionDetails } from '../schemas'
 
 /** The renderer of the addresses of transaction rows, from their addressInfo columns. */
 export function transactionAddresses(rows: readonly TransactionRow[]): RenderAddress {
@@ -18,8 +20,8 @@ export function renderTransaction(
     row: TransactionRow,
     address: RenderAddress,
     head: number,
-    single?: { tokenTransfers: unknown[]; overflow: boolean },
-) {
+    single?: { tokenTransfers: z.input<typeof TokenTransfer>[]; overflow: boolean },
+): z.input<typeof Transaction> | z.input<typeof TransactionDetails> {
     const to = address(row.to)
     const baseFee = row.base_fee_per_gas === null ? null : BigInt(row.base_fee_per_gas)
     const gasUsed = BigInt(row.gas_used)

@@ -86,7 +86,7 @@ async function addressTransactions(ctx: ChainContext, hash: string, query: z.inf
     }), filters)
 }
 
-function renderBalance(row: TokenBalanceRow) {
+function renderBalance(row: TokenBalanceRow): z.input<typeof TokenBalance> {
     // ERC-721 balances are counts of tokens; which ids are held is not tracked per holder.
     return { token: renderToken(row), token_id: null, value: row.value, token_instance: null }
 }
@@ -118,7 +118,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
             // No price feed.
             exchange_rate: null,
             total_supply: supply,
-        })
+        } satisfies z.input<typeof TopAddressesPage>)
     })
 
     router.get('/addresses/:hash', chainOperation(TAG, {
@@ -147,7 +147,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
             has_token_transfers: (row?.token_transfer_count ?? 0) > 0,
             has_beacon_chain_withdrawals: false,
             watchlist_address_id: null,
-        })
+        } satisfies z.input<typeof AddressDetails>)
     })
 
     router.get('/addresses/:hash/counters', chainOperation(TAG, {
@@ -163,7 +163,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
             gas_usage_count: row?.gas_used ?? '0',
             // At most CHAIN_API_VALIDATIONS_COUNT_CAP: a lower bound for a validator that mined more.
             validations_count: String(validations),
-        })
+        } satisfies z.input<typeof AddressCounters>)
     })
 
     router.get('/addresses/:hash/tabs-counters', chainOperation(TAG, {
@@ -182,7 +182,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
             withdrawals_count: 0,
             internal_transactions_count: internal,
             validations_count: counts.validations,
-        })
+        } satisfies z.input<typeof AddressTabsCounters>)
     })
 
     router.get('/addresses/:hash/transactions', chainOperation(TAG, {

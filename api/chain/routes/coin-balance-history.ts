@@ -31,7 +31,7 @@ export function coinBalanceHistoryRoutes(router: DocumentedRouter, ctx: ChainCon
                 block_timestamp: isoTimestamp(r.timestamp),
                 delta: decimal(r.delta),
                 value: decimal(r.value),
-            })),
+            }) satisfies z.input<typeof CoinBalancePoint>),
             next_page_params: next,
         })
     })
@@ -45,8 +45,8 @@ export function coinBalanceHistoryRoutes(router: DocumentedRouter, ctx: ChainCon
         const rows = await balanceByDay(ctx.db, address, BALANCE_HISTORY_DAYS)
         setLiveCaching(res)
         res.json({
-            items: rows.filter((r) => r.value !== null).map((r) => ({ date: r.day, value: r.value })),
+            items: rows.filter((r): r is typeof r & { value: string } => r.value !== null).map((r) => ({ date: r.day, value: r.value })),
             days: BALANCE_HISTORY_DAYS,
-        })
+        } satisfies z.input<typeof CoinBalanceByDay>)
     })
 }

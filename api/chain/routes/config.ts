@@ -1,3 +1,4 @@
+import type { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { version } from '../../../package.json'
 import { BackendVersion, chainOperation } from '../schemas'
@@ -7,6 +8,6 @@ export function configRoutes(router: DocumentedRouter): void {
         operationId: 'getBackendVersion',
         summary: 'The version of this API', reads: false,
     }, 'The version', BackendVersion), (_req, res) => {
-        res.json({ backend_version: `v${version}` })
+        res.json({ backend_version: `v${version}` } satisfies z.input<typeof BackendVersion>)
     })
 }

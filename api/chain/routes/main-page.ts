@@ -45,6 +45,6 @@ export function mainPageRoutes(router: DocumentedRouter, ctx: ChainContext): voi
             finished_indexing: ratio >= 1,
             indexed_blocks_ratio: blocksRatio,
             indexed_internal_transactions_ratio: traced ? blocksRatio : '0',
-        })
+        } satisfies z.input<typeof IndexingStatus>)
     })
 }

@@ -8,7 +8,7 @@ import {
     transactionsByHash,
 } from '../queries/search'
 import { TokenCursor, TokenRow } from '../queries/tokens'
-import { chainOperation, pageOf, SearchItem, SearchRedirect } from '../schemas'
+import { chainOperation, pageOf, SearchAddress, SearchItem, SearchRedirect, SearchToken } from '../schemas'
 
 /**
  * Blockscout's search: the term is classified (block number, address, 32-byte hash, text) and
@@ -31,7 +31,7 @@ const QuickQuery = z.object({ q: q.text })
 
 const PAGE = 50
 
-function addressItem(type: 'address' | 'contract', hash: string, name: string | null, isContract: boolean, verified: boolean) {
+function addressItem(type: 'address' | 'contract', hash: string, name: string | null, isContract: boolean, verified: boolean): z.input<typeof SearchAddress> {
     const address = checksum(hash)
     return {
         type,
@@ -47,7 +47,7 @@ function addressItem(type: 'address' | 'contract', hash: string, name: string | 
     }
 }
 
-function tokenItem(row: Pick<TokenRow, 'id' | 'type' | 'name' | 'symbol' | 'total_supply'>, verified: boolean) {
+function tokenItem(row: Pick<TokenRow, 'id' | 'type' | 'name' | 'symbol' | 'total_supply'>, verified: boolean): z.input<typeof SearchToken> {
     const address = checksum(row.id)
     return {
         type: 'token',
@@ -70,8 +70,8 @@ function tokenItem(row: Pick<TokenRow, 'id' | 'type' | 'name' | 'symbol' | 'tota
     }
 }
 
-async function exactMatches(ctx: ChainContext, term: string): Promise<object[]> {
-    const items: object[] = []
+async function exactMatches(ctx: ChainContext, term: string): Promise<z.input<typeof SearchItem>[]> {
+    const items: z.input<typeof SearchItem>[] = []
     if (/^\d+$/.test(term) && term.length <= 10 && Number(term) <= 2_147_483_647) {
         for (const b of await blocksByNumber(ctx.db, Number(term))) {
             items.push({ type: 'block', block_number: b.number, block_hash: b.id, url: `/block/${b.id}`, timestamp: isoTimestamp(b.timestamp), block_type: 'block', priority: 3 })
@@ -159,17 +159,18 @@ export function searchRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     }, 'Where to go, if anywhere', SearchRedirect), async (req, res) => {
         const term = parseQuery(QuickQuery, req.query).q.trim()
         setLiveCaching(res)
-        const none = { redirect: false, type: null, parameter: null }
-        if (isAddress(term)) return void res.json({ redirect: true, type: 'address', parameter: checksum(term.toLowerCase()) })
+        type Redirect = z.input<typeof SearchRedirect>
+        const none: Redirect = { redirect: false, type: null, parameter: null }
+        if (isAddress(term)) return void res.json({ redirect: true, type: 'address', parameter: checksum(term.toLowerCase()) } satisfies Redirect)
         if (/^\d+$/.test(term) && term.length <= 10 && Number(term) <= 2_147_483_647) {
             const block = await blockHashOf(ctx.db, Number(term))
-            return void res.json(block ? { redirect: true, type: 'block', parameter: block } : none)
+            return void res.json(block ? { redirect: true, type: 'block', parameter: block } satisfies Redirect : none)
         }
         if (isFullHash(term)) {
             const hash = term.toLowerCase()
             const [tx, block] = await Promise.all([transactionExists(ctx.db, hash), blockExists(ctx.db, hash)])
-            if (tx) return void res.json({ redirect: true, type: 'transaction', parameter: hash })
-            if (block) return void res.json({ redirect: true, type: 'block', parameter: hash })
+            if (tx) return void res.json({ redirect: true, type: 'transaction', parameter: hash } satisfies Redirect)
+            if (block) return void res.json({ redirect: true, type: 'block', parameter: hash } satisfies Redirect)
         }
         res.json(none)
     })

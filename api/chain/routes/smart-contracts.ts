@@ -12,7 +12,9 @@ import {
 } from '../queries/smart-contracts'
 import { displayValue } from '../render/decode'
 import { licenseType, renderContractListItem } from '../render/smart-contract'
-import { chainOperation, pageOf, SmartContract, SmartContractCounters, SmartContractListItem } from '../schemas'
+import {
+    chainOperation, pageOf, SmartContract, SmartContractBytecode, SmartContractCounters, SmartContractListItem, SmartContractVerified,
+} from '../schemas'
 
 const TAG = 'smart-contracts'
 
@@ -114,7 +116,7 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
             deployed_bytecode: deployed ?? null,
             creation_bytecode: row.creation_input ? hex(row.creation_input) : null,
             creation_status: row.creation_status === 0 ? 'failed' : 'success',
-        }
+        } satisfies z.input<typeof SmartContractBytecode>
         setLiveCaching(res)
         if (!row.name || !row.sources || !row.source_name) return void res.json(unverified)
         const main = row.sources[row.source_name] ?? ''
@@ -154,6 +156,6 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
             decoded_constructor_args: decodeConstructorArgs(row.abi, row.constructor_arguments),
             language: 'solidity',
             license_type: licenseType(row.spdx),
-        })
+        } satisfies z.input<typeof SmartContractVerified>)
     })
 }

@@ -90,7 +90,7 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
         return {
             address: address(a), is_miner: a === block.miner, type: 'coin', token: null, token_id: null,
             balance_before: String(start), balance_after: String(start + diff), change: String(diff),
-        }
+        } satisfies z.input<typeof StateChange>
     })
     const token = tokenChanges.items.map((i) => {
         const row = relatedRows.tokens.get(i.token)
@@ -99,7 +99,7 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
             balance_before: i.before === null ? null : String(i.before),
             balance_after: i.before === null ? null : String(i.before + i.diff),
             change: i.nft ?? String(i.diff),
-        }
+        } satisfies z.input<typeof StateChange>
     })
     return { items: [...coin, ...token], complete: tokenChanges.complete }
 }

@@ -1,9 +1,10 @@
+import type { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { isoTimestamp, percentage } from '../format'
 import { activityTotals, blockGasSince, dailyTransactions, gasPricePercentiles } from '../queries/stats'
 import { GAS_ORACLE_TTL_MS, GasOracle } from '../caches'
-import { chainOperation, MarketChart, Stats, TransactionsChart } from '../schemas'
+import { chainOperation, GasPriceTier, MarketChart, Stats, TransactionsChart } from '../schemas'
 
 const TAG = 'stats'
 
@@ -46,7 +47,7 @@ export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
         summary: 'Chain totals and gas price tiers',
     }, 'The figures', Stats), async (_req, res) => {
         const [head, oracle, t] = await Promise.all([ctx.head.get(), gasOracle(ctx), activityTotals(ctx.db)])
-        const tier = (wei: bigint) => {
+        const tier = (wei: bigint): z.input<typeof GasPriceTier> => {
             const priority = wei > oracle.baseFee ? wei - oracle.baseFee : 0n
             return {
                 price: gwei(wei),
@@ -79,7 +80,7 @@ export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
             gas_price_updated_at: isoTimestamp(oracle.updatedAt),
             static_gas_price: null,
             network_utilization_percentage: oracle.utilization,
-        })
+        } satisfies z.input<typeof Stats>)
     })
 
     /** Transactions per UTC day, newest first, every one of the last 30 days present. */
@@ -89,7 +90,7 @@ export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     }, 'The chart', TransactionsChart), async (_req, res) => {
         const rows = await dailyTransactions(ctx.db, CHART_DAYS)
         setLiveCaching(res)
-        res.json({ chart_data: rows })
+        res.json({ chart_data: rows } satisfies z.input<typeof TransactionsChart>)
     })
 
     // No price feed: the market chart is empty rather than missing.
@@ -97,6 +98,6 @@ export function statsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
         operationId: 'getMarketChart',
         summary: 'The market chart (no price feed: always empty)', reads: false,
     }, 'The chart', MarketChart), (_req, res) => {
-        res.json({ chart_data: [], available_supply: '0' })
+        res.json({ chart_data: [], available_supply: '0' } satisfies z.input<typeof MarketChart>)
     })
 }

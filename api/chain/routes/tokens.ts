@@ -19,7 +19,7 @@ async function holderItems(ctx: ChainContext, token: string, holders: readonly H
     const keyOf = (h: HolderRow) => `h${token}${h.holder}${h.value}`
     return ctx.caches.rendered.items(holders, keyOf, async (missing) => {
         const address = relatedAddresses(await related(ctx.db, { addresses: missing.map((h) => h.holder) }))
-        return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null })]))
+        return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null } satisfies z.input<typeof TokenHolder>)]))
     })
 }
 
@@ -96,7 +96,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
     }, 'The counts', TokenCounters), async (req, res) => {
         const token = await tokenOr404(ctx.db, parseAddress(req.params.hash))
         setLiveCaching(res)
-        res.json({ token_holders_count: String(Math.max(token.holder_count, 0)), transfers_count: String(token.transfer_count) })
+        res.json({ token_holders_count: String(Math.max(token.holder_count, 0)), transfers_count: String(token.transfer_count) } satisfies z.input<typeof TokenCounters>)
     })
 
     router.get('/tokens/:hash/holders', chainOperation(TAG, {
