@@ -3,7 +3,7 @@ import { notFound } from './errors'
 import { BlockRef } from './params'
 import { blockByRef, BlockRow } from './queries/blocks'
 import { TokenDetailRow, tokenById } from './queries/tokens'
-import { transactionByHash, TransactionRow } from './queries/transactions'
+import { TransactionAtHead, transactionByHash } from './queries/transactions'
 
 /**
  * The object a route's path names, or Blockscout's 404 when the indexer has none. They take the
@@ -11,7 +11,7 @@ import { transactionByHash, TransactionRow } from './queries/transactions'
  * parameter answers 422 before anything is read.
  */
 
-export async function transactionOr404(db: Db, hash: string): Promise<TransactionRow> {
+export async function transactionOr404(db: Db, hash: string): Promise<TransactionAtHead> {
     const row = await transactionByHash(db, hash)
     if (!row) throw notFound()
     return row

@@ -14,24 +14,6 @@ export function addressInfo(column: string, as: string): string {
             (SELECT v.name FROM verified_contract v WHERE v.id = ${column}) AS ${as}_name`
 }
 
-export interface KnownAddressRow {
-    id: string
-    is_contract: boolean
-    /** the verified contract's name */
-    name: string | null
-}
-
-/** What the AddressParams of a page need (contract flag, verified name), in one query. */
-export async function knownAddresses(db: Db, ids: string[]): Promise<KnownAddressRow[]> {
-    const { rows } = await db.query<KnownAddressRow>(
-        `SELECT a.id, a.is_contract, v.name
-           FROM address a LEFT JOIN verified_contract v ON v.id = a.id
-          WHERE a.id = ANY($1::text[])`,
-        [ids]
-    )
-    return rows
-}
-
 /** `address a` $1 with its creation transaction `c` and its verification `v` (either may be missing). */
 export const ADDRESS_WITH_CREATION = `FROM address a
            LEFT JOIN transaction c ON c.id = a.creation_transaction

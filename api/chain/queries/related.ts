@@ -1,6 +1,5 @@
 import { Db } from '../db'
-import { knownAddresses, KnownAddressRow } from './addresses'
-import { TokenRow, tokensByIds } from './tokens'
+import { TOKEN_COLUMNS, TokenRow } from './tokens'
 
 /**
  * What a page's items refer to beyond their own rows, as the route declares it before rendering
@@ -11,6 +10,13 @@ import { TokenRow, tokensByIds } from './tokens'
 export interface RelatedRefs {
     addresses?: Iterable<string | null | undefined>
     tokens?: Iterable<string>
+}
+
+export interface KnownAddressRow {
+    id: string
+    is_contract: boolean
+    /** the verified contract's name */
+    name: string | null
 }
 
 /** The rows of what a page refers to, by id: an id the indexer does not know is absent. */
@@ -25,12 +31,23 @@ export async function related(db: Db, refs: RelatedRefs): Promise<Related> {
     return { addresses, tokens }
 }
 
+/** What the AddressParams of a page need (contract flag, verified name), in one query. */
 async function addressRows(db: Db, addresses: Iterable<string | null | undefined>): Promise<Map<string, KnownAddressRow>> {
     const ids = [...new Set([...addresses].filter((a): a is string => !!a))]
-    return new Map(ids.length === 0 ? [] : (await knownAddresses(db, ids)).map((r) => [r.id, r]))
+    if (ids.length === 0) return new Map()
+    const { rows } = await db.query<KnownAddressRow>(
+        `SELECT a.id, a.is_contract, v.name
+           FROM address a LEFT JOIN verified_contract v ON v.id = a.id
+          WHERE a.id = ANY($1::text[])`,
+        [ids]
+    )
+    return new Map(rows.map((r) => [r.id, r]))
 }
 
+/** The TokenInfos of a page, in one query. */
 async function tokenRows(db: Db, tokens: Iterable<string>): Promise<Map<string, TokenRow>> {
     const ids = [...new Set(tokens)]
-    return new Map(ids.length === 0 ? [] : (await tokensByIds(db, ids)).map((r) => [r.id, r]))
+    if (ids.length === 0) return new Map()
+    const { rows } = await db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM token k WHERE k.id = ANY($1::text[])`, [ids])
+    return new Map(rows.map((r) => [r.id, r]))
 }

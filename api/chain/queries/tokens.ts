@@ -47,12 +47,6 @@ export function tokenOrderAfter(params: unknown[], after: TokenCursor, asc = fal
     return `(k.holder_count ${asc ? '>' : '<'} ${h} OR (k.holder_count = ${h} AND (${laterName} OR (${sameName} AND k.id > ${a}))))`
 }
 
-/** Tokens by address, in one query. */
-export async function tokensByIds(db: Db, ids: string[]): Promise<TokenRow[]> {
-    const { rows } = await db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM token k WHERE k.id = ANY($1::text[])`, [ids])
-    return rows
-}
-
 export async function tokenById(db: Db, hash: string): Promise<TokenDetailRow | undefined> {
     const { rows } = await db.query<TokenDetailRow>(`SELECT ${TOKEN_COLUMNS}, k.transfer_count FROM token k WHERE k.id = $1`, [hash])
     return rows[0]

@@ -82,9 +82,15 @@ function transactionTypeCondition(types: readonly string[] | undefined): string 
     return `(${types.map((t) => conditions[t]).join(' OR ')})`
 }
 
-export async function transactionByHash(db: Db, hash: string): Promise<TransactionRow | undefined> {
-    const { rows } = await db.query<TransactionRow>(
-        `SELECT ${TRANSACTION_COLUMNS} FROM transaction t ${TRANSACTION_JOIN} WHERE t.id = $1`,
+/** A transaction with the indexed head it was read at, which its confirmations count from. */
+export interface TransactionAtHead extends TransactionRow {
+    indexed_head: number
+}
+
+export async function transactionByHash(db: Db, hash: string): Promise<TransactionAtHead | undefined> {
+    const { rows } = await db.query<TransactionAtHead>(
+        `SELECT ${TRANSACTION_COLUMNS}, (SELECT c.last_block FROM chain_counters c WHERE c.id = 'chain') AS indexed_head
+           FROM transaction t ${TRANSACTION_JOIN} WHERE t.id = $1`,
         [hash]
     )
     return rows[0]

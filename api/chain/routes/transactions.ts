@@ -99,15 +99,12 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         const hash = transactionHashParam(req.params.hash)
         const row = await transactionOr404(ctx.db, hash)
         const address = transactionAddresses([row])
-        const [transfers, head] = await Promise.all([
-            transactionTransfers(ctx.db, row, { after: -1, types: null, limit: 11 }),
-            ctx.head.get(),
-        ])
+        const transfers = await transactionTransfers(ctx.db, row, { after: -1, types: null, limit: 11 })
         const shown = transfers.slice(0, 10)
         const tokenTransfers = renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown)))
         // confirmations grow with every block, so the single view is never cached for long.
         res.set('Cache-Control', 'public, max-age=1')
-        res.json(renderTransaction(row, address, head.number, { tokenTransfers, overflow: transfers.length > 10 }))
+        res.json(renderTransaction(row, address, row.indexed_head, { tokenTransfers, overflow: transfers.length > 10 }))
     })
 
     router.get('/transactions/:hash/logs', chainOperation(TAG, {
