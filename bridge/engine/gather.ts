@@ -1,7 +1,8 @@
 import { InsufficientForFeeError, UnpayableTransferError } from '../chains/adapter'
-import { Swap } from './lifecycle'
+import { Swap } from '../store/swaps'
+import { TxRecord } from '../store/transactions'
 import { EngineContext } from './context'
-import { MINED, TxRecord } from './sender'
+import { MINED } from './sender'
 
 /**
  * Gathering: moving a deposit from its single-use address into the source chain's vault.

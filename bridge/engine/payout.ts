@@ -1,7 +1,7 @@
 import { UnpayableTransferError } from '../chains/adapter'
 import { EngineContext } from './context'
-import { Swap } from './lifecycle'
-import { TxRecord } from './sender'
+import { Swap } from '../store/swaps'
+import { TxRecord } from '../store/transactions'
 import { LACKED_GAS } from './vault'
 
 /** The payout, one transfer of the locked amount from the target vault, done once final there: docs/bridge/lifecycle.md#payout */

@@ -3,10 +3,11 @@ import { PoolSwapRequest, PoolTradeError } from '../chains/adapter'
 import { PoolConfig } from '../config'
 import { LOCK_VAULT } from '../db'
 import { EngineContext } from './context'
-import { PoolTradeRecord, Swap, update } from './lifecycle'
+import { PoolTradeRecord, Swap } from '../store/swaps'
+import { update } from './lifecycle'
 import { LegQuote, poolAmountOut } from './rates'
 import { MINED } from './sender'
-import { checkReserves, LACKED_GAS, tradesInFlight } from './vault'
+import { checkReserves, LACKED_GAS, reservations } from './vault'
 
 /** The pool leg of a route, traded on our AMM from the pool chain's vault: docs/bridge/routes-and-prices.md#pool-legs */
 
@@ -122,16 +123,9 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
     try {
         // The vault's stock of the input, less what reserved payouts and other swaps' trades in flight will take.
         const inAsset = ctx.asset(pool.chain, leg.token_in)
-        const [{ rows: reserved }, inFlight, balance] = await Promise.all([
-            ctx.pool.query(
-                `SELECT COALESCE(SUM(locked_target_amount), 0)::text AS amount FROM bridge_swap
-                 WHERE target_chain = $1 AND target_token = $2 AND status IN ('vault_locked', 'payout_processing')`,
-                [pool.chain, leg.token_in]
-            ),
-            tradesInFlight(ctx, pool.chain, swap.id),
-            adapter.balance(vault, inAsset),
-        ])
-        const available = balance - BigInt(reserved[0].amount) - (inFlight.get(leg.token_in) ?? 0n)
+        // The swap's own payout is not reserved yet (it is in vault_locking), and its own trades are left out.
+        const [{ reservedOf }, balance] = await Promise.all([reservations(ctx, pool.chain, swap.id), adapter.balance(vault, inAsset)])
+        const available = balance - reservedOf(leg.token_in)
         if (available < amountIn) {
             return refuse(`${NO_ROUTE} (the ${pool.chain} vault holds too little ${leg.token_in} for the ${pool.id} trade)`)
         }

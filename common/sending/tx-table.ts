@@ -117,8 +117,9 @@ export class TxTable<T extends StoredTx> {
         return rows.map(this.map)
     }
 
-    async markDead(id: string): Promise<void> {
-        await this.pool.query(`UPDATE ${this.table} SET status = 'dead', updated_at = now() WHERE id = $1`, [id])
+    /** A transaction that can never land; `error` says why when the caller knows more than the status does (its error is kept otherwise). */
+    async markDead(id: string, error?: string): Promise<void> {
+        await this.pool.query(`UPDATE ${this.table} SET status = 'dead', error = COALESCE($2, error), updated_at = now() WHERE id = $1`, [id, error ?? null])
     }
 
     async markMined(id: string, status: 'confirmed' | 'reverted', blockNumber: bigint): Promise<void> {
