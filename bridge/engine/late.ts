@@ -254,7 +254,7 @@ async function gatherLate(ctx: EngineContext, adapter: ChainAdapter, swap: Swap,
             }
             if (topUp) {
                 // One top-up per late deposit (the sender keeps one live transaction per purpose): fees rose past twice the estimate.
-                if (!ctx.secondLook.agrees(`late-gas-short:${late.id}`)) return { kind: 'waiting' }
+                if (!(await ctx.secondLook.agrees(`late-gas-short:${late.id}`))) return { kind: 'waiting' }
                 ctx.log.error({ swap: swap.id, lateDeposit: late.id }, 'the gas sent for a late deposit no longer covers its gather')
                 return { kind: 'held', reason: 'network fees rose past the gas sent to the deposit address' }
             }
@@ -266,7 +266,7 @@ async function gatherLate(ctx: EngineContext, adapter: ChainAdapter, swap: Swap,
     const balance = await adapter.balance(swap.depositAddress, asset)
     if (balance === 0n) {
         // A node behind the one that showed the deposit reads 0 too: only a second look that agrees holds it.
-        if (!ctx.secondLook.agrees(`late-nothing-to-gather:${late.id}`)) return { kind: 'waiting' }
+        if (!(await ctx.secondLook.agrees(`late-nothing-to-gather:${late.id}`))) return { kind: 'waiting' }
         return { kind: 'held', reason: 'the deposit address holds nothing to gather' }
     }
     await ctx.sender.send(adapter, swap.id, purpose, { from, to: vault, asset, amount: balance < late.amount ? balance : late.amount })

@@ -117,8 +117,8 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
 
     // Nothing is signed yet: a refusal read off one node (a lagging one sees the vault before the
     // gather, or the pool before a block) fails the swap only when a second look agrees.
-    const refuse = (reason: string): PoolTradeProgress =>
-        ctx.secondLook.agrees(`pool-trade:${swap.id}`) ? { state: 'failed', reason } : { state: 'waiting' }
+    const refuse = async (reason: string): Promise<PoolTradeProgress> =>
+        (await ctx.secondLook.agrees(`pool-trade:${swap.id}`)) ? { state: 'failed', reason } : { state: 'waiting' }
     const release = await ctx.locks.lock(LOCK_VAULT, pool.chain)
     try {
         // The vault's stock of the input, less what reserved payouts and other swaps' trades in flight will take.
@@ -127,16 +127,16 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
         const [{ reservedOf }, balance] = await Promise.all([reservations(ctx, pool.chain, swap.id), adapter.balance(vault, inAsset)])
         const available = balance - reservedOf(leg.token_in)
         if (available < amountIn) {
-            return refuse(`${NO_ROUTE} (the ${pool.chain} vault holds too little ${leg.token_in} for the ${pool.id} trade)`)
+            return await refuse(`${NO_ROUTE} (the ${pool.chain} vault holds too little ${leg.token_in} for the ${pool.id} trade)`)
         }
         // Trading only to fail on the payout would be a pointless trade: check that first.
         const credit = pool.chain === swap.targetChain && leg.token_out === swap.targetToken ? amountOutMin : 0n
         const payable = await checkReserves(ctx, swap, credit)
-        if (payable.failure) return refuse(payable.failure)
+        if (payable.failure) return await refuse(payable.failure)
         const reserves = await adapter.pairReserves(pool.factory, tokenIn.address, tokenOut.address)
         const now = reserves ? poolAmountOut(amountIn, reserves.reserveA, reserves.reserveB) : 0n
         if (now < amountOutMin) {
-            return refuse(`${NO_ROUTE} (the ${pool.id} pool moved after the rate was locked: it pays ${formatUnits(now, tokenOut.decimals)} ${leg.token_out} ` +
+            return await refuse(`${NO_ROUTE} (the ${pool.id} pool moved after the rate was locked: it pays ${formatUnits(now, tokenOut.decimals)} ${leg.token_out} ` +
                 `for the locked ${formatUnits(lockedOut, tokenOut.decimals)}, beyond the ${ctx.config.poolToleranceBps / 100}% the vault covers)`)
         }
         let result
@@ -145,7 +145,7 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
                 adapter.signPoolSwap!(request, held)
             )
         } catch (err) {
-            if (err instanceof PoolTradeError) return refuse(`${NO_ROUTE} (the ${pool.id} trade would revert: ${err.message.slice(0, 200)})`)
+            if (err instanceof PoolTradeError) return await refuse(`${NO_ROUTE} (the ${pool.id} trade would revert: ${err.message.slice(0, 200)})`)
             throw err
         }
         if (result.kind === 'rejected') return { state: 'failed', reason: tradeRefused(swap, pool, result.insufficientFunds, result.reason) }

@@ -14,7 +14,7 @@ import { OperatorHoldError } from './hold'
  * transaction of ours holds the swap for an operator (OperatorHoldError).
  */
 
-export { MINED, SECOND_LOOK_MS } from '../../common/sending/sender'
+export { MINED } from '../../common/sending/sender'
 
 /** What a bridge_tx row says about a transaction besides its bytes: sender role, counterparty, asset symbol. */
 export interface TxMeta {

@@ -14,8 +14,8 @@ export async function checkSourceDeposit(ctx: EngineContext, swap: Swap): Promis
     )
     const key = `deposit-gone:${swap.id}:${swap.depositBlockHash}`
     if (check.state !== 'orphaned') {
-        ctx.secondLook.forget(key)
+        await ctx.secondLook.forget(key)
         return check
     }
-    return ctx.secondLook.agrees(key) ? check : { state: 'pending', confirmations: 0 }
+    return (await ctx.secondLook.agrees(key)) ? check : { state: 'pending', confirmations: 0 }
 }

@@ -102,8 +102,8 @@ export async function lockVault(ctx: EngineContext, swap: Swap, eventData: Recor
         const check = await checkReserves(ctx, swap)
         // A short vault read off one node may be that node lagging behind a refill: fail only when a second look agrees.
         const key = `vault-short:${swap.id}`
-        if (check.failure) return ctx.secondLook.agrees(key) ? { kind: 'failed', reason: check.failure } : { kind: 'moved' }
-        ctx.secondLook.forget(key)
+        if (check.failure) return (await ctx.secondLook.agrees(key)) ? { kind: 'failed', reason: check.failure } : { kind: 'moved' }
+        await ctx.secondLook.forget(key)
         const locked = await transition(ctx.pool, swap.id, 'vault_locking', 'vault_locked', { txHash: swap.gatherTxHash, data: { ...check.detail, ...eventData } })
         return locked ? { kind: 'locked', swap: locked } : { kind: 'moved' }
     } finally {
