@@ -98,17 +98,7 @@ export async function swapsWatchedForLateDeposits(db: Db, chain: ChainName, days
 }
 
 /** What a late deposit is recorded with when found. */
-export interface NewLateDeposit {
-    swapId: string
-    chain: ChainName
-    asset: string
-    amount: bigint
-    txHash: string | null
-    transfers: LateTransfer[]
-    blockNumber: bigint
-    blockHash: string
-    refundAddress: string | null
-}
+export type NewLateDeposit = Pick<LateDeposit, 'swapId' | 'chain' | 'asset' | 'amount' | 'txHash' | 'transfers' | 'blockNumber' | 'blockHash' | 'refundAddress'>
 
 /** Records a detected late deposit; its id, or undefined when the swap already has an open one. */
 export async function insertLateDeposit(db: Db, d: NewLateDeposit): Promise<string | undefined> {

@@ -158,28 +158,10 @@ function assignments(set: Columns, firstParam: number): { sql: string; values: u
     return { sql: sql.join(''), values }
 }
 
-/** What swap creation writes; the rest of the row starts empty. */
-export interface NewSwap {
-    id: string
-    sourceChain: ChainName
-    sourceToken: string
-    targetChain: ChainName
-    targetToken: string
-    sourceAmount: bigint
-    targetWallet: string
-    refundAddress: string | null
-    routeKind: string
-    route: unknown
-    feeBps: number
-    quotedTargetAmount: bigint
-    depositFamily: string
-    depositIndex: number
-    depositAddress: string
-    watchFromBlock: bigint
-    expiresAt: Date
-    minTargetAmount: bigint
-    clientIp: string | null
-}
+/** What swap creation writes (a new swap always has its quote and bound); the rest of the row starts empty. */
+export type NewSwap = Pick<Swap, 'id' | 'sourceChain' | 'sourceToken' | 'targetChain' | 'targetToken' | 'sourceAmount' | 'targetWallet' | 'refundAddress'
+    | 'routeKind' | 'route' | 'feeBps' | 'depositFamily' | 'depositIndex' | 'depositAddress' | 'watchFromBlock' | 'expiresAt'>
+    & { quotedTargetAmount: bigint; minTargetAmount: bigint; clientIp: string | null }
 
 /** A deposit index never handed out before (deposit addresses are single-use). */
 export async function nextDepositIndex(db: Db): Promise<number> {
