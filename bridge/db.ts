@@ -1,5 +1,10 @@
+import { Pool, PoolClient } from 'pg'
+
 /** One database transaction (shared with the other services). */
 export { inTransaction } from '../db/transaction'
+
+/** What a store statement runs on: the pool, or a transaction's client when it is one step of several. */
+export type Db = Pool | PoolClient
 
 /** Advisory-lock namespaces (first key of pg_advisory_lock(int, int)). */
 export const LOCK_SWAP = 0x62726901

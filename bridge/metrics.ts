@@ -3,7 +3,9 @@ import { Counter, Gauge } from 'prom-client'
 import { Recent } from '../common/recent'
 import { durationHistogram, registry } from '../common/service/metrics'
 import { formatUnits } from './amounts'
-import { STATUSES } from './engine/lifecycle'
+import { STATUSES } from './engine/statuses'
+import { Reservation, vaultReservations } from './store/reservations'
+import { swapCountsByStatus } from './store/swaps'
 
 /** The bridge's metrics, beside the kit's on GET /metrics: docs/operations.md#bridge */
 
@@ -46,7 +48,7 @@ const orNothing = <T>(value: Promise<T>): Promise<T | undefined> => value.catch(
  */
 export function observeBridgeDatabase(pool: Pool): void {
     const swaps = new Recent<{ status: string; count: string }[]>(DATABASE_FIGURES_MS)
-    const readSwaps = () => orNothing(swaps.get(() => pool.query('SELECT status, count(*) AS count FROM bridge_swap GROUP BY status').then((r) => r.rows)))
+    const readSwaps = () => orNothing(swaps.get(() => swapCountsByStatus(pool)))
     new Gauge({
         name: 'bridge_swaps',
         help: 'Swaps by status',
@@ -124,14 +126,8 @@ export function observeBridgeVaults(pool: Pool, assets: VaultAsset[]): void {
         },
     })
 
-    const reserved = new Recent<{ chain: string; asset: string; amount: string }[]>(DATABASE_FIGURES_MS)
-    const readReserved = () => orNothing(reserved.get(() => pool.query(
-        `SELECT chain, asset, SUM(amount)::text AS amount FROM (
-             SELECT target_chain AS chain, target_token AS asset, locked_target_amount AS amount FROM bridge_swap WHERE status IN ('vault_locked', 'payout_processing')
-             UNION ALL
-             SELECT chain, asset, amount FROM bridge_tx WHERE purpose = 'pool_swap' AND status IN ('signed', 'broadcast')
-         ) promised GROUP BY chain, asset`
-    ).then((r) => r.rows)))
+    const reserved = new Recent<Reservation[]>(DATABASE_FIGURES_MS)
+    const readReserved = () => orNothing(reserved.get(() => vaultReservations(pool, null, null)))
     new Gauge({
         name: 'bridge_vault_reserved',
         help: "The part of the vault's balance promised to payouts and pool trades in flight, by chain and asset, in whole units of the asset",
@@ -143,7 +139,7 @@ export function observeBridgeVaults(pool: Pool, assets: VaultAsset[]): void {
             if (!rows) return
             for (const a of assets) {
                 const row = rows.find((r) => r.chain === a.chain && r.asset === a.symbol)
-                this.set({ chain: a.chain, asset: a.symbol }, whole(a.chain, a.symbol, BigInt(row?.amount ?? '0')))
+                this.set({ chain: a.chain, asset: a.symbol }, whole(a.chain, a.symbol, row ? row.payouts + row.trades : 0n))
             }
         },
     })

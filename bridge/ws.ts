@@ -2,6 +2,7 @@ import * as http from 'http'
 import { WsClient, WsHub } from '../common/service/ws-hub'
 import { BRIDGE_EVENT_CHANNEL, BridgeEventNotification } from '../db/channels'
 import { EngineContext } from './engine/context'
+import { statusAndLastEvent } from './store/events'
 
 /** The bridge WebSocket at /ws, its JSON protocol: docs/bridge/lifecycle.md#websocket-ws */
 
@@ -113,18 +114,16 @@ export class BridgeSocket {
                     // Subscribed before the read, so that no event falls between the status told and the first push.
                     const cursor = new SwapCursor()
                     if (!c.subscribe(swapTopic(id), cursor)) return send(c, this.tooMany())
-                    const { rows } = await this.ctx.pool.query(
-                        `SELECT status, (SELECT max(id) FROM bridge_swap_event WHERE swap_id = s.id)::text AS last FROM bridge_swap s WHERE id = $1`, [id]
-                    ).catch((err) => {
+                    const start = await statusAndLastEvent(this.ctx.pool, id).catch((err) => {
                         c.unsubscribe(swapTopic(id))
                         throw err
                     })
-                    if (!rows[0]) {
+                    if (!start) {
                         c.unsubscribe(swapTopic(id))
                         return send(c, { type: 'error', error: 'swap_id: no swap with this id', swap_id: id })
                     }
-                    send(c, { type: 'subscribed', swap_id: id, status: rows[0].status })
-                    for (const frame of cursor.settle(rows[0].last)) c.send(frame)
+                    send(c, { type: 'subscribed', swap_id: id, status: start.status })
+                    for (const frame of cursor.settle(start.lastEventId)) c.send(frame)
                     return
                 }
                 if (typeof message.address === 'string') {

@@ -1,5 +1,6 @@
 import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
+import { MemorySightings, SecondLook } from '../../common/second-look'
 import { ChainAdapter } from '../chains/adapter'
 import { Asset, BridgeConfig, resolveAsset } from '../config'
 import { LockManager } from '../db'
@@ -9,7 +10,6 @@ import { SwapProvider } from '../providers/provider'
 import { ChainName, tokenSpec, CHAINS } from '../registry'
 import { RateEngine } from './rates'
 import { RouteTable } from './routing'
-import { SecondLook } from './second-look'
 import { Sender } from './sender'
 
 /** Everything the engine's steps share; one per process. */
@@ -20,7 +20,7 @@ export class EngineContext {
     readonly prices: PriceSource
     readonly sender: Sender
     /** Verdicts read off a node that fail or undo a swap (a deposit gone, a vault short), until a second look agrees. */
-    readonly secondLook = new SecondLook()
+    readonly secondLook = new SecondLook(new MemorySightings())
 
     constructor(
         readonly pool: Pool,

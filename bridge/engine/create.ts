@@ -4,7 +4,8 @@ import { HttpError } from '../../common/service/http-error'
 import { formatUnits } from '../amounts'
 import { inTransaction, LOCK_PENDING_IP } from '../db'
 import { EngineContext } from './context'
-import { mapSwap, Swap, writeEvent } from './lifecycle'
+import { insertSwap, nextDepositIndex, pendingSwapsOfIp, Swap } from '../store/swaps'
+import { writeEvent } from './lifecycle'
 import { checkAmount, checkBoundAgainstQuote, defaultBound, networkUnavailable, parseAmountField, priceSwap, routeFor, SwapPair } from './terms'
 
 /**
@@ -52,8 +53,7 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
         ctx.log.error({ err, chain: source.chain }, 'chain unavailable at swap creation')
         throw networkUnavailable(route)
     })
-    const { rows: seq } = await ctx.pool.query(`SELECT nextval('bridge_deposit_index_seq')::bigint AS index`)
-    const index = Number(seq[0].index)
+    const index = await nextDepositIndex(ctx.pool)
     const depositAddress = await sourceAdapter.deriveAddress({ kind: 'deposit', index })
     const expiresAt = new Date(Date.now() + ctx.config.depositWindowSeconds * 1000)
     const routeData = {
@@ -64,16 +64,12 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
     }
     const swap = await inTransaction(ctx.pool, async (client) => {
         if (clientIp !== null) await checkPendingOfIp(ctx, client, clientIp)
-        const { rows } = await client.query(
-            `INSERT INTO bridge_swap (id, status, source_chain, source_token, target_chain, target_token, source_amount, target_wallet,
-                refund_address, route_kind, route, fee_bps, quoted_target_amount, deposit_family, deposit_index, deposit_address,
-                watch_from_block, expires_at, min_target_amount, client_ip)
-             VALUES ($1, 'pending_deposit', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING *`,
-            [id, source.chain, source.symbol, target.chain, target.symbol, amount.toString(), targetWallet, refundAddress,
-                route.kind, JSON.stringify(routeData), ctx.config.feeBps, quote.toString(), sourceAdapter.family, index,
-                depositAddress, head.number.toString(), expiresAt, bound.toString(), clientIp]
-        )
-        const created = mapSwap(rows[0])
+        const created = await insertSwap(client, {
+            id, sourceChain: source.chain, sourceToken: source.symbol, targetChain: target.chain, targetToken: target.symbol,
+            sourceAmount: amount, targetWallet, refundAddress, routeKind: route.kind, route: routeData, feeBps: ctx.config.feeBps,
+            quotedTargetAmount: quote, depositFamily: sourceAdapter.family, depositIndex: index, depositAddress,
+            watchFromBlock: head.number, expiresAt, minTargetAmount: bound, clientIp,
+        })
         await writeEvent(client, created, {
             event: 'deposit_wallet_created',
             data: { deposit_address: depositAddress, expires_at: expiresAt.toISOString() },
@@ -91,12 +87,8 @@ export async function createSwap(ctx: EngineContext, input: CreateSwapInput, cli
  */
 async function checkPendingOfIp(ctx: EngineContext, client: PoolClient, ip: string): Promise<void> {
     await client.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [LOCK_PENDING_IP, ip])
-    const { rows } = await client.query(
-        `SELECT count(*)::int AS n FROM bridge_swap WHERE client_ip = $1 AND status = 'pending_deposit' AND expires_at > now()`,
-        [ip]
-    )
     const max = ctx.config.maxPendingPerIp
-    if (rows[0].n >= max) {
+    if ((await pendingSwapsOfIp(client, ip)) >= max) {
         throw new HttpError(429,
             `this client already has ${max} swaps waiting for a deposit; deposit into one of them or let them expire before creating more`,
             { code: 'too_many_pending_swaps' })

@@ -1,7 +1,8 @@
 import { InsufficientForFeeError, UnpayableTransferError } from '../chains/adapter'
-import { Swap } from './lifecycle'
+import { Swap } from '../store/swaps'
+import { TxRecord } from '../store/transactions'
 import { EngineContext } from './context'
-import { MINED, TxRecord } from './sender'
+import { MINED } from './sender'
 
 /**
  * Gathering: moving a deposit from its single-use address into the source chain's vault.
@@ -83,7 +84,7 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
     const balance = await adapter.balance(swap.depositAddress, asset)
     if (balance === 0n) {
         // A node behind the one that showed the deposit reads 0 too: only a second look that agrees fails the swap.
-        if (!ctx.secondLook.agrees(`nothing-to-gather:${swap.id}`)) return { state: 'waiting' }
+        if (!(await ctx.secondLook.agrees(`nothing-to-gather:${swap.id}`))) return { state: 'waiting' }
         return { state: 'failed', reason: 'the deposit address holds nothing to gather' }
     }
     // The credited amount, not the balance: a later transfer of the token is an extra deposit.

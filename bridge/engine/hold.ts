@@ -1,7 +1,8 @@
 import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
 import { inTransaction } from '../db'
-import { mapSwap, Swap, writeEvent } from './lifecycle'
+import { holdSwap, Swap } from '../store/swaps'
+import { writeEvent } from './lifecycle'
 
 /** Operator holds, for a swap whose money may be where the engine cannot account for it: docs/bridge/lifecycle.md#operator-holds */
 
@@ -16,11 +17,8 @@ export class OperatorHoldError extends Error {
 export async function hold(ctx: { pool: Pool; log: Logger }, swap: Swap, reason: string, data: Record<string, unknown> = {}): Promise<void> {
     ctx.log.error({ swap: swap.id, status: swap.status, reason, ...data }, 'swap held for an operator')
     await inTransaction(ctx.pool, async (client) => {
-        const { rows } = await client.query(
-            `UPDATE bridge_swap SET hold_reason = $2, held_at = now(), updated_at = now() WHERE id = $1 AND hold_reason IS NULL RETURNING *`,
-            [swap.id, reason.slice(0, 1000)]
-        )
-        if (rows.length === 0) return
-        await writeEvent(client, mapSwap(rows[0]), { event: 'swap_held', data: { reason, operator_action_required: true, ...data } })
+        const held = await holdSwap(client, swap.id, reason.slice(0, 1000))
+        if (!held) return
+        await writeEvent(client, held, { event: 'swap_held', data: { reason, operator_action_required: true, ...data } })
     })
 }

@@ -3,6 +3,7 @@ import { blockRanges } from '../chains/scan'
 import { formatUnits } from '../amounts'
 import { startMonitorCycle } from '../metrics'
 import { ChainName } from '../registry'
+import { AwaitingDeposit, swapsAwaitingDeposit } from '../store/swaps'
 import { EngineContext } from './context'
 import { watchLateDeposits } from './late'
 import { transition } from './lifecycle'
@@ -16,16 +17,6 @@ const REORG_OVERLAP = 5n
  * BRIDGE_MAX_PENDING_PER_IP and the deposit window in force it is far above what clients can hold.
  */
 const MAX_WATCHED = 50_000
-
-/** What the monitor needs of a waiting swap (not the whole row: it reads thousands every cycle). */
-interface Waiting {
-    id: string
-    sourceChain: ChainName
-    sourceToken: string
-    depositAddress: string
-    watchFromBlock: bigint
-    expiresAt: Date
-}
 
 /** The outcome of a chain's last head read: when, and why it failed if it did. */
 export interface HeadRead {
@@ -88,17 +79,10 @@ export class Monitor {
         this.cursors.set(chain, block)
     }
 
-    private async waiting(chain: ChainName): Promise<Waiting[]> {
-        const { rows } = await this.ctx.pool.query(
-            `SELECT id, source_chain, source_token, deposit_address, watch_from_block, expires_at FROM bridge_swap
-             WHERE status = 'pending_deposit' AND source_chain = $1 ORDER BY created_at LIMIT $2`,
-            [chain, MAX_WATCHED]
-        )
-        if (rows.length === MAX_WATCHED) this.ctx.log.error({ chain, watched: MAX_WATCHED }, 'more swaps wait for a deposit than one cycle watches; the newest wait for the next cycles')
-        return rows.map((r) => ({
-            id: r.id, sourceChain: r.source_chain, sourceToken: r.source_token, depositAddress: r.deposit_address,
-            watchFromBlock: BigInt(r.watch_from_block), expiresAt: r.expires_at,
-        }))
+    private async waiting(chain: ChainName): Promise<AwaitingDeposit[]> {
+        const swaps = await swapsAwaitingDeposit(this.ctx.pool, chain, MAX_WATCHED)
+        if (swaps.length === MAX_WATCHED) this.ctx.log.error({ chain, watched: MAX_WATCHED }, 'more swaps wait for a deposit than one cycle watches; the newest wait for the next cycles')
+        return swaps
     }
 
     private async scan(adapter: ChainAdapter): Promise<void> {
@@ -162,7 +146,7 @@ export class Monitor {
     }
 
     /** The first transfer into each address is the swap's deposit; later ones are not credited. */
-    private async record(swaps: Map<string, Waiting>, seen: DepositSeen[]): Promise<void> {
+    private async record(swaps: Map<string, AwaitingDeposit>, seen: DepositSeen[]): Promise<void> {
         const first = new Map<string, DepositSeen>()
         for (const deposit of seen) if (!first.has(deposit.swapId)) first.set(deposit.swapId, deposit)
         let detected = false

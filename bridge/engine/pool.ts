@@ -3,10 +3,11 @@ import { PoolSwapRequest, PoolTradeError } from '../chains/adapter'
 import { PoolConfig } from '../config'
 import { LOCK_VAULT } from '../db'
 import { EngineContext } from './context'
-import { PoolTradeRecord, Swap, update } from './lifecycle'
+import { PoolTradeRecord, Swap } from '../store/swaps'
+import { update } from './lifecycle'
 import { LegQuote, poolAmountOut } from './rates'
 import { MINED } from './sender'
-import { checkReserves, LACKED_GAS, tradesInFlight } from './vault'
+import { checkReserves, LACKED_GAS, reservations } from './vault'
 
 /** The pool leg of a route, traded on our AMM from the pool chain's vault: docs/bridge/routes-and-prices.md#pool-legs */
 
@@ -116,33 +117,26 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
 
     // Nothing is signed yet: a refusal read off one node (a lagging one sees the vault before the
     // gather, or the pool before a block) fails the swap only when a second look agrees.
-    const refuse = (reason: string): PoolTradeProgress =>
-        ctx.secondLook.agrees(`pool-trade:${swap.id}`) ? { state: 'failed', reason } : { state: 'waiting' }
+    const refuse = async (reason: string): Promise<PoolTradeProgress> =>
+        (await ctx.secondLook.agrees(`pool-trade:${swap.id}`)) ? { state: 'failed', reason } : { state: 'waiting' }
     const release = await ctx.locks.lock(LOCK_VAULT, pool.chain)
     try {
         // The vault's stock of the input, less what reserved payouts and other swaps' trades in flight will take.
         const inAsset = ctx.asset(pool.chain, leg.token_in)
-        const [{ rows: reserved }, inFlight, balance] = await Promise.all([
-            ctx.pool.query(
-                `SELECT COALESCE(SUM(locked_target_amount), 0)::text AS amount FROM bridge_swap
-                 WHERE target_chain = $1 AND target_token = $2 AND status IN ('vault_locked', 'payout_processing')`,
-                [pool.chain, leg.token_in]
-            ),
-            tradesInFlight(ctx, pool.chain, swap.id),
-            adapter.balance(vault, inAsset),
-        ])
-        const available = balance - BigInt(reserved[0].amount) - (inFlight.get(leg.token_in) ?? 0n)
+        // The swap's own payout is not reserved yet (it is in vault_locking), and its own trades are left out.
+        const [{ reservedOf }, balance] = await Promise.all([reservations(ctx, pool.chain, swap.id), adapter.balance(vault, inAsset)])
+        const available = balance - reservedOf(leg.token_in)
         if (available < amountIn) {
-            return refuse(`${NO_ROUTE} (the ${pool.chain} vault holds too little ${leg.token_in} for the ${pool.id} trade)`)
+            return await refuse(`${NO_ROUTE} (the ${pool.chain} vault holds too little ${leg.token_in} for the ${pool.id} trade)`)
         }
         // Trading only to fail on the payout would be a pointless trade: check that first.
         const credit = pool.chain === swap.targetChain && leg.token_out === swap.targetToken ? amountOutMin : 0n
         const payable = await checkReserves(ctx, swap, credit)
-        if (payable.failure) return refuse(payable.failure)
+        if (payable.failure) return await refuse(payable.failure)
         const reserves = await adapter.pairReserves(pool.factory, tokenIn.address, tokenOut.address)
         const now = reserves ? poolAmountOut(amountIn, reserves.reserveA, reserves.reserveB) : 0n
         if (now < amountOutMin) {
-            return refuse(`${NO_ROUTE} (the ${pool.id} pool moved after the rate was locked: it pays ${formatUnits(now, tokenOut.decimals)} ${leg.token_out} ` +
+            return await refuse(`${NO_ROUTE} (the ${pool.id} pool moved after the rate was locked: it pays ${formatUnits(now, tokenOut.decimals)} ${leg.token_out} ` +
                 `for the locked ${formatUnits(lockedOut, tokenOut.decimals)}, beyond the ${ctx.config.poolToleranceBps / 100}% the vault covers)`)
         }
         let result
@@ -151,7 +145,7 @@ export async function advancePoolTrade(ctx: EngineContext, swap: Swap): Promise<
                 adapter.signPoolSwap!(request, held)
             )
         } catch (err) {
-            if (err instanceof PoolTradeError) return refuse(`${NO_ROUTE} (the ${pool.id} trade would revert: ${err.message.slice(0, 200)})`)
+            if (err instanceof PoolTradeError) return await refuse(`${NO_ROUTE} (the ${pool.id} trade would revert: ${err.message.slice(0, 200)})`)
             throw err
         }
         if (result.kind === 'rejected') return { state: 'failed', reason: tradeRefused(swap, pool, result.insufficientFunds, result.reason) }

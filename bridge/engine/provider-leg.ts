@@ -7,7 +7,9 @@ import { ProviderAmountOutOfRangeError, ProviderRequestError, ProviderUncertainE
 import { ProviderExchange } from '../providers/provider'
 import { ChainName } from '../registry'
 import { EngineContext } from './context'
-import { isProviderStatus, Swap, SwapStatus, transition, writeEvent } from './lifecycle'
+import { Swap } from '../store/swaps'
+import { transition, writeEvent } from './lifecycle'
+import { isProviderStatus, SwapStatus } from './statuses'
 import { LegQuote } from './rates'
 import { MINED } from './sender'
 

@@ -2,7 +2,8 @@ import { formatUnits } from '../amounts'
 import { InsufficientForFeeError, UnpayableTransferError } from '../chains/adapter'
 import { EngineContext } from './context'
 import { advanceGather } from './gather'
-import { Swap, update } from './lifecycle'
+import { Swap } from '../store/swaps'
+import { update } from './lifecycle'
 
 /** The refund of a failed swap's deposit to refund_address, retried with backoff until an operator must act: docs/bridge/lifecycle.md#refunds */
 
@@ -64,7 +65,7 @@ async function attempt(ctx: EngineContext, swap: Swap): Promise<Attempt> {
     if (state.kind === 'reverted') {
         if (!state.final) return { kind: 'waiting' }
         // Reverted in a final block: it moved nothing and never will, so the next attempt may sign anew.
-        await ctx.pool.query(`UPDATE bridge_tx SET status = 'dead', error = $2, updated_at = now() WHERE id = $1`, [tx.id, `reverted in block ${state.blockNumber}`])
+        await ctx.sender.markDead(tx.id, `reverted in block ${state.blockNumber}`)
         return { kind: 'retry', reason: `the refund transaction ${tx.hash} reverted` }
     }
     return { kind: 'waiting' }

@@ -1,24 +1,20 @@
 import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
 import { DurableSender, MINED, SendResult as CoreSendResult } from '../../common/sending/sender'
-import { StoredTx, TxTable } from '../../common/sending/tx-table'
 import { ChainAdapter, SignedTransfer, TransferRequest, TxState } from '../chains/adapter'
 import { Finality } from '../chains/finality'
 import { LOCK_SENDER, LockManager } from '../db'
 import { KeyRole } from '../keys'
+import { BridgeTransactions, Purpose, TxRecord } from '../store/transactions'
 import { OperatorHoldError } from './hold'
 
 /**
- * The bridge's transactions through the durable sender (docs/sending.md), in bridge_tx by swap and
- * purpose: one live per swap and purpose (a partial unique index refuses a second payout row), and
- * a nonce taken by no transaction of ours holds the swap for an operator (OperatorHoldError).
+ * The bridge's transactions through the durable sender (docs/sending.md), stored in bridge_tx by
+ * swap and purpose (store/transactions.ts): one live per swap and purpose, and a nonce taken by no
+ * transaction of ours holds the swap for an operator (OperatorHoldError).
  */
 
-export { MINED, SECOND_LOOK_MS } from '../../common/sending/sender'
-
-export type Purpose = 'gather_gas' | 'gather' | 'payout' | 'refund' | 'pool_approve' | 'pool_swap' | 'provider_deposit'
-    /** A late deposit's own transactions (late.ts), keyed by its bridge_late_deposit id: one live each per late deposit. */
-    | `late_${'gather_gas' | 'gather' | 'refund'}:${string}`
+export { MINED } from '../../common/sending/sender'
 
 /** What a bridge_tx row says about a transaction besides its bytes: sender role, counterparty, asset symbol. */
 export interface TxMeta {
@@ -27,33 +23,15 @@ export interface TxMeta {
     asset: string
 }
 
-export interface TxRecord extends StoredTx {
-    swapId: string
-    purpose: Purpose
-    attempt: number
-    to: string
-    asset: string
-    amount: bigint
-}
-
 export type SendResult = CoreSendResult<TxRecord>
-
-const LIVE = `status NOT IN ('rejected', 'dead')`
-
-function mapTx(row: any): TxRecord {
-    return {
-        id: String(row.id), swapId: row.swap_id, purpose: row.purpose, attempt: row.attempt, chain: row.chain,
-        from: row.from_address, to: row.to_address, asset: row.asset, amount: BigInt(row.amount),
-        nonce: row.nonce === null ? null : Number(row.nonce), hash: row.tx_hash, raw: row.raw, status: row.status, error: row.error,
-    }
-}
 
 export class Sender {
     private readonly core: DurableSender<TxRecord>
+    private readonly transactions: BridgeTransactions
 
-    constructor(private readonly pool: Pool, locks: LockManager, private readonly log: Logger) {
-        const table = new TxTable(pool, 'bridge_tx', mapTx, (tx) => ({ purpose: tx.purpose }))
-        this.core = new DurableSender(table, locks, LOCK_SENDER, log, (tx) => {
+    constructor(pool: Pool, locks: LockManager, private readonly log: Logger) {
+        this.transactions = new BridgeTransactions(pool)
+        this.core = new DurableSender(this.transactions, locks, LOCK_SENDER, log, (tx) => {
             throw new OperatorHoldError(
                 `nonce ${tx.nonce} of ${tx.from} on ${tx.chain} was used at a final block by no transaction of ours; ` +
                 `the ${tx.purpose} ${tx.hash} never landed and is not signed again`,
@@ -63,16 +41,20 @@ export class Sender {
     }
 
     /** The latest live transaction of a swap for a purpose. */
-    async live(swapId: string, purpose: Purpose): Promise<TxRecord | undefined> {
-        const { rows } = await this.pool.query(
-            `SELECT * FROM bridge_tx WHERE swap_id = $1 AND purpose = $2 AND ${LIVE} ORDER BY attempt DESC LIMIT 1`,
-            [swapId, purpose]
-        )
-        return rows[0] ? mapTx(rows[0]) : undefined
+    live(swapId: string, purpose: Purpose): Promise<TxRecord | undefined> {
+        return this.transactions.live(swapId, purpose)
     }
 
     byId(id: string): Promise<TxRecord> {
-        return this.core.table.byId(id)
+        return this.transactions.byId(id)
+    }
+
+    /**
+     * A transaction proven unable to land by a step's own reading (reverted in a final block), with
+     * why: the next attempt for its purpose may sign anew.
+     */
+    markDead(id: string, error: string): Promise<void> {
+        return this.transactions.markDead(id, error)
     }
 
     /**
@@ -98,15 +80,7 @@ export class Sender {
         return this.core.send(adapter, from, {
             existing: purpose === 'gather_gas' ? undefined : () => this.live(swapId, purpose),
             sign,
-            store: async (signed) => {
-                const { rows } = await this.pool.query(
-                    `INSERT INTO bridge_tx (swap_id, purpose, attempt, chain, from_address, to_address, asset, amount, nonce, tx_hash, raw, status)
-                     SELECT $1, $2, COALESCE(MAX(attempt), 0) + 1, $3, $4, $5, $6, $7, $8, $9, $10, 'signed' FROM bridge_tx WHERE swap_id = $1 AND purpose = $2
-                     RETURNING *`,
-                    [swapId, purpose, adapter.chain, signed.from, meta.to, meta.asset, signed.amount.toString(), signed.nonce, signed.hash, signed.raw]
-                )
-                return mapTx(rows[0])
-            },
+            store: (signed) => this.transactions.insertSigned(swapId, purpose, adapter.chain, meta, signed),
         })
     }
 
@@ -116,7 +90,7 @@ export class Sender {
      * state shows them dead. Each pass of the worker.
      */
     async followBesideLanded(adapterOf: (chain: string) => ChainAdapter): Promise<void> {
-        for (const tx of await this.core.table.besideLanded(100)) {
+        for (const tx of await this.transactions.besideLanded(100)) {
             await this.core.track(adapterOf(tx.chain), tx, MINED).catch((err) => this.log.warn({ err, hash: tx.hash }, 'could not follow a transaction beside a landed one; trying again later'))
         }
     }
@@ -134,15 +108,7 @@ export class Sender {
         const vault = signReplacement && (await adapter.deriveAddress({ kind: 'vault' })).toLowerCase() === tx.from.toLowerCase()
         return this.core.track(adapter, tx, finality, vault ? {
             sign: (stuck) => signReplacement(stuck, { kind: 'vault' }),
-            store: async (stuck, signed) => {
-                const { rows } = await this.pool.query(
-                    `INSERT INTO bridge_tx (swap_id, purpose, attempt, chain, from_address, to_address, asset, amount, nonce, tx_hash, raw, status, replaces)
-                     SELECT $1, $2, COALESCE(MAX(attempt), 0) + 1, $3, $4, $5, $6, $7, $8, $9, $10, 'signed', $11 FROM bridge_tx WHERE swap_id = $1 AND purpose = $2
-                     RETURNING *`,
-                    [stuck.swapId, stuck.purpose, stuck.chain, stuck.from, stuck.to, stuck.asset, stuck.amount.toString(), signed.nonce, signed.hash, signed.raw, stuck.id]
-                )
-                return mapTx(rows[0])
-            },
+            store: (stuck, signed) => this.transactions.insertReplacement(stuck, signed),
         } : undefined)
     }
 }

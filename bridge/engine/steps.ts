@@ -1,9 +1,10 @@
 import { formatUnits } from '../amounts'
-import { DepositCheck } from '../chains/adapter'
 import { EngineContext } from './context'
 import { advanceGather } from './gather'
-import { isProviderStatus, Swap, SwapStatus, transition, update } from './lifecycle'
-import { sendPayout, trackPayout } from './payout'
+import { Swap } from '../store/swaps'
+import { transition, update } from './lifecycle'
+import { isProviderStatus, SwapStatus } from './statuses'
+import { advancePayout } from './payout'
 import { advancePoolTrade, NO_ROUTE } from './pool'
 import { followProviderLeg, hasProviderLeg, PROVIDER_FUNDS_HELD, ProviderStepResult, startProviderLeg } from './provider-leg'
 import { minimumFor } from './minimum'
@@ -11,7 +12,7 @@ import { NoLiquidityError } from './rates'
 import { PriceUnavailableError } from '../prices'
 import { ProviderRequestError } from '../providers/errors'
 import { advanceRefund } from './refund'
-import { OperatorHoldError } from './hold'
+import { checkSourceDeposit } from './source-deposit'
 import { lockVault } from './vault'
 
 /**
@@ -24,12 +25,6 @@ import { lockVault } from './vault'
 export type StepResult = 'continue' | 'wait'
 
 export const LATE_DEPOSIT = 'deposit arrived after the window closed'
-/**
- * A reorg deeper than the finality rule took the credited deposit away after it was gathered:
- * nothing is paid, and the swap is held for an operator (the vault holds what the gather moved,
- * which may or may not still be there), never closed silently.
- */
-export const DEPOSIT_GONE = 'the deposit is no longer in the source chain (a reorganisation deeper than its finality rule)'
 /** The start of the reason when the rate at the lock pays less than the swap's min_target_amount. */
 export const SLIPPAGE = 'rate moved beyond the allowed slippage'
 /** The cause in the words clients are told (docs/bridge/routes-and-prices.md). */
@@ -55,14 +50,7 @@ export async function step(ctx: EngineContext, swap: Swap): Promise<StepResult> 
             return result.kind === 'locked' ? 'continue' : 'wait'
         }
         case 'vault_locked': {
-            // The deposit once more, right before anything is paid: a reorg deeper than the finality rule must not be paid for.
-            if (!(await ctx.sender.live(swap.id, 'payout'))) {
-                const check = await checkSourceDeposit(ctx, swap)
-                if (check.state === 'orphaned') throw new OperatorHoldError(DEPOSIT_GONE, { deposit_block: swap.depositBlock!.toString(), deposit_block_hash: swap.depositBlockHash })
-                // Final once already: a node that now says otherwise (behind, or mid-reorg) is waited out.
-                if (check.state !== 'final') return 'wait'
-            }
-            const result = await sendPayout(ctx, swap)
+            const result = await advancePayout(ctx, swap)
             if (result.state === 'failed') return fail(ctx, swap, result.reason)
             if (result.state !== 'sent') return 'wait'
             return moved(await transition(ctx.pool, swap.id, 'vault_locked', 'payout_processing', {
@@ -102,23 +90,6 @@ export async function fail(ctx: EngineContext, swap: Swap, reason: string, optio
         data: { reason, refund: refund ?? 'none', ...(refund === 'failed' ? { refund_error: options.refundHeld, operator_action_required: true } : {}) },
     })
     return 'continue'
-}
-
-/**
- * The swap's deposit against the source chain's finality rule: still in the chain, where, and how
- * deep. 'orphaned' is passed on only when a second look agrees; until then it reads as 'pending'.
- */
-async function checkSourceDeposit(ctx: EngineContext, swap: Swap): Promise<DepositCheck> {
-    const check = await ctx.adapter(swap.sourceChain).checkDeposit(
-        { txHash: swap.depositTxHash, blockNumber: swap.depositBlock!, blockHash: swap.depositBlockHash!, amount: swap.depositAmount! },
-        ctx.config.networks[swap.sourceChain]!.finality
-    )
-    const key = `deposit-gone:${swap.id}:${swap.depositBlockHash}`
-    if (check.state !== 'orphaned') {
-        ctx.secondLook.forget(key)
-        return check
-    }
-    return ctx.secondLook.agrees(key) ? check : { state: 'pending', confirmations: 0 }
 }
 
 async function confirmDeposit(ctx: EngineContext, swap: Swap): Promise<StepResult> {
@@ -215,7 +186,7 @@ async function finishGather(ctx: EngineContext, swap: Swap): Promise<StepResult>
 }
 
 async function finishPayout(ctx: EngineContext, swap: Swap): Promise<StepResult> {
-    const result = await trackPayout(ctx, swap)
+    const result = await advancePayout(ctx, swap)
     if (result.state === 'failed') return fail(ctx, swap, result.reason)
     if (result.state === 'sent' && result.tx.hash !== swap.payoutTxHash) {
         // The first payout could never land; its replacement is the one to follow.

@@ -2,8 +2,10 @@ import { formatUnits } from '../amounts'
 import { Asset } from '../config'
 import { ChainName } from '../registry'
 import { LOCK_VAULT } from '../db'
+import { vaultReservations } from '../store/reservations'
 import { EngineContext } from './context'
-import { Swap, transition } from './lifecycle'
+import { Swap } from '../store/swaps'
+import { transition } from './lifecycle'
 
 /**
  * Vault locking: before anything is signed on the target chain, the payout amount is reserved
@@ -65,41 +67,19 @@ export async function checkReserves(ctx: EngineContext, swap: Swap, credit = 0n)
 }
 
 /**
- * What a chain's vault has promised: the locked payouts of swaps in vault_locked or
- * payout_processing, and the pool trades in flight that spend its stock (pool.ts), by asset;
- * `except` leaves one swap's own out.
+ * What a chain's vault has promised (store/reservations.ts): the locked payouts of swaps in
+ * vault_locked or payout_processing, and the pool trades in flight that spend its stock (pool.ts),
+ * by asset, and how many swaps' payouts are reserved; `except` leaves one swap's own out.
  */
-async function reservations(ctx: EngineContext, chain: ChainName, except: string | null): Promise<{ reservedOf: (symbol: string) => bigint; payouts: number }> {
-    const { rows } = await ctx.pool.query(
-        `SELECT target_token, COALESCE(SUM(locked_target_amount), 0)::text AS reserved, COUNT(*)::int AS payouts
-         FROM bridge_swap WHERE target_chain = $1 AND status IN ('vault_locked', 'payout_processing') AND id IS DISTINCT FROM $2
-         GROUP BY target_token`,
-        [chain, except]
-    )
-    const trades = await tradesInFlight(ctx, chain, except)
+export async function reservations(ctx: EngineContext, chain: ChainName, except: string | null): Promise<{ reservedOf: (symbol: string) => bigint; payouts: number }> {
+    const rows = await vaultReservations(ctx.pool, chain, except)
     return {
-        reservedOf: (symbol) => BigInt(rows.find((r) => r.target_token === symbol)?.reserved ?? '0') + (trades.get(symbol) ?? 0n),
-        payouts: rows.reduce((n, r) => n + r.payouts, 0),
+        reservedOf: (symbol) => {
+            const row = rows.find((r) => r.asset === symbol)
+            return row ? row.payouts + row.trades : 0n
+        },
+        payouts: rows.reduce((n, r) => n + r.payoutSwaps, 0),
     }
-}
-
-/**
- * What the pool trades in flight on a chain will spend, by asset; `except` leaves one swap's own
- * out. A fee-bump replacement (common/sending) is a second live row at its original's nonce until
- * one of them lands, and only one can: each (sender, nonce) counts once. The replacement copies its
- * original's amount; should two rows at a nonce ever differ, the larger is counted, so the
- * reservation errs on the strict side. A row without a nonce (not an account chain) is its own.
- */
-export async function tradesInFlight(ctx: EngineContext, chain: ChainName, except: string | null): Promise<Map<string, bigint>> {
-    const { rows } = await ctx.pool.query(
-        `SELECT asset, SUM(amount)::text AS amount FROM (
-             SELECT DISTINCT ON (from_address, nonce, CASE WHEN nonce IS NULL THEN id END) asset, amount FROM bridge_tx
-             WHERE chain = $1 AND purpose = 'pool_swap' AND status IN ('signed', 'broadcast') AND swap_id IS DISTINCT FROM $2
-             ORDER BY from_address, nonce, CASE WHEN nonce IS NULL THEN id END, amount DESC
-         ) live GROUP BY asset`,
-        [chain, except]
-    )
-    return new Map(rows.map((r) => [r.asset, BigInt(r.amount)]))
 }
 
 /**
@@ -122,8 +102,8 @@ export async function lockVault(ctx: EngineContext, swap: Swap, eventData: Recor
         const check = await checkReserves(ctx, swap)
         // A short vault read off one node may be that node lagging behind a refill: fail only when a second look agrees.
         const key = `vault-short:${swap.id}`
-        if (check.failure) return ctx.secondLook.agrees(key) ? { kind: 'failed', reason: check.failure } : { kind: 'moved' }
-        ctx.secondLook.forget(key)
+        if (check.failure) return (await ctx.secondLook.agrees(key)) ? { kind: 'failed', reason: check.failure } : { kind: 'moved' }
+        await ctx.secondLook.forget(key)
         const locked = await transition(ctx.pool, swap.id, 'vault_locking', 'vault_locked', { txHash: swap.gatherTxHash, data: { ...check.detail, ...eventData } })
         return locked ? { kind: 'locked', swap: locked } : { kind: 'moved' }
     } finally {

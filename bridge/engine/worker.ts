@@ -4,7 +4,7 @@ import { LOCK_SWAP } from '../db'
 import { EngineContext } from './context'
 import { hold, OperatorHoldError } from './hold'
 import { advanceLateDeposits } from './late'
-import { loadSwap, Swap } from './lifecycle'
+import { activeSwapIds, loadSwap, Swap } from '../store/swaps'
 import { step } from './steps'
 
 /**
@@ -19,11 +19,6 @@ import { step } from './steps'
  * swap's next look: there are no passes that end only when their slowest visit does.
  */
 
-// A provider leg is polled every BRIDGE_PROVIDER_POLL_SECONDS ($1), not on every pass: its API is rate limited.
-const ACTIVE = `hold_reason IS NULL AND (status IN ('deposit_detected', 'deposit_confirmed', 'rate_locked', 'gathering', 'gathered', 'vault_locking', 'vault_locked', 'payout_processing')
-    OR (status = 'failed' AND refund_status = 'pending' AND (refund_retry_at IS NULL OR refund_retry_at <= now()))
-    OR (status LIKE 'simpleswap\\_%' AND EXISTS (SELECT 1 FROM bridge_provider_leg l WHERE l.swap_id = bridge_swap.id
-        AND l.state IN ('created', 'settled') AND l.updated_at <= now() - make_interval(secs => $1))))`
 const CONCURRENCY = 16
 const STEPS_PER_VISIT = 20
 
@@ -58,8 +53,8 @@ export class Worker {
     }
 
     private async refresh(): Promise<void> {
-        const { rows } = await this.ctx.pool.query(`SELECT id FROM bridge_swap WHERE ${ACTIVE} ORDER BY updated_at LIMIT 1000`, [this.ctx.config.provider.pollSeconds])
-        for (const { id } of rows as { id: string }[]) {
+        // A provider leg is polled every BRIDGE_PROVIDER_POLL_SECONDS, not on every pass: its API is rate limited.
+        for (const id of await activeSwapIds(this.ctx.pool, this.ctx.config.provider.pollSeconds, 1000)) {
             if (this.pending.has(id) || this.stopped) continue
             this.pending.add(id)
             const visit: Promise<void> = this.lanes.run(async () => {

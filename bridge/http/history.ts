@@ -4,8 +4,8 @@ import { KeysetCursor } from '../../common/service/cursor'
 import { HttpError } from '../../common/service/http-error'
 import { RateLimit } from '../../common/service/rate-limit'
 import { EngineContext } from '../engine/context'
-import { mapSwap } from '../engine/lifecycle'
 import { CHAIN_NAMES, ChainName } from '../registry'
+import { swapsOfAddress } from '../store/swaps'
 import { bridgeErrorSchema, invalidInput } from './errors'
 import { Swap } from './schemas'
 import { detailView } from './serialize'
@@ -83,24 +83,12 @@ export function swapListRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRoute
         const field = byTarget ? 'target_wallet' : 'refund_address'
         const forms = normalizedForms(ctx, q.target_wallet ?? q.refund_address!, q.chain)
         if (forms.length === 0) throw invalid(field, q.chain ? `not a valid ${q.chain} address` : 'not a valid address on any enabled network')
-        // Column names from code only; both have an index on (column, created_at, id), scanned backwards.
-        const column = byTarget ? 'target_wallet' : 'refund_address'
-        const chainColumn = byTarget ? 'target_chain' : 'source_chain'
-        // One form (the usual case: every EVM network checksums alike) is an equality the index answers in order; several, a list.
-        const match = forms.length === 1 ? `${column} = $1::text` : `${column} = ANY($1::text[])`
-        // extract(epoch …) is numeric (PostgreSQL 14 and later), exact to the microsecond: the cursor's key is the row's own.
-        const { rows } = await ctx.pool.query(
-            `SELECT *, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_micros FROM bridge_swap
-             WHERE ${match} AND ($2::text IS NULL OR ${chainColumn} = $2)
-               AND ($3::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4::uuid))
-             ORDER BY created_at DESC, id DESC LIMIT $5`,
-            [forms.length === 1 ? forms[0] : forms, q.chain ?? null, after?.[0] ?? null, after?.[1] ?? null, pageSize + 1]
-        )
+        const rows = await swapsOfAddress(ctx.pool, field, forms, q.chain ?? null, after, pageSize + 1)
         const page = rows.slice(0, pageSize)
         const last = page[page.length - 1]
         res.set('Cache-Control', 'no-store').json({
-            swaps: page.map((row) => detailView(mapSwap(row))),
-            next_cursor: rows.length > pageSize ? cursor.encode(last.created_micros, last.id) : null,
+            swaps: page.map((row) => detailView(row.swap)),
+            next_cursor: rows.length > pageSize ? cursor.encode(last.createdMicros, last.swap.id) : null,
         })
     })
     return router

@@ -1,7 +1,8 @@
 import { swapFee, SWAP_FEE_PERCENT } from '../../common/amm-math'
 import { formatUnits } from '../amounts'
-import { LateDeposit } from '../engine/late'
-import { Swap, SwapEvent } from '../engine/lifecycle'
+import { SwapEvent } from '../store/events'
+import { LateDeposit } from '../store/late-deposits'
+import { Swap } from '../store/swaps'
 import { tokenSpec } from '../registry'
 
 /** Amounts leave the bridge as decimal strings of whole tokens; everything else keeps its stored form. */

@@ -8,8 +8,9 @@ import { RateLimit } from '../../common/service/rate-limit'
 import { numberToDecimal } from '../amounts'
 import { EngineContext } from '../engine/context'
 import { createSwap } from '../engine/create'
-import { lateDepositsOf } from '../engine/late'
-import { loadEvents, loadSwap, Swap as LoadedSwap } from '../engine/lifecycle'
+import { eventsOf } from '../store/events'
+import { lateDepositsOf } from '../store/late-deposits'
+import { loadSwap, Swap as LoadedSwap } from '../store/swaps'
 import { bridgeErrorSchema, invalidInput } from './errors'
 import { pairFields, text } from './pair'
 import { swapFieldEnums } from './request-doc'
@@ -143,7 +144,7 @@ export function swapRoutes(ctx: EngineContext, doc: ApiDoc): DocumentedRouter {
     })
     router.get('/swap/:id/events', swapRead('listSwapEvents', 'The swap\'s lifecycle events, oldest first', 'The events', SwapEvents), async (req, res) => {
         const swap = await swapOf(req.params)
-        const events = await loadEvents(ctx.pool, swap.id)
+        const events = await eventsOf(ctx.pool, swap.id)
         res.set('Cache-Control', 'no-store').json({ swap_id: swap.id, status: swap.status, events: events.map(eventView) })
     })
     return router

@@ -6,6 +6,7 @@ import { BRIDGE_EVENT_CHANNEL, BRIDGE_WEBHOOK_CHANNEL } from '../../db/channels'
 import { ChannelListener } from '../../db/listener'
 import { inTransaction } from '../../db/transaction'
 import { WebhookConfig } from '../config'
+import { eventsById } from '../store/events'
 import { webhookAttempted } from '../metrics'
 import { matches, TEST_PING } from './catalogue'
 import { swapEventBody, testPingBody } from './payload'
@@ -187,12 +188,13 @@ export class Dispatcher {
     async fanOut(): Promise<number> {
         return inTransaction(this.pool, async (client) => {
             const { rows } = await client.query(
-                `SELECT w.id, w.event, w.swap_id, w.created_at AS recorded_at, e.id AS swap_event_id, e.status, e.tx_hash, e.data, e.created_at
-                 FROM bridge_webhook_event w LEFT JOIN bridge_swap_event e ON e.id = w.swap_event_id
+                `SELECT w.id, w.event, w.swap_id, w.created_at AS recorded_at, w.swap_event_id::text AS swap_event_id
+                 FROM bridge_webhook_event w
                  WHERE w.fanned_out_at IS NULL ORDER BY w.swap_event_id LIMIT $1 FOR UPDATE OF w SKIP LOCKED`,
                 [FAN_OUT_BATCH]
             )
             if (rows.length === 0) return 0
+            const swapEvents = await eventsById(client, rows.flatMap((r) => (r.swap_event_id === null ? [] : [r.swap_event_id])))
             // Disabled subscriptions get their deliveries too: they wait, unsent, until re-enabled.
             const subscriptions = (await client.query(`SELECT id, event_types, created_at FROM bridge_webhook_subscription`)).rows
             const ids: string[] = []
@@ -202,11 +204,14 @@ export class Dispatcher {
             for (const row of rows) {
                 ids.push(row.id)
                 // The swap (and with it its history) was deleted before the event went out: nothing to send.
-                if (row.swap_event_id === null) {
+                const swapEvent = row.swap_event_id === null ? undefined : swapEvents.get(row.swap_event_id)
+                if (!swapEvent) {
                     bodies.push(null)
                     continue
                 }
-                bodies.push(swapEventBody(row.id, row))
+                bodies.push(swapEventBody(row.id, {
+                    event: row.event, swap_id: row.swap_id, status: swapEvent.status, tx_hash: swapEvent.txHash, data: swapEvent.data, created_at: swapEvent.createdAt,
+                }))
                 for (const s of subscriptions) {
                     // A subscription receives the events recorded after it was created.
                     if (s.created_at <= row.recorded_at && matches(s.event_types, row.event)) {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'timers/promises'
 import { LockManager } from '../../db/advisory-locks'
 import { Logger } from '../logger'
+import { SECOND_LOOK_MS, SecondLook } from '../second-look'
 import { Finality, SignedTx, TxChain, TxState } from './chain'
 import { StoredTx, TxTable } from './tx-table'
 
@@ -12,9 +13,6 @@ import { StoredTx, TxTable } from './tx-table'
 
 /** The finality of a transaction whose landing is enough: one confirmation. */
 export const MINED: Finality = { confirmations: 1 }
-
-/** How long a "cannot land" verdict must stand before it is acted on (two looks, never one). */
-export const SECOND_LOOK_MS = 10_000
 
 /**
  * How long the newest transaction of ours at a nonce stays unmined before a priced-out one is
@@ -50,6 +48,9 @@ export interface ReplacePlan<T> {
 export type ForeignNoncePolicy<T> = (tx: T) => Promise<void> | void
 
 export class DurableSender<T extends StoredTx> {
+    /** "Cannot land" verdicts, each acted on only once a second look agrees (common/second-look.ts). */
+    private readonly cannotLand: SecondLook
+
     constructor(
         readonly table: TxTable<T>,
         private readonly locks: LockManager,
@@ -57,7 +58,9 @@ export class DurableSender<T extends StoredTx> {
         private readonly lockNamespace: number,
         private readonly log: Logger,
         private readonly foreignNonce: ForeignNoncePolicy<T>
-    ) {}
+    ) {
+        this.cannotLand = new SecondLook(table.cannotLand)
+    }
 
     /** Signs, stores and broadcasts a transaction from `from`, unless plan.existing finds one, which is (re)broadcast and returned. */
     async send<S extends SignedTx>(chain: TxChain, from: string, plan: SendPlan<T, S>): Promise<SendResult<T>> {
@@ -94,7 +97,7 @@ export class DurableSender<T extends StoredTx> {
     async track(chain: TxChain, tx: T, finality: Finality, replace?: ReplacePlan<T>): Promise<TxState> {
         const state = await chain.inspect({ hash: tx.hash, from: tx.from, nonce: tx.nonce, raw: tx.raw }, finality)
         if (state.kind === 'dead' || state.kind === 'superseded') return this.provenDead(chain, tx, state.kind)
-        await this.table.clearSuspicion(tx.id)
+        await this.cannotLand.forget(tx.id)
         if (state.kind === 'confirmed' || state.kind === 'reverted') {
             await this.table.markMined(tx.id, state.kind, state.blockNumber)
             return state
@@ -137,7 +140,7 @@ export class DurableSender<T extends StoredTx> {
      * none, the foreign-nonce policy decides.
      */
     private async provenDead(chain: TxChain, tx: T, verdict: 'dead' | 'superseded'): Promise<TxState> {
-        if (!(await this.table.suspect(tx.id, SECOND_LOOK_MS))) return { kind: 'pending' }
+        if (!(await this.cannotLand.agrees(tx.id))) return { kind: 'pending' }
         if (verdict === 'superseded') {
             const user = await this.nonceUser(chain, tx)
             if (user) this.log.warn({ chain: tx.chain, hash: tx.hash, nonce: tx.nonce, by: user }, 'transaction can no longer land: another of ours used its nonce')

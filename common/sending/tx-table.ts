@@ -1,4 +1,5 @@
 import { Pool } from 'pg'
+import { FirstSightings } from '../second-look'
 
 export type TxStatus = 'signed' | 'broadcast' | 'confirmed' | 'reverted' | 'rejected' | 'dead'
 
@@ -117,8 +118,9 @@ export class TxTable<T extends StoredTx> {
         return rows.map(this.map)
     }
 
-    async markDead(id: string): Promise<void> {
-        await this.pool.query(`UPDATE ${this.table} SET status = 'dead', updated_at = now() WHERE id = $1`, [id])
+    /** A transaction that can never land; `error` says why when the caller knows more than the status does (its error is kept otherwise). */
+    async markDead(id: string, error?: string): Promise<void> {
+        await this.pool.query(`UPDATE ${this.table} SET status = 'dead', error = COALESCE($2, error), updated_at = now() WHERE id = $1`, [id, error ?? null])
     }
 
     async markMined(id: string, status: 'confirmed' | 'reverted', blockNumber: bigint): Promise<void> {
@@ -137,17 +139,25 @@ export class TxTable<T extends StoredTx> {
         return Boolean(rowCount)
     }
 
-    async clearSuspicion(id: string): Promise<void> {
-        await this.pool.query(`UPDATE ${this.table} SET suspect_since = NULL WHERE id = $1 AND suspect_since IS NOT NULL`, [id])
-    }
-
-    /** Notes a "cannot land" verdict; whether the first such verdict is at least `afterMs` old. */
-    async suspect(id: string, afterMs: number): Promise<boolean> {
-        const { rows } = await this.pool.query(
-            `UPDATE ${this.table} SET suspect_since = COALESCE(suspect_since, now()) WHERE id = $1
-             RETURNING suspect_since <= now() - make_interval(secs => $2) AS settled`,
-            [id, afterMs / 1000]
-        )
-        return Boolean(rows[0]?.settled)
+    /**
+     * First sightings of the verdict that a transaction can never land, by its id, kept on its row
+     * (suspect_since) and timed by Postgres's clock: the second look (common/second-look.ts) may be
+     * any replica's. One that stood stays on the row: the transaction is marked dead, or held for an
+     * operator, and a later look at it finds the verdict standing still.
+     */
+    readonly cannotLand: FirstSightings<string> = {
+        sight: async (id) => {
+            const { rows } = await this.pool.query(
+                `UPDATE ${this.table} SET suspect_since = COALESCE(suspect_since, now()) WHERE id = $1
+                 RETURNING (extract(epoch FROM now() - suspect_since) * 1000)::float8 AS age_ms`,
+                [id]
+            )
+            // A row that is not there has no verdict to keep: no look agrees.
+            return rows[0] ? Number(rows[0].age_ms) : -Infinity
+        },
+        forget: async (id) => {
+            await this.pool.query(`UPDATE ${this.table} SET suspect_since = NULL WHERE id = $1 AND suspect_since IS NOT NULL`, [id])
+        },
+        stood: async () => {},
     }
 }

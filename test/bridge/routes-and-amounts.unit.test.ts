@@ -5,7 +5,8 @@ import { formatRatio, formatUnits, numberToDecimal, parseUnits, rescale } from '
 import { BridgeConfig, BridgeEnvSchema, loadBridgeConfig, parseBridgeEnv } from '../../bridge/config'
 import { poolAmountOut } from '../../bridge/engine/rates'
 import { RouteTable } from '../../bridge/engine/routing'
-import { EVENT_OF_STATUS, STATUSES } from '../../bridge/engine/lifecycle'
+import { EVENT_OF_STATUS } from '../../bridge/engine/lifecycle'
+import { STATUSES } from '../../bridge/engine/statuses'
 import { REPO_ROOT } from '../support/paths'
 
 /** Pure logic of the bridge: amounts, the AMM quote, the route table, the status/event vocabulary. */

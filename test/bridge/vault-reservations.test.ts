@@ -3,7 +3,8 @@ import { Pool } from 'pg'
 import { applyMigrations } from '../../db/migrate'
 import { Asset } from '../../bridge/config'
 import { EngineContext } from '../../bridge/engine/context'
-import { tradesInFlight, vaultCapacity } from '../../bridge/engine/vault'
+import { vaultCapacity } from '../../bridge/engine/vault'
+import { tradesInFlight } from '../../bridge/store/reservations'
 import { createTestDatabase } from '../support/postgres'
 
 /**
@@ -63,6 +64,6 @@ describe('bridge: vault reservations of pool trades in flight', function () {
         expect(capacity.reserved).to.equal(500n)
         expect(capacity.available).to.equal(BALANCE - 500n)
         // The pool leg's own check (pool.ts) leaves the trading swap out: both of its rows, not one.
-        expect(await tradesInFlight(ctx(), 'ETHEREUM', bumped)).to.deep.equal(new Map([['USDT', 200n]]))
+        expect(await tradesInFlight(pool, 'ETHEREUM', bumped)).to.deep.equal(new Map([['USDT', 200n]]))
     })
 })
