@@ -2,12 +2,12 @@ import { Pool } from 'pg'
 import { Logger } from '../../common/logger'
 import { MemorySightings, SecondLook } from '../../common/second-look'
 import { ChainAdapter } from '../chains/adapter'
-import { Asset, BridgeConfig, resolveAsset } from '../config'
+import { allAssets, Asset, BridgeConfig, resolveAsset } from '../config'
 import { LockManager } from '../db'
 import { KeyManager } from '../keys'
 import { PriceSource } from '../prices'
 import { SwapProvider } from '../providers/provider'
-import { ChainName, tokenSpec, CHAINS } from '../registry'
+import { ChainName, CHAINS } from '../registry'
 import { RateEngine } from './rates'
 import { RouteTable } from './routing'
 import { Sender } from './sender'
@@ -21,6 +21,10 @@ export class EngineContext {
     readonly sender: Sender
     /** Verdicts read off a node that fail or undo a swap (a deposit gone, a vault short), until a second look agrees. */
     readonly secondLook = new SecondLook(new MemorySightings())
+    /** Every asset of the registry as this configuration enables it (or says why not), resolved once: `chain:symbol` → asset. */
+    private readonly assets: ReadonlyMap<string, Asset>
+    /** Each chain's own coin (what its network fees are paid in). */
+    private readonly coins: ReadonlyMap<ChainName, Asset>
 
     constructor(
         readonly pool: Pool,
@@ -36,6 +40,8 @@ export class EngineContext {
         this.prices = new PriceSource(config.prices, log)
         this.rates = new RateEngine(config, this.prices, adapters as Map<string, ChainAdapter>, provider)
         this.sender = new Sender(pool, locks, log)
+        this.assets = new Map(allAssets(config).map((a) => [`${a.chain}:${a.symbol}`, a]))
+        this.coins = new Map(CHAINS.map((c) => [c.name, resolveAsset(config, c.name, c.feeCoin ?? c.tokens.find((t) => t.kind === 'coin')!)]))
     }
 
     adapter(chain: ChainName): ChainAdapter {
@@ -45,14 +51,13 @@ export class EngineContext {
     }
 
     asset(chain: ChainName, symbol: string): Asset {
-        const spec = tokenSpec(chain, symbol)
-        if (!spec) throw new Error(`unknown token ${symbol} on ${chain}`)
-        return resolveAsset(this.config, chain, spec)
+        const asset = this.assets.get(`${chain}:${symbol}`)
+        if (!asset) throw new Error(`unknown token ${symbol} on ${chain}`)
+        return asset
     }
 
     /** The chain's own coin (what its network fees are paid in). */
     coin(chain: ChainName): Asset {
-        const chainSpec = CHAINS.find((c) => c.name === chain)!
-        return resolveAsset(this.config, chain, chainSpec.feeCoin ?? chainSpec.tokens.find((t) => t.kind === 'coin')!)
+        return this.coins.get(chain)!
     }
 }
