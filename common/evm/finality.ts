@@ -13,9 +13,12 @@ export async function finalHeight(client: PublicClient, finality: Finality, head
 
 /** Whether a mined block is final by the rule and still the canonical block at its height, with its confirmations. */
 export async function settled(client: PublicClient, blockNumber: bigint, blockHash: string, finality: Finality): Promise<Settled> {
+    // A finality tag is read before the head: the other way round, a block mined between the two
+    // reads shows a final block with fewer confirmations than its finality implies.
+    const tagged = 'tag' in finality ? await finalHeight(client, finality) : undefined
     const head = await client.getBlockNumber({ cacheTime: 0 })
     const confirmations = Number(head - blockNumber + 1n)
-    let final = blockNumber <= (await finalHeight(client, finality, async () => head))
+    let final = blockNumber <= (tagged ?? (await finalHeight(client, finality, async () => head)))
     // The receipt may come from before a reorg that the finality read already saw.
     if (final) final = (await client.getBlock({ blockNumber })).hash === blockHash
     return { blockNumber, final, confirmations }
