@@ -1,19 +1,18 @@
 import { formatUnits, parseUnits } from '../amounts'
-import { ChainAdapter, DepositSeen, DepositWatch, InsufficientForFeeError, PartialScanError, UnpayableTransferError } from '../chains/adapter'
+import { ChainAdapter, DepositSeen, DepositWatch, PartialScanError } from '../chains/adapter'
 import { Asset } from '../config'
 import { inTransaction, LOCK_SWAP } from '../db'
 import { EngineContext } from './context'
 import { OperatorHoldError } from './hold'
-import { landedTopUpCovers } from './gather'
+import { gatherDeposit } from './gather'
 import {
     insertLateDeposit, LateDeposit, LateColumns, LateState, lateDepositsInProgress, listedLateTransfers, loadLateDeposit, moveLateDeposit,
     noteLateDepositError, redateLateDeposit, swapsWatchedForLateDeposits, WatchedSwap,
 } from '../store/late-deposits'
 import { loadSwap, Swap } from '../store/swaps'
-import { Purpose } from '../store/transactions'
 import { attributeBalance, MAX_LATE_TRANSFERS } from './late-transfers'
 import { writeEvent } from './lifecycle'
-import { MINED } from './sender'
+import { advanceRefundTransfer } from './refund-transfer'
 
 /** Late deposits, reaching the address of a swap that has ended, found, confirmed, gathered and refunded or held: docs/bridge/lifecycle.md#extra-and-late-deposits (a deposit other than the credited one reaching the address while the swap was active is found here too: the gather leaves it) */
 
@@ -190,7 +189,7 @@ async function stepLate(ctx: EngineContext, late: LateDeposit): Promise<boolean>
             return move(ctx, late, 'confirmed', {})
         }
         case 'confirmed': {
-            const result = await gatherLate(ctx, adapter, swap, late, asset)
+            const result = await gatherLate(ctx, swap, late, asset)
             if (result.kind === 'held') {
                 return move(ctx, late, 'held', { error: result.reason }, {
                     event: 'late_deposit_held', txHash: late.txHash,
@@ -201,7 +200,7 @@ async function stepLate(ctx: EngineContext, late: LateDeposit): Promise<boolean>
             return move(ctx, late, 'gathered', { gather_tx_hash: result.hash, gathered_amount: result.amount })
         }
         case 'gathered': {
-            const refund = await refundLate(ctx, adapter, late, asset)
+            const refund = await refundLate(ctx, late, asset)
             if (refund.kind === 'waiting') return false
             return move(ctx, late, 'refunded', { refund_tx_hash: refund.hash, refund_amount: refund.amount, error: null }, {
                 event: 'late_deposit_refunded', txHash: refund.hash,
@@ -215,90 +214,49 @@ async function stepLate(ctx: EngineContext, late: LateDeposit): Promise<boolean>
 
 type GatherResult = { kind: 'done'; hash: string; amount: bigint } | { kind: 'waiting' } | { kind: 'held'; reason: string }
 
-/** Moves the late deposit into the vault: a coin swept whole less its fee; a token whole, after a gas top-up where the chain charges fees. */
-async function gatherLate(ctx: EngineContext, adapter: ChainAdapter, swap: Swap, late: LateDeposit, asset: Asset): Promise<GatherResult> {
-    const purpose: Purpose = `late_gather:${late.id}`
-    const vault = await adapter.deriveAddress({ kind: 'vault' })
-    const live = await ctx.sender.live(swap.id, purpose)
-    if (live) {
-        const state = live.status === 'confirmed' ? { kind: 'confirmed' as const } : await ctx.sender.track(adapter, live, MINED)
-        if (state.kind === 'confirmed') return { kind: 'done', hash: live.hash, amount: live.amount }
-        if (state.kind === 'reverted') return { kind: 'held', reason: `the gather transaction ${live.hash} reverted` }
-        return { kind: 'waiting' }
-    }
-    const from = { kind: 'deposit' as const, index: swap.depositIndex }
-    if (asset.kind === 'coin') {
-        try {
-            // Its own amount (BITCOIN: its own outputs) only: a deposit arriving meanwhile is the next late deposit.
-            await ctx.sender.send(adapter, swap.id, purpose, { from, to: vault, asset, amount: 'all', only: { amount: late.amount, txHash: late.txHash } })
-        } catch (err) {
-            if (err instanceof InsufficientForFeeError || err instanceof UnpayableTransferError) return { kind: 'held', reason: `the late deposit cannot be moved to the vault: ${err.message}` }
-            throw err
-        }
-        return { kind: 'waiting' }
-    }
-    const coin = ctx.coin(swap.sourceChain)
-    const fee = await adapter.transferFee(asset, swap.depositAddress, vault)
-    if (fee > 0n) {
-        const held = await adapter.balance(swap.depositAddress, coin)
-        if (held < fee) {
-            const gasPurpose: Purpose = `late_gather_gas:${late.id}`
-            const topUp = await ctx.sender.live(swap.id, gasPurpose)
-            if (topUp && topUp.status !== 'confirmed') {
-                await ctx.sender.track(adapter, topUp, MINED)
-                return { kind: 'waiting' }
-            }
-            if (topUp && landedTopUpCovers(topUp, fee)) {
-                await ctx.sender.track(adapter, topUp, MINED)
-                return { kind: 'waiting' }
-            }
-            if (topUp) {
-                // One top-up per late deposit (the sender keeps one live transaction per purpose): fees rose past twice the estimate.
-                if (!(await ctx.secondLook.agrees(`late-gas-short:${late.id}`))) return { kind: 'waiting' }
-                ctx.log.error({ swap: swap.id, lateDeposit: late.id }, 'the gas sent for a late deposit no longer covers its gather')
-                return { kind: 'held', reason: 'network fees rose past the gas sent to the deposit address' }
-            }
-            const sent = await ctx.sender.send(adapter, swap.id, gasPurpose, { from: { kind: 'vault' }, to: swap.depositAddress, asset: coin, amount: fee * 2n - held })
-            if (sent.kind === 'rejected') ctx.log.error({ swap: swap.id, reason: sent.reason }, 'the vault cannot pay the gas of a late deposit\'s gather; will retry')
+/** Moves the late deposit into the vault (gather.ts): a coin swept whole less its fee; a token whole, after a gas top-up where the chain charges fees. */
+async function gatherLate(ctx: EngineContext, swap: Swap, late: LateDeposit, asset: Asset): Promise<GatherResult> {
+    const step = await gatherDeposit(ctx, {
+        swapId: swap.id, chain: late.chain, asset, depositIndex: swap.depositIndex, depositAddress: swap.depositAddress,
+        amount: late.amount, txHash: late.txHash, purpose: `late_gather:${late.id}`, gasPurpose: `late_gather_gas:${late.id}`,
+        emptyKey: `late-nothing-to-gather:${late.id}`, topUps: 'one', followLandedTopUp: false,
+    })
+    switch (step.state) {
+        case 'done':
+            return { kind: 'done', hash: step.tx.hash, amount: step.tx.amount }
+        case 'waiting':
             return { kind: 'waiting' }
-        }
+        case 'failed':
+            return { kind: 'held', reason: step.reason }
+        case 'unmovable':
+            return { kind: 'held', reason: `the late deposit cannot be moved to the vault: ${step.error.message}` }
+        case 'gas-refused':
+            ctx.log.error({ swap: swap.id, reason: step.reason }, 'the vault cannot pay the gas of a late deposit\'s gather; will retry')
+            return { kind: 'waiting' }
+        case 'gas-spent':
+            // One top-up per late deposit (the sender keeps one live transaction per purpose): fees rose past twice the estimate.
+            if (!(await ctx.secondLook.agrees(`late-gas-short:${late.id}`))) return { kind: 'waiting' }
+            ctx.log.error({ swap: swap.id, lateDeposit: late.id }, 'the gas sent for a late deposit no longer covers its gather')
+            return { kind: 'held', reason: 'network fees rose past the gas sent to the deposit address' }
     }
-    const balance = await adapter.balance(swap.depositAddress, asset)
-    if (balance === 0n) {
-        // A node behind the one that showed the deposit reads 0 too: only a second look that agrees holds it.
-        if (!(await ctx.secondLook.agrees(`late-nothing-to-gather:${late.id}`))) return { kind: 'waiting' }
-        return { kind: 'held', reason: 'the deposit address holds nothing to gather' }
-    }
-    await ctx.sender.send(adapter, swap.id, purpose, { from, to: vault, asset, amount: balance < late.amount ? balance : late.amount })
-    return { kind: 'waiting' }
 }
 
-/** Pays the gathered amount from the vault to the refund address; done once that transfer is final by the chain's rule. */
-async function refundLate(ctx: EngineContext, adapter: ChainAdapter, late: LateDeposit, asset: Asset): Promise<{ kind: 'done'; hash: string; amount: bigint } | { kind: 'waiting' }> {
-    const purpose: Purpose = `late_refund:${late.id}`
-    let tx = await ctx.sender.live(late.swapId, purpose)
-    if (!tx) {
-        const note = (error: string) => noteLateDepositError(ctx.pool, late.id, error)
-        try {
-            const result = await ctx.sender.send(adapter, late.swapId, purpose, { from: { kind: 'vault' }, to: late.refundAddress!, asset, amount: late.gatheredAmount! })
-            if (result.kind === 'rejected') {
-                await note(`the ${late.chain} node refused the refund: ${result.reason.slice(0, 200)}`)
-                return { kind: 'waiting' }
-            }
-            tx = result.tx
-        } catch (err) {
-            if (err instanceof InsufficientForFeeError || err instanceof UnpayableTransferError) {
-                await note(`the refund cannot be sent now: ${err.message}`)
-                return { kind: 'waiting' }
-            }
-            throw err
-        }
+/** Pays the gathered amount from the vault to the refund address (refund-transfer.ts); done once that transfer is final by the chain's rule. */
+async function refundLate(ctx: EngineContext, late: LateDeposit, asset: Asset): Promise<{ kind: 'done'; hash: string; amount: bigint } | { kind: 'waiting' }> {
+    const refund = await advanceRefundTransfer(ctx, {
+        swapId: late.swapId, purpose: `late_refund:${late.id}`, chain: late.chain, asset, to: late.refundAddress!, amount: late.gatheredAmount!,
+    })
+    switch (refund.kind) {
+        case 'done':
+            return { kind: 'done', hash: refund.tx.hash, amount: refund.tx.amount }
+        case 'refused':
+            await noteLateDepositError(ctx.pool, late.id, `the ${late.chain} node refused the refund: ${refund.reason.slice(0, 200)}`)
+            return { kind: 'waiting' }
+        case 'unpayable':
+            await noteLateDepositError(ctx.pool, late.id, `the refund cannot be sent now: ${refund.error.message}`)
+            return { kind: 'waiting' }
+        default:
+            // A final revert was marked dead: the next pass signs anew.
+            return { kind: 'waiting' }
     }
-    const state = await ctx.sender.track(adapter, tx, ctx.config.networks[late.chain]!.finality)
-    if (state.kind === 'confirmed' && state.final) return { kind: 'done', hash: tx.hash, amount: tx.amount }
-    if (state.kind === 'reverted' && state.final) {
-        // Reverted in a final block: it moved nothing and never will, so the next attempt may sign anew.
-        await ctx.sender.markDead(tx.id, `reverted in block ${state.blockNumber}`)
-    }
-    return { kind: 'waiting' }
 }

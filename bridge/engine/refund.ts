@@ -1,14 +1,17 @@
 import { formatUnits } from '../amounts'
-import { InsufficientForFeeError, UnpayableTransferError } from '../chains/adapter'
+import { InsufficientForFeeError } from '../chains/adapter'
 import { EngineContext } from './context'
 import { advanceGather } from './gather'
 import { Swap } from '../store/swaps'
 import { update } from './lifecycle'
+import { advanceRefundTransfer } from './refund-transfer'
 
 /** The refund of a failed swap's deposit to refund_address, retried with backoff until an operator must act: docs/bridge/lifecycle.md#refunds */
 
 /** Longest wait between two refund attempts. */
 const MAX_RETRY_DELAY_SECONDS = 3600
+/** Why a refund waits when the vault cannot pay its fee. */
+const VAULT_LACKED_GAS = 'the source vault lacked gas for the refund'
 
 type Attempt = { kind: 'done' } | { kind: 'waiting' } | { kind: 'retry'; reason: string }
 
@@ -32,43 +35,32 @@ async function attempt(ctx: EngineContext, swap: Swap): Promise<Attempt> {
         if (!gathered) return { kind: 'done' }
         current = gathered
     }
-    const adapter = ctx.adapter(current.sourceChain)
     const asset = ctx.asset(current.sourceChain, current.sourceToken)
-    const request = { from: { kind: 'vault' as const }, to: current.refundAddress!, asset, amount: current.gatheredAmount! }
-    let tx = await ctx.sender.live(current.id, 'refund')
-    if (!tx) {
-        let result
-        try {
-            result = await ctx.sender.send(adapter, current.id, 'refund', request)
-        } catch (err) {
-            if (err instanceof InsufficientForFeeError) return { kind: 'retry', reason: 'the source vault lacked gas for the refund' }
-            if (err instanceof UnpayableTransferError) return { kind: 'retry', reason: `the refund cannot be made on ${current.sourceChain}: ${err.message}` }
-            throw err
-        }
-        if (result.kind === 'rejected') {
-            return { kind: 'retry', reason: result.insufficientFunds ? 'the source vault lacked gas for the refund' : `the ${current.sourceChain} node refused the refund: ${result.reason.slice(0, 200)}` }
-        }
-        tx = result.tx
+    const refund = await advanceRefundTransfer(ctx, {
+        swapId: current.id, purpose: 'refund', chain: current.sourceChain, asset, to: current.refundAddress!, amount: current.gatheredAmount!,
+    })
+    switch (refund.kind) {
+        case 'unpayable':
+            return {
+                kind: 'retry',
+                reason: refund.error instanceof InsufficientForFeeError ? VAULT_LACKED_GAS : `the refund cannot be made on ${current.sourceChain}: ${refund.error.message}`,
+            }
+        case 'refused':
+            return { kind: 'retry', reason: refund.insufficientFunds ? VAULT_LACKED_GAS : `the ${current.sourceChain} node refused the refund: ${refund.reason.slice(0, 200)}` }
+        case 'reverted':
+            return { kind: 'retry', reason: `the refund transaction ${refund.tx.hash} reverted` }
+        case 'waiting':
+            return { kind: 'waiting' }
     }
-    const state = await ctx.sender.track(adapter, tx, ctx.config.networks[current.sourceChain]!.finality)
-    if (state.kind === 'confirmed') {
-        if (!state.final) return { kind: 'waiting' }
-        await update(ctx.pool, swap.id, 'failed', {
-            refund_status: 'sent', refund_tx_hash: tx.hash, refund_amount: tx.amount, refund_error: null, refund_retry_at: null,
-            refund_attempts: current.refundAttempts + 1,
-        }, {
-            event: 'refund_sent', txHash: tx.hash,
-            data: { refund_address: current.refundAddress, amount: formatUnits(tx.amount, asset.decimals), attempts: current.refundAttempts + 1 },
-        })
-        return { kind: 'done' }
-    }
-    if (state.kind === 'reverted') {
-        if (!state.final) return { kind: 'waiting' }
-        // Reverted in a final block: it moved nothing and never will, so the next attempt may sign anew.
-        await ctx.sender.markDead(tx.id, `reverted in block ${state.blockNumber}`)
-        return { kind: 'retry', reason: `the refund transaction ${tx.hash} reverted` }
-    }
-    return { kind: 'waiting' }
+    const tx = refund.tx
+    await update(ctx.pool, swap.id, 'failed', {
+        refund_status: 'sent', refund_tx_hash: tx.hash, refund_amount: tx.amount, refund_error: null, refund_retry_at: null,
+        refund_attempts: current.refundAttempts + 1,
+    }, {
+        event: 'refund_sent', txHash: tx.hash,
+        data: { refund_address: current.refundAddress, amount: formatUnits(tx.amount, asset.decimals), attempts: current.refundAttempts + 1 },
+    })
+    return { kind: 'done' }
 }
 
 async function retryLater(ctx: EngineContext, swap: Swap, reason: string): Promise<void> {
