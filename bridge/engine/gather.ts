@@ -44,11 +44,6 @@ export interface GatherOrder {
      * deposit's top-up purpose keeps one live transaction).
      */
     topUps: 'several' | 'one'
-    /**
-     * Whether a top-up still recorded as signed or broadcast is followed once the address holds the
-     * gas, so that its row says it landed. The swap's gather does; a late deposit's never has.
-     */
-    followLandedTopUp: boolean
 }
 
 export type GatherStep =
@@ -112,14 +107,12 @@ export async function gatherDeposit(ctx: EngineContext, order: GatherOrder): Pro
             if (result.kind === 'rejected') return { state: 'gas-refused', reason: result.reason }
             return { state: 'waiting' }
         }
-        if (order.followLandedTopUp) {
-            // The address holds the gas: a top-up still recorded as signed or broadcast has landed (or
-            // was not needed). Follow it once so that its row says so; a top-up left 'signed' (its
-            // broadcast answer lost in a crash) would otherwise be rebroadcast with every later send
-            // of the vault, and never leave the list of unfinished transactions.
-            const topUp = await ctx.sender.live(order.swapId, order.gasPurpose)
-            if (topUp && (topUp.status === 'signed' || topUp.status === 'broadcast')) await ctx.sender.track(adapter, topUp, MINED)
-        }
+        // The address holds the gas: a top-up still recorded as signed or broadcast has landed (or
+        // was not needed). Follow it once so that its row says so; a top-up left 'signed' (its
+        // broadcast answer lost in a crash) would otherwise be rebroadcast with every later send
+        // of the vault, and never leave the list of unfinished transactions.
+        const topUp = await ctx.sender.live(order.swapId, order.gasPurpose)
+        if (topUp && (topUp.status === 'signed' || topUp.status === 'broadcast')) await ctx.sender.track(adapter, topUp, MINED)
     }
     const balance = await adapter.balance(depositAddress, asset)
     if (balance === 0n) {
@@ -144,7 +137,7 @@ export async function advanceGather(ctx: EngineContext, swap: Swap): Promise<Gat
     const step = await gatherDeposit(ctx, {
         swapId: swap.id, chain: swap.sourceChain, asset: ctx.asset(swap.sourceChain, swap.sourceToken),
         depositIndex: swap.depositIndex, depositAddress: swap.depositAddress, amount: swap.depositAmount!, txHash: swap.depositTxHash,
-        purpose: 'gather', gasPurpose: 'gather_gas', emptyKey: `nothing-to-gather:${swap.id}`, topUps: 'several', followLandedTopUp: true,
+        purpose: 'gather', gasPurpose: 'gather_gas', emptyKey: `nothing-to-gather:${swap.id}`, topUps: 'several',
     })
     switch (step.state) {
         case 'unmovable':

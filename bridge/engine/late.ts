@@ -219,7 +219,7 @@ async function gatherLate(ctx: EngineContext, swap: Swap, late: LateDeposit, ass
     const step = await gatherDeposit(ctx, {
         swapId: swap.id, chain: late.chain, asset, depositIndex: swap.depositIndex, depositAddress: swap.depositAddress,
         amount: late.amount, txHash: late.txHash, purpose: `late_gather:${late.id}`, gasPurpose: `late_gather_gas:${late.id}`,
-        emptyKey: `late-nothing-to-gather:${late.id}`, topUps: 'one', followLandedTopUp: false,
+        emptyKey: `late-nothing-to-gather:${late.id}`, topUps: 'one',
     })
     switch (step.state) {
         case 'done':
