@@ -3,7 +3,7 @@ import { BRIDGE_EVENT_CHANNEL, BridgeEventNotification } from '../../db/channels
 import { inTransaction } from '../db'
 import { OUR_PROVIDER_STATUSES } from '../providers/status'
 import { insertEvent } from '../store/events'
-import { Columns, moveSwap, Swap, unsettableColumn, updateSwap } from '../store/swaps'
+import { Columns, moveSwap, Swap, updateSwap } from '../store/swaps'
 import { FINAL_STATUSES, ProviderLegStatus, STATUSES, SwapStatus } from './statuses'
 import { swapEnteredStatus } from './status-timing'
 
@@ -104,9 +104,8 @@ export async function transition(
     for (const f of fromList) {
         if (!NEXT[f].includes(to)) throw new TransitionError(`no transition from ${f} to ${to}`)
     }
-    const set = settable(options.set ?? {})
     const moved = await inTransaction(pool, async (client) => {
-        const swap = await moveSwap(client, id, fromList, to, set, FINAL_STATUSES.includes(to))
+        const swap = await moveSwap(client, id, fromList, to, options.set ?? {}, FINAL_STATUSES.includes(to))
         if (!swap) return undefined
         await writeEvent(client, swap, { event: options.event ?? EVENT_OF_STATUS[to], txHash: options.txHash, data: options.data })
         return swap
@@ -123,18 +122,10 @@ export async function update(
     set: Columns,
     event?: EventInput
 ): Promise<Swap | undefined> {
-    const columns = settable(set)
     return inTransaction(pool, async (client) => {
-        const swap = await updateSwap(client, id, status, columns)
+        const swap = await updateSwap(client, id, status, set)
         if (!swap) return undefined
         if (event) await writeEvent(client, swap, event)
         return swap
     })
-}
-
-/** The columns, when every one of them may be set by a transition (the store's closed list). */
-function settable(set: Columns): Columns {
-    const refused = unsettableColumn(set)
-    if (refused !== undefined) throw new TransitionError(`column ${refused} cannot be set by a transition`)
-    return set
 }

@@ -141,11 +141,6 @@ const SETTABLE = new Set([
 
 export type Columns = Record<string, string | number | bigint | Date | object | null>
 
-/** The first of `columns` that no statement here may set, if any (lifecycle.ts refuses the change before it is tried). */
-export function unsettableColumn(columns: Columns): string | undefined {
-    return Object.keys(columns).find((column) => !SETTABLE.has(column))
-}
-
 function assignments(set: Columns, firstParam: number): { sql: string; values: unknown[] } {
     const sql: string[] = []
     const values: unknown[] = []
