@@ -82,7 +82,7 @@ function transactionTypeCondition(types: readonly string[] | undefined): string 
     return `(${types.map((t) => conditions[t]).join(' OR ')})`
 }
 
-/** A transaction with the indexed head it was read at, which its confirmations count from. */
+/** A transaction with the indexed head it was read at: its confirmations and its answers' cache lifetime count from it. */
 export interface TransactionAtHead extends TransactionRow {
     indexed_head: number
 }

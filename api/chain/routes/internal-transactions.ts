@@ -50,10 +50,10 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
     }, 'A page of internal transactions', pageOf(InternalTransaction)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Cursor, req.query)
-        const [tx, head] = await Promise.all([transactionOr404(ctx.db, hash), ctx.head.get()])
+        const tx = await transactionOr404(ctx.db, hash)
         // Blockscout lists a transaction's frames in call order; the cursor is the last index shown.
         const rows = await transactionFrames(ctx.db, tx, query.index ?? -1)
-        setBlockCaching(res, ctx, tx.block_number, head.number)
+        setBlockCaching(res, ctx, tx.block_number, tx.indexed_head)
         await sendPage(ctx, res, rows)
     })
 
@@ -86,9 +86,9 @@ export function internalTransactionsRoutes(router: DocumentedRouter, ctx: ChainC
         summary: "A transaction's call tree as trace_transaction shows it", params: TransactionPath, notFound: 'transaction',
     }, 'The frames', z.array(RawTraceFrame)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
-        const [tx, head] = await Promise.all([transactionOr404(ctx.db, hash), ctx.head.get()])
+        const tx = await transactionOr404(ctx.db, hash)
         const rows = await transactionTrace(ctx.db, tx)
-        setBlockCaching(res, ctx, tx.block_number, head.number)
+        setBlockCaching(res, ctx, tx.block_number, tx.indexed_head)
         res.json(renderRawTrace(rows))
     })
 }

@@ -32,12 +32,12 @@ export function stateChangesRoutes(router: DocumentedRouter, ctx: ChainContext):
     }, 'A page of state changes', pageOf(StateChange)), async (req, res) => {
         const hash = transactionHashParam(req.params.hash)
         const query = parseQuery(Query, req.query)
-        const [tx, head] = await Promise.all([transactionOr404(ctx.db, hash), ctx.head.get()])
+        const tx = await transactionOr404(ctx.db, hash)
         const { items, complete } = await stateChanges(ctx, tx.block_number, tx.index, hash)
         const offset = query.items_count ?? 0
         const page = items.slice(offset, offset + PAGE_SIZE)
         const next = offset + PAGE_SIZE < items.length ? { items_count: offset + PAGE_SIZE, state_changes: null } : null
-        if (complete) setBlockCaching(res, ctx, tx.block_number, head.number)
+        if (complete) setBlockCaching(res, ctx, tx.block_number, tx.indexed_head)
         else setLiveCaching(res)
         res.json({ items: page, next_page_params: next })
     })

@@ -116,8 +116,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         const tx = await transactionOr404(ctx.db, hash)
         const rows = await transactionLogs(ctx.db, tx, query.index ?? -1)
         const { rows: shown, next } = paginate(rows, (l) => ({ block_number: l.block_number, index: l.index }))
-        const head = await ctx.head.get()
-        setBlockCaching(res, ctx, tx.block_number, head.number)
+        setBlockCaching(res, ctx, tx.block_number, tx.indexed_head)
         res.json({ items: renderLogs(shown, await related(ctx.db, logRefs(shown))), next_page_params: next })
     })
 
@@ -131,8 +130,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         const types = query.type && query.type.length > 0 ? query.type : null
         const rows = await transactionTransfers(ctx.db, tx, { after: query.index ?? -1, types, limit: FETCH_SIZE })
         const { rows: shown, next } = paginateTransfers(rows, carried(req.query, ['type']))
-        const head = await ctx.head.get()
-        setBlockCaching(res, ctx, tx.block_number, head.number)
+        setBlockCaching(res, ctx, tx.block_number, tx.indexed_head)
         res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })
     })
 }
