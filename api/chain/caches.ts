@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import { Recent } from '../../common/recent'
 import { Db } from './db'
 import { HeadViews } from './head-views'
-import { heldCoinSupply } from './queries/addresses'
+import { addressBalanceSum } from './queries/addresses'
 import { RenderedItems } from './rendered-items'
 import type { SmartContractCounters, TransactionStats } from './schemas'
 
@@ -87,6 +87,6 @@ export class ChainCaches {
      * API's own statement timeout).
      */
     coinSupply(db: Db): Promise<string> {
-        return this.supply.get(() => heldCoinSupply(db))
+        return this.supply.get(() => addressBalanceSum(db))
     }
 }

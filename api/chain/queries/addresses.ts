@@ -96,12 +96,12 @@ export async function topAccounts(db: Db, after?: { balance: bigint; hash: strin
 }
 
 /**
- * The coin held by every address the indexer has seen (Blockscout's AddressesCoinBalanceSum).
- * Balances are never negative, so summing the holders alone gives the same total from the
- * top-accounts list's partial index (balance > 0) instead of the whole table.
+ * The sum of the balances of every address the indexer has seen (Blockscout's
+ * AddressesCoinBalanceSum). Every row counts: summing only the holders (balance > 0) answered
+ * another total in a CI run where a row held a negative balance, so both APIs sum the whole table.
  */
-export async function heldCoinSupply(db: Db): Promise<string> {
-    const { rows } = await db.query<{ total: string }>('SELECT COALESCE(SUM(balance), 0)::text AS total FROM address WHERE balance > 0')
+export async function addressBalanceSum(db: Db): Promise<string> {
+    const { rows } = await db.query<{ total: string }>('SELECT COALESCE(sum(balance), 0)::text AS total FROM address')
     return rows[0].total
 }
 
