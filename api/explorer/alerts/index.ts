@@ -11,7 +11,7 @@ import { sendDueAlerts } from './send'
  */
 const FALLBACK_PASS_MS = 15_000
 
-/** Postgres's undefined_table: the indexer has not made its tables yet (it migrates on its first start). */
+/** Postgres's undefined_table: the indexer has not run yet (Subsquid makes its progress table, squid_processor.status, when it first connects). */
 const UNDEFINED_TABLE = '42P01'
 
 /**
@@ -61,7 +61,7 @@ export class WatchlistAlerts {
             if ((err as { code?: string }).code !== UNDEFINED_TABLE) {
                 ctx.log.error({ err }, 'watchlist alerts: a pass failed; the next one tries again')
             } else if (!this.waitReported) {
-                // Not a fault: the api may start before the indexer has made its schema.
+                // Not a fault: the api may start before the indexer ever ran.
                 this.waitReported = true
                 ctx.log.info({ table: (err as Error).message }, 'watchlist alerts wait for the indexer\'s tables; passes go on quietly until they exist')
             }

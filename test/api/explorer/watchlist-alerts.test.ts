@@ -177,8 +177,9 @@ describe('explorer services API: watchlist alerts', function () {
 })
 
 /**
- * Only the indexer migrates, so an api started first meets a database without tables: the alerts
- * wait quietly (one line, not an ERROR every pass) and start once the indexer has made them.
+ * The indexer's progress table (squid_processor.status) is made by the indexer when it first runs,
+ * so an api started first meets a database without it: the alerts wait quietly (one line, not an
+ * ERROR every pass) and start once the indexer has run.
  */
 describe('explorer services API: watchlist alerts before the indexer has made its tables', function () {
     let chain: TestChain | undefined
