@@ -143,6 +143,21 @@ describe('GraphQL for analysts: limits that fit and fail politely', function () 
         expect(swaps[0]).to.include({ id: first.rows[0].id, amount0In: first.rows[0].amount0_in })
     })
 
+    it('pages a pair\'s swaps by keyset, as the docs show', async () => {
+        const pair = (await db.query('SELECT pair FROM swap GROUP BY pair ORDER BY count(*) DESC LIMIT 1')).rows[0].pair
+        const stored = (await db.query('SELECT id FROM swap WHERE pair = $1 ORDER BY id', [pair])).rows.map((r) => r.id)
+        expect(stored.length).to.be.greaterThan(10)
+        const paged: string[] = []
+        for (let last = ''; ;) {
+            const page = expectData(await query(defaults, `{ swaps(where: { pair_eq: "${pair}", id_gt: "${last}" }, orderBy: id_ASC, limit: 10) { id volume } }`)).swaps
+            if (!page.length) break
+            expect(page.length).to.be.at.most(10)
+            paged.push(...page.map((s: { id: string }) => s.id))
+            last = page[page.length - 1].id
+        }
+        expect(paged).to.deep.equal(stored)
+    })
+
     it('answers a syntax error and an unknown field with the parser\'s message and nothing of the server', async () => {
         expectError(await query(defaults, '{ pairs { id '), 'GRAPHQL_PARSE_FAILED', /^Syntax Error: Expected Name, found <EOF>\.$/)
         expectError(await query(defaults, '{ pairs(limit: 1) { reserve } }'), 'GRAPHQL_VALIDATION_FAILED', /^Cannot query field "reserve" on type "Pair"\./)
