@@ -45,7 +45,7 @@ export async function startGraphqlServer(options: GraphqlServerOptions): Promise
         async requestDidStart() {
             return {
                 async didResolveOperation() {
-                    // Without counts a list without limit is refused as too large, which is the safe side.
+                    // A failed count keeps the last counts; before the first, a list without limit is refused (the safe side).
                     await rows.refresh().catch((err) => log.warn({ err }, 'could not count table rows for the response size estimate'))
                 },
             }
