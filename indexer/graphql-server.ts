@@ -7,6 +7,7 @@ import { addServerCleanup, Dispose, runApollo } from '@subsquid/openreader/lib/s
 import { loadModel, resolveGraphqlSchema } from '@subsquid/openreader/lib/tools'
 import { ResponseSizeLimit } from '@subsquid/openreader/lib/util/limit'
 import { extendSchema, GraphQLSchema, parse } from 'graphql'
+import * as path from 'path'
 import { Pool } from 'pg'
 import { GraphqlLimits, GraphqlPlugin, politeErrors } from './graphql-errors'
 import { TableRowBounds } from './graphql-table-rows'
@@ -34,6 +35,7 @@ export interface GraphqlServer {
  * that ended in errors, with the SQL. No subscriptions and no response cache: neither is used.
  */
 export async function startGraphqlServer(options: GraphqlServerOptions): Promise<GraphqlServer> {
+    productionErrorPages()
     const log = createLogger('sqd:graphql-server')
     const model = loadModel(resolveGraphqlSchema(options.projectDir))
     const pool = new Pool({ connectionString: options.databaseUrl, statement_timeout: options.statementTimeoutMs, max: options.poolSize })
@@ -69,6 +71,25 @@ export async function startGraphqlServer(options: GraphqlServerOptions): Promise
         maxRequestSizeBytes: options.maxRequestKb * 1024,
         maxRootFields: options.maxRootFields,
     }), log)
+}
+
+/**
+ * Express (the copy openreader builds its app with) answers a body it refuses (413, invalid JSON)
+ * with the error's stack, server paths included, unless its app's env is production. Its env comes
+ * from NODE_ENV, which would also turn off Apollo's introspection (GraphiQL's schema, analysts'
+ * tools) with no option of openreader's to turn it back on; so the app's env alone is set, as each
+ * app is configured. Apollo's own answers carry no stack either way: politeErrors rebuilds them.
+ */
+function productionErrorPages(): void {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- openreader's own Express, not ours (another major version)
+    const { application } = require(require.resolve('express', { paths: [path.dirname(require.resolve('@subsquid/openreader/lib/server'))] }))
+    if (application.productionErrorPages) return
+    const configure = application.defaultConfiguration
+    application.defaultConfiguration = function (this: { set(name: string, value: string): void }) {
+        configure.call(this)
+        this.set('env', 'production')
+    }
+    application.productionErrorPages = true
 }
 
 /** The indexed head and the last final block, as Subsquid's `squidStatus` query answers them (its Server's own SQL). */

@@ -6,6 +6,7 @@ import { operationsListener } from '../common/service/operations-port'
 import { databaseCheck, ReadyChecks } from '../common/service/ready-checks'
 import { runService } from '../common/service/run-service'
 import { parseIndexerEnv } from './config'
+import { startGraphqlServer } from './graphql-server'
 
 /**
  * Subsquid's GraphQL server over the indexer's tables, for analysts (graphql-server.ts), with the
@@ -15,11 +16,6 @@ import { parseIndexerEnv } from './config'
 runService('graphql', async ({ log, onStop }) => {
     const env = parseIndexerEnv()
     if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required')
-    // Apollo Server 3's documented switch: `debug`, which Subsquid's server leaves to NODE_ENV, is off
-    // in production, so no answer carries a stack trace, and Express (under Apollo) answers a body it
-    // refuses without one. Both read it as their modules load or build their app, hence the late import.
-    process.env.NODE_ENV = 'production'
-    const { startGraphqlServer } = await import('./graphql-server')
     const graphql = await startGraphqlServer({
         databaseUrl: env.DATABASE_URL,
         port: env.GRAPHQL_PORT,

@@ -166,6 +166,12 @@ describe('GraphQL for analysts: limits that fit and fail politely', function () 
         expectNoInternals(badJson)
     })
 
+    it('answers introspection, which GraphiQL and analysts\' tools read the schema from', async () => {
+        const data = expectData(await query(defaults, '{ __schema { queryType { name } } __type(name: "Pair") { fields { name } } }'))
+        expect(data.__schema.queryType.name).to.equal('Query')
+        expect(data.__type.fields.map((f: { name: string }) => f.name)).to.include.members(['id', 'reserve0', 'reserve1'])
+    })
+
     it('answers a query past each limit with the documented message, never a stack trace', async () => {
         expectError(await query(tight, '{ pairs { id reserve0 reserve1 } }'), 'RESPONSE_SIZE_LIMIT',
             /^response might exceed the size limit of 10 nodes \(fields × rows\): give lists a limit/)
