@@ -114,8 +114,8 @@ async function aggregates(world: World): Promise<Record<string, unknown>> {
         'tokens': await table('SELECT id, holder_count, transfer_count, total_supply::text FROM token ORDER BY id'),
         'native balances': await table('SELECT id, balance::text FROM address ORDER BY id'),
         'pairs': await table('SELECT id, reserve0::text, reserve1::text, volume_total::text, swaps_total FROM pair ORDER BY id'),
-        'pair hours': await table('SELECT id, volume::text, swaps FROM pair_hour ORDER BY id'),
-        'daily volume': await table('SELECT id, volume::text, swaps FROM daily_volume ORDER BY id'),
+        'pair hours': await table('SELECT id, volume::text, swaps FROM pair_hour_data ORDER BY id'),
+        'daily volume': await table('SELECT id, volume::text, swaps FROM dex_day_data ORDER BY id'),
         'daily activity': await table('SELECT id, transactions, gas_used::text, fees::text FROM daily_chain_activity ORDER BY id'),
         'counters': JSON.stringify(counters),
     }

@@ -75,18 +75,18 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
         expect(swapCount, 'swaps').to.equal(swapLogs.length)
         const perPair = await rows(db, `
             SELECT p.id, p.volume_total::text AS total, p.swaps_total AS swaps,
-                   COALESCE((SELECT sum(volume) FROM swap s WHERE s.pair = p.id), 0)::text AS from_swaps,
-                   (SELECT count(*)::int FROM swap s WHERE s.pair = p.id) AS swap_rows,
-                   COALESCE((SELECT sum(volume) FROM pair_hour h WHERE h.pair = p.id), 0)::text AS from_hours,
-                   COALESCE((SELECT sum(swaps) FROM pair_hour h WHERE h.pair = p.id), 0)::int AS hour_swaps
+                   COALESCE((SELECT sum(volume) FROM swap s WHERE s.pair_id = p.id), 0)::text AS from_swaps,
+                   (SELECT count(*)::int FROM swap s WHERE s.pair_id = p.id) AS swap_rows,
+                   COALESCE((SELECT sum(volume) FROM pair_hour_data h WHERE h.pair_id = p.id), 0)::text AS from_hours,
+                   COALESCE((SELECT sum(swaps) FROM pair_hour_data h WHERE h.pair_id = p.id), 0)::int AS hour_swaps
             FROM pair p`)
         for (const p of perPair) {
             expect([p.from_swaps, p.from_hours], `volume of ${p.id}`).to.deep.equal([p.total, p.total])
             expect([p.swap_rows, p.hour_swaps], `swaps of ${p.id}`).to.deep.equal([p.swaps, p.swaps])
         }
         const days = await rows(db, `
-            SELECT d.id, d.volume::text AS volume, d.swaps, s.volume::text AS actual_volume, s.swaps AS actual_swaps
-            FROM daily_volume d FULL JOIN (
+            SELECT d.id, d.volume::text AS volume, d.swaps, COALESCE(s.volume, 0)::text AS actual_volume, COALESCE(s.swaps, 0) AS actual_swaps
+            FROM dex_day_data d FULL JOIN (
                 SELECT to_char(timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(volume) AS volume, count(*)::int AS swaps
                 FROM swap GROUP BY 1
             ) s ON s.day = d.id`)
