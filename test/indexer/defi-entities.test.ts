@@ -6,6 +6,7 @@ import { spawnManaged, waitFor } from '../../common/processes'
 import { startTestChain, TestChain } from '../support/chain'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
 import { freePort } from '../support/ports'
+import { repoPath } from '../support/paths'
 import { createTestDatabase } from '../support/postgres'
 import { DefiReplay, replayDefi } from './defi-replay'
 
@@ -130,6 +131,38 @@ describe('indexer: the DeFi entities recomputed from the raw logs of a seeded de
             expect(data.tokens[0].dayData).to.have.length(1)
         } finally {
             await server.stop()
+        }
+    })
+
+    // Last: it rewrites the database. Undone and applied again, the migration must fill what an
+    // existing deployment's rows imply exactly as the indexer derived it.
+    it('the migration backfills trades, swap traders, pair and token figures of rows indexed before it', async () => {
+        await indexer!.stop()
+        indexer = undefined
+        const backfilled = {
+            trade: 'SELECT * FROM trade ORDER BY id',
+            swap: 'SELECT id, trader, trade_id FROM swap ORDER BY id',
+            pair: `SELECT id, reserve0_decimal::text, reserve1_decimal::text, token0_price::text, token1_price::text, volume_token0::text,
+                          volume_token1::text, total_supply::text FROM pair ORDER BY id`,
+            token: 'SELECT id, trade_volume::text, trade_volume_quote::text, swap_count, total_liquidity::text FROM token ORDER BY id',
+            days: 'SELECT id, volume::text, swaps, trade_volume_quote::text, trades FROM dex_day_data ORDER BY id',
+        }
+        const read = async () => {
+            const tables: Record<string, any[]> = {}
+            for (const [name, sql] of Object.entries(backfilled)) tables[name] = (await db.query(sql)).rows
+            return tables
+        }
+        const indexed = await read()
+        expect(indexed.trade.some((t: any) => t.hops === 3)).to.equal(true)
+        const Migration = require(repoPath('db', 'migrations', '1795433700000-DefiEntities.js'))
+        const migration = new Migration()
+        await db.query('BEGIN')
+        try {
+            await migration.down(db)
+            await migration.up(db)
+            expect(await read()).to.deep.equal(indexed)
+        } finally {
+            await db.query('ROLLBACK')
         }
     })
 })
