@@ -1,5 +1,5 @@
 import type { Burn, Mint, Swap, Trade } from '../model'
-import type { Row } from './batch'
+import type { Row } from './rows'
 import type { PairState } from './state'
 
 /** Additive figures of a pair (or of a pair's bucket) in a batch. */

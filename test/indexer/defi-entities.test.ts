@@ -154,6 +154,7 @@ describe('indexer: the DeFi entities recomputed from the raw logs of a seeded de
         }
         const indexed = await read()
         expect(indexed.trade.some((t: any) => t.hops === 3)).to.equal(true)
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
         const Migration = require(repoPath('db', 'migrations', '1795433700000-DefiEntities.js'))
         const migration = new Migration()
         await db.query('BEGIN')
