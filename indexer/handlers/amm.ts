@@ -134,7 +134,10 @@ function indexSwap(batch: Batch, state: ChainState, block: BlockData, log: Log, 
     const volume = state.swapVolume(pair, amount0, amount1)
     const id = logId(height, log.logIndex)
     const to = swap.to.toLowerCase()
-    const trader = block.transactions.find((t) => t.transactionIndex === log.transactionIndex)?.from ?? ''
+    // Transactions come in block order, so the log's transaction index is (almost always) its position.
+    const byPosition = block.transactions[log.transactionIndex]
+    const transaction = byPosition?.transactionIndex === log.transactionIndex ? byPosition : block.transactions.find((t) => t.transactionIndex === log.transactionIndex)
+    const trader = transaction?.from ?? ''
 
     // The router sends each hop's output to the next hop's pair: a Swap of the same transaction
     // in the pair the previous hop paid continues that trade.
