@@ -297,6 +297,7 @@ function registerTokens(state: ChainState, batch: Batch): void {
     ]
     for (const token of tokens) {
         state.tokens.add(token.id)
+        state.decimals.set(token.id, token.decimals)
         // Supply starts at 0 and follows the mints the handlers see, as for a token the indexer detects at creation.
         batch.newTokens.set(token.id, { ...token, type: 'ERC-20', totalSupply: 0n, holderCount: 0, transferCount: 0, firstBlock: 0 })
     }
