@@ -104,11 +104,11 @@ export class Pair {
     burns!: Burn[]
 
     @OneToMany_(() => PairHourData, e => e.pair)
-    hourData!: PairHourData[]
+    pairHourData!: PairHourData[]
 
     @OneToMany_(() => PairDayData, e => e.pair)
-    dayData!: PairDayData[]
+    pairDayData!: PairDayData[]
 
     @OneToMany_(() => LiquidityPosition, e => e.pair)
-    positions!: LiquidityPosition[]
+    liquidityPositions!: LiquidityPosition[]
 }

@@ -70,12 +70,15 @@ export class Token {
     @BigIntColumn_({nullable: false})
     totalLiquidity!: bigint
 
+    /**
+     * pairs holding it as token0 and as token1 (Uniswap's names)
+     */
     @OneToMany_(() => Pair, e => e.token0)
-    pairsAsToken0!: Pair[]
+    pairBase!: Pair[]
 
     @OneToMany_(() => Pair, e => e.token1)
-    pairsAsToken1!: Pair[]
+    pairQuote!: Pair[]
 
     @OneToMany_(() => TokenDayData, e => e.token)
-    dayData!: TokenDayData[]
+    tokenDayData!: TokenDayData[]
 }

@@ -117,7 +117,7 @@ describe('indexer: the DeFi entities recomputed from the raw logs of a seeded de
             const swaps = await waitFor('the GraphQL server', () => query(`{ swaps(limit: 5, orderBy: id_ASC) { id trader pair { token0 { symbol } } trade { hops } } }`), 60_000, 250)
             const trades = await query(`{ trades(where: { hops_eq: 3 }, limit: 1) { tokenIn { symbol } tokenOut { symbol } swaps(limit: 5, orderBy: id_ASC) { pair { id } } } }`)
             const positions = await query(`{ liquidityPositions(limit: 3, orderBy: id_ASC) { user liquidityTokenBalance pair { token1 { symbol } } } }`)
-            const tokens = await query(`{ tokens(where: { symbol_eq: "GOLD" }, limit: 1) { id derivedQuote dayData(limit: 1) { priceClose } } }`)
+            const tokens = await query(`{ tokens(where: { symbol_eq: "GOLD" }, limit: 1) { id derivedQuote tokenDayData(limit: 1) { priceClose } pairBase(limit: 1) { id } } }`)
             const data = { ...swaps, ...trades, ...positions, ...tokens }
             expect(data.swaps.map((s: any) => [s.id, s.trader])).to.deep.equal(replay.swaps.slice(0, 5).map((s) => [s.id, s.trader]))
             expect(data.swaps[0].pair.token0.symbol).to.be.a('string')
@@ -128,7 +128,8 @@ describe('indexer: the DeFi entities recomputed from the raw logs of a seeded de
             const gold = replay.tokens.find((t) => t.id === data.tokens[0].id)!
             expect(gold.derived_quote, 'GOLD is priced').to.not.equal(null)
             expect(data.tokens[0].derivedQuote, 'GOLD priced as recomputed').to.equal(gold.derived_quote)
-            expect(data.tokens[0].dayData).to.have.length(1)
+            expect(data.tokens[0].tokenDayData).to.have.length(1)
+            expect(data.tokens[0].pairBase).to.have.length(1)
         } finally {
             await server.stop()
         }
