@@ -117,6 +117,7 @@ function liquidityMoves(batch: Batch, log: Log) {
     return moves
 }
 
+/** The AMM's day bucket, its end-of-day figures (liquidity, pair count) set to the state now. */
 function setDexDay(batch: Batch, state: ChainState, timestamp: number) {
     const day = batch.amm.dexDay(timestamp)
     day.liquidityQuote = state.totalReserveQuote
@@ -157,7 +158,7 @@ function indexSwap(batch: Batch, state: ChainState, block: BlockData, log: Log, 
         trade.row.volumeQuote = trade.firstVolume > 0n ? trade.firstVolume : volume
         trade.day.tradeVolumeQuote += trade.row.volumeQuote - before
     } else {
-        const day = batch.amm.dexDay(timestamp)
+        const day = setDexDay(batch, state, timestamp)
         trade = {
             row: {
                 id, blockNumber: height, timestamp: new Date(timestamp), transactionHash: log.transactionHash, trader, recipient: to,
@@ -206,7 +207,7 @@ function indexSwap(batch: Batch, state: ChainState, block: BlockData, log: Log, 
             tokenFigures.swaps += 1
         }
     }
-    const day = batch.amm.dexDay(timestamp)
+    const day = setDexDay(batch, state, timestamp)
     day.volume += volume
     day.swaps += 1
 }
