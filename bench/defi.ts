@@ -51,7 +51,7 @@ interface Measurement {
 /**
  * `swaps` swaps round the pairs, the newest RECENT_SWAPS over the last RECENT_DAYS days and the
  * rest spread evenly over the days before, back to HISTORY_DAYS, and the aggregates
- * the indexer keeps from them (pair_hour, daily_volume, pair totals), made in SQL in the indexer's
+ * the indexer keeps from them (pair_hour_data, dex_day_data, pair totals), made in SQL in the indexer's
  * shapes: the DeFi routes read only the aggregates, whose size is what grows with history.
  */
 async function loadHistory(databaseUrl: string, swaps: number): Promise<Record<string, number>> {
@@ -62,19 +62,21 @@ async function loadHistory(databaseUrl: string, swaps: number): Promise<Record<s
         const tokens = [[STABLE, 'STABLE', 6], [WNATIVE, 'WNATIVE', 18], ...TOKENS.map((t, i) => [t, `T${i}`, 18])]
         for (const [id, symbol, decimals] of tokens) {
             await db.query(
-                `INSERT INTO token (id, type, name, symbol, decimals, total_supply, holder_count, transfer_count, first_block)
-                 VALUES ($1, 'ERC-20', $2, $2, $3, 0, 0, 0, 0)`, [id, symbol, decimals])
+                `INSERT INTO token (id, type, name, symbol, decimals, total_supply, holder_count, transfer_count, first_block,
+                                    trade_volume, trade_volume_quote, swap_count, total_liquidity)
+                 VALUES ($1, 'ERC-20', $2, $2, $3, 0, 0, 0, 0, 0, 0, 0, 0)`, [id, symbol, decimals])
         }
         for (const [i, [token0, token1]] of PAIRS.entries()) {
             await db.query(
-                `INSERT INTO pair (id, token0, token1, reserve0, reserve1, created_block, created_transaction, volume_total, swaps_total)
-                 VALUES ($1, $2, $3, $4, $5, 0, $6, 0, 0)`,
+                `INSERT INTO pair (id, token0_id, token1_id, reserve0, reserve1, created_block, created_transaction, volume_total, swaps_total,
+                                   reserve0_decimal, reserve1_decimal, reserve_quote, volume_token0, volume_token1, total_supply)
+                 VALUES ($1, $2, $3, $4, $5, 0, $6, 0, 0, 0, 0, 0, 0, 0, 0)`,
                 [hex(0xaa00 + i), token0, token1, (10n ** 24n).toString(), (10n ** 12n * BigInt(i + 1)).toString(), hex(i)])
         }
         await db.query(
-            `INSERT INTO swap (id, pair, block_number, timestamp, log_index, transaction_hash, sender, "to",
+            `INSERT INTO swap (id, trade_id, trader, pair_id, block_number, timestamp, log_index, transaction_hash, sender, "to",
                                amount0_in, amount1_in, amount0_out, amount1_out, volume)
-             SELECT i || '-0', ($1::text[])[1 + i % ${PAIRS.length}], i,
+             SELECT i || '-0', i || '-0', $4, ($1::text[])[1 + i % ${PAIRS.length}], i,
                     CASE WHEN i > $2::bigint - ${RECENT_SWAPS}
                          THEN now() - make_interval(secs => ($2::bigint - i) * ${(RECENT_DAYS * 86_400) / RECENT_SWAPS}::float8)
                          ELSE now() - make_interval(days => ${RECENT_DAYS}) - make_interval(secs => ($2::bigint - ${RECENT_SWAPS} - i) * $3::float8)
@@ -83,19 +85,19 @@ async function loadHistory(databaseUrl: string, swaps: number): Promise<Record<s
              FROM generate_series(1, $2::bigint) AS i`,
             [PAIRS.map((_, i) => hex(0xaa00 + i)), swaps, ((HISTORY_DAYS - RECENT_DAYS) * 86_400) / (swaps - RECENT_SWAPS), hex(0xbeef)])
         await db.query(
-            `INSERT INTO pair_hour (id, pair, hour, volume, swaps)
-             SELECT pair || '-' || extract(epoch FROM date_trunc('hour', timestamp))::bigint, pair, date_trunc('hour', timestamp), sum(volume), count(*)
-             FROM swap GROUP BY pair, date_trunc('hour', timestamp)`)
+            `INSERT INTO pair_hour_data (id, pair_id, hour, volume, swaps, volume_token0, volume_token1, reserve0, reserve1, reserve0_decimal, reserve1_decimal, reserve_quote)
+             SELECT pair_id || '-' || extract(epoch FROM date_trunc('hour', timestamp))::bigint, pair_id, date_trunc('hour', timestamp), sum(volume), count(*), 0, 0, 0, 0, 0, 0, 0
+             FROM swap GROUP BY pair_id, date_trunc('hour', timestamp)`)
         await db.query(
-            `INSERT INTO daily_volume (id, date, volume, swaps)
-             SELECT to_char(date_trunc('day', timestamp), 'YYYY-MM-DD'), date_trunc('day', timestamp), sum(volume), count(*)
+            `INSERT INTO dex_day_data (id, date, volume, swaps, trade_volume_quote, trades, liquidity_quote, pair_count)
+             SELECT to_char(date_trunc('day', timestamp), 'YYYY-MM-DD'), date_trunc('day', timestamp), sum(volume), count(*), sum(volume), count(*), 0, ${PAIRS.length}
              FROM swap GROUP BY date_trunc('day', timestamp)`)
         await db.query(
             `UPDATE pair SET volume_total = s.volume, swaps_total = s.swaps
-             FROM (SELECT pair, sum(volume) AS volume, count(*) AS swaps FROM swap GROUP BY pair) s WHERE s.pair = pair.id`)
+             FROM (SELECT pair_id, sum(volume) AS volume, count(*) AS swaps FROM swap GROUP BY pair_id) s WHERE s.pair_id = pair.id`)
         await db.query('ANALYZE')
         const rows: Record<string, number> = {}
-        for (const table of ['swap', 'pair_hour', 'daily_volume', 'pair']) {
+        for (const table of ['swap', 'pair_hour_data', 'dex_day_data', 'pair']) {
             rows[table] = Number((await db.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n)
         }
         return rows

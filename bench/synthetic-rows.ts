@@ -255,8 +255,10 @@ export async function loadSyntheticRows(
         const chain = new ChainGenerator()
         const commit = async (batch: Batch) => {
             const commitStarted = Date.now()
+            // Taken before the first await: the next batch's derivation moves the live figures on.
+            const amm = state.snapshot()
             const balances = new Map([...batch.addresses.keys()].map((a) => [a, nativeBalance(a)]))
-            await source.transaction((em) => writeBatch(em, batch, state.pairs, { balances, balancesAtBlock: true, hasCode: new Map() }))
+            await source.transaction((em) => writeBatch(em, batch, amm, { balances, balancesAtBlock: true, hasCode: new Map() }))
             log(`committed blocks ${batch.firstBlock}-${batch.lastBlock} in ${((Date.now() - commitStarted) / 1000).toFixed(1)} s`)
         }
         // Each batch is derived while the previous one is written, in slices with a yield between
@@ -295,6 +297,7 @@ function registerTokens(state: ChainState, batch: Batch): void {
     ]
     for (const token of tokens) {
         state.tokens.add(token.id)
+        state.decimals.set(token.id, token.decimals)
         // Supply starts at 0 and follows the mints the handlers see, as for a token the indexer detects at creation.
         batch.newTokens.set(token.id, { ...token, type: 'ERC-20', totalSupply: 0n, holderCount: 0, transferCount: 0, firstBlock: 0 })
     }

@@ -22,6 +22,7 @@ const ROUTER_ABI = parseAbi([
     'function swapExactETHForTokensSupportingFeeOnTransferTokens(uint amountOutMin, address[] path, address to, uint deadline) payable',
     'function swapExactTokensForETHSupportingFeeOnTransferTokens(uint amountIn, uint amountOutMin, address[] path, address to, uint deadline)',
     'function swapExactTokensForTokens(uint amountIn, uint amountOutMin, address[] path, address to, uint deadline) returns (uint[] amounts)',
+    'function removeLiquidity(address tokenA, address tokenB, uint liquidity, uint amountAMin, uint amountBMin, address to, uint deadline) returns (uint amountA, uint amountB)',
 ])
 const FACTORY_ABI = parseAbi(['function getPair(address, address) view returns (address)'])
 const ERC20_ABI = parseAbi([
@@ -229,6 +230,17 @@ export async function seedDemoActivity(options: SeedOptions): Promise<SeedResult
                 await wallet(trader).sendTransaction({ ...tx, nonce, gas: GAS, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, chain })
                 transactions += 1
             }
+            // Fixed hours of every day, drawing nothing from the generator (the random history stays
+            // as it was): a routed three-hop trade, and a provider adding liquidity and later taking
+            // half of it out, so the DeFi entities have trades of several hops, mints and burns.
+            const scheduled = scheduledActivity(hour, traders, tokens, contracts, decimals, deadline)
+            for (const { account, tx } of await scheduled(client)) {
+                const nonce = nonces.get(account.address)!
+                nonces.set(account.address, nonce + 1)
+                await wallet(account).sendTransaction({ ...tx, nonce, gas: GAS, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, chain })
+                transactions += 1
+                if (tx.to === contracts.router && tx.data.startsWith(ROUTED_SWAP_SELECTOR)) swaps += 1
+            }
             await client.request({ method: 'evm_mine' as any, params: [{ timestamp: start + hour * 3600 + rng.int(0, 3599), blocks: 1 }] as any })
             blocks.push(await client.getBlockNumber({ cacheTime: 0 }))
             options.onProgress?.(hour + 1, hours)
@@ -247,6 +259,42 @@ export async function seedDemoActivity(options: SeedOptions): Promise<SeedResult
     }
     log?.info({ transactions, swaps, failed, blocks: blocks.length, lastBlock }, 'devnet history seeded')
     return { tokens, pairs, transactions, swaps, failed, lastBlock }
+}
+
+const ROUTED_SWAP_SELECTOR = encodeFunctionData({ abi: ROUTER_ABI, functionName: 'swapExactTokensForTokens', args: [0n, 0n, [], '0x0000000000000000000000000000000000000000', 0n] }).slice(0, 10)
+
+/**
+ * The seed's transactions at fixed hours of each day: at 03:00 and 15:00 of the history's clock a
+ * GOLD -> STABLE -> WNATIVE -> SILVER trade; at 07:00 the day's provider adds GOLD/STABLE
+ * liquidity, at 19:00 removes half of its LP tokens (approving the router first).
+ */
+function scheduledActivity(
+    hour: number, traders: Account[], tokens: Record<string, Address>, contracts: NativeContracts,
+    decimals: Record<string, number>, deadline: bigint
+) {
+    const units = (symbol: string, whole: bigint) => whole * 10n ** BigInt(decimals[symbol])
+    const trader = traders[hour % traders.length]
+    const provider = traders[Math.floor(hour / 24) % traders.length]
+    return async (client: PublicClient): Promise<{ account: Account; tx: { to: Address; data: Hex } }[]> => {
+        switch (hour % 24) {
+            case 3:
+            case 15:
+                return [{ account: trader, tx: { to: contracts.router, data: encodeFunctionData({ abi: ROUTER_ABI, functionName: 'swapExactTokensForTokens', args: [units('GOLD', 5n), 0n, [tokens.GOLD, tokens.STABLE, tokens.WNATIVE, tokens.SILVER], trader.address, deadline] }) } }]
+            case 7:
+                return [{ account: provider, tx: { to: contracts.router, data: encodeFunctionData({ abi: ROUTER_ABI, functionName: 'addLiquidity', args: [tokens.GOLD, tokens.STABLE, units('GOLD', 200n), units('STABLE', 20_000n), 0n, 0n, provider.address, deadline] }) } }]
+            case 19: {
+                const pair = await client.readContract({ address: contracts.factory, abi: FACTORY_ABI, functionName: 'getPair', args: [tokens.GOLD, tokens.STABLE] })
+                const held = await client.readContract({ address: pair, abi: ERC20_ABI, functionName: 'balanceOf', args: [provider.address] })
+                if (held === 0n) return []
+                return [
+                    { account: provider, tx: { to: pair, data: encodeFunctionData({ abi: ERC20_ABI, functionName: 'approve', args: [contracts.router, held / 2n] }) } },
+                    { account: provider, tx: { to: contracts.router, data: encodeFunctionData({ abi: ROUTER_ABI, functionName: 'removeLiquidity', args: [tokens.GOLD, tokens.STABLE, held / 2n, 0n, 0n, provider.address, deadline] }) } },
+                ]
+            }
+            default:
+                return []
+        }
+    }
 }
 
 function tradeAmount(rng: Prng, symbol: string, decimals: Record<string, number>): bigint {

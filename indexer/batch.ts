@@ -1,13 +1,13 @@
 import type {
-    Block, InternalTransaction, Log, Pair, Swap, Token, TokenTransfer, Transaction, VerifiedContract,
+    Block, InternalTransaction, Log, Token, TokenTransfer, Transaction, VerifiedContract,
 } from '../model'
-import type { HexBytes } from './copy'
+import { AmmBatch, utcDay } from './amm-batch'
+import type { Row } from './rows'
 
-/** A field as a row holds it: bytes stay 0x-hex (copy.ts writes them to bytea). */
-type Stored<V> = V extends Uint8Array ? HexBytes : V
+export type { Row }
 
-/** A row as written: the entity's fields, without its class. */
-export type Row<T> = { [K in keyof T]: Stored<T[K]> }
+/** A new token as read from the chain: its AMM columns are the writer's (amm-writer.ts tokenAmmColumns). */
+export type NewTokenRow = Omit<Row<Token>, 'tradeVolume' | 'tradeVolumeQuote' | 'swapCount' | 'derivedQuote' | 'totalLiquidity'>
 
 export interface AddressDelta {
     transactions: number
@@ -24,11 +24,6 @@ export interface AddressDelta {
 export interface TokenDelta {
     transfers: number
     supply: bigint
-}
-
-export interface BucketDelta {
-    volume: bigint
-    swaps: number
 }
 
 export interface CoinDelta {
@@ -60,21 +55,15 @@ export class Batch {
     readonly logs: Row<Log>[] = []
     readonly internalTransactions: Row<InternalTransaction>[] = []
     readonly tokenTransfers: Row<TokenTransfer>[] = []
-    readonly swaps: Row<Swap>[] = []
-    readonly newTokens = new Map<string, Row<Token>>()
-    readonly newPairs = new Map<string, Row<Pair>>()
+    readonly newTokens = new Map<string, NewTokenRow>()
     readonly verifiedContracts: Row<VerifiedContract>[] = []
 
     /** token-holder -> change of balance */
     readonly balances = new Map<string, { token: string; holder: string; delta: bigint }>()
     readonly tokens = new Map<string, TokenDelta>()
     readonly addresses = new Map<string, AddressDelta>()
-    /** Pairs whose reserves, volume or swap count changed. */
-    readonly pairs = new Map<string, BucketDelta>()
-    /** pair-hour -> volume and swaps */
-    readonly pairHours = new Map<string, BucketDelta & { pair: string; hour: Date }>()
-    /** UTC day -> volume and swaps of all pairs */
-    readonly dailyVolume = new Map<string, BucketDelta & { date: Date }>()
+    /** The AMM's rows and figures. */
+    readonly amm = new AmmBatch()
     readonly dailyActivity = new Map<string, ActivityDelta & { date: Date }>()
     /** address -> block -> change of its native balance during that block */
     readonly coinDeltas = new Map<string, Map<number, CoinDelta>>()
@@ -88,7 +77,7 @@ export class Batch {
     /** Rows held in memory, to bound a batch by size as well as by block count. */
     get rowCount(): number {
         return this.blocks.length + this.transactions.length + this.logs.length + this.tokenTransfers.length +
-            this.swaps.length + this.balances.size + this.addresses.size + this.internalTransactions.length + this.coinDeltas.size
+            this.amm.swaps.length + this.balances.size + this.addresses.size + this.internalTransactions.length + this.coinDeltas.size
     }
 
     get isEmpty(): boolean {
@@ -146,40 +135,6 @@ export class Batch {
         return delta
     }
 
-    pairDelta(pair: string): BucketDelta {
-        let delta = this.pairs.get(pair)
-        if (!delta) {
-            delta = { volume: 0n, swaps: 0 }
-            this.pairs.set(pair, delta)
-        }
-        return delta
-    }
-
-    addSwapVolume(pair: string, timestamp: number, volume: bigint): void {
-        const pairDelta = this.pairDelta(pair)
-        pairDelta.volume += volume
-        pairDelta.swaps += 1
-
-        const hourStart = Math.floor(timestamp / 3600_000) * 3600
-        const hourKey = `${pair}-${hourStart}`
-        const hour = this.pairHours.get(hourKey)
-        if (hour) {
-            hour.volume += volume
-            hour.swaps += 1
-        } else {
-            this.pairHours.set(hourKey, { pair, hour: new Date(hourStart * 1000), volume, swaps: 1 })
-        }
-
-        const date = utcDay(timestamp)
-        const day = this.dailyVolume.get(date.key)
-        if (day) {
-            day.volume += volume
-            day.swaps += 1
-        } else {
-            this.dailyVolume.set(date.key, { date: date.date, volume, swaps: 1 })
-        }
-    }
-
     addActivity(timestamp: number, transactions: number, gasUsed: bigint, fees: bigint): void {
         const date = utcDay(timestamp)
         let day = this.dailyActivity.get(date.key)
@@ -194,8 +149,4 @@ export class Batch {
     }
 }
 
-/** The UTC calendar day of a millisecond timestamp, as key (YYYY-MM-DD) and midnight. */
-export function utcDay(timestampMs: number): { key: string; date: Date } {
-    const date = new Date(Math.floor(timestampMs / 86_400_000) * 86_400_000)
-    return { key: date.toISOString().slice(0, 10), date }
-}
+export { utcDay }

@@ -10,7 +10,7 @@ import { Logger } from '../common/logger'
 import { PROJECT_DIR } from '../db/migrate'
 import { Batch } from './batch'
 import { readBalances, readHasCode } from './rpc'
-import { ChainState, PairState, Query } from './state'
+import { AmmSnapshot, ChainState, Query } from './state'
 import { addRows, RowsByTable } from './metrics'
 import { AddressReadings, ChangeTracker, writeBatch } from './writer'
 
@@ -143,7 +143,7 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
             await cb({ batch }, start, end)
             const readings = await this.readAddresses(batch, (sql, p) => em.query(sql, p))
             rows = addRows(start === 0 ? {} : rows, batch)
-            await writeBatch(em, batch, this.options.state.pairs, readings, changeTrackerOf(store))
+            await writeBatch(em, batch, this.options.state, readings, changeTrackerOf(store))
             await this.options.onCommit?.(em, batch)
         })
         const head = info.newBlocks.length ? info.newBlocks[info.newBlocks.length - 1] : info.baseHead
@@ -156,9 +156,9 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
         const batch = this.pending
         this.pending = new Batch()
         const heads = { prevHead: this.committed, nextHead: this.processed }
-        // Copied now: deriving the next batch keeps changing the live reserves.
-        const pairs = new Map([...batch.pairs.keys()].map((id) => [id, { ...this.options.state.pairs.get(id)! }]))
-        this.inFlight = this.commit(batch, heads, pairs).then(
+        // Copied now: deriving the next batch keeps changing the live reserves and prices.
+        const amm = this.options.state.snapshot()
+        this.inFlight = this.commit(batch, heads, amm).then(
             () => { this.committed = heads.nextHead },
             (err) => { this.commitError = err }
         )
@@ -179,7 +179,7 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
         throw err
     }
 
-    private async commit(batch: Batch, heads: { prevHead: HashAndHeight; nextHead: HashAndHeight }, pairs: ReadonlyMap<string, PairState>): Promise<void> {
+    private async commit(batch: Batch, heads: { prevHead: HashAndHeight; nextHead: HashAndHeight }, amm: AmmSnapshot): Promise<void> {
         let started = Date.now()
         const readings = await this.readAddresses(batch, this.options.query)
         this.stages.readAddresses += Date.now() - started
@@ -187,7 +187,7 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
         const rows = addRows({}, batch)
         await this.inner.transact(heads, async (store) => {
             const em = entityManagerOf(store)
-            await writeBatch(em, batch, pairs, readings)
+            await writeBatch(em, batch, amm, readings)
             await this.options.onCommit?.(em, batch)
         })
         const ms = Date.now() - started

@@ -1,12 +1,17 @@
+import { PRICE_DECIMALS, PriceRule } from '../common/amm-prices'
 import { PairReserves, QuoteValuation, tokensKey } from '../common/quote-value'
 
 /**
- * What the indexer must remember between blocks: which contracts are known tokens, and every AMM
- * pair with its current reserves (needed to price swaps at the moment they happen). It is small
- * (one entry per token or pair), loaded from the database at start and after a reorg.
+ * What the indexer must remember between blocks: which contracts are known tokens (with their
+ * decimals), and every AMM pair with its current reserves and the figures derived from them
+ * (needed to price swaps and liquidity at the moment they happen). It is small (one entry per
+ * token or pair), loaded from the database at start and after a reorg.
  */
 
-export type PairState = PairReserves
+export interface PairState extends PairReserves {
+    /** Both reserves in quote base units, as valued at the pair's last Sync. */
+    reserveQuote: bigint
+}
 
 export interface AmmAddresses {
     wnative: string
@@ -16,31 +21,61 @@ export interface AmmAddresses {
 
 export type Query = (sql: string, params?: unknown[]) => Promise<any[]>
 
-export class ChainState {
+/** The AMM figures as they stand after a batch's last block, which the writer needs for the absolute columns. */
+export interface AmmSnapshot {
+    pairs: ReadonlyMap<string, PairState>
+    decimals: ReadonlyMap<string, number | null>
+    /** derivedQuote of every token in a pair, as last computed (docs/indexer.md#defi-price-rule) */
+    prices: ReadonlyMap<string, bigint | null>
+    /** base units of each token held in all pairs */
+    liquidity: ReadonlyMap<string, bigint>
+}
+
+export class ChainState implements AmmSnapshot {
     readonly tokens = new Set<string>()
+    readonly decimals = new Map<string, number | null>()
     readonly pairs = new Map<string, PairState>()
+    readonly prices = new Map<string, bigint | null>()
+    readonly liquidity = new Map<string, bigint>()
+    /** The sum of every pair's reserveQuote (DexDayData.liquidityQuote). */
+    totalReserveQuote = 0n
     private readonly pairByTokens = new Map<string, string>()
     private readonly valuation: QuoteValuation
+    readonly priceRule: PriceRule
 
     constructor(readonly amm: AmmAddresses) {
-        this.valuation = new QuoteValuation(amm.stable, amm.wnative, (a, b) => {
+        const pairOf = (a: string, b: string) => {
             const address = this.pairByTokens.get(tokensKey(a, b))
             return address === undefined ? undefined : this.pairs.get(address)
-        })
+        }
+        this.valuation = new QuoteValuation(amm.stable, amm.wnative, pairOf)
+        this.priceRule = new PriceRule(amm.stable, amm.wnative, pairOf, (token) => this.decimalsOf(token))
     }
 
     async load(query: Query): Promise<void> {
         this.tokens.clear()
+        this.decimals.clear()
         this.pairs.clear()
         this.pairByTokens.clear()
-        for (const row of await query('SELECT id FROM token')) this.tokens.add(row.id)
-        for (const row of await query('SELECT id, token0, token1, reserve0, reserve1 FROM pair')) {
+        this.prices.clear()
+        this.liquidity.clear()
+        this.totalReserveQuote = 0n
+        for (const row of await query('SELECT id, decimals, derived_quote::text, total_liquidity::text FROM token')) {
+            this.tokens.add(row.id)
+            this.decimals.set(row.id, row.decimals)
+            if (row.derived_quote !== null) this.prices.set(row.id, parsePrice(row.derived_quote))
+            if (row.total_liquidity !== '0') this.liquidity.set(row.id, BigInt(row.total_liquidity))
+        }
+        for (const row of await query('SELECT id, token0_id, token1_id, reserve0::text, reserve1::text, reserve_quote::text FROM pair')) {
             this.addPair(row.id, {
-                token0: row.token0,
-                token1: row.token1,
+                token0: row.token0_id,
+                token1: row.token1_id,
                 reserve0: BigInt(row.reserve0),
                 reserve1: BigInt(row.reserve1),
+                reserveQuote: BigInt(row.reserve_quote),
             })
+            this.totalReserveQuote += BigInt(row.reserve_quote)
+            for (const token of [row.token0_id, row.token1_id]) if (!this.prices.has(token)) this.prices.set(token, null)
         }
     }
 
@@ -49,11 +84,48 @@ export class ChainState {
         this.pairByTokens.set(tokensKey(pair.token0, pair.token1), address)
     }
 
+    decimalsOf(token: string): number {
+        return this.decimals.get(token) ?? 0
+    }
+
     /**
      * Volume of a swap in quote-token (STABLE) base units, by the DeFi volume rule (docs/indexer.md#defi-volume-rule), at the
      * reserves after every earlier event (the pair's Sync just before this Swap included): the price at its position.
      */
-    swapVolume(pair: PairState, amount0: bigint, amount1: bigint): bigint {
+    swapVolume(pair: PairReserves, amount0: bigint, amount1: bigint): bigint {
         return this.valuation.pairValue(pair, amount0, amount1)
     }
+
+    /**
+     * A pair's new reserves (its Sync): the tokens' liquidity, the pair's reserveQuote (twice its
+     * reserves' value by the volume rule, as the explorer's liquidity) and the total, and the
+     * prices of its two tokens (Uniswap updates derivedETH of a Sync's tokens only).
+     */
+    sync(pair: PairState, reserve0: bigint, reserve1: bigint): void {
+        this.liquidity.set(pair.token0, (this.liquidity.get(pair.token0) ?? 0n) + reserve0 - pair.reserve0)
+        this.liquidity.set(pair.token1, (this.liquidity.get(pair.token1) ?? 0n) + reserve1 - pair.reserve1)
+        pair.reserve0 = reserve0
+        pair.reserve1 = reserve1
+        const reserveQuote = 2n * this.valuation.pairValue(pair, reserve0, reserve1)
+        this.totalReserveQuote += reserveQuote - pair.reserveQuote
+        pair.reserveQuote = reserveQuote
+        this.prices.set(pair.token0, this.priceRule.derivedQuote(pair.token0))
+        this.prices.set(pair.token1, this.priceRule.derivedQuote(pair.token1))
+    }
+
+    /** A copy of the AMM figures, for a commit that overlaps the derivation of the next batch. */
+    snapshot(): AmmSnapshot {
+        return {
+            pairs: new Map([...this.pairs].map(([id, pair]) => [id, { ...pair }])),
+            decimals: new Map(this.decimals),
+            prices: new Map(this.prices),
+            liquidity: new Map(this.liquidity),
+        }
+    }
+}
+
+/** A stored price (numeric text) as the fixed-point bigint the price rule works in. */
+function parsePrice(text: string): bigint {
+    const [whole, fraction = ''] = text.split('.')
+    return BigInt(whole + fraction.padEnd(PRICE_DECIMALS, '0').slice(0, PRICE_DECIMALS))
 }

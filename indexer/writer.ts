@@ -1,13 +1,14 @@
 import { PoolClient } from 'pg'
 import { EntityManager, EntityTarget } from 'typeorm'
 import {
-    Address, Block, ChainCounters, CoinBalance, DailyChainActivity, DailyVolume, InternalTransaction, Log, Pair,
-    PairHour, Swap, Token, TokenBalance, TokenTransfer, Transaction, VerifiedContract,
+    Address, Block, Burn, ChainCounters, CoinBalance, DailyChainActivity, InternalTransaction, Log, Mint,
+    Swap, Token, TokenBalance, TokenTransfer, Trade, Transaction, VerifiedContract,
 } from '../model'
+import { TOKEN_AMM_CONFLICT, tokenAmmColumns, writeAmmAggregates } from './amm-writer'
 import { Batch } from './batch'
 import { coinBalanceRows } from './coin-balances'
 import { connectionOf, copyRows, tableShape, upsertRows } from './copy'
-import { PairState } from './state'
+import { AmmSnapshot } from './state'
 
 /** Subsquid's hot-block change log (the store's private ChangeTracker), recorded so a reorg can undo the writes. */
 export interface ChangeTracker {
@@ -33,8 +34,8 @@ const add = (column: string) => `t.${column} + excluded.${column}`
 export async function writeBatch(
     em: EntityManager,
     batch: Batch,
-    /** Reserves of (at least) the batch's pairs as they stand after its last block. */
-    pairs: ReadonlyMap<string, PairState>,
+    /** The AMM's figures as they stand after the batch's last block. */
+    amm: AmmSnapshot,
     readings: AddressReadings,
     tracker?: ChangeTracker
 ): Promise<void> {
@@ -60,7 +61,10 @@ export async function writeBatch(
     await append(Log, batch.logs)
     batch.logs.length = 0
     await append(TokenTransfer, batch.tokenTransfers)
-    await append(Swap, batch.swaps)
+    await append(Trade, batch.amm.trades)
+    await append(Swap, batch.amm.swaps)
+    await append(Mint, batch.amm.mints)
+    await append(Burn, batch.amm.burns)
     await append(VerifiedContract, batch.verifiedContracts)
     await append(InternalTransaction, batch.internalTransactions)
     batch.internalTransactions.length = 0
@@ -69,9 +73,9 @@ export async function writeBatch(
     if (readings.balancesAtBlock) await append(CoinBalance, coinBalanceRows(batch, readings.balances))
 
     const holderChanges = await writeBalances(batch, upsert)
-    await writeTokens(batch, holderChanges, upsert)
+    await writeTokens(batch, amm, holderChanges, upsert)
     const newAddresses = await writeAddresses(batch, readings, upsert)
-    await writeAmm(batch, pairs, upsert)
+    await writeAmmAggregates(batch, amm, upsert)
     await writeCounters(batch, newAddresses, upsert, client)
 }
 
@@ -97,8 +101,8 @@ async function writeBalances(batch: Batch, upsert: Upsert): Promise<Map<string, 
     return holderChanges
 }
 
-async function writeTokens(batch: Batch, holderChanges: Map<string, number>, upsert: Upsert): Promise<void> {
-    const touched = new Set([...batch.tokens.keys(), ...holderChanges.keys(), ...batch.newTokens.keys()])
+async function writeTokens(batch: Batch, amm: AmmSnapshot, holderChanges: Map<string, number>, upsert: Upsert): Promise<void> {
+    const touched = new Set([...batch.tokens.keys(), ...holderChanges.keys(), ...batch.newTokens.keys(), ...batch.amm.tokens.keys()])
     const rows = [...touched].map((id) => {
         const delta = batch.tokens.get(id) ?? { transfers: 0, supply: 0n }
         const created = batch.newTokens.get(id)
@@ -109,12 +113,14 @@ async function writeTokens(batch: Batch, holderChanges: Map<string, number>, ups
             totalSupply: (created?.totalSupply ?? 0n) + delta.supply,
             holderCount: holderChanges.get(id) ?? 0,
             transferCount: delta.transfers,
+            ...tokenAmmColumns(batch, amm, id),
         }
     })
     await upsert(Token, rows, {
         total_supply: add('total_supply'),
         holder_count: add('holder_count'),
         transfer_count: add('transfer_count'),
+        ...TOKEN_AMM_CONFLICT,
     })
 }
 
@@ -148,31 +154,6 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
         creation_transaction: 'COALESCE(t.creation_transaction, excluded.creation_transaction)',
     }, '(xmax = 0) AS inserted')
     return written.filter((r) => r.inserted).length
-}
-
-async function writeAmm(batch: Batch, reserves: ReadonlyMap<string, PairState>, upsert: Upsert): Promise<void> {
-    const pairs = [...batch.pairs].map(([id, delta]) => {
-        const pair = reserves.get(id)!
-        const created = batch.newPairs.get(id)
-        return {
-            id, token0: pair.token0, token1: pair.token1, createdBlock: 0, createdTransaction: '',
-            ...created,
-            reserve0: pair.reserve0,
-            reserve1: pair.reserve1,
-            volumeTotal: delta.volume,
-            swapsTotal: delta.swaps,
-        }
-    })
-    await upsert(Pair, pairs, {
-        reserve0: 'excluded.reserve0',
-        reserve1: 'excluded.reserve1',
-        volume_total: add('volume_total'),
-        swaps_total: add('swaps_total'),
-    })
-    const hours = [...batch.pairHours].map(([id, h]) => ({ id, ...h }))
-    await upsert(PairHour, hours, { volume: add('volume'), swaps: add('swaps') })
-    const days = [...batch.dailyVolume].map(([id, d]) => ({ id, ...d }))
-    await upsert(DailyVolume, days, { volume: add('volume'), swaps: add('swaps') })
 }
 
 /** Weight of the newest block interval in the moving average: 2 / (N + 1) for N = 100 blocks. */

@@ -114,8 +114,15 @@ async function aggregates(world: World): Promise<Record<string, unknown>> {
         'tokens': await table('SELECT id, holder_count, transfer_count, total_supply::text FROM token ORDER BY id'),
         'native balances': await table('SELECT id, balance::text FROM address ORDER BY id'),
         'pairs': await table('SELECT id, reserve0::text, reserve1::text, volume_total::text, swaps_total FROM pair ORDER BY id'),
-        'pair hours': await table('SELECT id, volume::text, swaps FROM pair_hour ORDER BY id'),
-        'daily volume': await table('SELECT id, volume::text, swaps FROM daily_volume ORDER BY id'),
+        'pair hours': await table('SELECT id, volume::text, swaps FROM pair_hour_data ORDER BY id'),
+        'daily volume': await table('SELECT id, volume::text, swaps FROM dex_day_data ORDER BY id'),
+        // The DeFi entities' aggregates, replaced values and candles included (docs/indexer.md#defi-entities).
+        'pair figures': await table(`SELECT id, token0_price::text, reserve_quote::text, volume_token0::text, volume_token1::text, total_supply::text FROM pair ORDER BY id`),
+        'token figures': await table(`SELECT id, trade_volume::text, trade_volume_quote::text, swap_count, derived_quote::text, total_liquidity::text FROM token ORDER BY id`),
+        'trades': await table('SELECT id, hops, volume_quote::text FROM trade ORDER BY id'),
+        'pair days': await table(`SELECT id, volume_quote::text, swaps, reserve0::text, reserve_quote::text, price_open::text, price_high::text, price_low::text, price_close::text FROM pair_day_data ORDER BY id`),
+        'token days': await table(`SELECT id, volume::text, swaps, price_close::text, total_liquidity::text, liquidity_quote::text FROM token_day_data ORDER BY id`),
+        'dex days': await table('SELECT id, trade_volume_quote::text, trades, liquidity_quote::text, pair_count FROM dex_day_data ORDER BY id'),
         'daily activity': await table('SELECT id, transactions, gas_used::text, fees::text FROM daily_chain_activity ORDER BY id'),
         'counters': JSON.stringify(counters),
     }

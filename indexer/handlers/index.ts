@@ -1,4 +1,5 @@
 import { RpcClient } from '@subsquid/rpc-client'
+import * as amm from '../../abi/codecs/amm'
 import { Logger } from '../../common/logger'
 import { Batch } from '../batch'
 import { addCoinMovements } from '../coin-balances'
@@ -46,6 +47,7 @@ export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: Blo
         traces.catch(() => undefined)
         return { slice, traces }
     }
+    await readPairTokenDecimals(ctx, blocks)
     let next = blocks.length > 0 ? traceSlice(0) : undefined
     for (let from = 0; next; from += TRACE_SLICE) {
         const { slice, traces } = next
@@ -81,12 +83,35 @@ function indexSlice(ctx: IndexerContext, batch: Batch, blocks: BlockData[], trac
             if (indexTokenLog(batch, ctx.state, block, log, sightings)) {
                 transfersPerTx.set(log.transactionHash, (transfersPerTx.get(log.transactionHash) ?? 0) + 1)
             }
-            indexAmmLog(batch, ctx.state, ctx.verifier, block, log)
+            indexAmmLog(batch, ctx.state, ctx.verifier, block, log, sightings)
         }
         const frames = traces.get(block.header.height)
         const internalErrors = frames ? indexCallFrames(batch, block, frames) : undefined
         indexChainBlock(batch, ctx.verifier, block, transfersPerTx, internalErrors)
         addCoinMovements(batch, block, frames)
+    }
+}
+
+/**
+ * Decimals of the tokens of pairs created in these blocks that the indexer does not know yet: the
+ * AMM's decimal figures and prices need them while the blocks are derived, before detectTokens
+ * reads the new tokens (which reads them once more; pairs are few).
+ */
+async function readPairTokenDecimals(ctx: IndexerContext, blocks: BlockData[]): Promise<void> {
+    const factory = ctx.state.amm.factory
+    for (const block of blocks) {
+        const unknown = new Set<string>()
+        for (const log of block.logs) {
+            if (log.topics[0] !== amm.events.PairCreated.topic || log.address.toLowerCase() !== factory) continue
+            const { token0, token1 } = amm.events.PairCreated.decode(log)
+            for (const token of [token0.toLowerCase(), token1.toLowerCase()]) {
+                if (!ctx.state.decimals.has(token)) unknown.add(token)
+            }
+        }
+        if (unknown.size === 0) continue
+        const height = block.header.height
+        const metadata = await readTokenMetadata(ctx.rpc, [...unknown], height, Math.max(0, height - 1))
+        for (const token of unknown) ctx.state.decimals.set(token, metadata.get(token)!.decimals)
     }
 }
 
@@ -108,6 +133,7 @@ async function detectTokens(ctx: IndexerContext, batch: Batch, sightings: TokenS
             const meta = metadata.get(token)!
             const type = sightings.get(token)!.type
             ctx.state.tokens.add(token)
+            ctx.state.decimals.set(token, type === 'ERC-721' ? null : meta.decimals)
             batch.newTokens.set(token, {
                 id: token,
                 type,

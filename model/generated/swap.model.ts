@@ -1,6 +1,12 @@
-import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, StringColumn as StringColumn_, IntColumn as IntColumn_, DateTimeColumn as DateTimeColumn_, BigIntColumn as BigIntColumn_} from "@subsquid/typeorm-store"
+import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, ManyToOne as ManyToOne_, IntColumn as IntColumn_, DateTimeColumn as DateTimeColumn_, StringColumn as StringColumn_, BigIntColumn as BigIntColumn_} from "@subsquid/typeorm-store"
+import {Pair} from "./pair.model"
+import {Trade} from "./trade.model"
 
+/**
+ * One hop: a pair's Swap event.
+ */
 @Index_(["pair", "blockNumber", "logIndex"], {unique: false})
+@Index_(["trader", "blockNumber", "logIndex"], {unique: false})
 @Entity_()
 export class Swap {
     constructor(props?: Partial<Swap>) {
@@ -13,8 +19,15 @@ export class Swap {
     @PrimaryColumn_()
     id!: string
 
-    @StringColumn_({nullable: false})
-    pair!: string
+    @ManyToOne_(() => Pair, {nullable: true})
+    pair!: Pair
+
+    /**
+     * the trade (route) this hop belongs to
+     */
+    @Index_()
+    @ManyToOne_(() => Trade, {nullable: true})
+    trade!: Trade
 
     @IntColumn_({nullable: false})
     blockNumber!: number
@@ -28,6 +41,15 @@ export class Swap {
     @StringColumn_({nullable: false})
     transactionHash!: string
 
+    /**
+     * the transaction's sender
+     */
+    @StringColumn_({nullable: false})
+    trader!: string
+
+    /**
+     * the caller of the pair (the router for routed trades)
+     */
     @StringColumn_({nullable: false})
     sender!: string
 

@@ -1,4 +1,7 @@
-import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, StringColumn as StringColumn_, IntColumn as IntColumn_, BigIntColumn as BigIntColumn_} from "@subsquid/typeorm-store"
+import {BigDecimal} from "@subsquid/big-decimal"
+import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, StringColumn as StringColumn_, IntColumn as IntColumn_, BigIntColumn as BigIntColumn_, BigDecimalColumn as BigDecimalColumn_, OneToMany as OneToMany_} from "@subsquid/typeorm-store"
+import {Pair} from "./pair.model"
+import {TokenDayData} from "./tokenDayData.model"
 
 @Index_(["holderCount", "id"], {unique: false})
 @Entity_()
@@ -36,4 +39,46 @@ export class Token {
 
     @IntColumn_({nullable: false})
     firstBlock!: number
+
+    /**
+     * AMM figures (0 for tokens in no pair): base units swapped through pairs, in plus out, counted per hop
+     */
+    @BigIntColumn_({nullable: false})
+    tradeVolume!: bigint
+
+    /**
+     * quote-token (STABLE) base units of the swaps it took part in, per hop (the swap's volume)
+     */
+    @BigIntColumn_({nullable: false})
+    tradeVolumeQuote!: bigint
+
+    /**
+     * swaps (hops) it took part in
+     */
+    @IntColumn_({nullable: false})
+    swapCount!: number
+
+    /**
+     * price of one whole token in whole STABLE (scale 18), by the price rule of docs/indexer.md; null when it cannot be priced
+     */
+    @BigDecimalColumn_({nullable: true})
+    derivedQuote!: BigDecimal | undefined | null
+
+    /**
+     * base units held in all pairs
+     */
+    @BigIntColumn_({nullable: false})
+    totalLiquidity!: bigint
+
+    /**
+     * pairs holding it as token0 and as token1 (Uniswap's names)
+     */
+    @OneToMany_(() => Pair, e => e.token0)
+    pairBase!: Pair[]
+
+    @OneToMany_(() => Pair, e => e.token1)
+    pairQuote!: Pair[]
+
+    @OneToMany_(() => TokenDayData, e => e.token)
+    tokenDayData!: TokenDayData[]
 }

@@ -70,7 +70,11 @@ describe('import graph', function () {
     it('has no circle: every module can be read before the modules that import it', function () {
         const graph = importGraph(sources(ROOT, new Map()))
         expect(graph.size).to.be.greaterThan(300)
-        expect(circles(graph)).to.deep.equal([])
+        // The entities squid-typeorm-codegen generates from schema.graphql import each other for
+        // their relations and @derivedFrom lists; TypeORM reads them through thunks (`() => Pair`)
+        // once every module is loaded, so a circle made only of generated models is how they work.
+        const generated = (file: string) => file.startsWith(path.join('model', 'generated') + path.sep)
+        expect(circles(graph).filter((circle) => !circle.every(generated))).to.deep.equal([])
     })
 
     it('runs downward: the shared layer imports no surface, and no surface imports another or the tooling', function () {

@@ -8,7 +8,8 @@ import { createTestDatabase } from '../support/postgres'
 
 const TABLES = [
     'block', 'transaction', 'log', 'token_transfer', 'token', 'token_balance', 'address', 'verified_contract',
-    'pair', 'swap', 'pair_hour', 'daily_volume', 'daily_chain_activity', 'chain_counters',
+    'pair', 'swap', 'trade', 'mint', 'burn', 'pair_hour_data', 'pair_day_data', 'token_day_data', 'dex_day_data',
+    'liquidity_position', 'daily_chain_activity', 'chain_counters',
 ]
 
 /** Every indexed row, in a stable order, as text. */

@@ -5,6 +5,9 @@ import { createPublicClient, http, parseAbi, PublicClient } from 'viem'
 const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)'])
 const PAIR = parseAbi(['function getReserves() view returns (uint112, uint112, uint32)'])
 const SWAP_TOPIC = '0xd78ad95fa46c994b6551d0da85fc275fe613ce37657fb8d5e3d130840159d822'
+const MINT_TOPIC = '0x4c209b5fc8ad50758f13e2e1088ba56a560dff690a1c6fef26394f4c03821c4f'
+const BURN_TOPIC = '0xdccd412f0b1252819cb1fd330b93224ca42612892bb3f4f789976e6d81936496'
+const SUPPLY = parseAbi(['function totalSupply() view returns (uint256)'])
 
 export function batchingClient(rpcUrl: string): PublicClient {
     return createPublicClient({ transport: http(rpcUrl, { batch: { batchSize: 200 } }) }) as PublicClient
@@ -75,22 +78,23 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
         expect(swapCount, 'swaps').to.equal(swapLogs.length)
         const perPair = await rows(db, `
             SELECT p.id, p.volume_total::text AS total, p.swaps_total AS swaps,
-                   COALESCE((SELECT sum(volume) FROM swap s WHERE s.pair = p.id), 0)::text AS from_swaps,
-                   (SELECT count(*)::int FROM swap s WHERE s.pair = p.id) AS swap_rows,
-                   COALESCE((SELECT sum(volume) FROM pair_hour h WHERE h.pair = p.id), 0)::text AS from_hours,
-                   COALESCE((SELECT sum(swaps) FROM pair_hour h WHERE h.pair = p.id), 0)::int AS hour_swaps
+                   COALESCE((SELECT sum(volume) FROM swap s WHERE s.pair_id = p.id), 0)::text AS from_swaps,
+                   (SELECT count(*)::int FROM swap s WHERE s.pair_id = p.id) AS swap_rows,
+                   COALESCE((SELECT sum(volume) FROM pair_hour_data h WHERE h.pair_id = p.id), 0)::text AS from_hours,
+                   COALESCE((SELECT sum(swaps) FROM pair_hour_data h WHERE h.pair_id = p.id), 0)::int AS hour_swaps
             FROM pair p`)
         for (const p of perPair) {
             expect([p.from_swaps, p.from_hours], `volume of ${p.id}`).to.deep.equal([p.total, p.total])
             expect([p.swap_rows, p.hour_swaps], `swaps of ${p.id}`).to.deep.equal([p.swaps, p.swaps])
         }
         const days = await rows(db, `
-            SELECT d.id, d.volume::text AS volume, d.swaps, s.volume::text AS actual_volume, s.swaps AS actual_swaps
-            FROM daily_volume d FULL JOIN (
+            SELECT d.id, d.volume::text AS volume, d.swaps, COALESCE(s.volume, 0)::text AS actual_volume, COALESCE(s.swaps, 0) AS actual_swaps
+            FROM dex_day_data d FULL JOIN (
                 SELECT to_char(timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(volume) AS volume, count(*)::int AS swaps
                 FROM swap GROUP BY 1
             ) s ON s.day = d.id`)
         for (const d of days) expect([d.volume, d.swaps], `daily volume ${d.id}`).to.deep.equal([d.actual_volume, d.actual_swaps])
+        await expectDefiEntitiesConsistent(db, chain, logs, pairIds)
 
         await expectCallTreesMatchNode(db, rpcUrl, txHashes)
         await expectCoinHistoryMatchesNode(db, chain)
@@ -111,6 +115,54 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
     } finally {
         await db.end()
     }
+}
+
+/**
+ * The DeFi entities (docs/indexer.md#defi-entities) against the chain's events and each other:
+ * mints and burns equal the pairs' events, LP supply equals the chain's, every swap's trade exists
+ * and counts it, day data equal their sums over swaps and trades, and no row refers to a missing one.
+ */
+async function expectDefiEntitiesConsistent(db: Client, chain: PublicClient, logs: { topics: string[]; address: string }[], pairIds: Set<string>): Promise<void> {
+    const ofPairs = (topic: string) => logs.filter((l) => l.topics[0] === topic && pairIds.has(l.address.toLowerCase())).length
+    const [counts] = await rows(db, 'SELECT (SELECT count(*)::int FROM mint) AS mints, (SELECT count(*)::int FROM burn) AS burns')
+    expect(counts, 'mints and burns').to.deep.equal({ mints: ofPairs(MINT_TOPIC), burns: ofPairs(BURN_TOPIC) })
+    for (const pair of await rows(db, 'SELECT id, total_supply::text FROM pair')) {
+        const supply = await chain.readContract({ address: pair.id, abi: SUPPLY, functionName: 'totalSupply' })
+        expect(pair.total_supply, `LP supply of ${pair.id}`).to.equal(supply.toString())
+    }
+    const [orphans] = await rows(db, `SELECT
+        (SELECT count(*)::int FROM swap s WHERE NOT EXISTS (SELECT 1 FROM trade t WHERE t.id = s.trade_id)) AS swaps_without_trade,
+        (SELECT count(*)::int FROM trade t WHERE t.hops <> (SELECT count(*) FROM swap s WHERE s.trade_id = t.id)) AS trades_with_other_hops,
+        (SELECT count(*)::int FROM swap s WHERE NOT EXISTS (SELECT 1 FROM pair p WHERE p.id = s.pair_id)) AS swaps_without_pair,
+        (SELECT count(*)::int FROM pair p WHERE NOT EXISTS (SELECT 1 FROM token t WHERE t.id = p.token0_id) OR NOT EXISTS (SELECT 1 FROM token t WHERE t.id = p.token1_id)) AS pairs_without_token,
+        (SELECT count(*)::int FROM trade x WHERE NOT EXISTS (SELECT 1 FROM token t WHERE t.id = x.token_in_id) OR NOT EXISTS (SELECT 1 FROM token t WHERE t.id = x.token_out_id)) AS trades_without_token,
+        (SELECT count(*)::int FROM (SELECT pair_id FROM mint UNION ALL SELECT pair_id FROM burn UNION ALL SELECT pair_id FROM pair_hour_data UNION ALL SELECT pair_id FROM pair_day_data) r
+            WHERE NOT EXISTS (SELECT 1 FROM pair p WHERE p.id = r.pair_id)) AS rows_without_pair,
+        (SELECT count(*)::int FROM token_day_data d WHERE NOT EXISTS (SELECT 1 FROM token t WHERE t.id = d.token_id)) AS days_without_token`)
+    expect(orphans, 'DeFi rows referring to missing rows').to.deep.equal({
+        swaps_without_trade: 0, trades_with_other_hops: 0, swaps_without_pair: 0, pairs_without_token: 0,
+        trades_without_token: 0, rows_without_pair: 0, days_without_token: 0,
+    })
+    const day = `to_char(timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
+    const wrongDays = await rows(db, `
+        SELECT 'pair' AS kind, d.id FROM pair_day_data d LEFT JOIN (
+            SELECT pair_id || '-' || ${day} AS id, sum(volume) AS volume, count(*)::int AS swaps FROM swap GROUP BY 1
+        ) s ON s.id = d.id WHERE (d.volume_quote, d.swaps) IS DISTINCT FROM (COALESCE(s.volume, 0), COALESCE(s.swaps, 0))
+        UNION ALL
+        SELECT 'dex', d.id FROM dex_day_data d LEFT JOIN (
+            SELECT ${day} AS id, sum(volume_quote) AS volume, count(*)::int AS trades FROM trade GROUP BY 1
+        ) t ON t.id = d.id WHERE (d.trade_volume_quote, d.trades) IS DISTINCT FROM (COALESCE(t.volume, 0), COALESCE(t.trades, 0))
+        UNION ALL
+        SELECT 'token', d.id FROM token_day_data d LEFT JOIN (
+            SELECT token || '-' || ${day} AS id, count(*)::int AS swaps FROM (
+                SELECT p.token0_id AS token, s.timestamp FROM swap s JOIN pair p ON p.id = s.pair_id
+                UNION ALL SELECT p.token1_id, s.timestamp FROM swap s JOIN pair p ON p.id = s.pair_id
+            ) h GROUP BY 1
+        ) s ON s.id = d.id WHERE d.swaps <> COALESCE(s.swaps, 0)`)
+    expect(wrongDays, 'day data that differ from their swaps and trades').to.deep.equal([])
+    const missingDays = await rows(db, `
+        SELECT pair_id || '-' || ${day} AS id FROM swap EXCEPT SELECT id FROM pair_day_data`)
+    expect(missingDays, 'days with swaps but no pair day data').to.deep.equal([])
 }
 
 async function rpc<T = any>(rpcUrl: string, calls: { method: string; params: unknown[] }[]): Promise<T[]> {

@@ -1,7 +1,7 @@
 import { Db } from '../db'
 
 /**
- * Reads of the indexer's DeFi aggregates (`pair`, `pair_hour`, `daily_volume`), which the
+ * Reads of the indexer's DeFi aggregates (`pair`, `pair_hour_data`, `dex_day_data`), which the
  * explorer API's /defi routes serve; the volume rule behind them is in docs/indexer.md.
  */
 
@@ -24,15 +24,15 @@ export interface PairRow {
 /** Every pair with its tokens' symbols and decimals, and its volume and swaps summed over the hourly buckets from `since` on. */
 export async function pairsWithRecentVolume(db: Db, since: Date): Promise<PairRow[]> {
     const { rows } = await db.query<PairRow>(
-        `SELECT p.id, p.token0, p.token1, p.reserve0::text, p.reserve1::text, p.volume_total::text, p.swaps_total,
+        `SELECT p.id, p.token0_id AS token0, p.token1_id AS token1, p.reserve0::text, p.reserve1::text, p.volume_total::text, p.swaps_total,
                 t0.symbol AS symbol0, t1.symbol AS symbol1, t0.decimals AS decimals0, t1.decimals AS decimals1,
                 COALESCE(h.volume, 0)::text AS volume_24h, COALESCE(h.swaps, 0)::int AS swaps_24h
          FROM pair p
-         LEFT JOIN token t0 ON t0.id = p.token0
-         LEFT JOIN token t1 ON t1.id = p.token1
+         LEFT JOIN token t0 ON t0.id = p.token0_id
+         LEFT JOIN token t1 ON t1.id = p.token1_id
          -- Per pair, its last hours by the (pair, hour) index: flat however long the history.
          LEFT JOIN LATERAL (
-             SELECT sum(volume) AS volume, sum(swaps) AS swaps FROM pair_hour WHERE pair = p.id AND hour >= $1
+             SELECT sum(volume) AS volume, sum(swaps) AS swaps FROM pair_hour_data WHERE pair_id = p.id AND hour >= $1
          ) h ON true`,
         [since]
     )
@@ -49,7 +49,7 @@ export interface DailyVolumeRow {
 /** The daily volume rows of the days first..last (YYYY-MM-DD); a day without swaps has none. */
 export async function dailyVolume(db: Db, first: string, last: string): Promise<DailyVolumeRow[]> {
     const { rows } = await db.query<DailyVolumeRow>(
-        'SELECT id, volume::text, swaps FROM daily_volume WHERE id >= $1 AND id <= $2',
+        'SELECT id, volume::text, swaps FROM dex_day_data WHERE id >= $1 AND id <= $2',
         [first, last]
     )
     return rows
