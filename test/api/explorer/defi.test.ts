@@ -3,7 +3,7 @@ import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import { Client as PgClient } from 'pg'
-import { Address, erc20Abi, formatUnits } from 'viem'
+import { Address, erc20Abi, formatUnits, parseUnits } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
 import { startTestChain, TestChain } from '../../support/chain'
@@ -144,10 +144,10 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
         expect(week.headers.get('etag')).to.not.equal(month.headers.get('etag'))
     })
 
-    /** The quote token's decimals, and whole units of base units as the routes write them. */
+    /** Whole units of base units, as the routes write them. */
     const units = (amount: string | bigint, decimals: number) => formatUnits(BigInt(amount), decimals)
     /** A numeric column's text in the routes' one form (viem's: trailing zeros trimmed). */
-    const decimalText = (text: string | null) => (text === null ? null : units(BigInt(text.replace('.', '').padEnd(text.includes('.') ? text.indexOf('.') + 18 : text.length + 18, '0').slice(0, (text.includes('.') ? text.indexOf('.') : text.length) + 18)), 18))
+    const decimalText = (text: string | null) => (text === null ? null : formatUnits(parseUnits(text, 18), 18))
 
     it('gives one pool: its list item, its tokens as /defi/tokens shows them, its prices, per-token volumes and LP supply', async function () {
         const client = stack!.client()
@@ -200,8 +200,7 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
         expect(hourly[23].start).to.equal(new Date(Math.floor(now / HOUR) * HOUR).toISOString())
         for (let i = 1; i < hourly.length; i++) expect(Date.parse(hourly[i].start) - Date.parse(hourly[i - 1].start)).to.equal(HOUR)
         expect(hourly.reduce((sum, b) => sum + b.swaps, 0)).to.equal(busiest.swaps_24h)
-        expect(hourly.reduce((sum, b) => sum + BigInt(b.volume_exact.replace('.', '').padEnd(b.volume_exact.includes('.') ? b.volume_exact.indexOf('.') + quoteDecimals : b.volume_exact.length + quoteDecimals, '0')), 0n))
-            .to.equal(BigInt(busiest.volume_24h_exact.replace('.', '').padEnd(busiest.volume_24h_exact.includes('.') ? busiest.volume_24h_exact.indexOf('.') + quoteDecimals : busiest.volume_24h_exact.length + quoteDecimals, '0')))
+        expect(hourly.reduce((sum, b) => sum + parseUnits(b.volume_exact, quoteDecimals), 0n)).to.equal(parseUnits(busiest.volume_24h_exact, quoteDecimals))
         expect(hourly[23].reserve0, 'the last bucket ends at the reserves of now').to.equal(busiest.reserve0)
 
         // Every seeded day, by an explicit range: each day's row as the indexer wrote it, or the day before carried over.
@@ -262,7 +261,7 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
              FROM token t WHERE t.id IN (SELECT token0_id FROM pair UNION SELECT token1_id FROM pair)`)
         expect(listed.map((t) => t.address).sort()).to.deep.equal(rows.map((r) => r.id).sort())
         const quoteDecimals = rows.find((r) => r.id === chain.contracts.stable.toLowerCase())!.decimals
-        const volumes = listed.map((t) => BigInt(t.volume_quote_exact.replace('.', '').padEnd(t.volume_quote_exact.includes('.') ? t.volume_quote_exact.indexOf('.') + quoteDecimals : t.volume_quote_exact.length + quoteDecimals, '0')))
+        const volumes = listed.map((t) => parseUnits(t.volume_quote_exact, quoteDecimals))
         expect(volumes, 'by volume, largest first').to.deep.equal([...volumes].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)))
         for (const token of listed) {
             const row = rows.find((r) => r.id === token.address)!
