@@ -17,6 +17,17 @@ export const IndexerSettingsSchema = IndexedRangeSchema.extend({
         .describe('port of the GraphQL server for analysts'),
     GRAPHQL_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(4352)
         .describe('port of the GraphQL process\'s `GET /health`, `/ready` (database and GraphQL server answering) and `/metrics` (0: any free port; see [operations.md](operations.md#health-and-readiness))'),
+    // The limits below bound one GraphQL request; what each one measures: indexer.md#graphql-limits.
+    GRAPHQL_MAX_RESPONSE_NODES: z.coerce.number().int().min(1).max(10_000_000).default(100_000)
+        .describe('most nodes (fields × rows) a query\'s answer may hold, estimated before it runs; a list without `limit` counts its table\'s rows (see [indexer.md](indexer.md#graphql-limits))'),
+    GRAPHQL_MAX_ROOT_FIELDS: z.coerce.number().int().min(1).max(1_000).default(20)
+        .describe('most top-level fields in one query'),
+    GRAPHQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000)
+        .describe('milliseconds a query\'s SQL may run before Postgres cancels it'),
+    GRAPHQL_MAX_REQUEST_KB: z.coerce.number().int().min(1).max(10_240).default(256)
+        .describe('largest request body in KB (413 above it)'),
+    GRAPHQL_DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5)
+        .describe('database connections of the GraphQL server (queries beyond it wait)'),
     INDEXER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(4351)
         .describe('port of the indexer\'s readiness endpoint, `GET /ready` (0: any free port; see [RELIABILITY.md](RELIABILITY.md#readiness))'),
     INDEXER_RPC_TIMEOUT: z.coerce.number().int().min(1).max(600).default(10)

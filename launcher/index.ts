@@ -12,7 +12,7 @@ import { LauncherEnv, parseLauncherEnv } from './config'
 import { reportIndexing } from './indexing-progress'
 import { ProgressLine } from './progress-line'
 import { serviceEnv, SERVICES } from './services'
-import { claimDataDir } from './single-instance'
+import { claimDir } from './single-instance'
 
 /**
  * `npm start`: the whole stack on one machine. Embedded Postgres and the native devnet unless
@@ -26,12 +26,15 @@ type Stoppable = { name: string; stop(): Promise<void> }
 
 async function main(): Promise<void> {
     const env = parseLauncherEnv()
-    const claim = claimDataDir(dataDir(env))
-    if ('heldBy' in claim) {
-        process.stderr.write(`npm start is already running (pid ${claim.heldBy}) on ${dataDir(env)}: use that one, or stop it first (Ctrl-C in its terminal, or kill ${claim.heldBy})\n`)
-        process.exit(1)
+    // The data directory, and lib/ (npm start's build would delete the files this one runs from).
+    for (const [dir, where] of [[dataDir(env), `on ${dataDir(env)}`], [LIB_DIR, `from ${LIB_DIR}`]]) {
+        const claim = claimDir(dir)
+        if ('heldBy' in claim) {
+            process.stderr.write(`npm start is already running (pid ${claim.heldBy}) ${where}: use that one, or stop it first (Ctrl-C in its terminal, or kill ${claim.heldBy})\n`)
+            process.exit(1)
+        }
+        process.on('exit', claim.release)
     }
-    process.on('exit', claim.release)
     const log = createLogger('launcher')
     const started: Stoppable[] = []
     let stopping = false

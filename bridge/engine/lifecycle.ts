@@ -1,11 +1,12 @@
 import { Pool, PoolClient } from 'pg'
+import { Histogram } from 'prom-client'
+import { registry } from '../../common/service/metrics'
 import { BRIDGE_EVENT_CHANNEL, BridgeEventNotification } from '../../db/channels'
 import { inTransaction } from '../db'
 import { OUR_PROVIDER_STATUSES } from '../providers/status'
 import { insertEvent } from '../store/events'
 import { Columns, moveSwap, Swap, updateSwap } from '../store/swaps'
 import { FINAL_STATUSES, ProviderLegStatus, STATUSES, SwapStatus } from './statuses'
-import { swapEnteredStatus } from './status-timing'
 
 /**
  * The swap state machine (docs/bridge/lifecycle.md) and the only code that changes a swap's
@@ -13,7 +14,8 @@ import { swapEnteredStatus } from './status-timing'
  * status it expects, so two workers can never both make the same move, (2) writes the event row,
  * and (3) NOTIFYs it. The event table is therefore the complete, ordered history, and the outbox
  * any consumer (the WebSocket now, the webhook dispatcher later) reads from: a NOTIFY is delivered
- * only if its transaction commits, and a consumer that missed one catches up by event id.
+ * only if its transaction commits, and a consumer that missed one catches up by event id. Once
+ * committed, the move is timed from the deposit (the bridge_swap_seconds_since_deposit metric).
  */
 
 /** The event written when a swap enters a status, under the webhook catalogue's name where it has one (bridge/webhooks/catalogue.ts). */
@@ -72,6 +74,25 @@ export interface EventInput {
 }
 
 export class TransitionError extends Error {}
+
+/** How long swaps take from their deposit to each status, for GET /metrics: docs/operations.md#bridge */
+const sinceDeposit = new Histogram({
+    name: 'bridge_swap_seconds_since_deposit',
+    help: "Seconds from the deposit's block time on the source chain to the swap entering each status, by status and source chain",
+    labelNames: ['status', 'source_chain'] as const,
+    buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600, 21600, 86400],
+    registers: [registry],
+})
+
+/**
+ * Observed once per transition, by the process that made it, after it committed. Transitions before
+ * the deposit is seen (and swaps that never got one) have no deposit time and are not counted.
+ */
+function swapEnteredStatus(swap: Swap): void {
+    if (!swap.depositBlockTime) return
+    // A source chain's clock may run slightly ahead of ours: such a moment counts as no time at all.
+    sinceDeposit.observe({ status: swap.status, source_chain: swap.sourceChain }, Math.max(0, (Date.now() - swap.depositBlockTime.getTime()) / 1000))
+}
 
 /** Writes an event row of a swap and announces it, inside the caller's transaction. */
 export async function writeEvent(client: PoolClient, swap: Swap, input: EventInput): Promise<void> {

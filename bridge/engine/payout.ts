@@ -1,15 +1,15 @@
-import { UnpayableTransferError } from '../chains/adapter'
+import { DepositCheck, UnpayableTransferError } from '../chains/adapter'
 import { Swap } from '../store/swaps'
 import { TxRecord } from '../store/transactions'
 import { EngineContext } from './context'
 import { OperatorHoldError } from './hold'
-import { checkSourceDeposit } from './source-deposit'
 import { LACKED_GAS } from './vault'
 
 /**
  * The payout, one transfer of the locked amount from the target vault, done once final there
- * (docs/bridge/lifecycle.md#payout). Every decision about it is made here, from the swap's status
- * and its live payout transaction; steps.ts only records the outcome.
+ * (docs/bridge/lifecycle.md#payout). Every decision about it is made here, from the swap's status,
+ * its live payout transaction and whether the deposit it pays for still stands; steps.ts only
+ * records the outcome.
  */
 
 /**
@@ -25,6 +25,24 @@ export type PayoutProgress =
     | { state: 'waiting'; tx?: TxRecord }
     | { state: 'done'; tx: TxRecord; blockNumber: bigint; confirmations: number }
     | { state: 'failed'; reason: string }
+
+/**
+ * The swap's deposit against the source chain's finality rule: still in the chain, where, and how
+ * deep. Asked once more before the first payout (below), and by steps.ts when the deposit is
+ * confirmed. 'orphaned' is passed on only when a second look agrees; until then it reads as 'pending'.
+ */
+export async function checkSourceDeposit(ctx: EngineContext, swap: Swap): Promise<DepositCheck> {
+    const check = await ctx.adapter(swap.sourceChain).checkDeposit(
+        { txHash: swap.depositTxHash, blockNumber: swap.depositBlock!, blockHash: swap.depositBlockHash!, amount: swap.depositAmount! },
+        ctx.config.networks[swap.sourceChain]!.finality
+    )
+    const key = `deposit-gone:${swap.id}:${swap.depositBlockHash}`
+    if (check.state !== 'orphaned') {
+        await ctx.secondLook.forget(key)
+        return check
+    }
+    return (await ctx.secondLook.agrees(key)) ? check : { state: 'pending', confirmations: 0 }
+}
 
 /**
  * The payout's next move. In vault_locked: send the first payout (the deposit checked once more

@@ -23,6 +23,16 @@ describe('configuration', () => {
         expect(() => parseLauncherEnv({ INDEXER_BATCH_BLOCKS: '20000' })).to.throw(ConfigError, /INDEXER_BATCH_BLOCKS/)
     })
 
+    it('gives the GraphQL server\'s limits their documented defaults and refuses a bad one by name', () => {
+        expect(parseIndexerEnv({})).to.include({
+            GRAPHQL_MAX_RESPONSE_NODES: 100_000, GRAPHQL_MAX_ROOT_FIELDS: 20, GRAPHQL_STATEMENT_TIMEOUT_MS: 10_000, GRAPHQL_MAX_REQUEST_KB: 256, GRAPHQL_DB_POOL_SIZE: 5,
+        })
+        expect(parseIndexerEnv({ GRAPHQL_MAX_RESPONSE_NODES: '500' })).to.include({ GRAPHQL_MAX_RESPONSE_NODES: 500 })
+        for (const [name, value] of [['GRAPHQL_MAX_RESPONSE_NODES', '0'], ['GRAPHQL_MAX_ROOT_FIELDS', 'many'], ['GRAPHQL_STATEMENT_TIMEOUT_MS', '-1'], ['GRAPHQL_MAX_REQUEST_KB', '1.5'], ['GRAPHQL_DB_POOL_SIZE', '0']]) {
+            expect(() => parseIndexerEnv({ [name]: value }), name).to.throw(ConfigError, new RegExp(name))
+        }
+    })
+
     it('checks in each process only the shared variables and its own surfaces\'', () => {
         const bad = { BRIDGE_FEE_PERCENT: 'lots', PLATFORM_PORT: 'eighty', EXPLORER_PORT: 'ninety', INDEXER_BATCH_BLOCKS: '20000' }
         expect(() => parseIndexerEnv(bad)).to.throw(ConfigError, /INDEXER_BATCH_BLOCKS/).with.property('message').that.does.not.match(/BRIDGE_FEE_PERCENT|PLATFORM_PORT|EXPLORER_PORT/)

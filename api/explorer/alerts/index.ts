@@ -11,6 +11,9 @@ import { sendDueAlerts } from './send'
  */
 const FALLBACK_PASS_MS = 15_000
 
+/** Postgres's undefined_table: the indexer has not run yet (Subsquid makes its progress table, squid_processor.status, when it first connects). */
+const UNDEFINED_TABLE = '42P01'
+
 /**
  * Watchlist alerts in the api process: whenever the indexer announces a commit (HEAD_CHANNEL),
  * the transfers of newly final blocks that touch an address someone watches become alert rows
@@ -21,6 +24,8 @@ export class WatchlistAlerts {
     private timer?: NodeJS.Timeout
     private listener?: ChannelListener<unknown>
     private readonly passes = new CoalescedRunner(() => this.runPass())
+    /** Whether the missing indexer tables were reported, so a wait for the indexer logs once, not every pass. */
+    private waitReported = false
 
     constructor(private readonly s: ExplorerServices) {}
 
@@ -51,8 +56,15 @@ export class WatchlistAlerts {
         try {
             await makeAlerts(ctx.pool, ctx.env.EXPLORER_ALERTS_PER_DAY)
             await sendDueAlerts(ctx.pool, mailer, publicUrl, ctx.secrets.jwtSecret, ctx.log)
+            this.waitReported = false
         } catch (err) {
-            ctx.log.error({ err }, 'watchlist alerts: a pass failed; the next one tries again')
+            if ((err as { code?: string }).code !== UNDEFINED_TABLE) {
+                ctx.log.error({ err }, 'watchlist alerts: a pass failed; the next one tries again')
+            } else if (!this.waitReported) {
+                // Not a fault: the api may start before the indexer ever ran.
+                this.waitReported = true
+                ctx.log.info({ table: (err as Error).message }, 'watchlist alerts wait for the indexer\'s tables; passes go on quietly until they exist')
+            }
         }
     }
 }

@@ -175,3 +175,47 @@ describe('explorer services API: watchlist alerts', function () {
         expect(mails[1].text).to.include(second.toLowerCase())
     })
 })
+
+/**
+ * The indexer's progress table (squid_processor.status) is made by the indexer when it first runs,
+ * so an api started first meets a database without it: the alerts wait quietly (one line, not an
+ * ERROR every pass) and start once the indexer has run.
+ */
+describe('explorer services API: watchlist alerts before the indexer has made its tables', function () {
+    let chain: TestChain | undefined
+    let indexer: IndexerProcess | undefined
+    let stack: ExplorerStack | undefined
+    let db: PgClient | undefined
+
+    after(async function () {
+        await db?.end()
+        await stack?.stop()
+        await indexer?.stop()
+        await chain?.stop()
+    })
+
+    it('logs one line while they are missing, no error on the passes meanwhile, and makes alerts once they exist', async function () {
+        const databaseUrl = await createTestDatabase('alerts_early')
+        stack = await startExplorerStack({ databaseUrl, env: { LOG_LEVEL: 'info' } })
+        const api = stack.api
+        const waiting = 'watchlist alerts wait for the indexer\'s tables'
+        await waitFor('the first pass to meet the missing tables', async () => api.output().includes(waiting), 20_000, 50)
+        db = new PgClient({ connectionString: databaseUrl })
+        await db.connect()
+        // Each announcement wakes a pass, as the indexer's commits would.
+        for (let i = 0; i < 3; i++) {
+            await db.query('NOTIFY chain_head')
+            await new Promise((resolve) => setTimeout(resolve, 200))
+        }
+        chain = await startTestChain()
+        indexer = startIndexer({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts, env: { INDEXER_FINALITY_CONFIRMATION: '1' } })
+        await waitFor('alerts made once the tables exist', async () => {
+            const { rows } = await db!.query(`SELECT to_regclass('explorer_alert_cursor') IS NOT NULL AS made`)
+            if (!rows[0].made) return false
+            return (await db!.query('SELECT block_number FROM explorer_alert_cursor')).rows.length > 0
+        }, 120_000, 200)
+        const output = api.output()
+        expect(output.split(waiting).length - 1, output).to.equal(1)
+        expect(output).to.not.include('watchlist alerts: a pass failed')
+    })
+})
