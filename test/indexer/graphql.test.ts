@@ -1,26 +1,14 @@
 import { expect } from 'chai'
 import * as path from 'path'
 import { Client } from 'pg'
-import { spawnManaged, Spawned, waitFor } from '../../common/processes'
 import { headHash, startTestChain, TestChain } from '../support/chain'
+import { GraphqlAnswer, GraphqlProcess, startGraphql } from '../support/graphql'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
-import { freePort } from '../support/ports'
 import { createTestDatabase } from '../support/postgres'
 
-const GRAPHQL_MAIN = path.resolve(__dirname, '../../indexer/graphql.js')
 const PROJECT_ROOT = path.resolve(__dirname, '../../..')
 
-interface GraphqlProcess {
-    url: string
-    output(): string
-    process: Spawned
-}
-
-interface Answer {
-    status: number
-    text: string
-    body?: { data?: any; errors?: { message: string; extensions?: { code?: string } }[] }
-}
+type Answer = GraphqlAnswer
 
 /** What no answer may hold: a stack trace, a server path, a source position, SQL. */
 function expectNoInternals(answer: Answer): void {
@@ -40,35 +28,14 @@ describe('GraphQL for analysts: limits that fit and fail politely', function () 
     let defaults: GraphqlProcess
     let tight: GraphqlProcess
 
-    async function startGraphql(env: Record<string, string> = {}): Promise<GraphqlProcess> {
-        const port = await freePort()
-        let output = ''
-        const proc = spawnManaged(process.execPath, [GRAPHQL_MAIN], {
-            name: 'graphql',
-            env: { ...process.env, DATABASE_URL: databaseUrl, GRAPHQL_PORT: String(port), GRAPHQL_HEALTH_PORT: '0', ...env },
-        })
-        const collect = (d: Buffer) => { output = (output + d.toString()).slice(-100_000) }
-        proc.child.stdout?.on('data', collect)
-        proc.child.stderr?.on('data', collect)
-        const server = { url: `http://127.0.0.1:${port}/graphql`, output: () => output, process: proc }
+    async function startServer(env: Record<string, string> = {}): Promise<GraphqlProcess> {
+        const server = await startGraphql(databaseUrl, env)
         servers.push(server)
-        await waitFor('the GraphQL server', async () => (await post(server, { query: '{ __typename }' })).status === 200, 60_000, 250)
         return server
     }
 
-    async function post(server: GraphqlProcess, body: unknown): Promise<Answer> {
-        const res = await fetch(server.url, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: typeof body === 'string' ? body : JSON.stringify(body),
-        })
-        const text = await res.text()
-        let parsed: Answer['body']
-        try { parsed = JSON.parse(text) } catch { parsed = undefined }
-        return { status: res.status, text, body: parsed }
-    }
-
-    const query = (server: GraphqlProcess, q: string) => post(server, { query: q })
+    const post = (server: GraphqlProcess, body: unknown) => server.post(body)
+    const query = (server: GraphqlProcess, q: string) => server.query(q)
 
     function expectData(answer: Answer): any {
         expect(answer.body?.errors, answer.text).to.equal(undefined)
@@ -107,14 +74,14 @@ describe('GraphQL for analysts: limits that fit and fail politely', function () 
         await indexer.stop()
         db = new Client({ connectionString: databaseUrl })
         await db.connect()
-        defaults = await startGraphql()
-        tight = await startGraphql({
+        defaults = await startServer()
+        tight = await startServer({
             GRAPHQL_MAX_ROOT_FIELDS: '2', GRAPHQL_MAX_RESPONSE_NODES: '10', GRAPHQL_STATEMENT_TIMEOUT_MS: '300', GRAPHQL_MAX_REQUEST_KB: '1',
         })
     })
 
     after(async () => {
-        for (const server of servers) await server.process.stop()
+        for (const server of servers) await server.stop()
         await db?.end()
         await indexer?.stop()
         await chain?.stop()
@@ -135,7 +102,7 @@ describe('GraphQL for analysts: limits that fit and fail politely', function () 
         const start: Date = day.rows[0].start
         const end = new Date(start.getTime() + 86_400_000)
         const swaps = expectData(await query(defaults, `{ swaps(where: { timestamp_gte: "${start.toISOString()}", timestamp_lt: "${end.toISOString()}" }, orderBy: id_ASC) {
-            id pair blockNumber timestamp logIndex transactionHash sender to amount0In amount1In amount0Out amount1Out volume
+            id pair { id } trade { id } blockNumber timestamp logIndex transactionHash trader sender to amount0In amount1In amount0Out amount1Out volume
         } }`)).swaps
         expect(day.rows[0].n).to.be.greaterThan(10)
         expect(swaps).to.have.length(day.rows[0].n)
@@ -144,12 +111,12 @@ describe('GraphQL for analysts: limits that fit and fail politely', function () 
     })
 
     it('pages a pair\'s swaps by keyset, as the docs show', async () => {
-        const pair = (await db.query('SELECT pair FROM swap GROUP BY pair ORDER BY count(*) DESC LIMIT 1')).rows[0].pair
-        const stored = (await db.query('SELECT id FROM swap WHERE pair = $1 ORDER BY id', [pair])).rows.map((r) => r.id)
+        const pair = (await db.query('SELECT pair_id FROM swap GROUP BY pair_id ORDER BY count(*) DESC LIMIT 1')).rows[0].pair_id
+        const stored = (await db.query('SELECT id FROM swap WHERE pair_id = $1 ORDER BY id', [pair])).rows.map((r) => r.id)
         expect(stored.length).to.be.greaterThan(10)
         const paged: string[] = []
         for (let last = ''; ;) {
-            const page = expectData(await query(defaults, `{ swaps(where: { pair_eq: "${pair}", id_gt: "${last}" }, orderBy: id_ASC, limit: 10) { id volume } }`)).swaps
+            const page = expectData(await query(defaults, `{ swaps(where: { pair: { id_eq: "${pair}" }, id_gt: "${last}" }, orderBy: id_ASC, limit: 10) { id volume } }`)).swaps
             if (!page.length) break
             expect(page.length).to.be.at.most(10)
             paged.push(...page.map((s: { id: string }) => s.id))

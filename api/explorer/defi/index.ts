@@ -2,7 +2,9 @@ import { ApiDoc, DocumentedRouter } from '../../../common/service/api-doc'
 import { timeLimitedDb } from '../../chain/db'
 import { ExplorerServices } from '../services'
 import { ResponseCache } from './cache'
+import { pool, poolHistory, poolHistoryOperation, poolOperation } from './pool'
 import { pools, poolsOperation } from './pools'
+import { token, tokenHistory, tokenHistoryOperation, tokenOperation, tokens, tokensOperation } from './tokens'
 import { volume, volumeOperation } from './volume'
 
 /** The public DeFi routes: read the indexer's ready aggregates, never the event history. */
@@ -13,5 +15,10 @@ export function defiRouter(s: ExplorerServices, doc: ApiDoc): DocumentedRouter {
     const db = timeLimitedDb(s.ctx.pool, s.ctx.env.CHAIN_API_STATEMENT_TIMEOUT_MS)
     return doc.router('/api/defi', 'DeFi')
         .get('/pools', poolsOperation, pools(s, db, cache))
+        .get('/pools/:address', poolOperation, pool(s, db, cache))
+        .get('/pools/:address/history', poolHistoryOperation, poolHistory(s, db, cache))
+        .get('/tokens', tokensOperation, tokens(s, db, cache))
+        .get('/tokens/:address', tokenOperation, token(s, db, cache))
+        .get('/tokens/:address/history', tokenHistoryOperation, tokenHistory(s, db, cache))
         .get('/volume', volumeOperation, volume(s, db, cache))
 }

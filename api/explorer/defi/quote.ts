@@ -43,3 +43,8 @@ export async function quoteToken(s: ExplorerServices, db: Db): Promise<QuoteToke
 export function toNumber(baseUnits: bigint, decimals: number): number {
     return Number(formatUnits(baseUnits, decimals))
 }
+
+/** Larger first: the order of the DeFi lists (busiest, most liquid). */
+export function compareDesc(a: bigint, b: bigint): number {
+    return a > b ? -1 : a < b ? 1 : 0
+}

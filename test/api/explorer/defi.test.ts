@@ -2,6 +2,8 @@ import { expect } from 'chai'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
+import { Client as PgClient } from 'pg'
+import { Address, erc20Abi, formatUnits, parseUnits } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
 import { startTestChain, TestChain } from '../../support/chain'
@@ -31,6 +33,7 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
     let indexer: IndexerProcess | undefined
     let stack: ExplorerStack | undefined
     let replay: Replay
+    let db: PgClient
 
     before(async function () {
         chain = await startTestChain({ seedDays: 2 })
@@ -40,9 +43,12 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
         await waitForIndexedBlock(databaseUrl, head.hash, indexer)
         stack = await startExplorerStack({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
         replay = await replaySwaps(chain.client, chain.contracts, head.number)
+        db = new PgClient({ connectionString: databaseUrl })
+        await db.connect()
     })
 
     after(async function () {
+        await db?.end()
         await stack?.stop()
         await indexer?.stop()
         await chain?.stop()
@@ -94,7 +100,9 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
             const { reply, now } = await inOneWindow(DAY, () => client.get(`/defi/volume${days === undefined ? '' : `?days=${days}`}`))
             expect(reply.status, reply.text).to.equal(200)
             const expected = expectedVolume(replay, days ?? 30, now)
-            expect(reply.body, `days=${days}`).to.deep.equal(expected)
+            // The per-hop figures against the replay; the per-trade ones (trade_volume, trades) have a test of their own.
+            const perHop = (reply.body as Record<string, unknown>[]).map(({ date, volume, volume_exact, swaps }) => ({ date, volume, volume_exact, swaps }))
+            expect(perHop, `days=${days}`).to.deep.equal(expected)
         }
         const { reply } = await inOneWindow(DAY, () => client.get('/defi/volume'))
         const buckets = reply.body as { date: string; volume: number; swaps: number }[]
@@ -134,6 +142,185 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
         const week = await client.get('/defi/volume?days=7')
         const month = await client.get('/defi/volume?days=30')
         expect(week.headers.get('etag')).to.not.equal(month.headers.get('etag'))
+    })
+
+    /** Whole units of base units, as the routes write them. */
+    const units = (amount: string | bigint, decimals: number) => formatUnits(BigInt(amount), decimals)
+    /** A numeric column's text in the routes' one form (viem's: trailing zeros trimmed). */
+    const decimalText = (text: string | null) => (text === null ? null : formatUnits(parseUnits(text, 18), 18))
+
+    it('gives one pool: its list item, its tokens as /defi/tokens shows them, its prices, per-token volumes and LP supply', async function () {
+        const client = stack!.client()
+        const { reply: list } = await inOneWindow(HOUR, async () => client.get('/defi/pools'))
+        const { reply: tokens } = await inOneWindow(HOUR, async () => client.get('/defi/tokens'))
+        expect(tokens.status, tokens.text).to.equal(200)
+        const tokenByAddress = new Map((tokens.body.tokens as { address: string }[]).map((t) => [t.address, t]))
+        for (const item of list.body.pools as { address: string }[]) {
+            const { reply } = await inOneWindow(HOUR, () => client.get(`/defi/pools/${item.address}`))
+            expect(reply.status, reply.text).to.equal(200)
+            const { rows: [pair] } = await db.query(
+                `SELECT p.token0_id, p.token1_id, p.token0_price::text, p.token1_price::text, p.volume_token0::text, p.volume_token1::text,
+                        p.created_block, p.created_transaction, t0.decimals AS d0, t1.decimals AS d1
+                 FROM pair p JOIN token t0 ON t0.id = p.token0_id JOIN token t1 ON t1.id = p.token1_id WHERE p.id = $1`, [item.address])
+            const supply = await chain.client.readContract({ address: item.address as Address, abi: erc20Abi, functionName: 'totalSupply' })
+            const listed = (await inOneWindow(HOUR, () => client.get('/defi/pools'))).reply.body.pools.find((p: { address: string }) => p.address === item.address)
+            expect(reply.body).to.deep.equal({
+                ...listed,
+                token0: tokenByAddress.get(pair.token0_id),
+                token1: tokenByAddress.get(pair.token1_id),
+                token0_price: decimalText(pair.token0_price),
+                token1_price: decimalText(pair.token1_price),
+                volume_token0: units(pair.volume_token0, pair.d0),
+                volume_token1: units(pair.volume_token1, pair.d1),
+                lp_total_supply: formatUnits(supply, 18),
+                created_block: pair.created_block,
+                created_transaction: pair.created_transaction,
+            })
+            expect(Number(reply.body.volume_total_exact)).to.equal(reply.body.volume_total)
+            expect(reply.body.token0.address).to.not.equal(undefined)
+        }
+        expectError(await client.get(`/defi/pools/0x${'ab'.repeat(20)}`), 404, 'not_found')
+        expectError(await client.get('/defi/pools/0x1234'), 400, 'invalid_request')
+    })
+
+    it('gives a pool\'s hourly and daily history: every bucket present, rows as indexed, quiet buckets carry the last reserves and close', async function () {
+        const client = stack!.client()
+        const { reply: list } = await inOneWindow(HOUR, () => client.get('/defi/pools'))
+        const busiest = list.body.pools[0]
+        const { rows: [pair] } = await db.query(
+            `SELECT t0.decimals AS d0, t1.decimals AS d1 FROM pair p JOIN token t0 ON t0.id = p.token0_id JOIN token t1 ON t1.id = p.token1_id WHERE p.id = $1`, [busiest.address])
+        const quoteDecimals = (await db.query(`SELECT decimals FROM token WHERE id = $1`, [chain.contracts.stable.toLowerCase()])).rows[0].decimals
+
+        // The default: the last 24 hours, which sum to the list's 24-hour figures.
+        const { reply: hours, now } = await inOneWindow(HOUR, () => client.get(`/defi/pools/${busiest.address}/history?interval=hour`))
+        expect(hours.status, hours.text).to.equal(200)
+        expect(hours.body).to.include({ address: busiest.address, interval: 'hour', quote_symbol: 'STABLE' })
+        const hourly = hours.body.buckets as Record<string, any>[]
+        expect(hourly).to.have.length(24)
+        expect(hourly[23].start).to.equal(new Date(Math.floor(now / HOUR) * HOUR).toISOString())
+        for (let i = 1; i < hourly.length; i++) expect(Date.parse(hourly[i].start) - Date.parse(hourly[i - 1].start)).to.equal(HOUR)
+        expect(hourly.reduce((sum, b) => sum + b.swaps, 0)).to.equal(busiest.swaps_24h)
+        expect(hourly.reduce((sum, b) => sum + parseUnits(b.volume_exact, quoteDecimals), 0n)).to.equal(parseUnits(busiest.volume_24h_exact, quoteDecimals))
+        expect(hourly[23].reserve0, 'the last bucket ends at the reserves of now').to.equal(busiest.reserve0)
+
+        // Every seeded day, by an explicit range: each day's row as the indexer wrote it, or the day before carried over.
+        const { rows } = await db.query(
+            `SELECT "date", volume_quote::text, swaps, volume_token0::text, volume_token1::text, reserve0::text, reserve1::text, reserve_quote::text,
+                    price_open::text, price_high::text, price_low::text, price_close::text
+             FROM pair_day_data WHERE pair_id = $1 ORDER BY "date"`, [busiest.address])
+        expect(rows.length, 'the seed trades on more than one day').to.be.greaterThan(1)
+        const first = rows[0].date as Date
+        const from = new Date(first.getTime() - 2 * DAY).toISOString().slice(0, 10)
+        const to = new Date().toISOString().slice(0, 10)
+        const days = await client.get(`/defi/pools/${busiest.address}/history?interval=day&from=${from}&to=${to}`)
+        expect(days.status, days.text).to.equal(200)
+        const daily = days.body.buckets as Record<string, any>[]
+        expect(daily[0].start).to.equal(`${from}T00:00:00.000Z`)
+        expect(daily[daily.length - 1].start).to.equal(`${to}T00:00:00.000Z`)
+        const byDay = new Map(rows.map((r) => [(r.date as Date).toISOString(), r]))
+        let last: any
+        for (const bucket of daily) {
+            const row = byDay.get(bucket.start)
+            const carried = row ?? last
+            expect(bucket, bucket.start).to.deep.equal({
+                start: bucket.start,
+                volume: Number(units(row?.volume_quote ?? '0', quoteDecimals)),
+                volume_exact: units(row?.volume_quote ?? '0', quoteDecimals),
+                swaps: row?.swaps ?? 0,
+                volume_token0: units(row?.volume_token0 ?? '0', pair.d0),
+                volume_token1: units(row?.volume_token1 ?? '0', pair.d1),
+                reserve0: units(carried?.reserve0 ?? '0', pair.d0),
+                reserve1: units(carried?.reserve1 ?? '0', pair.d1),
+                liquidity_quote: Number(units(carried?.reserve_quote ?? '0', quoteDecimals)),
+                liquidity_quote_exact: units(carried?.reserve_quote ?? '0', quoteDecimals),
+                open: decimalText(row ? row.price_open : last?.price_close ?? null),
+                high: decimalText(row ? row.price_high : last?.price_close ?? null),
+                low: decimalText(row ? row.price_low : last?.price_close ?? null),
+                close: decimalText(row ? row.price_close : last?.price_close ?? null),
+            })
+            if (row) last = row
+        }
+        expect(daily.slice(0, 2).map((b) => b.swaps), 'days before the pool traded').to.deep.equal([0, 0])
+        expect(daily.reduce((sum, b) => sum + b.swaps, 0), 'every swap of the pool').to.equal(busiest.swaps_total)
+
+        const bad = (query: string) => client.get(`/defi/pools/${busiest.address}/history?${query}`)
+        expectError(await bad('interval=week'), 400, 'invalid_request')
+        expectError(await bad(`from=${to}&to=${from}`), 400, 'invalid_request')
+        expectError(await bad('interval=hour&from=2020-01-01'), 400, 'invalid_request')
+        expectError(await bad('from=yesterday'), 400, 'invalid_request')
+        expectError(await client.get(`/defi/pools/0x${'ab'.repeat(20)}/history`), 404, 'not_found')
+    })
+
+    it('lists the tokens of the pools with the indexer\'s price, liquidity and volume, and gives each with its daily history', async function () {
+        const client = stack!.client()
+        const reply = await client.get('/defi/tokens')
+        expect(reply.status, reply.text).to.equal(200)
+        const listed = reply.body.tokens as Record<string, any>[]
+        const { rows } = await db.query(
+            `SELECT t.id, t.symbol, t.name, t.decimals, t.derived_quote::text, t.trade_volume::text, t.trade_volume_quote::text, t.swap_count, t.total_liquidity::text
+             FROM token t WHERE t.id IN (SELECT token0_id FROM pair UNION SELECT token1_id FROM pair)`)
+        expect(listed.map((t) => t.address).sort()).to.deep.equal(rows.map((r) => r.id).sort())
+        const quoteDecimals = rows.find((r) => r.id === chain.contracts.stable.toLowerCase())!.decimals
+        const volumes = listed.map((t) => parseUnits(t.volume_quote_exact, quoteDecimals))
+        expect(volumes, 'by volume, largest first').to.deep.equal([...volumes].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)))
+        for (const token of listed) {
+            const row = rows.find((r) => r.id === token.address)!
+            expect(token).to.include({
+                symbol: row.symbol, name: row.name, decimals: row.decimals, price_quote: decimalText(row.derived_quote), quote_symbol: 'STABLE',
+                liquidity: units(row.total_liquidity, row.decimals), volume: units(row.trade_volume, row.decimals),
+                volume_quote_exact: units(row.trade_volume_quote, quoteDecimals), swaps: row.swap_count,
+            })
+            expect(token.volume_quote).to.equal(Number(token.volume_quote_exact))
+            expect(token.liquidity_quote).to.equal(Number(token.liquidity_quote_exact))
+            const one = await client.get(`/defi/tokens/${token.address}`)
+            expect(one.body, token.symbol).to.deep.equal(token)
+        }
+        expect(listed.find((t) => t.address === chain.contracts.stable.toLowerCase())!.price_quote).to.equal('1')
+
+        const busiest = listed[0]
+        const history = await client.get(`/defi/tokens/${busiest.address}/history`)
+        expect(history.status, history.text).to.equal(200)
+        const days = history.body.days as Record<string, any>[]
+        expect(days).to.have.length(30)
+        expect(days[29].date).to.equal(new Date().toISOString().slice(0, 10))
+        expect(days.reduce((sum, d) => sum + d.swaps, 0), 'every swap of the token in the seed\'s days').to.equal(busiest.swaps)
+        const { rows: dayRows } = await db.query(`SELECT "date", swaps, price_close::text FROM token_day_data WHERE token_id = $1 ORDER BY "date"`, [busiest.address])
+        const lastRow = dayRows[dayRows.length - 1]
+        expect(days.find((d) => d.date === (lastRow.date as Date).toISOString().slice(0, 10))!.close).to.equal(decimalText(lastRow.price_close))
+        expect(days[29].close, 'today closes at the last price').to.equal(decimalText(lastRow.price_close))
+
+        expectError(await client.get(`/defi/tokens/0x${'cd'.repeat(20)}`), 404, 'not_found')
+        expectError(await client.get('/defi/tokens/GOLD'), 400, 'invalid_request')
+        expectError(await client.get(`/defi/tokens/${busiest.address}/history?from=2020-01-01`), 400, 'invalid_request')
+    })
+
+    it('counts each routed trade once in trade_volume and trades, beside the per-hop volume, over days or a date range', async function () {
+        const client = stack!.client()
+        const { reply, now } = await inOneWindow(DAY, () => client.get('/defi/volume?days=30'))
+        expect(reply.status, reply.text).to.equal(200)
+        const days = reply.body as Record<string, any>[]
+        const { rows: [trades] } = await db.query(`SELECT count(*)::int AS n, COALESCE(sum(volume_quote), 0)::text AS volume, count(*) FILTER (WHERE hops > 1)::int AS routed FROM trade`)
+        const { rows: [swaps] } = await db.query('SELECT count(*)::int AS n FROM swap')
+        expect(trades.routed, 'the seed routes trades through more than one pool').to.be.greaterThan(0)
+        expect(days.reduce((sum, d) => sum + d.trades, 0)).to.equal(trades.n)
+        expect(days.reduce((sum, d) => sum + d.swaps, 0)).to.equal(swaps.n)
+        expect(trades.n, 'fewer trades than hops').to.be.lessThan(swaps.n)
+        const quoteDecimals = (await db.query(`SELECT decimals FROM token WHERE id = $1`, [chain.contracts.stable.toLowerCase()])).rows[0].decimals
+        const { rows: tradeDays } = await db.query('SELECT id, trade_volume_quote::text, trades FROM dex_day_data')
+        for (const row of tradeDays) {
+            const day = days.find((d) => d.date === row.id)
+            if (!day) continue
+            expect(day, row.id).to.include({ trades: row.trades, trade_volume_exact: units(row.trade_volume_quote, quoteDecimals) })
+            expect(day.trade_volume).to.equal(Number(day.trade_volume_exact))
+        }
+        // A range gives the same days as the window that holds them.
+        const from = days[25].date
+        const to = days[29].date
+        const range = await client.get(`/defi/volume?from=${from}&to=${to}`)
+        expect(range.status, range.text).to.equal(200)
+        if (Math.floor(Date.now() / DAY) === Math.floor(now / DAY)) expect(range.body).to.deep.equal(days.slice(25))
+        expectError(await client.get(`/defi/volume?days=3&from=${from}`), 400, 'invalid_request')
+        expectError(await client.get('/defi/volume?from=2020-01-01&to=2026-01-01'), 400, 'invalid_request')
     })
 
     it('shows watched addresses with the native balance the indexer holds', async function () {

@@ -120,6 +120,7 @@ export async function replaySwaps(client: PublicClient, contracts: NativeContrac
 export function expectedPools(replay: Replay, since: number) {
     const quote = replay.tokens.get(replay.stable)!
     const n = (units: bigint) => Number(formatUnits(units, quote.decimals))
+    const exact = (units: bigint) => formatUnits(units, quote.decimals)
     const byTokens = new Map([...replay.pairs.values()].map((p) => [[p.token0, p.token1].sort().join('-'), p]))
     const value = (token: string, amount: bigint): bigint | undefined => {
         const rate = (from: string, to: string, x: bigint) => {
@@ -137,6 +138,7 @@ export function expectedPools(replay: Replay, since: number) {
         const t0 = replay.tokens.get(p.token0)!
         const t1 = replay.tokens.get(p.token1)!
         const recent = [...p.hours.entries()].filter(([hour]) => hour >= since).map(([, b]) => b)
+        const recentVolume = recent.reduce((sum, b) => sum + b.volume, 0n)
         const quoteSide = p.token0 === replay.stable ? p.reserve0
             : p.token1 === replay.stable ? p.reserve1
                 : value(p.token0, p.reserve0) ?? value(p.token1, p.reserve1) ?? 0n
@@ -146,22 +148,25 @@ export function expectedPools(replay: Replay, since: number) {
             reserve0: formatUnits(p.reserve0, t0.decimals),
             reserve1: formatUnits(p.reserve1, t1.decimals),
             liquidity_quote: n(2n * quoteSide),
+            liquidity_quote_exact: exact(2n * quoteSide),
             quote_symbol: quote.symbol,
-            volume_24h: n(recent.reduce((sum, b) => sum + b.volume, 0n)),
+            volume_24h: n(recentVolume),
+            volume_24h_exact: exact(recentVolume),
             swaps_24h: recent.reduce((sum, b) => sum + b.swaps, 0),
             volume_total: n(p.volumeTotal),
+            volume_total_exact: exact(p.volumeTotal),
             swaps_total: p.swapsTotal,
         }
     })
 }
 
-/** What GET /defi/volume?days=N must answer on the UTC day that contains `now` (ms). */
+/** What GET /defi/volume?days=N must answer on the UTC day that contains `now` (ms), in its per-hop fields. */
 export function expectedVolume(replay: Replay, days: number, now: number) {
     const decimals = replay.tokens.get(replay.stable)!.decimals
     const today = Math.floor(now / 86_400_000) * 86_400_000
     return Array.from({ length: days }, (_, i) => {
         const date = new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10)
         const day = replay.days.get(date)
-        return { date, volume: day ? Number(formatUnits(day.volume, decimals)) : 0, swaps: day?.swaps ?? 0 }
+        return { date, volume: day ? Number(formatUnits(day.volume, decimals)) : 0, volume_exact: formatUnits(day?.volume ?? 0n, decimals), swaps: day?.swaps ?? 0 }
     })
 }
