@@ -63,7 +63,9 @@ export class Mailer {
         if (this.outbox) {
             fs.mkdirSync(this.outbox, { recursive: true })
             const file = path.join(this.outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.purpose}-${randomBytes(3).toString('hex')}.eml`)
-            fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 })
+            // Written aside and renamed: whoever watches the outbox never opens a message half-written.
+            fs.writeFileSync(`${file}.part`, info.message as Buffer, { mode: 0o600 })
+            fs.renameSync(`${file}.part`, file)
             this.log.info({ purpose: mail.purpose, file }, 'mail written to the development outbox (SMTP_URL not set)')
         } else {
             this.log.info({ purpose: mail.purpose, messageId: info.messageId }, 'mail sent')

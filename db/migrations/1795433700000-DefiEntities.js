@@ -86,9 +86,9 @@ module.exports = class DefiEntities1795433700000 {
             FROM token_balance b JOIN pair p ON p.id = b.token`)
 
         await this.backfill(db)
-        // The entities name every column; the defaults only filled the rows of before.
+        // The entities name every column; the defaults only filled the rows of before. The token's
+        // keep theirs: most tokens are in no pair, and 0 is their figure, whoever writes the row.
         for (const [table, columns] of Object.entries({
-            token: ['trade_volume', 'trade_volume_quote', 'swap_count', 'total_liquidity'],
             pair: ['reserve0_decimal', 'reserve1_decimal', 'reserve_quote', 'volume_token0', 'volume_token1', 'total_supply'],
             swap: ['trader', 'trade_id'],
             pair_hour_data: ['volume_token0', 'volume_token1', 'reserve0', 'reserve1', 'reserve0_decimal', 'reserve1_decimal', 'reserve_quote'],

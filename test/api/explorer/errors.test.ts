@@ -99,7 +99,7 @@ describe('explorer services API: errors and malformed input', function () {
         const client = stack.client()
         for (const [method, path] of [
             ['GET', '/nope'], ['POST', '/auth/nope'], ['GET', '/auth/signin'], ['PUT', '/profile'],
-            ['GET', '/defi'], ['GET', '/defi/pools/extra'], ['POST', '/defi/volume'], ['PATCH', '/support/requests'],
+            ['GET', '/defi'], ['GET', `/defi/pools/0x${'ab'.repeat(20)}/extra`], ['POST', '/defi/volume'], ['PATCH', '/support/requests'],
         ]) {
             const reply = await client.request(method, path)
             expectError(reply, 404, 'not_found')
