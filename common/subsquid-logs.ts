@@ -62,6 +62,7 @@ export function routeSubsquidLogs(): void {
         }
         if (Object.keys(clashing).length) fields.sqd = clashing
         if (err !== undefined) fields.err = err
-        loggerOf(ns)[PINO_METHODS[level] ?? 'info'](fields, msg)
+        // Every line has a `msg`: Subsquid's records may have none (`{ hotUpdate }`), pino's then take the error's.
+        loggerOf(ns)[PINO_METHODS[level] ?? 'info'](fields, msg ?? (err as Error | undefined)?.message ?? '')
     })
 }
