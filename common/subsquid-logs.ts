@@ -9,8 +9,11 @@ const PINO_METHODS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as con
 /** Above FATAL: Subsquid writes a record only at or above its namespace's level, so nothing passes. */
 const SILENT = 6 as LogLevel
 
-/** Subsquid's RPC clients (`sqd:processor:rpc`): kept at info when LOG_LEVEL is debug or trace. */
-const RPC_TRAFFIC = '*:rpc'
+/**
+ * Subsquid's RPC and HTTP clients: the processor's (`sqd:processor:rpc`), and the ones ours make
+ * (`sqd:rpc-client`, `sqd:http-client`). Kept at info when LOG_LEVEL is debug or trace.
+ */
+const RPC_TRAFFIC = '*:rpc,*:rpc-client,*:http-client'
 
 /** Fields every line already has: a Subsquid record's own field of one of these names goes under `sqd` instead. */
 const OWN_FIELDS = new Set(['pid', 'service', 'component', 'sqd'])
@@ -22,7 +25,7 @@ const OWN_FIELDS = new Set(['pid', 'service', 'component', 'sqd'])
  * record's other fields are kept as Subsquid renders them (hex bytes, bigint as text). Without it,
  * Subsquid writes its own JSON (epoch `time`, `ns`) to stderr, or its pretty format on a terminal.
  *
- * Levels: every namespace is at LOG_LEVEL, but the RPC clients' traffic is at info at most; a
+ * Levels: every namespace is at LOG_LEVEL, but the RPC and HTTP clients' traffic at info at most; a
  * namespace named in Subsquid's own SQD_TRACE ... SQD_FATAL (e.g. `SQD_DEBUG=sqd:processor:rpc`)
  * takes that level instead, up or down, as Subsquid's documentation has it. LOG_LEVEL=silent
  * silences all of them.
@@ -36,9 +39,9 @@ export function routeSubsquidLogs(): void {
         // The catch-all `*` is the least specific pattern, so any namespace SQD_* names wins over it.
         const ours = LogLevel[level.toUpperCase() as keyof typeof LogLevel]
         const patterns = new Map<LogLevel, string>([[ours, '*']])
-        // At debug its RPC client writes every request and every response whole (a block with all its
-        // transactions per line), megabytes a second in a backfill: `*:rpc`, more specific than `*`
-        // and less than a namespace SQD_DEBUG names, keeps it at info unless asked for.
+        // At debug the RPC clients write every request and every response whole (a block with all its
+        // transactions per line), far more than the rest of the log in a backfill. These patterns are
+        // more specific than `*` and no more than a namespace SQD_DEBUG names: info unless asked for.
         if (ours < LogLevel.INFO) patterns.set(LogLevel.INFO, RPC_TRAFFIC)
         for (const [at, pattern] of patterns) LEVELS.configure(at, [process.env[`SQD_${LogLevel[at]}`], pattern].filter(Boolean).join(','))
     }

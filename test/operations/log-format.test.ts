@@ -116,7 +116,7 @@ describe('one log format: the indexer and the GraphQL server, Subsquid\'s lines 
         expect(subsquid.map((line) => line.component), 'the indexer\'s Subsquid lines').to.include('sqd:processor')
         expect(indexer.filter((line) => line.level === 20 && !line.component.startsWith('sqd:')), 'our own debug lines').to.not.be.empty
         // The RPC client's traffic stays at info unless SQD_DEBUG names it.
-        expect(indexer.filter((line) => line.component.endsWith(':rpc') && line.level < 30)).to.deep.equal([])
+        expect(indexer.filter((line) => /:(rpc|rpc-client|http-client)(:|$)/.test(line.component) && line.level < 30).map((line) => line.component)).to.deep.equal([])
 
         const queries = graphql.filter((line) => line.component.startsWith('sqd:graphql-server') && line.msg === 'graphql query')
         expect(queries, 'Subsquid\'s debug lines of the GraphQL server').to.not.be.empty
