@@ -25,7 +25,7 @@ const OWN_FIELDS = new Set(['pid', 'service', 'component', 'sqd'])
  * record's other fields are kept as Subsquid renders them (hex bytes, bigint as text). Without it,
  * Subsquid writes its own JSON (epoch `time`, `ns`) to stderr, or its pretty format on a terminal.
  *
- * Levels: every namespace is at LOG_LEVEL, but the RPC and HTTP clients' traffic at info at most; a
+ * Levels: every namespace is at LOG_LEVEL, but the RPC and HTTP clients' traffic is at info at most; a
  * namespace named in Subsquid's own SQD_TRACE ... SQD_FATAL (e.g. `SQD_DEBUG=sqd:processor:rpc`)
  * takes that level instead, up or down, as Subsquid's documentation has it. LOG_LEVEL=silent
  * silences all of them.
