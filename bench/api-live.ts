@@ -173,9 +173,8 @@ async function measureLive(p: Processes, databaseUrl: string, dataset: { hotAddr
     const indexed = await indexedHead(databaseUrl)
     report({ figures, mixed, mixedBaseline, crowd, started, ended, indexed, chain: p.chain })
     if (p.api.output().trim()) log(`\napi output (warnings and errors):\n${p.api.output().trim().slice(-3000)}`)
-    // The SDK logs its progress at info (level 2) whatever LOG_LEVEL says; only the rest is news.
-    const indexerOutput = p.indexer.output().split('\n').filter((l) => l.trim() && !l.startsWith('{"level":2,')).join('\n')
-    if (indexerOutput) log(`\nindexer output (warnings and errors):\n${indexerOutput.slice(-3000)}`)
+    // At LOG_LEVEL=warn (startIndexer's), Subsquid's progress lines are held back too: what is left is news.
+    if (p.indexer.output().trim()) log(`\nindexer output (warnings and errors):\n${p.indexer.output().trim().slice(-3000)}`)
 }
 
 function cpuOf(counted: Record<string, number>): Record<string, number> {

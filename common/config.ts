@@ -24,7 +24,7 @@ export const SharedSettingsSchema = z.object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development')
         .describe('`production` makes the secrets ([Secrets](#secrets)) mandatory'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
-        .describe('pino level; logs are JSON lines, secrets redacted'),
+        .describe('level of every log line, Subsquid\'s included (its RPC and HTTP traffic stays at `info` unless `SQD_DEBUG` names it); lines are pino JSON with a `service` field, secrets redacted ([operations](operations.md#logs))'),
     DATA_DIR: z.string().min(1).default('.data')
         .describe('where dev data lives (Postgres, devnet state, generated secrets)'),
 

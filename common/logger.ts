@@ -22,13 +22,36 @@ export const REDACTED_PATHS = [
 
 export type Logger = pino.Logger
 
+/** The process every line names (`service`): set once at start by runService or the launcher. */
+let service: string | undefined
+
+/** stdout, as pino's default; the launcher's readable mode reformats its own lines (setLogOutput). */
+const stdout = pino.destination(1)
+let output: (line: string) => void = (line) => void stdout.write(line)
+
+/**
+ * Every process's root logger. Lines are JSON: `level` (pino's number), `time` (ISO), `pid`,
+ * `service`, `component`, `msg`, then the fields (docs/operations.md#logs). The service is a mixin,
+ * not a binding, so that loggers made before it is known carry it too.
+ */
 export const rootLogger: Logger = pino({
     level: process.env.LOG_LEVEL || 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
-})
+    mixin: () => (service ? { service } : {}),
+}, { write: (line: string) => output(line) })
 
 export function createLogger(component: string): Logger {
     return rootLogger.child({ component })
+}
+
+/** Names this process on every line it logs from now on (`indexer`, `api`, `launcher`, ...). */
+export function setLogService(name: string): void {
+    service = name
+}
+
+/** Sends this process's lines elsewhere than stdout: the launcher prints its own readable on a terminal. */
+export function setLogOutput(write: (line: string) => void): void {
+    output = write
 }

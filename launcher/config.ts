@@ -10,6 +10,8 @@ import { IndexerEnvSchema } from '../indexer/config'
 export const LauncherSettingsSchema = z.object({
     EMBEDDED_PG_PORT: port.default(54329)
         .describe('port of the embedded Postgres that `npm start` runs when `DATABASE_URL` is not set (it also listens on a Unix socket in its data directory, which the services use: cheaper than TCP for short queries)'),
+    LOG_FORMAT: z.enum(['json', 'pretty']).optional()
+        .meta({ description: 'how `npm start` prints the log lines of its services and its own: `pretty` (time, level, service/component, message, fields) or `json` as the services write them ([operations](operations.md#logs)); the services themselves always write JSON', unset: '`pretty` when its output is a terminal, else `json`' }),
 })
 
 /** `npm start` runs every process, so it checks every variable before starting any. */

@@ -1,7 +1,7 @@
 import * as fs from 'fs'
 import * as path from 'path'
 import { dataDir, rpcUrl } from '../common/config'
-import { createLogger, Logger } from '../common/logger'
+import { createLogger, Logger, setLogOutput, setLogService } from '../common/logger'
 import { spawnManaged, Spawned } from '../common/processes'
 import { loadSecrets } from '../common/secrets'
 import { startEmbeddedPostgres } from '../db/postgres'
@@ -11,6 +11,7 @@ import { startLocalNetworks } from '../devnet/local-networks'
 import { LauncherEnv, parseLauncherEnv } from './config'
 import { reportIndexing } from './indexing-progress'
 import { ProgressLine } from './progress-line'
+import { readableLine, readableLogs, relayReadable } from './readable-logs'
 import { serviceEnv, SERVICES } from './services'
 import { claimDir } from './single-instance'
 
@@ -35,6 +36,11 @@ async function main(): Promise<void> {
         }
         process.on('exit', claim.release)
     }
+    setLogService('launcher')
+    const readable = readableLogs(env.LOG_FORMAT, process.stdout)
+    // Colours only where a person looks: LOG_FORMAT=pretty into a file gets plain text.
+    const colours = readable && process.stdout.isTTY === true && !process.env.NO_COLOR
+    if (readable) setLogOutput((line) => void process.stdout.write(`${readableLine(line.replace(/\n$/, ''), colours)}\n`))
     const log = createLogger('launcher')
     const started: Stoppable[] = []
     let stopping = false
@@ -88,7 +94,8 @@ async function main(): Promise<void> {
         for (const service of SERVICES) {
             const entry = path.join(LIB_DIR, service.entry)
             if (!fs.existsSync(entry)) continue
-            started.push(superviseService(service.name, [...(service.nodeOptions ?? []), entry], serviceEnv(service, childEnv, secrets), log, () => stopping))
+            const output = readable ? { colours } : undefined
+            started.push(superviseService(service.name, [...(service.nodeOptions ?? []), entry], serviceEnv(service, childEnv, secrets), output, log, () => stopping))
             urls.push(...service.urls(env))
         }
         if (fs.existsSync(path.join(LIB_DIR, 'bridge/main.js'))) {
@@ -114,18 +121,26 @@ async function main(): Promise<void> {
     }
 }
 
-/** Runs a service and restarts it with a growing delay if it exits on its own. */
-function superviseService(name: string, args: string[], env: NodeJS.ProcessEnv, log: Logger, stopping: () => boolean): Stoppable {
+/**
+ * Runs a service and restarts it with a growing delay if it exits on its own. Its output is this
+ * process's, as it writes it (JSON), or made readable line by line when `readable` is given.
+ */
+function superviseService(name: string, args: string[], env: NodeJS.ProcessEnv, readable: { colours: boolean } | undefined, log: Logger, stopping: () => boolean): Stoppable {
     let current: Spawned
     let restarts = 0
     const start = () => {
-        current = spawnManaged(process.execPath, args, { name, env, stdio: 'inherit' })
+        current = spawnManaged(process.execPath, args, { name, env, stdio: readable ? 'pipe' : 'inherit' })
+        if (readable) {
+            relayReadable(current.child.stdout!, process.stdout, readable.colours)
+            relayReadable(current.child.stderr!, process.stderr, readable.colours)
+        }
         const startedAt = Date.now()
         void current.exited.then((code) => {
             if (stopping()) return
             if (Date.now() - startedAt > 60_000) restarts = 0
             const delay = Math.min(30_000, 1000 * 2 ** restarts++)
-            log.error({ service: name, code, restartInMs: delay }, 'service exited; restarting')
+            // Not `service`: that names the process logging (the launcher) on every line.
+            log.error({ process: name, code, restartInMs: delay }, 'service exited; restarting')
             setTimeout(() => !stopping() && start(), delay)
         })
     }

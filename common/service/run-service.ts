@@ -1,4 +1,5 @@
-import { createLogger, Logger } from '../logger'
+import { createLogger, Logger, setLogService } from '../logger'
+import { routeSubsquidLogs } from '../subsquid-logs'
 import { collectProcessMetrics } from './metrics'
 
 /** What a service's start function gets: its logger, and where to register what must be closed on the way out. */
@@ -16,10 +17,12 @@ const STOP_TIMEOUT_MS = 10_000
 
 /**
  * Runs one process (api, bridge, indexer): start() builds it and registers its closers; its metrics
- * carry `service="<name>"` (docs/operations.md). A start
+ * carry `service="<name>"` and so does every log line, Subsquid's included (docs/operations.md). A start
  * that fails is logged as `<name> failed to start` and exits with 1.
  */
 export function runService(name: string, start: (service: Service) => Promise<void>): void {
+    setLogService(name)
+    routeSubsquidLogs()
     const log = createLogger(name)
     collectProcessMetrics(name)
     const groups: Array<Array<() => unknown>> = []

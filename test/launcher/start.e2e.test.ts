@@ -213,9 +213,11 @@ describe('npm start (the launcher)', function () {
         expect(stopped.length, 'processes the launcher started').to.be.greaterThanOrEqual(3)
     })
 
-    it('reuses the chain and the database on a second start, without deploying or seeding again, and dates new blocks by the wall clock', async () => {
+    it('reuses the chain and the database on a second start, without deploying or seeding again, and dates new blocks by the wall clock; LOG_FORMAT=pretty prints every line readable', async () => {
         const before = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
         env.LOG_LEVEL = 'info'
+        // As on a terminal (the output here is a pipe): the launcher's lines and those it relays.
+        env.LOG_FORMAT = 'pretty'
         await start()
         expect(output).to.include('nothing to deploy')
         expect(output).not.to.include('seeding the devnet')
@@ -225,6 +227,13 @@ describe('npm start (the launcher)', function () {
         // The launcher's progress line ends once the indexer's own /ready says it follows the head.
         await waitFor('the launcher to say the indexer caught up', async () => /indexing the chain: caught up at block \d+/.test(output), 120_000, 200)
         await stop()
+        delete env.LOG_FORMAT
+        const readable = /^\d\d:\d\d:\d\d\.\d{3} (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) /
+        expect(output.split('\n').filter((line) => line.startsWith('{')), 'JSON lines in the readable mode').to.deep.equal([])
+        expect(output).to.match(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}launcher indexing the chain: caught up at block \d+/m)
+        // The indexer's own lines and Subsquid's, relayed from its process.
+        const services = output.split('\n').filter((line) => readable.test(line)).map((line) => line.slice(19).split(' ')[0])
+        expect(services).to.include.members(['indexer', 'indexer/sqd:processor', 'api', 'platform', 'bridge'])
     })
 
     it('enables all seven bridge networks, BITCOIN and the provider among them local; BTC → NATIVE and BSC USDT → BTC swaps complete when paid with the documented send command', async function () {
