@@ -55,13 +55,21 @@ function claim(port: number): boolean {
     return true
 }
 
+function unclaim(port: number): void {
+    claimedHere.delete(port)
+    const dir = process.env[DIR_VARIABLE]
+    if (dir) fs.rmSync(path.join(dir, String(port)), { force: true })
+}
+
 /** A TCP port free on 127.0.0.1 a moment ago, outside the ephemeral range, and handed to no one else in this test run. */
 export async function freePort(): Promise<number> {
     if (HIGHEST < LOWEST) throw new Error(`the ephemeral port range starts at ${HIGHEST + 1}: no room below it for test ports`)
     for (let attempt = 0; attempt < 1000; attempt++) {
         const port = LOWEST + Math.floor(Math.random() * (HIGHEST - LOWEST + 1))
-        // Claimed first, so that two workers never check the same port at once; a taken one stays claimed.
-        if (claim(port) && await listensFree(port)) return port
+        // Claimed first, so that two workers never check the same port at once; a taken one is let go.
+        if (!claim(port)) continue
+        if (await listensFree(port)) return port
+        unclaim(port)
     }
     throw new Error('no unclaimed free port after 1000 tries')
 }
