@@ -8,7 +8,7 @@ import { Db } from '../../chain/db'
 import { ExplorerServices } from '../services'
 import { parseInput, wholeNumber } from '../validate'
 import { cachedAnswerHeaders, notModified, render, ResponseCache } from './cache'
-import { compareDesc, DEFI_UNAVAILABLE, quoteToken, toNumber } from './quote'
+import { compareDesc, DEFI_UNAVAILABLE, exactQuote, quoteToken, toNumber } from './quote'
 
 /**
  * GET /defi/pools: every pair, busiest first (by volume_24h, then
@@ -32,18 +32,16 @@ const HOUR_MS = 3_600_000
 /** Pools per answer, and the default: every pool of a young chain fits one answer, as the API promises "all pools". */
 export const POOLS_PAGE_MAX = 1000
 
-const exact = (what: string) => z.string().meta({ description: `${what}, exactly: a decimal string in whole quote tokens` })
-
 /** The figures of a pool in the list and in its own answer: each number beside its exact decimal string. */
 export const PoolFigures = z.object({
     liquidity_quote: z.number().meta({ description: 'The quote-side reserve doubled, in whole quote tokens' }),
-    liquidity_quote_exact: exact('liquidity_quote'),
+    liquidity_quote_exact: exactQuote('liquidity_quote'),
     quote_symbol: z.string(),
     volume_24h: z.number().meta({ description: 'Per-hop volume of the current hour and the 23 before it' }),
-    volume_24h_exact: exact('volume_24h'),
+    volume_24h_exact: exactQuote('volume_24h'),
     swaps_24h: z.int(),
     volume_total: z.number(),
-    volume_total_exact: exact('volume_total'),
+    volume_total_exact: exactQuote('volume_total'),
     swaps_total: z.int(),
 })
 

@@ -1,4 +1,5 @@
 import { formatUnits } from 'viem'
+import { z } from 'zod'
 import { ConfigError, nativeContracts } from '../../../common/config'
 import { Db } from '../../chain/db'
 import { tokenUnits } from '../../chain/queries/tokens'
@@ -48,3 +49,6 @@ export function toNumber(baseUnits: bigint, decimals: number): number {
 export function compareDesc(a: bigint, b: bigint): number {
     return a > b ? -1 : a < b ? 1 : 0
 }
+
+/** The schema of a quote figure's exact twin (`<what>_exact`), beside the number the spec's fields keep. */
+export const exactQuote = (what: string) => z.string().meta({ description: `${what}, exactly: a decimal string in whole quote tokens` })

@@ -10,7 +10,7 @@ import { ExplorerServices } from '../services'
 import { address, parseInput } from '../validate'
 import { cachedAnswerHeaders, notModified, render, ResponseCache } from './cache'
 import { bucketStarts, DEFAULT_BUCKETS, filled, MAX_BUCKETS, RangeQuery } from './history'
-import { compareDesc, DEFI_UNAVAILABLE, QuoteToken, quoteToken, toNumber } from './quote'
+import { compareDesc, DEFI_UNAVAILABLE, exactQuote, QuoteToken, quoteToken, toNumber } from './quote'
 
 /**
  * GET /defi/tokens, /defi/tokens/{address} and its daily history: the tokens of the pools, with
@@ -18,7 +18,6 @@ import { compareDesc, DEFI_UNAVAILABLE, QuoteToken, quoteToken, toNumber } from 
  * are exact decimal strings; quote amounts are numbers beside their exact strings (`*_exact`).
  */
 
-const exact = (what: string) => z.string().meta({ description: `${what}, exactly: a decimal string in whole quote tokens` })
 const price = z.string().nullable().meta({ description: 'Whole quote tokens per whole token, exact to 18 decimal places; null when the price rule cannot price it' })
 
 export const DefiToken = z.looseObject({
@@ -30,10 +29,10 @@ export const DefiToken = z.looseObject({
     quote_symbol: z.string(),
     liquidity: z.string().meta({ description: 'Whole tokens held by all pools' }),
     liquidity_quote: z.number().meta({ description: 'liquidity at price_quote, in whole quote tokens (0 when unpriced)' }),
-    liquidity_quote_exact: exact('liquidity_quote'),
+    liquidity_quote_exact: exactQuote('liquidity_quote'),
     volume: z.string().meta({ description: 'Whole tokens swapped, in plus out, all time, counted per hop' }),
     volume_quote: z.number().meta({ description: 'The quote value of the swaps it took part in, all time, per hop' }),
-    volume_quote_exact: exact('volume_quote'),
+    volume_quote_exact: exactQuote('volume_quote'),
     swaps: z.int().meta({ description: 'Swaps (hops) it took part in' }),
     pools: z.int().meta({ description: 'Pools holding it' }),
 })
@@ -46,12 +45,12 @@ const TokenDay = z.looseObject({
     date: z.iso.date(),
     volume: z.string().meta({ description: 'Whole tokens swapped that day, per hop' }),
     volume_quote: z.number(),
-    volume_quote_exact: exact('volume_quote'),
+    volume_quote_exact: exactQuote('volume_quote'),
     swaps: z.int(),
     open: price, high: price, low: price, close: price,
     liquidity: z.string().meta({ description: 'Whole tokens in all pools at the end of the day' }),
     liquidity_quote: z.number(),
-    liquidity_quote_exact: exact('liquidity_quote'),
+    liquidity_quote_exact: exactQuote('liquidity_quote'),
 })
 
 export const tokensOperation: Operation = {

@@ -9,7 +9,7 @@ import { badRequest } from '../errors'
 import { parseInput, wholeNumber } from '../validate'
 import { bucketStarts, DAY_MS, RangeQuery } from './history'
 import { cachedAnswerHeaders, notModified, render, ResponseCache } from './cache'
-import { DEFI_UNAVAILABLE, quoteToken, toNumber } from './quote'
+import { DEFI_UNAVAILABLE, exactQuote, quoteToken, toNumber } from './quote'
 
 /**
  * GET /defi/volume?days=N (or ?from=&to=): N UTC days ending today, oldest first, every day present
@@ -23,15 +23,13 @@ const Query = RangeQuery.extend({
     days: wholeNumber(1, MAX_DAYS).optional().meta({ description: `Days ending today (default ${DEFAULT_DAYS}); not with from/to` }),
 })
 
-const exact = (what: string) => z.string().meta({ description: `${what}, exactly: a decimal string in whole quote tokens` })
-
 const VolumeDay = z.looseObject({
     date: z.iso.date(),
     volume: z.number().meta({ description: 'Summed over hops: a trade routed through two pools counts twice' }),
-    volume_exact: exact('volume'),
+    volume_exact: exactQuote('volume'),
     swaps: z.int().meta({ description: 'Swaps (hops)' }),
     trade_volume: z.number().meta({ description: 'Summed over trades: each trade once, however many pools it crossed' }),
-    trade_volume_exact: exact('trade_volume'),
+    trade_volume_exact: exactQuote('trade_volume'),
     trades: z.int(),
 })
 
