@@ -74,9 +74,9 @@ export async function writeBatch(
 
     const holderChanges = await writeBalances(batch, upsert)
     await writeTokens(batch, amm, holderChanges, upsert)
-    const newAddresses = await writeAddresses(batch, readings, upsert)
+    const addresses = await writeAddresses(batch, readings, upsert, client)
     await writeAmmAggregates(batch, amm, upsert)
-    await writeCounters(batch, newAddresses, upsert, client)
+    await writeCounters(batch, addresses, upsert, client)
 }
 
 type Upsert = <R>(
@@ -124,8 +124,25 @@ async function writeTokens(batch: Batch, amm: AmmSnapshot, holderChanges: Map<st
     })
 }
 
-/** Returns how many addresses were seen for the first time. */
-async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: Upsert): Promise<number> {
+/** What writing the batch's addresses changed in the chain's counters. */
+interface AddressChanges {
+    /** addresses seen for the first time */
+    added: number
+    /** how much the sum of every address's balance changed, in wei */
+    supplyChange: bigint
+}
+
+/**
+ * Writes every touched address with its balance as the node reports it, and returns how the coin
+ * supply (the sum of all balances) changed: the touched rows' new balances minus what they held
+ * before, read in this transaction (the indexer is the only writer of the table).
+ */
+async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: Upsert, client: PoolClient): Promise<AddressChanges> {
+    if (batch.addresses.size === 0) return { added: 0, supplyChange: 0n }
+    const { rows: [before] } = await client.query<{ total: string }>(
+        'SELECT COALESCE(sum(balance), 0)::text AS total FROM address WHERE id = ANY($1)',
+        [[...batch.addresses.keys()]]
+    )
     const rows = [...batch.addresses].map(([id, a]) => ({
         id,
         balance: readings.balances.get(id) ?? 0n,
@@ -153,7 +170,8 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
         creator: 'COALESCE(t.creator, excluded.creator)',
         creation_transaction: 'COALESCE(t.creation_transaction, excluded.creation_transaction)',
     }, '(xmax = 0) AS inserted')
-    return written.filter((r) => r.inserted).length
+    const after = rows.reduce((sum, r) => sum + r.balance, 0n)
+    return { added: written.filter((r) => r.inserted).length, supplyChange: after - BigInt(before.total) }
 }
 
 /** Weight of the newest block interval in the moving average: 2 / (N + 1) for N = 100 blocks. */
@@ -180,7 +198,7 @@ export function averageBlockTime(previous: { average: number; lastTimestamp: Dat
     return Math.round(average)
 }
 
-async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert, client: PoolClient): Promise<void> {
+async function writeCounters(batch: Batch, addresses: AddressChanges, upsert: Upsert, client: PoolClient): Promise<void> {
     const activity = [...batch.dailyActivity].map(([id, d]) => ({ id, ...d }))
     await upsert(DailyChainActivity, activity, {
         blocks: add('blocks'),
@@ -198,7 +216,8 @@ async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert,
         lastBlockTimestamp: batch.blocks[batch.blocks.length - 1].timestamp,
         blocks: batch.blocks.length,
         transactions: batch.transactions.length,
-        addresses: newAddresses,
+        addresses: addresses.added,
+        coinSupply: addresses.supplyChange,
         tokenTransfers: batch.tokenTransfers.length,
         lastBlock: batch.lastBlock,
         tracing: batch.tracing,
@@ -208,6 +227,7 @@ async function writeCounters(batch: Batch, newAddresses: number, upsert: Upsert,
         transactions: add('transactions'),
         addresses: add('addresses'),
         token_transfers: add('token_transfers'),
+        coin_supply: add('coin_supply'),
         last_block: 'GREATEST(t.last_block, excluded.last_block)',
         last_block_timestamp: 'excluded.last_block_timestamp',
         average_block_time: 'excluded.average_block_time',

@@ -1,9 +1,6 @@
 import type { z } from 'zod'
 import { Recent } from '../../common/recent'
-import { Db } from './db'
 import { HeadViews } from './head-views'
-import { addressBalanceSum } from './queries/addresses'
-import { chainCounters } from './queries/stats'
 import { RenderedItems } from './rendered-items'
 import type { SmartContractCounters, TransactionStats } from './schemas'
 
@@ -69,27 +66,11 @@ export class ChainCaches {
     readonly contractCounters = new Recent<ContractCounters>(5 * 60_000)
     /** Gas price tiers: 5 s, whatever the head (the percentiles of 200 blocks barely move with one). */
     readonly gasOracle = new Recent<GasOracle>(GAS_ORACLE_TTL_MS)
-    /** The coin supply: per indexed head, read afresh, and a minute at most (see coinSupply). */
-    private readonly supply = new Recent<string>(60_000)
 
     constructor(head: IndexedHead, itemCacheBytes: number) {
         this.rendered = new RenderedItems(head, itemCacheBytes)
         // Off with the item cache: CHAIN_API_ITEM_CACHE_MB=0 measures what making every answer costs.
         this.views = new HeadViews(head, itemCacheBytes === 0 ? 0 : HEAD_VIEW_TTL_MS)
         this.transactionStats = new PerHead(head, 60_000)
-    }
-
-    /**
-     * The coin held by every address the indexer has seen, as Blockscout computes it (its
-     * AddressesCoinBalanceSum): the top-accounts page's total_supply and the Etherscan-style
-     * ethsupply. The chain keeps no supply counter to read and the sum reads the whole address
-     * table, so both APIs share one sum. It runs on the pool of the API that asks first (each
-     * API's own statement timeout). Its head is read afresh, not through ChainHead's 500 ms: a sum
-     * shared by two APIs must not outlive the block that changed it, and beside the sum's scan of
-     * the address table one counters row costs nothing.
-     */
-    async coinSupply(db: Db): Promise<string> {
-        const head = (await chainCounters(db))?.last_block ?? -1
-        return this.supply.get(() => addressBalanceSum(db), head)
     }
 }

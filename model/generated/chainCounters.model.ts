@@ -1,4 +1,4 @@
-import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, IntColumn as IntColumn_, DateTimeColumn as DateTimeColumn_, StringColumn as StringColumn_} from "@subsquid/typeorm-store"
+import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, IntColumn as IntColumn_, DateTimeColumn as DateTimeColumn_, StringColumn as StringColumn_, BigIntColumn as BigIntColumn_} from "@subsquid/typeorm-store"
 
 /**
  * Running totals, one row (id 'chain'), kept by the indexer so /stats never counts rows.
@@ -41,4 +41,10 @@ export class ChainCounters {
      */
     @StringColumn_({nullable: true})
     tracing!: string | undefined | null
+
+    /**
+     * the sum of every indexed address's native balance in wei, changed in the same commit as the balances it sums
+     */
+    @BigIntColumn_({nullable: false})
+    coinSupply!: bigint
 }

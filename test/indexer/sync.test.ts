@@ -7,6 +7,7 @@ import { deployContract, devnetChain } from '../../devnet/deploy'
 import * as path from 'path'
 import { spawnManaged, waitFor } from '../../common/processes'
 import { CHAIN_ID, headHash, startTestChain, TestChain } from '../support/chain'
+import { repoPath } from '../support/paths'
 import { freePort } from '../support/ports'
 import { expectDatabaseMatchesChain } from '../support/consistency'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
@@ -164,5 +165,22 @@ describe('indexer: a seeded chain', function () {
         expect(rows[0]).to.deep.equal({ is_contract: true, creator: mnemonicToAccount(DEV_MNEMONIC).address.toLowerCase() })
         const pair = await db.query('SELECT a.is_contract, a.creator FROM address a JOIN pair p ON p.id = a.id LIMIT 1')
         expect(pair.rows[0]).to.deep.equal({ is_contract: true, creator: chain.contracts.factory.toLowerCase() })
+    })
+
+    it('the coin-supply migration fills the running sum of a database indexed before it with the sum of the balances', async () => {
+        const supply = async () => (await db.query('SELECT coin_supply::text AS supply FROM chain_counters')).rows[0].supply
+        const indexed = await supply()
+        expect(indexed).to.match(/^[1-9][0-9]*$/)
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
+        const Migration = require(repoPath('db', 'migrations', '1795433800000-CoinSupply.js'))
+        const migration = new Migration()
+        await db.query('BEGIN')
+        try {
+            await migration.down(db)
+            await migration.up(db)
+            expect(await supply()).to.equal(indexed)
+        } finally {
+            await db.query('ROLLBACK')
+        }
     })
 })

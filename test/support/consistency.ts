@@ -102,9 +102,10 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
         const [counters] = await rows(db, 'SELECT * FROM chain_counters')
         const [actual] = await rows(db, `SELECT
             (SELECT count(*)::int FROM block) AS blocks, (SELECT count(*)::int FROM transaction) AS transactions,
-            (SELECT count(*)::int FROM address) AS addresses, (SELECT count(*)::int FROM token_transfer) AS token_transfers`)
-        const { blocks: b, transactions: t, addresses: a, token_transfers: tt } = counters
-        expect({ blocks: b, transactions: t, addresses: a, token_transfers: tt }, 'counters').to.deep.equal(actual)
+            (SELECT count(*)::int FROM address) AS addresses, (SELECT count(*)::int FROM token_transfer) AS token_transfers,
+            (SELECT COALESCE(sum(balance), 0)::text FROM address) AS coin_supply`)
+        const { blocks: b, transactions: t, addresses: a, token_transfers: tt, coin_supply: cs } = counters
+        expect({ blocks: b, transactions: t, addresses: a, token_transfers: tt, coin_supply: cs }, 'counters').to.deep.equal(actual)
         expect(counters.last_block).to.equal(head)
         expect(new Date(counters.last_block_timestamp).getTime()).to.equal(Number(blocks[head].timestamp) * 1000)
         // The indexer's moving average, rounded once per batch, against the same average over the

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { coinSupply } from '../queries/stats'
 import { tokenSupply } from '../queries/tokens'
 import { EtherscanContext } from './context'
 import { EtherscanError, parseParams } from './envelope'
@@ -18,12 +19,12 @@ async function tokensupply(ctx: EtherscanContext, query: unknown) {
 }
 
 /**
- * The coin supply as Blockscout computes it, shared with the v2 API's top-accounts page
- * (ChainCaches.coinSupply: per indexed head, a minute at most). Addresses no transaction has
- * touched (genesis allocations never used) are not in the table and not in the sum.
+ * The coin supply as Blockscout computes it, as the v2 API's top-accounts page shows it (the
+ * indexer's running sum, queries/stats.ts). Addresses no transaction has touched (genesis
+ * allocations never used) are not in the table and not in the sum.
  */
 async function ethsupply(ctx: EtherscanContext) {
-    return ctx.caches.coinSupply(ctx.edb)
+    return coinSupply(ctx.edb)
 }
 
 export const stats: Module = { tokensupply, ethsupply }

@@ -95,16 +95,6 @@ export async function topAccounts(db: Db, after?: { balance: bigint; hash: strin
     return rows
 }
 
-/**
- * The sum of the balances of every address the indexer has seen (Blockscout's
- * AddressesCoinBalanceSum). Every row counts: summing only the holders (balance > 0) answered
- * another total in a CI run where a row held a negative balance, so both APIs sum the whole table.
- */
-export async function addressBalanceSum(db: Db): Promise<string> {
-    const { rows } = await db.query<{ total: string }>('SELECT COALESCE(sum(balance), 0)::text AS total FROM address')
-    return rows[0].total
-}
-
 /** The indexed balances of the addresses the indexer knows, by address. */
 export async function coinBalances(db: Db, addresses: string[]): Promise<Map<string, string>> {
     const { rows } = await db.query<{ id: string; balance: string }>(

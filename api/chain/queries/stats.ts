@@ -20,6 +20,17 @@ export async function chainCounters(db: Db): Promise<ChainCountersRow | undefine
     return rows[0]
 }
 
+/**
+ * The coin held by every address the indexer has seen, as Blockscout computes it (its
+ * AddressesCoinBalanceSum): the top-accounts page's total_supply and the Etherscan-style ethsupply.
+ * The indexer keeps the sum in the same commit as the balances it sums, so it is never read from
+ * the whole address table and never lags the rows.
+ */
+export async function coinSupply(db: Db): Promise<string> {
+    const { rows } = await db.query<{ coin_supply: string }>('SELECT coin_supply::text FROM chain_counters WHERE id = $1', ['chain'])
+    return rows[0]?.coin_supply ?? '0'
+}
+
 /** How the indexer reads call trees from its node (`trace_block`, `debug_traceBlockByHash`, `none`); null until it has reported it. */
 export async function tracingMethod(db: Db): Promise<string | null> {
     const { rows } = await db.query<{ tracing: string | null }>('SELECT tracing FROM chain_counters WHERE id = $1', ['chain'])

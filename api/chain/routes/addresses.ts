@@ -12,6 +12,7 @@ import { addressTokenBalances, TokenBalanceRow } from '../queries/tokens'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../queries/transactions'
 import { addressParam } from '../render/address'
 import { related } from '../queries/related'
+import { coinSupply } from '../queries/stats'
 import { logRefs, renderLogs } from '../render/log'
 import { renderToken } from '../render/token'
 import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
@@ -101,7 +102,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         const after = query.fetched_coin_balance !== undefined && query.hash ? { balance: query.fetched_coin_balance, hash: query.hash } : undefined
         // The total supply: Blockscout takes it from its market data, which this chain has none of; the
         // frontend divides each balance by it for the percentage column.
-        const [rows, supply] = await Promise.all([topAccounts(ctx.db, after), ctx.caches.coinSupply(ctx.db)])
+        const [rows, supply] = await Promise.all([topAccounts(ctx.db, after), coinSupply(ctx.db)])
         const { rows: shown, next } = paginate(rows, (a) => ({
             fetched_coin_balance: a.balance,
             hash: a.id,

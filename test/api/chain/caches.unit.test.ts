@@ -1,6 +1,5 @@
 import { expect } from 'chai'
-import { ChainCaches, PerHead } from '../../../api/chain/caches'
-import { Db } from '../../../api/chain/db'
+import { PerHead } from '../../../api/chain/caches'
 
 describe('chain API: caches owned by the chain context (unit)', () => {
     const head = { number: 7, get: async () => ({ number: head.number }) }
@@ -33,26 +32,5 @@ describe('chain API: caches owned by the chain context (unit)', () => {
         const failed = await cache.get(async () => Promise.reject(new Error('cancelled'))).then(() => undefined, (e: Error) => e.message)
         expect(failed).to.equal('cancelled')
         expect(await cache.get(async () => 3)).to.equal(3)
-    })
-
-    it('the coin supply is summed once for both APIs, whichever pool asks first, until the head moves', async () => {
-        head.number = 7
-        const caches = new ChainCaches(head, 1024)
-        const statements: string[] = []
-        // The indexed head is read afresh from the asking pool; only the sums are counted.
-        const pool = (name: string, total: string): Db => ({
-            query: async (text: string) => /chain_counters/.test(text)
-                ? { rows: [{ last_block: head.number }] } as never
-                : (statements.push(`${name}: ${text}`), { rows: [{ total }] } as never),
-        })
-        const v2 = pool('v2', '100')
-        const etherscan = pool('etherscan', '200')
-        expect(await caches.coinSupply(v2)).to.equal('100')
-        expect(await caches.coinSupply(etherscan)).to.equal('100')
-        expect(statements).to.have.length(1)
-        expect(statements[0]).to.match(/^v2: SELECT .*sum\(balance\)/i)
-        head.number = 8
-        expect(await caches.coinSupply(etherscan)).to.equal('200')
-        expect(statements).to.have.length(2)
     })
 })
