@@ -29,6 +29,11 @@ export interface EmbeddedPostgresOptions {
      * query's cost. Ignored when the directory's path is too long for a socket address.
      */
     unixSocket?: boolean
+    /**
+     * More server settings (`-c name=value`), e.g. WAL archiving or a restore's recovery target:
+     * what a test of backup and restore needs beyond the defaults here.
+     */
+    settings?: Record<string, string>
     log?: Logger
 }
 
@@ -117,6 +122,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         '-c', 'max_wal_size=4GB',
     ]
     if (options.fast) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off')
+    for (const [name, value] of Object.entries(options.settings ?? {})) args.push('-c', `${name}=${value}`)
     const proc = spawnManaged(postgres, args, {
         name: 'postgres',
         log: options.log,
