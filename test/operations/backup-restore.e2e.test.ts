@@ -2,10 +2,10 @@ import { expect } from 'chai'
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
-import { Pool } from 'pg'
+import { Client, Pool } from 'pg'
 import { Address, formatEther, Hash, numberToHex, parseEther, parseUnits } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { spawnManaged } from '../../common/processes'
+import { spawnManaged, waitFor } from '../../common/processes'
 import { EmbeddedPostgres } from '../../db/postgres'
 import { newWallet, PlatformClient } from '../api/platform/support'
 import { PlatformProcess, startPlatformProcess } from '../support/api'
@@ -29,6 +29,24 @@ import {
 
 const PWD = 'backup-restore-password'
 const RESTORE_POINT = 'swaps-in-flight'
+
+/**
+ * Ends a pool and waits until its cluster has no client sessions left: pg-pool's end() resolves
+ * before its sockets are closed, and a cluster stopped then tells them "terminating connection",
+ * an error no one listens to any more.
+ */
+async function endPool(pool: Pool, url: string): Promise<void> {
+    await pool.end()
+    const client = new Client({ connectionString: url })
+    await client.connect()
+    try {
+        await waitFor('the test\'s sessions to close', async () => (await client.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`
+        )).rows[0].n === 0, 30_000, 50)
+    } finally {
+        await client.end()
+    }
+}
 
 describe('backup and restore: a base backup with WAL, restored into a fresh cluster, with swaps in flight and funded wallets', function () {
     this.timeout(900_000)
@@ -81,7 +99,7 @@ describe('backup and restore: a base backup with WAL, restored into a fresh clus
 
     after(async function () {
         await Promise.allSettled([platform?.stop(), bridge?.stop()])
-        await pool?.end().catch(() => undefined)
+        if (pool) await endPool(pool, (restored ?? primary).pg.url).catch(() => undefined)
         await Promise.allSettled([primary?.pg.stop(), restored?.pg.stop(), gate?.stop()])
         await w?.stop()
         for (const dir of [...dirs, ...(restored ? [restored.dir] : [])]) fs.rmSync(dir, { recursive: true, force: true })
@@ -134,7 +152,7 @@ describe('backup and restore: a base backup with WAL, restored into a fresh clus
         expect(await transferAmounts(eth(), eth().tokens.USDT, vaults.ETHEREUM, receivers.inFlight)).to.deep.equal([])
         gate.blocked = false
         await archiveCurrentWal(primary)
-        await pool.end()
+        await endPool(pool, primary.pg.url)
         await primary.pg.stop()
     })
 
