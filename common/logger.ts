@@ -20,6 +20,26 @@ export const REDACTED_PATHS = [
     'secrets', '*.secrets', 'signingSecret', '*.signingSecret',
 ]
 
+/**
+ * Fields that hold a node's URL. A provider's URL often carries its API key (in the path, as
+ * Infura's /v3/<key>, in the query, or as credentials), so these are written as their origin alone:
+ * enough to tell which endpoint a line is about.
+ */
+const URL_FIELDS = ['rpcUrl', 'rpc']
+const URL_PATHS = [...URL_FIELDS, ...URL_FIELDS.map((f) => `*.${f}`)]
+
+/** A URL as a log line may show it: scheme, host and port; credentials, path and query become `…`. */
+export function urlForLog(value: unknown): string {
+    let url: URL
+    try {
+        url = new URL(String(value))
+    } catch {
+        return '[redacted]'
+    }
+    const hidden = url.username !== '' || url.password !== '' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== ''
+    return `${url.protocol}//${url.host}${hidden ? '/…' : ''}`
+}
+
 export type Logger = pino.Logger
 
 /** The process every line names (`service`): set once at start by runService or the launcher. */
@@ -36,7 +56,10 @@ let output: (line: string) => void = (line) => void stdout.write(line)
  */
 export const rootLogger: Logger = pino({
     level: process.env.LOG_LEVEL || 'info',
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    redact: {
+        paths: [...REDACTED_PATHS, ...URL_PATHS],
+        censor: (value, path) => (URL_FIELDS.includes(path[path.length - 1]) ? urlForLog(value) : '[redacted]'),
+    },
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin: () => (service ? { service } : {}),
