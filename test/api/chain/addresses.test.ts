@@ -247,7 +247,8 @@ describe('chain API: /addresses', function () {
 
         it('exchange_rate is null (no price feed) and total_supply the coin held by every indexed address', async () => {
             const page = await getOk('/addresses', S.TopAddressesPage)
-            const { rows: [db] } = await s.db.query('SELECT sum(balance)::text AS total FROM address')
+            // The indexer keeps the sum as it writes balances: the rows this file put in by hand are not in it.
+            const { rows: [db] } = await s.db.query('SELECT sum(balance)::text AS total FROM address WHERE NOT id = ANY($1::text[])', [extra])
             expect(page.exchange_rate).to.equal(null)
             expect(page.total_supply).to.equal(db.total)
             expect(BigInt(page.total_supply!) > 0n, 'some coin is held').to.equal(true)
