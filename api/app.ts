@@ -38,6 +38,7 @@ export function createApiApp(ctx: ApiContext) {
     doc.serve(app)
     const chain = createChainApi(ctx, doc)
     const ready = new ReadyChecks().add('database', databaseCheck(ctx.pool)).add('indexer', chain.indexerLag)
+    if (chain.replicaLag) ready.add('replicas', chain.replicaLag)
     doc.mount(app, operationsRoutes(doc, { ready }))
     // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
     doc.mount(app, chain.router)

@@ -9,6 +9,15 @@ export const ChainApiSettingsSchema = z.object({
         .describe('longest a database statement of the chain data API (/api/v2, its socket) and the explorer DeFi routes may run before Postgres cancels it; the request answers 503'),
     CHAIN_API_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10)
         .describe('database connections of the chain data API (/api/v2 and its socket), apart from those of the other surfaces'),
+    CHAIN_API_READ_DATABASE_URL: z.string()
+        .regex(/^\s*postgres(ql)?:\/\/[^,\s]+\s*(,\s*postgres(ql)?:\/\/[^,\s]+\s*)*$/, 'must be comma-separated postgres:// URLs')
+        .transform(readDatabaseUrls).optional()
+        .meta({
+            description: 'comma-separated `postgres://…` URLs of streaming replicas (any number) that serve the reads of the chain data API and the Etherscan-style API, each request on one of them in turn; writes, LISTEN and locks stay on `DATABASE_URL` ([production](production.md#read-replicas-for-the-chain-data-api))',
+            unset: '`DATABASE_URL`',
+        }),
+    CHAIN_API_MAX_REPLICA_LAG_BLOCKS: z.coerce.number().int().min(0).max(1_000_000).default(5)
+        .describe('with `CHAIN_API_READ_DATABASE_URL`: most blocks a replica\'s indexed head may be behind the primary\'s before `GET /ready` answers 503 (`replicas` check)'),
     ETHERSCAN_API_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000)
         .describe('longest a database statement of the Etherscan-style API (GET /api?module=...) may run before Postgres cancels it; the request answers 503 "Query Timeout occured"'),
     CHAIN_API_VALIDATIONS_COUNT_CAP: z.coerce.number().int().min(1).max(100_000_000).default(100_000)
@@ -26,6 +35,11 @@ export const ChainApiSettingsSchema = z.object({
     CHAIN_SOCKET_SEND_BUFFER_KB: z.coerce.number().int().min(1).max(1_048_576).default(1024)
         .describe('data queued for a socket that does not read, beyond which it is closed with code 4008'),
 })
+
+/** The URLs of a comma-separated list. */
+function readDatabaseUrls(list: string): string[] {
+    return list.split(',').map((u) => u.trim())
+}
 
 export type ChainApiSettings = z.infer<typeof ChainApiSettingsSchema>
 

@@ -2,15 +2,21 @@ import { Response } from 'express'
 import { createPublicClient, http, PublicClient } from 'viem'
 import { rpcUrl } from '../../common/config'
 import { ApiContext } from '../context'
-import { boundedPool, Db, preparedDb } from './db'
+import { Db, preparedDb } from './db'
 import { ChainCaches } from './caches'
-import { ChainHead } from './head'
+import { ChainHead, IndexedHead, ServedHead } from './head'
+import { ReadDatabases } from './read-databases'
 import { ContractVerification } from './verification/service'
 
 export interface ChainContext extends ApiContext {
-    /** The database through prepared statements (see db.ts). */
+    /** The database the running request reads (`reads`), through prepared statements (see db.ts). */
     db: Db
-    head: ChainHead
+    /** The indexed head of that same database. */
+    head: IndexedHead
+    /** Which database each request reads: the replicas of CHAIN_API_READ_DATABASE_URL, or the primary. */
+    reads: ReadDatabases
+    /** Each read database on its own, in the order of `reads.urls` (readiness asks each for its head). */
+    readDbs: readonly Db[]
     /** Every answer and figure kept between requests, with the rule that ends each (see caches.ts). */
     caches: ChainCaches
     /** The node, for the little the indexer does not keep (a contract's runtime code). */
@@ -23,29 +29,30 @@ export interface ChainContext extends ApiContext {
 
 /**
  * The chain API reads through a pool of its own whose sessions carry CHAIN_API_STATEMENT_TIMEOUT_MS,
- * so a heavy public request is cancelled (503) instead of starving the other surfaces' connections.
+ * so a heavy public request is cancelled (503) instead of starving the other surfaces' connections:
+ * one such pool per read database (the replicas of CHAIN_API_READ_DATABASE_URL, or the primary).
  */
 export function createChainContext(api: ApiContext): ChainContext {
-    if (!api.env.DATABASE_URL) throw new Error('DATABASE_URL is required by the chain data API')
+    const reads = new ReadDatabases(api.env)
     const timeoutMs = api.env.CHAIN_API_STATEMENT_TIMEOUT_MS
-    const pool = boundedPool({
-        databaseUrl: api.env.DATABASE_URL, max: api.env.CHAIN_API_DB_POOL_SIZE, statementTimeoutMs: timeoutMs, name: 'chain data API', log: api.log,
-    })
-    const db = preparedDb(pool, timeoutMs)
-    const head = new ChainHead(db)
+    const pools = reads.pools({ max: api.env.CHAIN_API_DB_POOL_SIZE, statementTimeoutMs: timeoutMs, name: 'chain data API', log: api.log })
+    const readDbs = pools.map((pool) => preparedDb(pool, timeoutMs))
+    const head = new ServedHead(reads, readDbs.map((db) => new ChainHead(db)))
     const node = createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient
-    // Writes (jobs, verified contracts) go through the process's main pool: the chain API's pool is for bounded public reads.
+    // Writes (jobs, verified contracts) go through the process's main pool, on the primary: the chain API's pools are for bounded public reads.
     const verification = new ContractVerification({ pool: api.pool, node, log: api.log, settings: api.env })
     return {
         ...api,
-        db,
+        db: reads.route(readDbs),
         head,
+        reads,
+        readDbs,
         caches: new ChainCaches(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
         node,
         verification,
         closeDb: async () => {
             await verification.close()
-            await pool.end()
+            await Promise.all(pools.map((pool) => pool.end()))
         },
     }
 }

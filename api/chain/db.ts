@@ -25,6 +25,21 @@ export class StatementTimeout extends HttpError {
 }
 
 /**
+ * A statement a hot standby cancelled to apply the primary's WAL (a recovery conflict: the rows or
+ * the lock it needed were changed by replay): 503, to be tried again, like a statement timeout.
+ * Only a read replica (CHAIN_API_READ_DATABASE_URL) answers Postgres's serialization_failure to the
+ * chain API's plain reads.
+ */
+export class ReplicaConflict extends HttpError {
+    constructor() {
+        super(503, 'The read replica cancelled the query while applying the primary\'s changes; try again', { code: 'replica_conflict' })
+    }
+}
+
+/** Postgres's serialization_failure, which a standby answers for a recovery conflict. */
+const SERIALIZATION_FAILURE = '40001'
+
+/**
  * A pool of its own for a public read API, whose sessions carry a statement timeout: a heavy
  * request is cancelled by Postgres instead of holding a connection others need. The pool stays
  * usable after a cancel (the statement ends, the session does not).
@@ -40,7 +55,8 @@ export function boundedPool(options: { databaseUrl: string; max: number; stateme
  * Every statement as a named prepared statement: Postgres parses and plans each query text once
  * per connection instead of on every request. The API's statements are a fixed, small set of texts
  * (values always travel as parameters), so the name is a hash of the text. A statement cancelled
- * at `statementTimeoutMs` (the pool's setting) becomes a StatementTimeout.
+ * at `statementTimeoutMs` (the pool's setting) becomes a StatementTimeout, one a replica cancelled
+ * a ReplicaConflict.
  */
 export function preparedDb(pool: Pool, statementTimeoutMs?: number): Db {
     const names = new Map<string, string>()
@@ -55,7 +71,7 @@ export function preparedDb(pool: Pool, statementTimeoutMs?: number): Db {
     return {
         query: <R extends QueryResultRow>(text: string, values?: unknown[]) =>
             pool.query<R>({ name: nameOf(text), text, values }).catch((err) => {
-                throw timedOut(err, statementTimeoutMs)
+                throw readFailure(err, statementTimeoutMs)
             }),
     }
 }
@@ -77,7 +93,7 @@ export function timeLimitedDb(pool: Pool, statementTimeoutMs: number): Db {
                 return result
             } catch (err) {
                 await client.query('ROLLBACK').catch(() => undefined)
-                throw timedOut(err, statementTimeoutMs)
+                throw readFailure(err, statementTimeoutMs)
             } finally {
                 client.release()
             }
@@ -85,6 +101,8 @@ export function timeLimitedDb(pool: Pool, statementTimeoutMs: number): Db {
     }
 }
 
-function timedOut(err: unknown, statementTimeoutMs: number | undefined): unknown {
-    return statementTimeoutMs !== undefined && (err as { code?: string })?.code === QUERY_CANCELED ? new StatementTimeout(statementTimeoutMs) : err
+function readFailure(err: unknown, statementTimeoutMs: number | undefined): unknown {
+    const code = (err as { code?: string })?.code
+    if (code === SERIALIZATION_FAILURE) return new ReplicaConflict()
+    return statementTimeoutMs !== undefined && code === QUERY_CANCELED ? new StatementTimeout(statementTimeoutMs) : err
 }

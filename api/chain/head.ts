@@ -1,4 +1,5 @@
 import { Db } from './db'
+import { ReadDatabases } from './read-databases'
 import { chainCounters } from './queries/stats'
 import { Recent } from '../../common/recent'
 
@@ -42,5 +43,26 @@ export class ChainHead {
             transactions: r.transactions,
             addresses: r.addresses,
         }
+    }
+}
+
+/** What the chain API reads its indexed head from: a ChainHead, or the ServedHead of several. */
+export type IndexedHead = Pick<ChainHead, 'get' | 'invalidate'>
+
+/**
+ * The head of the database the running request reads (ReadDatabases): each replica's own, read
+ * there and cached apart, so a request never answers at a head whose block its database does not
+ * hold yet.
+ */
+export class ServedHead implements IndexedHead {
+    constructor(private readonly reads: ReadDatabases, private readonly heads: readonly ChainHead[]) {}
+
+    get(): Promise<Head> {
+        return this.reads.select(this.heads).get()
+    }
+
+    /** Every database's: a NOTIFY from the primary says a commit happened, not which replica has it yet. */
+    invalidate(): void {
+        for (const head of this.heads) head.invalidate()
     }
 }

@@ -22,7 +22,7 @@ import { statsRoutes } from './routes/stats'
 import { tokenTransfersRoutes } from './routes/token-transfers'
 import { tokensRoutes } from './routes/tokens'
 import { transactionsRoutes } from './routes/transactions'
-import { indexerLagCheck } from './readiness'
+import { indexerLagCheck, replicaLagCheck } from './readiness'
 import { ChainError } from './schemas'
 import { ChainSocket } from './socket'
 
@@ -43,6 +43,8 @@ const publicCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'POST', 'OPTIONS
 export function createChainApi(api: ApiContext, doc: ApiDoc) {
     const ctx = createChainContext(api)
     const router = doc.router('/api/v2', 'chain data API', { errorSchema: ChainError })
+    // First: every statement of a request, and the head it answers at, on one read database.
+    router.use(ctx.reads.pin)
     router.use(publicCors)
     router.use(jsonResponses)
     internalTransactionsRoutes(router, ctx)
@@ -65,15 +67,18 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
     // Its own router at /api with the one route `/`: the explorer services own the rest of /api,
     // so CORS and the JSON sender are this route's handlers, not the router's middleware.
     const etherscanRouter = doc.router('/api', 'etherscan', { errorSchema: EtherscanFailure })
-    etherscanRouter.get('/', etherscanOperation, readCors, jsonResponses, etherscan.handler)
+    etherscanRouter.get('/', etherscanOperation, ctx.reads.pin, readCors, jsonResponses, etherscan.handler)
     const form = express.urlencoded({ extended: false, limit: api.env.VERIFIER_MAX_INPUT_KB * 1024, parameterLimit: 100 })
-    etherscanRouter.post('/', etherscanPostOperation, publicCors, jsonResponses, form, etherscan.handler)
+    // Pinned again behind the form parser, which calls on outside the request's async context.
+    etherscanRouter.post('/', etherscanPostOperation, ctx.reads.pin, publicCors, jsonResponses, form, ctx.reads.pin, etherscan.handler)
     etherscanRouter.express.use(etherscanBodyErrors)
     return {
         router,
         etherscan: etherscanRouter,
         socket: new ChainSocket(ctx),
         indexerLag: indexerLagCheck(ctx, api.env.INDEXER_READY_MAX_LAG),
+        /** With CHAIN_API_READ_DATABASE_URL: how far each replica is behind the primary (readiness.ts). */
+        replicaLag: ctx.reads.replicated ? replicaLagCheck(ctx, api.env.CHAIN_API_MAX_REPLICA_LAG_BLOCKS) : undefined,
         close: async () => {
             await etherscan.close()
             await ctx.closeDb()

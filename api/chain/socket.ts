@@ -9,6 +9,7 @@ import { blocksBetween } from './queries/blocks'
 import { transferCounts, watchedTransfers } from './queries/token-transfers'
 import { watchedTransactions } from './queries/transactions'
 import { related } from './queries/related'
+import { chainCounters } from './queries/stats'
 import { renderTokenTransfers, tokenTransferRefs } from './render/token-transfer'
 import { renderTransaction, transactionAddresses } from './render/transaction'
 import { blockMiners, renderBlock } from './render/block'
@@ -25,6 +26,9 @@ const IDLE_MS = 60_000
 /** Blocks pushed per commit at most: a backfill commits thousands at once and nobody watches those. */
 const MAX_BLOCKS_PER_PUSH = 10
 
+/** How soon a push is tried again when the replica read does not hold the announced head yet. */
+const REPLICA_RETRY_MS = 200
+
 /** Each joined topic keeps its join_ref, which phoenix.js expects on the channel's pushes. */
 type JoinRef = string | null
 
@@ -33,6 +37,11 @@ export class ChainSocket {
     private lastPushed = -1
     private pushing: Promise<void> = Promise.resolve()
     private readonly verifications: ChannelListener<VerificationNotification>
+    /** The newest head announced, and the newest whose push waits for the replica read to hold it: retried only while no newer one came. */
+    private latest?: HeadNotification
+    private waiting?: HeadNotification
+    private retry?: NodeJS.Timeout
+    private closed = false
 
     constructor(private ctx: ChainContext) {
         // Blockscout's frontend waits on the address's channel for the outcome of a verification it submitted.
@@ -52,7 +61,8 @@ export class ChainSocket {
                 retryMs: 2_000,
                 onNotification: (head) => {
                     this.ctx.head.invalidate()
-                    this.pushing = this.pushing.then(() => this.push(head)).catch((err) => this.ctx.log.error({ err }, 'live update failed'))
+                    this.latest = head
+                    this.enqueue(head)
                 },
             },
             maxPayload: 64 * 1024,
@@ -79,6 +89,8 @@ export class ChainSocket {
     }
 
     async close(): Promise<void> {
+        this.closed = true
+        clearTimeout(this.retry)
         await this.verifications.close()
         await this.hub.close()
     }
@@ -111,7 +123,30 @@ export class ChainSocket {
         return found
     }
 
+    /** Pushes after those before it, each reading one database throughout (ctx.reads). */
+    private enqueue(head: HeadNotification): void {
+        this.pushing = this.pushing
+            .then(() => this.ctx.reads.run(() => this.push(head)))
+            .catch((err) => this.ctx.log.error({ err }, 'live update failed'))
+    }
+
     private async push(head: HeadNotification): Promise<void> {
+        // The NOTIFY comes from the primary in its commit; a replica may not hold that commit yet.
+        // Nothing is pushed from a database before it holds the announced head, so that no block is
+        // missed and none is pushed that a page reading that database would not show; the push is
+        // tried again shortly, unless a newer head came meanwhile (its push covers this one's blocks).
+        if (this.ctx.reads.replicated && this.hub.size > 0 && ((await chainCounters(this.ctx.db))?.last_block ?? -1) < head.number) {
+            this.waiting = head
+            if (!this.retry && !this.closed) {
+                this.retry = setTimeout(() => {
+                    const waiting = this.waiting
+                    this.retry = this.waiting = undefined
+                    if (waiting && waiting === this.latest && !this.closed) this.enqueue(waiting)
+                }, REPLICA_RETRY_MS)
+                this.retry.unref()
+            }
+            return
+        }
         // After a reorg the new branch replaces blocks already pushed: push them again.
         const from = head.number <= this.lastPushed
             ? head.number - Math.min(head.blocks, MAX_BLOCKS_PER_PUSH) + 1

@@ -10,6 +10,7 @@ const Health = z.looseObject({ status: z.literal('ok'), timestamp: z.string() })
 const Ready = z.object({
     ready: z.boolean(),
     checks: z.record(z.string(), z.string()).describe('per check: `ok`, or why it failed'),
+    details: z.record(z.string(), z.unknown()).optional().describe('per check that reports figures, passing or not: those figures (the api\'s `replicas`: each read replica\'s head and lag in blocks)'),
 })
 
 export interface OperationsOptions {

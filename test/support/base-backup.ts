@@ -24,7 +24,8 @@ export interface ArchivingCluster {
     archiveDir: string
 }
 
-function chownTree(dir: string, ids: { uid: number; gid: number } | undefined): void {
+/** Gives a tree to the user the cluster runs as (as root; otherwise the files are already ours). */
+export function chownTree(dir: string, ids: { uid: number; gid: number } | undefined): void {
     if (!ids) return
     fs.chownSync(dir, ids.uid, ids.gid)
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -60,7 +61,7 @@ const EMPTIED = new Set(['pg_wal', 'pg_replslot', 'pg_dynshmem', 'pg_notify', 'p
 const LEFT_OUT = new Set(['postmaster.pid', 'postmaster.opts', 'backup_label', 'tablespace_map', 'recovery.signal', 'standby.signal'])
 
 /** Copies a live data directory; a file that disappears while copied (a dropped relation, a temp file) is no loss: WAL replay accounts for it. */
-function copyLive(from: string, to: string, top: boolean): void {
+export function copyLive(from: string, to: string, top: boolean): void {
     fs.mkdirSync(to, { recursive: true, mode: 0o700 })
     let entries: fs.Dirent[]
     try {

@@ -1,5 +1,5 @@
 import { ChainContext } from '../context'
-import { boundedPool, Db, preparedDb } from '../db'
+import { Db, preparedDb } from '../db'
 
 /** Connections of this API's pool. */
 const POOL_SIZE = 4
@@ -14,16 +14,15 @@ export interface EtherscanContext extends ChainContext {
     close(): Promise<void>
 }
 
+/** One such pool per read database (the replicas of CHAIN_API_READ_DATABASE_URL, or the primary), each request on the one its v2 statements would use. */
 export function createEtherscanContext(chain: ChainContext): EtherscanContext {
     const timeoutMs = chain.env.ETHERSCAN_API_STATEMENT_TIMEOUT_MS
-    const pool = chain.env.DATABASE_URL
-        ? boundedPool({ databaseUrl: chain.env.DATABASE_URL, max: POOL_SIZE, statementTimeoutMs: timeoutMs, name: 'Etherscan-style API', log: chain.log })
-        : undefined
+    const pools = chain.reads.pools({ max: POOL_SIZE, statementTimeoutMs: timeoutMs, name: 'Etherscan-style API', log: chain.log })
     return {
         ...chain,
-        edb: pool ? preparedDb(pool, timeoutMs) : chain.db,
+        edb: chain.reads.route(pools.map((pool) => preparedDb(pool, timeoutMs))),
         close: async () => {
-            await pool?.end()
+            await Promise.all(pools.map((pool) => pool.end()))
         },
     }
 }

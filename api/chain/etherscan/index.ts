@@ -3,7 +3,7 @@ import { clientKey } from '../../../common/service/client-ip'
 import { z } from 'zod'
 import { Operation } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
-import { StatementTimeout } from '../db'
+import { ReplicaConflict, StatementTimeout } from '../db'
 import { account, accountQueries } from './account'
 import { block, blockQueries } from './block'
 import { contract, contractQueries } from './contract'
@@ -106,6 +106,7 @@ export function etherscanApi(chain: ChainContext) {
             if (err instanceof StatementTimeout) {
                 return fail(res, new EtherscanError('Query Timeout occured. Please select a smaller result dataset', null, 503))
             }
+            if (err instanceof ReplicaConflict) return fail(res, new EtherscanError(err.message, null, 503))
             ctx.log.error({ err, module: moduleName, action: actionName }, 'Etherscan-style API request failed')
             fail(res, new EtherscanError('Something went wrong.', null, 500))
         }
