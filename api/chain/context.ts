@@ -40,7 +40,7 @@ export function createChainContext(api: ApiContext): ChainContext {
         ...api,
         db,
         head,
-        caches: new ChainCaches(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
+        caches: new ChainCaches(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024, db),
         node,
         verification,
         closeDb: async () => {

@@ -37,7 +37,8 @@ describe('chain API: caches owned by the chain context (unit)', () => {
 
     it('the coin supply is summed once for both APIs, whichever pool asks first, until the head moves', async () => {
         head.number = 7
-        const caches = new ChainCaches(head, 1024)
+        // The rendered items' changes are not read here.
+        const caches = new ChainCaches(head, 1024, { query: async () => expect.fail('not read here') } as never)
         const statements: string[] = []
         // The indexed head is read afresh from the asking pool; only the sums are counted.
         const pool = (name: string, total: string): Db => ({
