@@ -2,14 +2,25 @@ import { applyMigrations } from '../db/migrate'
 import { ApiProcess, startApi } from '../test/support/api'
 import { cpuText, LoadShape, measure, Measurement, measurementText } from './load'
 import { PAGE_SIZE, pageUrls } from './list-pages'
-import { runOnBenchPostgres } from './bench-postgres'
+import * as path from 'path'
+import { PROJECT_DIR } from '../db/migrate'
+import { runOnBenchPostgres, runOnKeptPostgres } from './bench-postgres'
 import { runLive } from './api-live'
 import { appendBenchmark, machine } from './report'
 import { checkSyntheticRows, loadSyntheticRows, SyntheticDataset, TRANSACTIONS_PER_BLOCK } from './synthetic-rows'
 
-/** npm run bench:api — the list routes at page 1 and page 1,000 over a million synthetic transactions, with and without the rendered-item cache: docs/testing.md#benchmarks */
+/** npm run bench:api — the list routes at page 1 and page 1,000 over a million synthetic transactions (ten million with --scale 10m), with and without the rendered-item cache: docs/testing.md#benchmarks */
 
-const BLOCKS = Number(process.env.BENCH_API_BLOCKS ?? 100_000)
+const argValue = (name: string) => {
+    const i = process.argv.indexOf(name)
+    return i < 0 ? undefined : process.argv[i + 1]
+}
+/** `--scale 10m` (or BENCH_API_SCALE=10m): ten million transactions, loaded once into a kept cluster (BENCH_API_DATASET_DIR) and reused by later runs. */
+const SCALE = argValue('--scale') ?? process.env.BENCH_API_SCALE
+if (SCALE !== undefined && SCALE !== '1m' && SCALE !== '10m') throw new Error(`--scale takes 1m or 10m, not ${SCALE}`)
+const BLOCKS = Number(process.env.BENCH_API_BLOCKS ?? (SCALE === '10m' ? 1_000_000 : 100_000))
+/** Where the loaded cluster is kept between runs: unset, each run loads into a temporary cluster. */
+const DATASET_DIR = process.env.BENCH_API_DATASET_DIR ?? (SCALE === '10m' ? path.join(PROJECT_DIR, 'bench', '.cache', `api-${BLOCKS}-blocks`) : undefined)
 const CONNECTIONS = 10
 const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 10)
 const WARMUP_SECONDS = 2
@@ -71,14 +82,20 @@ const CONFIGURATIONS: { label: string; figurePrefix: string; env: Record<string,
     { label: 'rendered-item cache off (CHAIN_API_ITEM_CACHE_MB=0)', figurePrefix: 'cache off: ', env: { CHAIN_API_ITEM_CACHE_MB: '0' } },
 ]
 
-async function run(databaseUrl: string, postgresPid: number): Promise<void> {
+async function load(databaseUrl: string): Promise<SyntheticDataset> {
     log(`loading ${BLOCKS} blocks, ${BLOCKS * TRANSACTIONS_PER_BLOCK} transactions`)
     await applyMigrations(databaseUrl)
     const dataset = await loadSyntheticRows(databaseUrl, BLOCKS, (m) => log(`  ${m}`))
     log(`loaded in ${(dataset.loadMs / 1000).toFixed(0)} s: ${Object.entries(dataset.rows).map(([t, n]) => `${t} ${n}`).join(', ')}`)
     const failures = await checkSyntheticRows(databaseUrl, dataset, DEEP_PAGE * PAGE_SIZE)
     if (failures.length) throw new Error(`the synthetic rows are inconsistent:\n  ${failures.join('\n  ')}`)
+    return dataset
+}
 
+async function run(databaseUrl: string, postgresPid: number, dataset: SyntheticDataset, postgresSettings: string): Promise<void> {
+    if (BLOCKS !== dataset.blocks) throw new Error(`the kept dataset has ${dataset.blocks} blocks, not BENCH_API_BLOCKS=${BLOCKS}`)
+    // A kept cluster may predate migrations added since it was loaded.
+    await applyMigrations(databaseUrl)
     let targets: Target[] | undefined
     const runs: Run[] = []
     for (const configuration of CONFIGURATIONS) {
@@ -103,7 +120,7 @@ async function run(databaseUrl: string, postgresPid: number): Promise<void> {
             await api?.stop()
         }
     }
-    report(dataset, runs)
+    report(dataset, runs, postgresSettings)
 }
 
 async function resolveTargets(base: string, dataset: SyntheticDataset): Promise<Target[]> {
@@ -116,7 +133,7 @@ async function resolveTargets(base: string, dataset: SyntheticDataset): Promise<
     return targets
 }
 
-function report(dataset: SyntheticDataset, runs: Run[]): void {
+function report(dataset: SyntheticDataset, runs: Run[], postgresSettings: string): void {
     const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED')
     const rps = (m: Measurement) => Math.round(m.reqPerSec)
     const figures: Record<string, string | number> = {}
@@ -164,8 +181,8 @@ function report(dataset: SyntheticDataset, runs: Run[]): void {
         return verdict
     })
     figures['load of the synthetic rows (s)'] = Math.round(dataset.loadMs / 1000)
-    appendBenchmark('Chain data API (npm run bench:api)', figures, [
-        `Synthetic rows loaded through the indexer's handlers and writer: ${Object.entries(dataset.rows).map(([t, n]) => `${t} ${n}`).join(', ')}.`,
+    appendBenchmark(`Chain data API (npm run bench:api${SCALE === '10m' ? ' -- --scale 10m' : ''})`, figures, [
+        `Synthetic rows loaded through the indexer's handlers and writer: ${Object.entries(dataset.rows).map(([t, n]) => `${t} ${n}`).join(', ')}. ${postgresSettings}`,
         `autocannon on loopback, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${SECONDS} s per URL; page ${DEEP_PAGE} reached by following next_page_params.`,
         `Each list URL is compared with a baseline (/config/backend-version) measured just before it. Measured twice: ${runs.map((r) => r.label).join(', then ')} (rows "cache off:").`,
         `Targets: each list route >= ${MIN_SHARE_OF_BASELINE * 100}% of the baseline's req/s, page ${DEEP_PAGE} <= ${MAX_DEEP_PAGE_RATIO}x page 1 p50 latency: ` +
@@ -176,4 +193,6 @@ function report(dataset: SyntheticDataset, runs: Run[]): void {
 
 // The live mode measures as production runs: Postgres with fsync on.
 if (process.argv.includes('--live') || process.env.BENCH_API_MODE === 'live') runOnBenchPostgres({ name: 'bench-api-live' }, runLive)
-else runOnBenchPostgres({ name: 'bench-api', fast: true }, run)
+else if (DATASET_DIR) {
+    runOnKeptPostgres(DATASET_DIR, load, (url, pid, dataset) => run(url, pid, dataset, `Cluster kept in ${DATASET_DIR} (loaded with fsync off), measured with fsync on.`))
+} else runOnBenchPostgres({ name: 'bench-api', fast: true }, async (url, pid) => run(url, pid, await load(url), 'Postgres with fsync off.'))

@@ -45,6 +45,46 @@ async function main(options: BenchPostgresOptions, run: (databaseUrl: string, po
     }
 }
 
+/**
+ * Runs `run` on a cluster kept in `dir` between runs, for a dataset too large to load every time
+ * (bench:api's 10M mode). The first run loads it with `load` on a cluster with fsync off and
+ * writes `meta` (what `load` answered) into the directory last, so a load cut short leaves no meta
+ * and is started over; every run, the first included, then measures on the cluster restarted with
+ * fsync on, as production runs.
+ */
+export function runOnKeptPostgres<T>(
+    dir: string,
+    load: (databaseUrl: string) => Promise<T>,
+    run: (databaseUrl: string, postgresPid: number, loaded: T) => Promise<void>,
+): void {
+    const start = async (fast: boolean) => startEmbeddedPostgres({ dir, port: await freePort(), database: 'bench', fast, unixSocket: true })
+    const metaFile = path.join(dir, 'dataset.json')
+    const kept = async () => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
+        if (!fs.existsSync(metaFile)) {
+            fs.rmSync(dir, { recursive: true, force: true })
+            const pg = await start(true)
+            try {
+                fs.writeFileSync(metaFile + '.partial', JSON.stringify(await load(pg.url)))
+            } finally {
+                await pg.stop()
+            }
+            fs.renameSync(metaFile + '.partial', metaFile)
+        }
+        const loaded = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as T
+        const pg = await start(false)
+        try {
+            await run(pg.url, postmasterPid(path.join(dir, 'data')), loaded)
+        } finally {
+            await pg.stop()
+        }
+    }
+    kept().catch((err) => {
+        process.stderr.write(`${err.stack ?? err}\n`)
+        process.exit(1)
+    })
+}
+
 /** A new empty database on the server of `serverUrl`; its URL. */
 export async function createDatabase(serverUrl: string, name: string): Promise<string> {
     const db = new Client({ connectionString: serverUrl })

@@ -1,7 +1,10 @@
 import type { z } from 'zod'
 import { Recent } from '../../common/recent'
+import { Db } from './db'
 import { HeadViews } from './head-views'
 import { RenderedItems } from './rendered-items'
+import { KeyPages } from './key-pages'
+import { renderingChanges } from './queries/rendering-changes'
 import type { SmartContractCounters, TransactionStats } from './schemas'
 
 /** Where the indexed head is read (ChainHead, itself cached 500 ms). */
@@ -39,6 +42,8 @@ export type ContractCounters = z.input<typeof SmartContractCounters>
 
 /** The most a view made at one head is served after it (a reorg replacing the head block at the same height): ChainHead's own cache is 500 ms. */
 const HEAD_VIEW_TTL_MS = 1_000
+/** What a kept key page is reckoned to take (51 keys of two hashes and a position): the key pages get as many as fit the item cache's budget. */
+const KEY_PAGE_BYTES = 16 * 1024
 /** How long gas price tiers are served; /stats tells clients when the next ones come (gas_prices_update_in). */
 export const GAS_ORACLE_TTL_MS = 5_000
 
@@ -49,8 +54,13 @@ export const GAS_ORACLE_TTL_MS = 5_000
  * checksums, which never change.
  */
 export class ChainCaches {
-    /** Rendered list items (transactions, blocks, holders): emptied when the indexed head moves (rendered-items.ts). */
+    /**
+     * Rendered list items (transactions, blocks, holders): kept across heads, each dropped when a
+     * commit changes an address it shows, all of them on a reorganisation (rendered-items.ts).
+     */
     readonly rendered: RenderedItems
+    /** The keys of list pages: settled ones (before a cursor at or below the head) until a reorganisation, the others per head (key-pages.ts). */
+    readonly keyPages: KeyPages
     /** Whole answers of the views every visitor opens: per indexed head, and 1 s at most (head-views.ts). */
     readonly views: HeadViews
     /**
@@ -67,8 +77,9 @@ export class ChainCaches {
     /** Gas price tiers: 5 s, whatever the head (the percentiles of 200 blocks barely move with one). */
     readonly gasOracle = new Recent<GasOracle>(GAS_ORACLE_TTL_MS)
 
-    constructor(head: IndexedHead, itemCacheBytes: number) {
-        this.rendered = new RenderedItems(head, itemCacheBytes)
+    constructor(head: IndexedHead, itemCacheBytes: number, db: Db) {
+        this.rendered = new RenderedItems(head, itemCacheBytes, (since, to) => renderingChanges(db, since, to))
+        this.keyPages = new KeyPages(this.rendered, Math.floor(itemCacheBytes / KEY_PAGE_BYTES))
         // Off with the item cache: CHAIN_API_ITEM_CACHE_MB=0 measures what making every answer costs.
         this.views = new HeadViews(head, itemCacheBytes === 0 ? 0 : HEAD_VIEW_TTL_MS)
         this.transactionStats = new PerHead(head, 60_000)

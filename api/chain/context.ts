@@ -37,17 +37,19 @@ export function createChainContext(api: ApiContext): ChainContext {
     const timeoutMs = api.env.CHAIN_API_STATEMENT_TIMEOUT_MS
     const pools = reads.pools({ max: api.env.CHAIN_API_DB_POOL_SIZE, statementTimeoutMs: timeoutMs, name: 'chain data API', log: api.log })
     const readDbs = pools.map((pool) => preparedDb(pool, timeoutMs))
-    const head = new ServedHead(reads, readDbs.map((db) => new ChainHead(db)))
+    // The database the running request reads: its statements, and the rendered items' checks of what a commit changed.
+    const db = reads.route(readDbs)
+    const head = new ServedHead(reads, readDbs.map((each) => new ChainHead(each)))
     const node = createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient
     // Writes (jobs, verified contracts) go through the process's main pool, on the primary: the chain API's pools are for bounded public reads.
     const verification = new ContractVerification({ pool: api.pool, node, log: api.log, settings: api.env })
     return {
         ...api,
-        db: reads.route(readDbs),
+        db,
         head,
         reads,
         readDbs,
-        caches: new ChainCaches(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
+        caches: new ChainCaches(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024, db),
         node,
         verification,
         closeDb: async () => {

@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import { checksum } from '../format'
 import { Related } from '../queries/related'
+import { shownAddressKey, shownAddressState } from '../queries/rendering-changes'
 import type { AddressParam as AddressParamSchema } from '../schemas'
 
 /** Blockscout's AddressParam: how every address inside another object (from, to, miner, ...) is shown. */
@@ -64,4 +65,23 @@ export function rowAddresses<R extends object>(rows: readonly R[], columns: read
 
 function renderer(known: Map<string, Known>): RenderAddress {
     return ((address: string | null) => (address === null ? null : addressParam(address, known.get(address)))) as RenderAddress
+}
+
+/**
+ * What a kept list item shows of the addresses in `columns` of its row (addressInfo columns, as
+ * rowAddresses reads them): `[key, state]` pairs for RenderedItems, which drops the item when a
+ * commit changes one of them.
+ */
+export function shownAddresses<R extends object>(row: R, columns: readonly (readonly [keyof R & string, string])[]): [string, string][] {
+    const r = row as Record<string, unknown>
+    return columns.flatMap(([field, as]) => {
+        const address = r[field] as string | null
+        return address === null ? [] : [[shownAddressKey(address), shownAddressState(r[`${as}_contract`] as boolean | null, r[`${as}_name`] as string | null)] as [string, string]]
+    })
+}
+
+/** The same for an address loaded with related(): absent from `addresses` when it has no row. */
+export function shownRelated({ addresses }: Pick<Related, 'addresses'>, address: string): [string, string] {
+    const known = addresses.get(address)
+    return [shownAddressKey(address), shownAddressState(known?.is_contract ?? null, known?.name ?? null)]
 }

@@ -1,14 +1,24 @@
 import { Hex } from 'viem'
 import type { z } from 'zod'
-import { RenderAddress, rowAddresses } from './address'
+import { RenderAddress, rowAddresses, shownAddresses } from './address'
+import { shownTokenKey, shownTokenState } from '../queries/rendering-changes'
 import { decodeInput, knownFunction } from './decode'
 import { decimal, hex, isoTimestamp } from '../format'
 import { TransactionRow } from '../queries/transactions'
 import type { TokenTransfer, Transaction, TransactionDetails } from '../schemas'
 
+const ADDRESS_COLUMNS = [['from', 'from'], ['to', 'to'], ['created_contract', 'created_contract']] as const
+
 /** The renderer of the addresses of transaction rows, from their addressInfo columns. */
 export function transactionAddresses(rows: readonly TransactionRow[]): RenderAddress {
-    return rowAddresses(rows, [['from', 'from'], ['to', 'to'], ['created_contract', 'created_contract']])
+    return rowAddresses(rows, ADDRESS_COLUMNS)
+}
+
+/** What a transaction's list item shows of other rows: its addresses, and whether the contract it created is a token (token_creation). */
+export function transactionShown(row: TransactionRow): [string, string][] {
+    const shown = shownAddresses(row, ADDRESS_COLUMNS)
+    if (row.created_contract !== null) shown.push([shownTokenKey(row.created_contract), shownTokenState(row.creates_token)])
+    return shown
 }
 
 /**

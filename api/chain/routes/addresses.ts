@@ -76,7 +76,10 @@ const TopAccountsQuery = z.object({
 
 /** An address's transactions (see addressTransactionKeys), with the cursor of its sort. */
 async function addressTransactions(ctx: ChainContext, hash: string, query: z.infer<typeof TransactionsQuery>, filters: Record<string, string>) {
-    const rows = await addressTransactionKeys(ctx.db, hash, query)
+    // Newest first by block, a cursor's page holds committed rows only (key-pages.ts).
+    const settled = (query.sort ?? 'block_number') === 'block_number' && (query.order ?? 'desc') === 'desc' && query.index !== undefined ? query.block_number : undefined
+    const name = `address ${hash} ${query.filter} ${query.sort} ${query.order} ${query.block_number} ${query.index} ${query.value} ${query.fee}`
+    const rows = await ctx.caches.keyPages.get(name, settled, () => addressTransactionKeys(ctx.db, hash, query))
     return transactionPage(ctx, rows, (t) => ({
         block_number: t.block_number,
         index: t.position,

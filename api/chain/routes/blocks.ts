@@ -9,7 +9,8 @@ import { BlockKey, blockKeysBefore, blocksByIds } from '../queries/blocks'
 import { countBlockFrames } from '../queries/internal-transactions'
 import { blockTransactionKeys, TRANSACTION_TYPES } from '../queries/transactions'
 import { blockMiners, renderBlock } from '../render/block'
-import { listBody, rendered, RenderedItem } from '../rendered-items'
+import { shownAddresses } from '../render/address'
+import { keptItem, listBody, RenderedItem } from '../rendered-items'
 import { sendJson } from '../json-response'
 import { isFirstPage } from '../head-views'
 import { transactionPage } from './transactions'
@@ -38,7 +39,8 @@ export function blocksRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         setLiveCaching(res)
         // Uncles do not exist on this chain and orphaned blocks are not kept.
         if (query.type && query.type !== 'block') return void res.json({ items: [], next_page_params: null })
-        const page = async () => blockPage(ctx, await blockKeysBefore(ctx.db, query.block_number), carried(req.query, ['type']))
+        const keys = () => ctx.caches.keyPages.get(`blocks ${query.block_number}`, query.block_number, () => blockKeysBefore(ctx.db, query.block_number))
+        const page = async () => blockPage(ctx, await keys(), carried(req.query, ['type']))
         if (isFirstPage(req)) return ctx.caches.views.send(res, 'blocks', page)
         sendJson(res, await page())
     })
@@ -89,6 +91,6 @@ export async function blockItems(ctx: ChainContext, keys: readonly BlockKey[]): 
     return ctx.caches.rendered.items(keys, keyOf, async (missing) => {
         const rows = await blocksByIds(ctx.db, missing.map((b) => b.id))
         const miner = blockMiners(rows)
-        return new Map(rows.map((b) => [keyOf(b), rendered(renderBlock(b, miner(b.miner), 'list'))]))
+        return new Map(rows.map((b) => [keyOf(b), keptItem(renderBlock(b, miner(b.miner), 'list'), shownAddresses(b, [['miner', 'miner']]))]))
     })
 }

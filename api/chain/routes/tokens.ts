@@ -7,9 +7,9 @@ import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../par
 import { TOKEN_TYPES, tokenTransfers } from '../queries/token-transfers'
 import { HolderRow, tokenHolders, tokenList } from '../queries/tokens'
 import { related } from '../queries/related'
-import { relatedAddresses } from '../render/address'
+import { relatedAddresses, shownRelated } from '../render/address'
 import { sendJson } from '../json-response'
-import { listBody, rendered, RenderedItem } from '../rendered-items'
+import { keptItem, listBody, RenderedItem } from '../rendered-items'
 import { renderToken } from '../render/token'
 import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
 import { chainOperation, EmptyPage, pageOf, Token, TokenCounters, TokenHolder, TokenTransfer } from '../schemas'
@@ -18,8 +18,9 @@ import { chainOperation, EmptyPage, pageOf, Token, TokenCounters, TokenHolder, T
 async function holderItems(ctx: ChainContext, token: string, holders: readonly HolderRow[]): Promise<RenderedItem[]> {
     const keyOf = (h: HolderRow) => `h${token}${h.holder}${h.value}`
     return ctx.caches.rendered.items(holders, keyOf, async (missing) => {
-        const address = relatedAddresses(await related(ctx.db, { addresses: missing.map((h) => h.holder) }))
-        return new Map(missing.map((h) => [keyOf(h), rendered({ address: address(h.holder), value: h.value, token_id: null } satisfies z.input<typeof TokenHolder>)]))
+        const loaded = await related(ctx.db, { addresses: missing.map((h) => h.holder) })
+        const address = relatedAddresses(loaded)
+        return new Map(missing.map((h) => [keyOf(h), keptItem({ address: address(h.holder), value: h.value, token_id: null } satisfies z.input<typeof TokenHolder>, [shownRelated(loaded, h.holder)])]))
     })
 }
 

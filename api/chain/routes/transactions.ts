@@ -11,8 +11,8 @@ import { TransactionKey, transactionKeysBefore, transactionsByIds } from '../que
 import { related } from '../queries/related'
 import { logRefs, renderLogs } from '../render/log'
 import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
-import { renderTransaction, transactionAddresses } from '../render/transaction'
-import { listBody, rendered, RenderedItem } from '../rendered-items'
+import { renderTransaction, transactionAddresses, transactionShown } from '../render/transaction'
+import { keptItem, listBody, RenderedItem } from '../rendered-items'
 import { chainOperation, Log, pageOf, TokenTransfer, Transaction, TransactionDetails, TransactionStats } from '../schemas'
 import { sendJson } from '../json-response'
 import { isFirstPage } from '../head-views'
@@ -44,7 +44,7 @@ export async function transactionItems(ctx: ChainContext, keys: readonly Transac
     return ctx.caches.rendered.items(keys, keyOf, async (missing, head) => {
         const rows = await transactionsByIds(ctx.db, missing.map((t) => t.id))
         const address = transactionAddresses(rows)
-        return new Map(rows.map((t) => [keyOf(t), rendered(renderTransaction(t, address, head))]))
+        return new Map(rows.map((t) => [keyOf(t), keptItem(renderTransaction(t, address, head), transactionShown(t), t.block_number)]))
     })
 }
 
@@ -80,7 +80,8 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         if (query.filter === 'pending' || (query.type && query.type.length > 0)) {
             return void res.json({ items: [], next_page_params: null })
         }
-        const page = async () => transactionPage(ctx, await transactionKeysBefore(ctx.db, query), byPosition, carried(req.query, ['filter', 'type', 'method']))
+        const keys = () => ctx.caches.keyPages.get(`transactions ${query.block_number} ${query.index}`, query.index === undefined ? undefined : query.block_number, () => transactionKeysBefore(ctx.db, query))
+        const page = async () => transactionPage(ctx, await keys(), byPosition, carried(req.query, ['filter', 'type', 'method']))
         if (isFirstPage(req)) return ctx.caches.views.send(res, 'transactions', page)
         sendJson(res, await page())
     })
