@@ -27,7 +27,7 @@ export function haproxyBinary(): string {
         execFileSync('apt-get', ['install', '-y', '-qq', 'haproxy'], { env, stdio: 'pipe' })
     } catch (err) {
         const detail = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim()
-        throw new Error(`haproxy is not installed and apt-get could not install it (install Debian's haproxy package): ${detail}`)
+        throw new Error(`haproxy is not installed and apt-get could not install it (install Debian's haproxy package): ${detail}`, { cause: err })
     }
     const installed = findHaproxy()
     if (!installed) throw new Error('apt-get installed haproxy, but no haproxy binary is in /usr/sbin or on PATH')
