@@ -8,7 +8,7 @@ import { Gateway, haproxyBinary, startGateway } from '../test/support/gateway'
 import { autocannon, AutocannonInstance, AutocannonRequest, AutocannonResult } from './autocannon'
 import { ownCpuMs, treeCpuMs } from './cpu'
 import { runOnBenchPostgres } from './bench-postgres'
-import { HistoryNode, startHistoryNode } from './history-node'
+import { HistoryNode, NO_CONTRACTS, startHistoryNode } from './history-node'
 import { appendBenchmark, machine } from './report'
 import { loadSyntheticRows } from './synthetic-rows'
 import connectFromVisitorAddress from './visitor-address'
@@ -40,13 +40,6 @@ const ONE_IP = '203.0.113.7'
 const CORES = os.cpus().length
 /** The history node's chain id: the api's default CHAIN_ID. */
 const CHAIN_ID = 3009
-/** Unused contract addresses: the api needs four once RPC_URL is set; the routes measured read none. */
-const CONTRACTS = {
-    wnative: '0x00000000000000000000000000000000000000a1',
-    stable: '0x00000000000000000000000000000000000000a2',
-    factory: '0x00000000000000000000000000000000000000a3',
-    router: '0x00000000000000000000000000000000000000a4',
-} as const
 
 const log = (message: string) => process.stdout.write(`${message}\n`)
 
@@ -238,7 +231,7 @@ async function run(databaseUrl: string, postgresPid: number): Promise<void> {
         // The gateway routes to an api only while its GET /ready answers 200, which asks a node for
         // its head: one whose head is the loaded one. Without the gateway, as before: no node.
         if (THROUGH_GATEWAY) node = await startHistoryNode({ head: dataset.head, chainId: CHAIN_ID })
-        api = await startApi({ databaseUrl, env, ...(node ? { rpcUrl: node.url, contracts: CONTRACTS } : {}) })
+        api = await startApi({ databaseUrl, env, ...(node ? { rpcUrl: node.url, contracts: NO_CONTRACTS } : {}) })
         platform = await startPlatformProcess({ databaseUrl, env })
         if (THROUGH_GATEWAY) {
             gateway = await startGateway({ api: new URL(api.explorerUrl).host, platform: new URL(platform.platformUrl).host })

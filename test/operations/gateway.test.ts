@@ -8,7 +8,7 @@ import * as net from 'net'
 import * as os from 'os'
 import * as path from 'path'
 import { TLSSocket } from 'tls'
-import { startHistoryNode, HistoryNode } from '../../bench/history-node'
+import { HistoryNode, NO_CONTRACTS, startHistoryNode } from '../../bench/history-node'
 import { loadSyntheticRows } from '../../bench/synthetic-rows'
 import { waitFor } from '../../common/processes'
 import { applyMigrations } from '../../db/migrate'
@@ -29,13 +29,6 @@ const ROUTE = '/api/v2/main-page/blocks'
 /** The defaults of deploy/haproxy.cfg (docs/configuration.md#gateway). */
 const REQUESTS_PER_10S = 500
 const CONNECTIONS = 100
-/** Unused contract addresses: the api needs four once RPC_URL is set; these routes read none. */
-const CONTRACTS = {
-    wnative: '0x00000000000000000000000000000000000000a1',
-    stable: '0x00000000000000000000000000000000000000a2',
-    factory: '0x00000000000000000000000000000000000000a3',
-    router: '0x00000000000000000000000000000000000000a4',
-} as const
 
 interface Reply {
     status: number
@@ -99,7 +92,7 @@ describe('the gateway (deploy/haproxy.cfg)', function () {
         const dataset = await loadSyntheticRows(databaseUrl, BLOCKS)
         // The node's head is the indexed head: the api is ready (GET /ready), so the gateway routes to it.
         node = await startHistoryNode({ head: dataset.head, chainId: CHAIN_ID })
-        api = await startApi({ databaseUrl, rpcUrl: node.url, contracts: CONTRACTS, env: { TRUST_PROXY: '1' } })
+        api = await startApi({ databaseUrl, rpcUrl: node.url, contracts: NO_CONTRACTS, env: { TRUST_PROXY: '1' } })
         gateway = await startGateway({ api: new URL(api.explorerUrl).host })
         await waitFor('the gateway to route to the api', () => get(`${gateway.apiUrl}${ROUTE}`, '127.0.0.9').then((r) => r.status === 200, () => false), 30_000)
     })
