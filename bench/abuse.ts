@@ -269,9 +269,11 @@ async function run(databaseUrl: string, postgresPid: number): Promise<void> {
 
 function report(phases: Measured[], owner: number, blocks: number, load: string): void {
     const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED')
-    // Each loaded phase against the first idle phase of its own way in (direct or through the gateway).
-    // Latencies are whole milliseconds; a 0 ms idle p99 is counted as 1 ms.
-    const ratio = (m: Measured) => m.p99 / Math.max(phases.find((i) => !i.abuse && i.via === m.via)!.p99, 1)
+    // Each loaded phase against the lowest idle p99 of its own way in (direct or through the gateway):
+    // on a shared machine one idle phase can catch another job's burst, which must not make a loaded
+    // phase look better than it is. Latencies are whole milliseconds; a 0 ms idle p99 is counted as 1 ms.
+    const idleP99 = (via: Phase['via']) => Math.min(...phases.filter((i) => !i.abuse && i.via === via).map((i) => i.p99))
+    const ratio = (m: Measured) => m.p99 / Math.max(idleP99(m.via), 1)
     // Through the gateway, the target is the gateway's: the direct phases are the baseline it is measured against.
     const judged = phases.filter((m) => m.abuse && (!THROUGH_GATEWAY || m.via === 'gateway'))
     const met = judged.every((m) => ratio(m) <= MAX_P99_RATIO)
@@ -307,7 +309,7 @@ function report(phases: Measured[], owner: number, blocks: number, load: string)
             `stopped with it; ${SETTLE_SECONDS} s pause after each phase so the next starts with empty queues.`,
         `CPU: share of all ${CORES} cores per process tree over the phase (the load generator is this benchmark, abusers and sampler).`,
         `Load average (1/5/15 min; other processes share the machine): ${load}.`,
-        `Target: ${target} <= ${MAX_P99_RATIO}x its idle p99: ${verdict}.`,
+        `Target: ${target} <= ${MAX_P99_RATIO}x its idle p99 (the lowest of the idle phases of the same way in): ${verdict}.`,
     ])
     log(`machine: ${machine()}`)
 }
