@@ -25,6 +25,8 @@ export interface AutocannonOptions {
     /** Worker threads firing the requests, so the load generator's own event loop does not delay them. */
     workers?: number
     requests?: AutocannonRequest[]
+    /** Called with each client as it is made; with `workers`, the path of a module exporting the function. */
+    setupClient?: string
 }
 
 export interface AutocannonResult {

@@ -15,6 +15,17 @@ const EMPTY_UNCLES = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd
 
 const hex = (n: number | bigint) => `0x${n.toString(16)}`
 
+/**
+ * Contract addresses for a process whose RPC_URL is a history node (it needs four once RPC_URL is
+ * set): no code lives there, which the routes measured or tested against the synthetic rows never ask.
+ */
+export const NO_CONTRACTS = {
+    wnative: '0x00000000000000000000000000000000000000a1',
+    stable: '0x00000000000000000000000000000000000000a2',
+    factory: '0x00000000000000000000000000000000000000a3',
+    router: '0x00000000000000000000000000000000000000a4',
+} as const
+
 export interface HistoryNode {
     url: string
     stop(): Promise<void>
