@@ -163,7 +163,7 @@ export class EvmAdapter implements ChainAdapter {
         return { latest, pending }
     }
 
-        allowance(token: string, owner: string, spender: string): Promise<bigint> {
+    allowance(token: string, owner: string, spender: string): Promise<bigint> {
         return allowance(this.client, token, owner, spender)
     }
 
