@@ -12,7 +12,7 @@ import { networkCheck } from './engine/readiness'
 import { Worker } from './engine/worker'
 import { createApp } from './http/app'
 import { KeyManager } from './keys'
-import { observeBridgeDatabase, observeBridgeVaults } from './metrics'
+import { observeBridgeDatabase, observeBridgeVaults, observeVaultHolds } from './metrics'
 import { simpleSwapFromEnv } from './providers/simpleswap/factory'
 import { ChainName } from './registry'
 import { Webhooks } from './webhooks/service'
@@ -47,6 +47,7 @@ async function main(service: Service): Promise<void> {
     const webhooks = new Webhooks({ databaseUrl: databaseUrl, masterKey: secrets.masterKey, adminToken: env.BRIDGE_ADMIN_TOKEN, config: config.webhooks, log })
     const { app, ready } = createApp(env, ctx, vaults, webhooks)
     observeBridgeDatabase(pool)
+    observeVaultHolds(pool, [...adapters.keys()])
     observeBridgeVaults(pool, allAssets(config).filter((a) => !a.disabled && vaults.has(a.chain)).map((a) => ({
         chain: a.chain, symbol: a.symbol, decimals: a.decimals, balance: () => ctx.adapter(a.chain).balance(vaults.get(a.chain)!, a),
     })))

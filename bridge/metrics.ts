@@ -6,6 +6,7 @@ import { formatUnits } from './amounts'
 import { STATUSES } from './engine/statuses'
 import { Reservation, vaultReservations } from './store/reservations'
 import { swapCountsByStatus } from './store/swaps'
+import { VaultHolds } from './store/vault-holds'
 
 /** The bridge's metrics, beside the kit's on GET /metrics: docs/operations.md#bridge */
 
@@ -83,6 +84,29 @@ export function observeBridgeDatabase(pool: Pool): void {
         async collect() {
             const queue = await readQueue()
             this.set(queue ? queue.oldestSeconds ?? 0 : NaN)
+        },
+    })
+}
+
+/**
+ * Vault holds open per chain (1 while the ledger guard, engine/ledger-guard.ts, holds the chain's
+ * vault; 0 otherwise), read from the database at most once per DATABASE_FIGURES_MS: what an alert
+ * watches, as a held vault signs nothing until an operator acts. Left out while the database does
+ * not answer.
+ */
+export function observeVaultHolds(pool: Pool, chains: string[]): void {
+    const holds = new VaultHolds(pool)
+    const open = new Recent<string[]>(DATABASE_FIGURES_MS)
+    new Gauge({
+        name: 'bridge_vault_held',
+        help: 'Whether the chain\'s vault is held for an operator by the ledger guard (it sent transactions the ledger does not know): 1 held, 0 not',
+        labelNames: ['chain'] as const,
+        registers: [registry],
+        async collect() {
+            this.reset()
+            const held = await orNothing(open.get(async () => (await holds.allOpen()).map((h) => h.chain)))
+            if (!held) return
+            for (const chain of new Set([...chains, ...held])) this.set({ chain }, held.includes(chain) ? 1 : 0)
         },
     })
 }

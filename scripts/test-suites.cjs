@@ -71,6 +71,7 @@ const LONGEST_FIRST = [
     'test/bridge/restart.test.ts',
     'test/bridge/prices.test.ts',
     'test/bridge/fee-bump.test.ts',
+    'test/bridge/ledger-guard.test.ts',
     'test/bridge/api.test.ts',
     'test/bridge/quote.test.ts',
 ]

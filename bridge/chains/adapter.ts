@@ -168,6 +168,12 @@ export interface ChainAdapter {
      */
     signReplacement?(tx: { raw: string; from: string; hash: string }, role: KeyRole): Promise<SignedTx | undefined>
     /**
+     * Account chains (EVM): how many transactions `address` has sent, as the node counts them in its
+     * latest block and with its pool (its nonce at `latest` and `pending`). The ledger guard compares
+     * them with the stored transactions before a vault signs (engine/ledger-guard.ts).
+     */
+    sentCount?(address: string): Promise<{ latest: number; pending: number }>
+    /**
      * What a known, mined transaction paid `address` in `asset`, as a deposit: for chains whose
      * scanDeposits cannot see a transfer once its funds moved on (Bitcoin scans unspent outputs, and
      * a vault spends its outputs). Undefined when the transaction is unknown, unmined or paid nothing there.

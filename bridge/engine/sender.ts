@@ -7,11 +7,14 @@ import { LOCK_SENDER, LockManager } from '../db'
 import { KeyRole } from '../keys'
 import { BridgeTransactions, Purpose, TxRecord } from '../store/transactions'
 import { OperatorHoldError } from './hold'
+import { LedgerGuard } from './ledger-guard'
 
 /**
  * The bridge's transactions through the durable sender (docs/sending.md), stored in bridge_tx by
  * swap and purpose (store/transactions.ts): one live per swap and purpose, and a nonce taken by no
- * transaction of ours holds the swap for an operator (OperatorHoldError).
+ * transaction of ours holds the swap for an operator (OperatorHoldError). Before a vault signs at a
+ * new nonce, the ledger guard (ledger-guard.ts) checks that its node knows no transaction of it the
+ * ledger does not.
  */
 
 export { MINED } from '../../common/sending/sender'
@@ -28,9 +31,11 @@ export type SendResult = CoreSendResult<TxRecord>
 export class Sender {
     private readonly core: DurableSender<TxRecord>
     private readonly transactions: BridgeTransactions
+    private readonly guard: LedgerGuard
 
     constructor(pool: Pool, locks: LockManager, private readonly log: Logger) {
         this.transactions = new BridgeTransactions(pool)
+        this.guard = new LedgerGuard(pool, this.transactions, log)
         this.core = new DurableSender(this.transactions, locks, LOCK_SENDER, log, (tx) => {
             throw new OperatorHoldError(
                 `nonce ${tx.nonce} of ${tx.from} on ${tx.chain} was used at a final block by no transaction of ours; ` +
@@ -79,7 +84,11 @@ export class Sender {
         const from = await adapter.deriveAddress(meta.from)
         return this.core.send(adapter, from, {
             existing: purpose === 'gather_gas' ? undefined : () => this.live(swapId, purpose),
-            sign,
+            // Under the vault's signing lock: no other replica stores or signs from it meanwhile.
+            sign: async (held) => {
+                if (meta.from.kind === 'vault') await this.guard.check(adapter, from)
+                return sign(held)
+            },
             store: (signed) => this.transactions.insertSigned(swapId, purpose, adapter.chain, meta, signed),
         })
     }

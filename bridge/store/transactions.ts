@@ -53,6 +53,19 @@ export class BridgeTransactions extends TxTable<TxRecord> {
         return rows[0] ? mapTx(rows[0]) : undefined
     }
 
+    /**
+     * What the ledger accounts for of a sender's nonces: one past its highest stored nonce, whatever
+     * became of that transaction (0 when none is stored). The ledger guard compares the node's
+     * count with it (engine/ledger-guard.ts).
+     */
+    async ledgerNext(chain: string, from: string): Promise<number> {
+        const { rows } = await this.pool.query(
+            `SELECT COALESCE(max(nonce) + 1, 0) AS next FROM bridge_tx WHERE chain = $1 AND from_address = $2 AND nonce IS NOT NULL`,
+            [chain, from]
+        )
+        return Number(rows[0].next)
+    }
+
     /** Stores a signed transaction as the swap's next attempt for the purpose (status 'signed'). */
     async insertSigned(swapId: string, purpose: Purpose, chain: string, row: TxRow, signed: SignedTransfer): Promise<TxRecord> {
         const { rows } = await this.pool.query(

@@ -6,7 +6,7 @@ import { devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { waitFor } from '../../common/processes'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, api, balanceOf, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, createSwap, DEFAULT_LEVELS, eventsOf, fundVaults, giveTokens,
+    account, api, balanceOf, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, createSwap, DEFAULT_LEVELS, eventsOf, fundVaults, giveTokens, ledgerGuardHolds,
     send, startBridge, startBridgeChains, tempDir, transferAmounts, vaultOf, waitForStatus, WsClient,
 } from './support'
 
@@ -339,6 +339,11 @@ describe('bridge: expiry, failures, refunds and crash safety', function () {
         expect(refund > parseUnits('19.99', 18)).to.equal(true)
         // The user sent 20 POL (paying no fee on the local chain) and got the refund back.
         expect(await balanceOf(polygon, user.address) - before).to.equal(refund - parseUnits('20', 18))
+    })
+
+    // Last in the file: everything above is normal operation (one process, or several on one database).
+    it('never trips the ledger guard: no vault held, no swap held for it', async function () {
+        expect(await ledgerGuardHolds(pool)).to.deep.equal([])
     })
 })
 

@@ -7,7 +7,7 @@ import { waitFor } from '../../common/processes'
 import { devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, api, balanceOf, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, giveTokens,
+    account, api, balanceOf, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, giveTokens, ledgerGuardHolds,
     startBridge, startBridgeChains, send, tempDir, transferAmounts, vaultOf, waitForStatus,
 } from './support'
 
@@ -309,5 +309,10 @@ describe('bridge: final payouts, contract-made deposits, refund retries', functi
             expect(events.map((e) => e.event).slice(-2)).to.deep.equal(['swap_failed', 'refund_failed'])
             expect(events.at(-1).data).to.deep.include({ attempts: 4, operator_action_required: true, reason: 'the source vault lacked gas for the refund' })
         })
+    })
+
+    // Last in the file: everything above is normal operation (one process, or several on one database).
+    it('never trips the ledger guard: no vault held, no swap held for it', async function () {
+        expect(await ledgerGuardHolds(pool)).to.deep.equal([])
     })
 })

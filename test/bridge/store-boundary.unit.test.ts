@@ -9,7 +9,7 @@ import { REPO_ROOT } from '../support/paths'
  * so that a table's rules (its guards, its locks, what a status means) are written once. Migrations
  * are schema, not statements; tests and benchmarks set up rows of their own.
  */
-const TABLES = ['bridge_swap', 'bridge_swap_event', 'bridge_tx', 'bridge_late_deposit']
+const TABLES = ['bridge_swap', 'bridge_swap_event', 'bridge_tx', 'bridge_late_deposit', 'bridge_vault_hold']
 const SCANNED = ['bridge', 'common', 'api', 'indexer', 'launcher', 'db']
 const EXEMPT = [path.join('bridge', 'store'), path.join('db', 'migrations')]
 const SOURCE = /\.(ts|js|mjs|cjs)$/

@@ -519,3 +519,13 @@ export async function swapWithHeldPayout(w: BridgeChains, bridge: BridgeProcess,
     await send(native, 6, swap.deposit_address, parseUnits('12', 6), native.tokens.STABLE)
     return { swap, payout: await storedAndTried(pool, bridge, swap.id, 'payout', (row) => gate.refused.includes(row.raw)) }
 }
+
+/**
+ * What the ledger guard held (docs/bridge/lifecycle.md#vault-holds): each vault hold and each swap
+ * held by one, as `chain vault` / `swap id` lines. Normal operation leaves it empty.
+ */
+export async function ledgerGuardHolds(pool: Pool): Promise<string[]> {
+    const vaults = (await pool.query(`SELECT chain, address FROM bridge_vault_hold ORDER BY id`)).rows.map((r) => `${r.chain} ${r.address}`)
+    const swaps = (await pool.query(`SELECT id FROM bridge_swap WHERE hold_reason LIKE '%ledger does not know%' ORDER BY id`)).rows.map((r) => `swap ${r.id}`)
+    return [...vaults, ...swaps]
+}

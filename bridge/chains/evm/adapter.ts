@@ -155,6 +155,14 @@ export class EvmAdapter implements ChainAdapter {
         return { from: tx.from, hash: keccak256(raw), raw, nonce }
     }
 
+    async sentCount(address: string): Promise<{ latest: number; pending: number }> {
+        const [latest, pending] = await Promise.all([
+            this.client.getTransactionCount({ address: address as Address, blockTag: 'latest' }),
+            this.client.getTransactionCount({ address: address as Address, blockTag: 'pending' }),
+        ])
+        return { latest, pending }
+    }
+
     allowance(token: string, owner: string, spender: string): Promise<bigint> {
         return allowance(this.client, token, owner, spender)
     }
