@@ -41,8 +41,8 @@ async function setIndexedHead(databaseUrl: string, block: number): Promise<void>
     await db.connect()
     try {
         await db.query(
-            `INSERT INTO chain_counters (id, blocks, transactions, addresses, token_transfers, last_block, last_block_timestamp, average_block_time)
-             VALUES ('chain', $1, 0, 0, 0, $1, now(), 0) ON CONFLICT (id) DO UPDATE SET last_block = EXCLUDED.last_block`,
+            `INSERT INTO chain_counters (id, blocks, transactions, addresses, token_transfers, last_block, last_block_timestamp, average_block_time, coin_supply)
+             VALUES ('chain', $1, 0, 0, 0, $1, now(), 0, 0) ON CONFLICT (id) DO UPDATE SET last_block = EXCLUDED.last_block`,
             [block]
         )
     } finally {
