@@ -153,6 +153,11 @@ describe('the gateway (deploy/haproxy.cfg)', function () {
             socket.on('error', reject)
         })))
         try {
+            // A connect completes in the kernel before HAProxy accepts it: the count is HAProxy's once it has.
+            await waitFor(`the gateway to hold the ${CONNECTIONS} connections`, async () => {
+                const metrics = await (await fetch(`${gateway.scrapeUrl}/metrics`)).text()
+                return Number(metrics.match(/^haproxy_frontend_current_sessions\{proxy="api"\} (\d+)$/m)?.[1]) >= CONNECTIONS
+            }, 10_000)
             // Its 101st connection: refused, although it has sent almost no requests.
             expectGatewayLimit(await get(`${gateway.apiUrl}${ROUTE}`, hog))
             expect((await get(`${gateway.apiUrl}${ROUTE}`, '127.0.0.4')).status).to.equal(200)

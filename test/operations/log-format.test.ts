@@ -1,12 +1,9 @@
 import { expect } from 'chai'
-import * as path from 'path'
-import { Spawned, spawnManaged, waitFor } from '../../common/processes'
+import { Spawned } from '../../common/processes'
 import { headHash, mineEmptyBlocks, startTestChain, TestChain } from '../support/chain'
 import { startIndexer, waitForIndexedBlock } from '../support/indexer'
-import { freePort } from '../support/ports'
+import { GraphqlProcess, startGraphql } from '../support/graphql'
 import { createTestDatabase } from '../support/postgres'
-
-const GRAPHQL_MAIN = path.resolve(__dirname, '../../indexer/graphql.js')
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 const PINO_LEVELS = [10, 20, 30, 40, 50, 60]
@@ -79,30 +76,22 @@ describe('one log format: the indexer and the GraphQL server, Subsquid\'s lines 
         const databaseUrl = await createTestDatabase(`logs-${level}`)
         const indexer = startIndexer({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts, env: { LOG_LEVEL: level } })
         const indexerOutput = capture(indexer.process)
-        let graphql: Spawned | undefined
+        let graphql: GraphqlProcess | undefined
         try {
             await waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer)
-            const port = await freePort()
-            graphql = spawnManaged(process.execPath, [GRAPHQL_MAIN], {
-                name: 'graphql',
-                env: { ...process.env, LOG_LEVEL: level, DATABASE_URL: databaseUrl, GRAPHQL_PORT: String(port), GRAPHQL_HEALTH_PORT: '0' },
-            })
-            const graphqlOutput = capture(graphql)
-            const ask = (body: unknown) => fetch(`http://127.0.0.1:${port}/graphql`, {
-                method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
-            }).catch(() => undefined)
-            await waitFor('the GraphQL server', async () => (await ask({ query: '{ __typename }' }))?.status === 200, 60_000, 250)
+            graphql = await startGraphql(databaseUrl, { LOG_LEVEL: level })
+            const ask = (body: unknown) => graphql!.post(body).catch(() => undefined)
             const found = await ask({ query: 'query ($password: String!) { blocks(where: { id_eq: $password }, limit: 1) { id } }', variables: { password: 'hunter2-in-a-variable' } })
             expect(found?.status).to.equal(200)
             const refused = await ask({ query: 'query ($n: Int!) { blocks(limit: $n) { id } }', variables: { n: 'many' } })
             expect(refused?.status).to.equal(400)
             await mineEmptyBlocks(chain.client, 2)
             await waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer)
-            const graphqlPid = graphql.child.pid!
-            await graphql.stop(10_000)
+            const graphqlPid = graphql.process.child.pid!
+            await graphql.process.stop(10_000)
             const indexerPid = indexer.process.child.pid!
             await indexer.stop()
-            return { indexer: expectOneFormat(indexerOutput, 'indexer', indexerPid), graphql: expectOneFormat(graphqlOutput, 'graphql', graphqlPid) }
+            return { indexer: expectOneFormat(indexerOutput, 'indexer', indexerPid), graphql: expectOneFormat(graphql, 'graphql', graphqlPid) }
         } finally {
             await graphql?.stop()
             await indexer.stop()
