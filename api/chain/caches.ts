@@ -44,6 +44,8 @@ export type ContractCounters = z.input<typeof SmartContractCounters>
 const HEAD_VIEW_TTL_MS = 1_000
 /** What a kept key page is reckoned to take (51 keys of two hashes and a position): the key pages get as many as fit the item cache's budget. */
 const KEY_PAGE_BYTES = 16 * 1024
+/** What a kept view is reckoned to take (a page of 50 transactions, and its gzip): the views get as many as fit an eighth of the item cache's budget. */
+const VIEW_BYTES = 128 * 1024
 /** How long gas price tiers are served; /stats tells clients when the next ones come (gas_prices_update_in). */
 export const GAS_ORACLE_TTL_MS = 5_000
 
@@ -61,7 +63,7 @@ export class ChainCaches {
     readonly rendered: RenderedItems
     /** The keys of list pages: settled ones (before a cursor at or below the head) until a reorganisation, the others per head (key-pages.ts). */
     readonly keyPages: KeyPages
-    /** Whole answers of the views every visitor opens: per indexed head, and 1 s at most (head-views.ts). */
+    /** Whole answers of the views every visitor opens, an address's first page of transactions among them: per indexed head, and 1 s at most (head-views.ts). */
     readonly views: HeadViews
     /**
      * Last-24-hours transaction counts and fees (a sum over a day of transactions): per indexed
@@ -81,7 +83,7 @@ export class ChainCaches {
         this.rendered = new RenderedItems(head, itemCacheBytes, (since, to) => renderingChanges(db, since, to))
         this.keyPages = new KeyPages(this.rendered, Math.floor(itemCacheBytes / KEY_PAGE_BYTES))
         // Off with the item cache: CHAIN_API_ITEM_CACHE_MB=0 measures what making every answer costs.
-        this.views = new HeadViews(head, itemCacheBytes === 0 ? 0 : HEAD_VIEW_TTL_MS)
+        this.views = new HeadViews(head, itemCacheBytes === 0 ? 0 : HEAD_VIEW_TTL_MS, Math.floor(itemCacheBytes / 8 / VIEW_BYTES))
         this.transactionStats = new PerHead(head, 60_000)
     }
 }

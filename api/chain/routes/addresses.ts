@@ -16,6 +16,7 @@ import { coinSupply } from '../queries/stats'
 import { logRefs, renderLogs } from '../render/log'
 import { renderToken } from '../render/token'
 import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
+import { isFirstPage } from '../head-views'
 import { sendJson } from '../json-response'
 import {
     AddressCounters, AddressDetails, AddressTabsCounters, Block, chainOperation, EmptyPage, Log, pageOf, TokenBalance, TokenTransfer,
@@ -196,7 +197,10 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(TransactionsQuery, req.query)
         setLiveCaching(res)
-        sendJson(res, await addressTransactions(ctx, hash, query, carried(req.query, ['filter', 'sort', 'order'])))
+        const page = () => addressTransactions(ctx, hash, query, carried(req.query, ['filter', 'sort', 'order']))
+        // A popular address's first page is asked by every visitor of its page: made once per head.
+        if (isFirstPage(req)) return ctx.caches.views.send(res, `address ${hash} transactions`, page)
+        sendJson(res, await page())
     })
 
     router.get('/addresses/:hash/token-transfers', chainOperation(TAG, {

@@ -24,7 +24,7 @@ describe('chain API: views made once per indexed head (unit)', () => {
     const head = { number: 7, get: async () => ({ number: head.number }) }
 
     it('concurrent requests at one head share one answer; a new head makes it again', async () => {
-        const views = new HeadViews(head, 60_000)
+        const views = new HeadViews(head, 60_000, 16)
         let made = 0
         const make = async () => Buffer.from(JSON.stringify({ head: head.number, made: ++made, pad: 'x'.repeat(5000) }))
         const requests = Array.from({ length: 20 }, () => capture())
@@ -42,21 +42,40 @@ describe('chain API: views made once per indexed head (unit)', () => {
     })
 
     it('views are kept apart by name, and with no time to live every request makes its own', async () => {
-        const views = new HeadViews(head, 60_000)
+        const views = new HeadViews(head, 60_000, 16)
         const a = capture()
         const b = capture()
         await views.send(a.res, 'blocks', async () => Buffer.from('["blocks"]'))
         await views.send(b.res, 'transactions', async () => Buffer.from('["transactions"]'))
         expect([a.sent.text, b.sent.text]).to.deep.equal(['["blocks"]', '["transactions"]'])
 
-        const off = new HeadViews(head, 0)
+        const off = new HeadViews(head, 0, 16)
         let made = 0
         for (let i = 0; i < 3; i++) await off.send(capture().res, 'blocks', async () => Buffer.from(`[${++made}]`))
         expect(made).to.equal(3)
     })
 
+    it('keeps at most maxViews, dropping the one asked least recently; 0 keeps none', async () => {
+        const views = new HeadViews(head, 60_000, 2)
+        const made: string[] = []
+        const ask = (name: string) => views.send(capture().res, name, async () => (made.push(name), Buffer.from(`["${name}"]`)))
+        await ask('a')
+        await ask('b')
+        await ask('a')
+        // c drops b, asked less recently than a.
+        await ask('c')
+        await ask('a')
+        await ask('b')
+        expect(made).to.deep.equal(['a', 'b', 'c', 'b'])
+
+        const none = new HeadViews(head, 60_000, 0)
+        let count = 0
+        for (let i = 0; i < 3; i++) await none.send(capture().res, 'blocks', async () => Buffer.from(`[${++count}]`))
+        expect(count).to.equal(3)
+    })
+
     it('a failed make fails its requests and is not kept', async () => {
-        const views = new HeadViews(head, 60_000)
+        const views = new HeadViews(head, 60_000, 16)
         const failing = views.send(capture().res, 'blocks', async () => {
             throw new Error('statement timeout')
         })
