@@ -72,8 +72,8 @@ export class BridgeTransactions extends TxTable<TxRecord> {
      */
     async knownHashes(chain: string, hashes: string[]): Promise<Set<string>> {
         if (!hashes.length) return new Set()
-        const { rows } = await this.pool.query(`SELECT hash FROM bridge_tx WHERE chain = $1 AND hash = ANY($2)`, [chain, hashes])
-        return new Set(rows.map((r) => r.hash))
+        const { rows } = await this.pool.query(`SELECT tx_hash FROM bridge_tx WHERE chain = $1 AND tx_hash = ANY($2)`, [chain, hashes])
+        return new Set(rows.map((r) => r.tx_hash))
     }
 
     /** Stores a signed transaction as the swap's next attempt for the purpose (status 'signed'). */

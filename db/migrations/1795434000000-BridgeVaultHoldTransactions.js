@@ -13,7 +13,7 @@ module.exports = class BridgeVaultHoldTransactions1795434000000 {
         await db.query(`ALTER TABLE "bridge_vault_hold" ADD CONSTRAINT "CHK_bridge_vault_hold_evidence"
             CHECK ((ledger_next IS NOT NULL AND chain_next IS NOT NULL) OR unknown_txs IS NOT NULL)`)
         // The guard looks up the vault's listed transactions by hash before each vault signature.
-        await db.query(`CREATE INDEX "IDX_bridge_tx_hash" ON "bridge_tx" ("chain", "hash")`)
+        await db.query(`CREATE INDEX "IDX_bridge_tx_hash" ON "bridge_tx" ("chain", "tx_hash")`)
     }
 
     async down(db) {
