@@ -93,6 +93,8 @@ export const BridgeSettingsSchema = z.object({
         .describe('delay before the second refund attempt; it doubles with each attempt, capped at an hour'),
     BRIDGE_MAX_FEE_GWEI: z.coerce.number().int().min(1).max(100_000).default(1_000)
         .describe('the highest fee cap (gwei) the sender signs a replacement of a stuck EVM transaction with (docs/sending.md, fee bump); a transaction that would need more keeps its nonce and waits, and the error log says so'),
+    BRIDGE_LEDGER_GUARD_WINDOW: z.coerce.number().int().min(1).max(200).default(50)
+        .describe('BITCOIN, TRON and SOLANA vaults: how many of the newest transactions the node lists for the vault the ledger guard compares with the ledger before the vault signs (docs/bridge/lifecycle.md#vault-holds); a send from the vault the ledger does not know among them holds the vault'),
     BRIDGE_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000)
         .describe('longest wait for one JSON-RPC answer from an EVM network (BSC, ETHEREUM, POLYGON, the native chain); a request is retried once, then the step waits for the next pass'),
 
@@ -251,6 +253,8 @@ export interface BridgeConfig {
     /** Basis points of a pool leg's locked output the vault may cover when the pool moved (BRIDGE_POOL_TOLERANCE_PERCENT). */
     poolToleranceBps: number
     refund: { maxAttempts: number; retrySeconds: number }
+    /** Newest transactions of a BITCOIN, TRON or SOLANA vault the ledger guard reads (BRIDGE_LEDGER_GUARD_WINDOW). */
+    ledgerGuardWindow: number
     /** Which assets the external swap provider serves, and through which of ours (bridge/providers/routing.ts). */
     provider: ProviderRoutingConfig
     webhooks: WebhookConfig
@@ -380,6 +384,7 @@ export function loadBridgeConfig(env: BridgeEnv): BridgeConfig {
         pools,
         poolToleranceBps: percentToBps(env.BRIDGE_POOL_TOLERANCE_PERCENT),
         refund: { maxAttempts: env.BRIDGE_REFUND_MAX_ATTEMPTS, retrySeconds: env.BRIDGE_REFUND_RETRY_SECONDS },
+        ledgerGuardWindow: env.BRIDGE_LEDGER_GUARD_WINDOW,
         provider: parseProviderRouting(env),
         webhooks: {
             allowPrivateTargets: env.BRIDGE_WEBHOOK_ALLOW_PRIVATE,

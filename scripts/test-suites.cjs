@@ -62,6 +62,7 @@ const LONGEST_FIRST = [
     'test/build/production.test.ts',
     'test/bridge/pool-legs.test.ts',
     'test/bridge/networks.test.ts',
+    'test/bridge/ledger-guard-nonevm.test.ts',
     'test/api/platform/durability.e2e.test.ts',
     'test/api/chain/contract-verification.test.ts',
     'test/bridge/swap-page.e2e.test.ts',

@@ -174,6 +174,13 @@ export interface ChainAdapter {
      */
     sentCount?(address: string): Promise<{ latest: number; pending: number }>
     /**
+     * Chains without account nonces (BITCOIN, TRON, SOLANA): the ids, as bridge_tx.hash stores them,
+     * of transactions `address` sent (spends from it, signs as fee payer or owner) among the newest
+     * `limit` the node lists for it, newest first. Transfers into it are not sends. The ledger guard
+     * compares them with the stored transactions before a vault signs (engine/ledger-guard.ts).
+     */
+    sentTransactions?(address: string, limit: number): Promise<string[]>
+    /**
      * What a known, mined transaction paid `address` in `asset`, as a deposit: for chains whose
      * scanDeposits cannot see a transfer once its funds moved on (Bitcoin scans unspent outputs, and
      * a vault spends its outputs). Undefined when the transaction is unknown, unmined or paid nothing there.

@@ -39,7 +39,7 @@ export class EngineContext {
         this.routes = new RouteTable(config, provider)
         this.prices = new PriceSource(config.prices, log)
         this.rates = new RateEngine(config, this.prices, adapters as Map<string, ChainAdapter>, provider)
-        this.sender = new Sender(pool, locks, log)
+        this.sender = new Sender(pool, locks, log, config.ledgerGuardWindow)
         this.assets = new Map(allAssets(config).map((a) => [`${a.chain}:${a.symbol}`, a]))
         this.coins = new Map(CHAINS.map((c) => [c.name, resolveAsset(config, c.name, c.feeCoin ?? c.tokens.find((t) => t.kind === 'coin')!)]))
     }

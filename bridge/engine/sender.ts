@@ -33,9 +33,10 @@ export class Sender {
     private readonly transactions: BridgeTransactions
     private readonly guard: LedgerGuard
 
-    constructor(pool: Pool, locks: LockManager, private readonly log: Logger) {
+    /** guardWindow: the newest transactions of a vault without account nonces the ledger guard reads (BRIDGE_LEDGER_GUARD_WINDOW). */
+    constructor(pool: Pool, locks: LockManager, private readonly log: Logger, guardWindow?: number) {
         this.transactions = new BridgeTransactions(pool)
-        this.guard = new LedgerGuard(pool, this.transactions, log)
+        this.guard = new LedgerGuard(pool, this.transactions, log, { window: guardWindow })
         this.core = new DurableSender(this.transactions, locks, LOCK_SENDER, log, (tx) => {
             throw new OperatorHoldError(
                 `nonce ${tx.nonce} of ${tx.from} on ${tx.chain} was used at a final block by no transaction of ours; ` +

@@ -66,6 +66,16 @@ export class BridgeTransactions extends TxTable<TxRecord> {
         return Number(rows[0].next)
     }
 
+    /**
+     * Which of `hashes` the ledger holds on the chain, from any sender and whatever became of them:
+     * the ledger guard's test of a vault's listed transactions on chains without account nonces.
+     */
+    async knownHashes(chain: string, hashes: string[]): Promise<Set<string>> {
+        if (!hashes.length) return new Set()
+        const { rows } = await this.pool.query(`SELECT tx_hash FROM bridge_tx WHERE chain = $1 AND tx_hash = ANY($2)`, [chain, hashes])
+        return new Set(rows.map((r) => r.tx_hash))
+    }
+
     /** Stores a signed transaction as the swap's next attempt for the purpose (status 'signed'). */
     async insertSigned(swapId: string, purpose: Purpose, chain: string, row: TxRow, signed: SignedTransfer): Promise<TxRecord> {
         const { rows } = await this.pool.query(

@@ -71,6 +71,12 @@ export interface BitcoinBackend {
     txStatus(txid: string): Promise<TxStatus | undefined>
     /** Whether an output is spent and by what; undefined when the output's transaction is unknown. */
     outspend(txid: string, vout: number): Promise<OutSpend | undefined>
+    /**
+     * The txids of transactions spending an output that paid `address`, among the newest `limit` the
+     * backend lists for it, newest first (mempool before confirmed). Bitcoin Core sees only watched
+     * addresses (watch).
+     */
+    sentFrom(address: string, limit: number): Promise<string[]>
     feeEstimates(): Promise<FeeEstimates>
     /** The txid, once the node accepted it (or already had it); NodeRejection when it refused. */
     broadcast(rawHex: string): Promise<string>

@@ -8,6 +8,10 @@ const FEE_TARGETS = [1, 2, 3, 6, 12, 24, 144, 504, 1008]
 const NOT_FOUND = -5
 /** RPC_INVALID_PARAMETER: e.g. a block height past the tip. */
 const OUT_OF_RANGE = -8
+/** listtransactions entries asked per transaction wanted: one per output that pays or leaves the wallet. */
+const ENTRIES_PER_TX = 4
+/** Answers of spendsFrom kept (a bound, not a cache policy: each is a fact). */
+const REMEMBERED = 10_000
 
 export class BitcoindError extends Error {
     constructor(readonly code: number | null, message: string) {
@@ -51,6 +55,8 @@ export class BitcoindBackend implements BitcoinBackend {
     private readonly auth: string | undefined
     private wallet: Promise<void> | undefined
     private id = 0
+    /** Whether a transaction spends an output of an address (`txid address`). */
+    private readonly spenders = new Map<string, boolean>()
 
     constructor(private readonly config: { url: string; username?: string; password?: string; wallet: string }) {
         const url = new URL(config.url)
@@ -201,6 +207,46 @@ export class BitcoindBackend implements BitcoinBackend {
             }
         }
         return { spent: true, status: { confirmed: true } }
+    }
+
+    /**
+     * The wallet's listtransactions (watch-only entries included): the newest `limit` transactions
+     * among its entries, and of those in the 'send' category (a watched input spent) the ones with an
+     * input whose previous output paid `address`, read off the wallet's copies of both transactions.
+     * The wallet also watches every deposit address, so a gather is a 'send' too, but not the vault's.
+     * Which address a transaction spends from never changes: each answer is remembered.
+     */
+    async sentFrom(address: string, limit: number): Promise<string[]> {
+        const entries = await this.call<{ txid: string; category: string }[]>('listtransactions', ['*', limit * ENTRIES_PER_TX, 0, true], true)
+        const newest = [...new Set(entries.map((e) => e.txid).reverse())].slice(0, limit)
+        const sends = new Set(entries.filter((e) => e.category === 'send').map((e) => e.txid))
+        const sent: string[] = []
+        for (const txid of newest) {
+            if (sends.has(txid) && (await this.spendsFrom(txid, address))) sent.push(txid)
+        }
+        return sent
+    }
+
+    private async spendsFrom(txid: string, address: string): Promise<boolean> {
+        const key = `${txid} ${address}`
+        let spends = this.spenders.get(key)
+        if (spends === undefined) {
+            const tx = (await this.walletTx(txid))?.decoded
+            if (!tx) throw new BitcoindError(null, `bitcoind: the wallet lists ${txid} but does not decode it`)
+            spends = false
+            for (const input of tx.vin) {
+                if (input.txid === undefined || input.vout === undefined) continue
+                // The previous transaction paid a watched address (this one spends a watched input), so the wallet has it.
+                const previous = (await this.walletTx(input.txid))?.decoded
+                if (previous?.vout.find((o) => o.n === input.vout)?.scriptPubKey.address === address) {
+                    spends = true
+                    break
+                }
+            }
+            this.spenders.set(key, spends)
+            if (this.spenders.size > REMEMBERED) this.spenders.delete(this.spenders.keys().next().value!)
+        }
+        return spends
     }
 
     async feeEstimates(): Promise<FeeEstimates> {

@@ -4,6 +4,8 @@ import { parseSatPerVbyte } from './fees'
 /** The Esplora REST API as a backend (electrs; blockstream.info/api and mempool.space/api serve it too): docs/bridge/networks.md#bitcoin */
 
 const TIMEOUT_MS = 15_000
+/** Confirmed transactions Esplora lists per page of an address's history. */
+const CHAIN_PAGE = 25
 
 interface EsploraStatus {
     confirmed: boolean
@@ -119,6 +121,26 @@ export class EsploraBackend implements BitcoinBackend {
         const s = await this.getJson<{ spent: boolean; txid?: string; status?: EsploraStatus }>(`/tx/${txid}/outspend/${vout}`)
         if (!s) return undefined
         return s.spent ? { spent: true, txid: s.txid, status: s.status && status(s.status) } : { spent: false }
+    }
+
+    /**
+     * GET /address/:address/txs (its mempool transactions, then the newest confirmed ones), then
+     * /txs/chain/:last for older confirmed ones; each lists its inputs' prevouts, so the address's
+     * spends are told apart from what paid it without another request.
+     */
+    async sentFrom(address: string, limit: number): Promise<string[]> {
+        const path = `/address/${encodeURIComponent(address)}/txs`
+        const listed: EsploraTx[] = []
+        let page = await this.getJson<EsploraTx[]>(path)
+        while (page) {
+            listed.push(...page)
+            const confirmed = page.filter((t) => t.status.confirmed)
+            // A page of confirmed ones shorter than Esplora's 25 is the last.
+            if (listed.length >= limit || confirmed.length < CHAIN_PAGE) break
+            page = await this.getJson<EsploraTx[]>(`${path}/chain/${confirmed[confirmed.length - 1].txid}`)
+        }
+        if (!page && !listed.length) throw new EsploraError(`esplora ${path}: not found`)
+        return listed.slice(0, limit).filter((t) => t.vin.some((i) => i.prevout?.scriptpubkey_address === address)).map((t) => t.txid)
     }
 
     async feeEstimates(): Promise<FeeEstimates> {

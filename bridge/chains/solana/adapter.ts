@@ -35,6 +35,8 @@ export class SolanaAdapter implements ChainAdapter {
     readonly maxScanBlocks: bigint
     readonly connection: Connection
     private readonly keys: SolanaKeys
+    /** Whether a landed transaction was signed by an address (`signature address`): a fact that never changes, so read once. */
+    private readonly signers = new Map<string, boolean>()
     /** lastValidBlockHeight of transfers signed here, for inspect() when the engine asks by hash alone. */
     private readonly expiries = new Map<string, bigint>()
     private rentExempt: bigint | undefined
@@ -107,6 +109,35 @@ export class SolanaAdapter implements ChainAdapter {
             }
         }
         return undefined
+    }
+
+    /**
+     * The signatures among the newest `limit` the node lists for `address` (at `confirmed`: the
+     * lowest commitment getSignaturesForAddress serves) whose transaction `address` signed: fee
+     * payer or another required signer. A failed transaction counts too: it was signed, and charged.
+     */
+    async sentTransactions(address: string, limit: number): Promise<string[]> {
+        const listed = await this.connection.getSignaturesForAddress(new PublicKey(address), { limit }, 'confirmed')
+        const sent: string[] = []
+        for (const { signature } of listed) {
+            if (await this.signedBy(signature, address)) sent.push(signature)
+        }
+        return sent
+    }
+
+    private async signedBy(signature: string, address: string): Promise<boolean> {
+        const key = `${signature} ${address}`
+        let signed = this.signers.get(key)
+        if (signed === undefined) {
+            const tx = await this.connection.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 })
+            // Listed but not served (a node pruning its history between two calls): read again next time.
+            if (!tx) throw new Error(`SOLANA: ${signature} is listed for ${address} but the node does not serve it`)
+            const message = tx.transaction.message
+            signed = message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).some((k) => k.toBase58() === address)
+            this.signers.set(key, signed)
+            if (this.signers.size > REMEMBERED) this.signers.delete(this.signers.keys().next().value!)
+        }
+        return signed
     }
 
     private async block(slot: bigint, commitment: Commitment) {

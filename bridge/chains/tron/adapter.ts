@@ -355,6 +355,23 @@ export class TronAdapter implements ChainAdapter {
      * `raw` (the stored transfer) carries the expiration; without it, and when not signed by this
      * process, a transaction the node does not know stays 'missing': rebroadcast, never replaced.
      */
+    /**
+     * The transactions `address` owns (signed: TRX and USDT transfers alike) among the newest `limit`
+     * TronGrid lists for it with only_from, mined or not yet confirmed. only_from already leaves out
+     * transfers into it; the owner is checked again on each, as the node's answer is what we hold.
+     */
+    async sentTransactions(address: string, limit: number): Promise<string[]> {
+        const { data } = await this.http.gridPage<GridTransaction>(`/v1/accounts/${address}/transactions`, {
+            only_from: 'true', order_by: 'block_timestamp,desc', search_internal: 'false',
+        }, Math.min(limit, 200))
+        return data
+            .filter((t) => {
+                const owner = t.raw_data?.contract?.[0]?.parameter?.value?.owner_address
+                return owner === undefined || sameAccount(String(owner), address)
+            })
+            .map((t) => t.txID.toLowerCase())
+    }
+
     async inspect(tx: { hash: string; from: string; nonce: number | null; raw?: string }, finality: Finality): Promise<TxState> {
         const hash = tx.hash.toLowerCase()
         let expiry = this.expiries.get(hash)

@@ -197,14 +197,20 @@ export class TronHttp {
         const items: T[] = []
         let fingerprint: string | undefined
         for (let page = 0; page < GRID_MAX_PAGES; page++) {
-            const params = new URLSearchParams({ ...query, limit: String(GRID_PAGE), ...(fingerprint ? { fingerprint } : {}) })
-            const answer: GridPage<T> = await this.json('GET', `${path}?${params}`)
-            if (answer.success === false) throw new TronNodeError(`TRON ${path}: ${answer.error ?? 'refused'}`)
-            items.push(...(answer.data ?? []))
-            fingerprint = answer.meta?.fingerprint
-            if (!fingerprint || (answer.data ?? []).length === 0) return items
+            const answer = await this.gridPage<T>(path, { ...query, ...(fingerprint ? { fingerprint } : {}) }, GRID_PAGE)
+            items.push(...answer.data)
+            fingerprint = answer.fingerprint
+            if (!fingerprint || answer.data.length === 0) return items
         }
         throw new TronNodeError(`TRON ${path}: more than ${GRID_MAX_PAGES} pages`)
+    }
+
+    /** One page of a TronGrid v1 list (at most `limit` items, TronGrid serves up to 200), with the cursor of the next. */
+    async gridPage<T>(path: string, query: Record<string, string>, limit: number): Promise<{ data: T[]; fingerprint?: string }> {
+        const params = new URLSearchParams({ ...query, limit: String(limit) })
+        const answer: GridPage<T> = await this.json('GET', `${path}?${params}`)
+        if (answer.success === false) throw new TronNodeError(`TRON ${path}: ${answer.error ?? 'refused'}`)
+        return { data: answer.data ?? [], fingerprint: answer.meta?.fingerprint }
     }
 }
 
