@@ -379,16 +379,16 @@ export class BitcoinAdapter implements ChainAdapter {
         }
     }
 
-    /**
-     * `raw` (the stored transaction) lets a transaction the backend no longer knows be judged by
-     * its inputs; without it (and when not signed by this process) such a transaction is
-     * 'missing': rebroadcast, never replaced.
-     */
     /** The transactions spending the address's outputs among the newest `limit` the backend lists for it (the ledger guard). */
     sentTransactions(address: string, limit: number): Promise<string[]> {
         return this.backend.sentFrom(address, limit)
     }
 
+    /**
+     * `raw` (the stored transaction) lets a transaction the backend no longer knows be judged by
+     * its inputs; without it (and when not signed by this process) such a transaction is
+     * 'missing': rebroadcast, never replaced.
+     */
     async inspect(tx: { hash: string; from: string; nonce: number | null; raw?: string }, finality: Finality): Promise<TxState> {
         const status = await this.backend.txStatus(tx.hash)
         if (status?.confirmed && status.blockHeight !== undefined && status.blockHash) {

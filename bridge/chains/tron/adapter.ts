@@ -352,10 +352,6 @@ export class TronAdapter implements ChainAdapter {
     }
 
     /**
-     * `raw` (the stored transfer) carries the expiration; without it, and when not signed by this
-     * process, a transaction the node does not know stays 'missing': rebroadcast, never replaced.
-     */
-    /**
      * The transactions `address` owns (signed: TRX and USDT transfers alike) among the newest `limit`
      * TronGrid lists for it with only_from, mined or not yet confirmed. only_from already leaves out
      * transfers into it; the owner is checked again on each, as the node's answer is what we hold.
@@ -372,6 +368,10 @@ export class TronAdapter implements ChainAdapter {
             .map((t) => t.txID.toLowerCase())
     }
 
+    /**
+     * `raw` (the stored transfer) carries the expiration; without it, and when not signed by this
+     * process, a transaction the node does not know stays 'missing': rebroadcast, never replaced.
+     */
     async inspect(tx: { hash: string; from: string; nonce: number | null; raw?: string }, finality: Finality): Promise<TxState> {
         const hash = tx.hash.toLowerCase()
         let expiry = this.expiries.get(hash)
