@@ -7,8 +7,8 @@ import { KeyPages } from './key-pages'
 import { renderingChanges } from './queries/rendering-changes'
 import type { SmartContractCounters, TransactionStats } from './schemas'
 
-/** Where the indexed head is read (ChainHead, itself cached 500 ms). */
-interface IndexedHead {
+/** Where the indexed head's number is read (an IndexedHead of head.ts, itself cached 500 ms): all the caches need of it. */
+interface HeadNumber {
     get(): Promise<{ number: number }>
 }
 
@@ -19,7 +19,7 @@ interface IndexedHead {
 export class PerHead<T> {
     private readonly recent: Recent<T>
 
-    constructor(private readonly head: IndexedHead, ttlMs: number) {
+    constructor(private readonly head: HeadNumber, ttlMs: number) {
         this.recent = new Recent(ttlMs)
     }
 
@@ -79,7 +79,7 @@ export class ChainCaches {
     /** Gas price tiers: 5 s, whatever the head (the percentiles of 200 blocks barely move with one). */
     readonly gasOracle = new Recent<GasOracle>(GAS_ORACLE_TTL_MS)
 
-    constructor(head: IndexedHead, itemCacheBytes: number, db: Db) {
+    constructor(head: HeadNumber, itemCacheBytes: number, db: Db) {
         this.rendered = new RenderedItems(head, itemCacheBytes, (since, to) => renderingChanges(db, since, to))
         this.keyPages = new KeyPages(this.rendered, Math.floor(itemCacheBytes / KEY_PAGE_BYTES))
         // Off with the item cache: CHAIN_API_ITEM_CACHE_MB=0 measures what making every answer costs.
