@@ -94,6 +94,11 @@ export const bytes32TokenAbi = [
     {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"transfer","outputs":[{"internalType":"bool","name":"","type":"bool"}],"stateMutability":"nonpayable","type":"function"},
 ] as const
 
+export const cloneFactoryAbi = [
+    {"anonymous":false,"inputs":[{"indexed":false,"internalType":"address","name":"clone","type":"address"}],"name":"Cloned","type":"event"},
+    {"inputs":[{"internalType":"address","name":"implementation","type":"address"}],"name":"clone","outputs":[{"internalType":"address","name":"instance","type":"address"}],"stateMutability":"nonpayable","type":"function"},
+] as const
+
 export const demoNftAbi = [
     {"inputs":[],"stateMutability":"nonpayable","type":"constructor"},
     {"inputs":[{"internalType":"address","name":"sender","type":"address"},{"internalType":"uint256","name":"tokenId","type":"uint256"},{"internalType":"address","name":"owner","type":"address"}],"name":"ERC721IncorrectOwner","type":"error"},
@@ -125,6 +130,18 @@ export const demoNftAbi = [
 
 export const disperseAbi = [
     {"inputs":[{"internalType":"address","name":"token","type":"address"},{"internalType":"address[]","name":"recipients","type":"address[]"},{"internalType":"uint256[]","name":"amounts","type":"uint256[]"}],"name":"disperseToken","outputs":[],"stateMutability":"nonpayable","type":"function"},
+] as const
+
+export const eip1822ProxyAbi = [
+    {"inputs":[{"internalType":"address","name":"logic","type":"address"}],"stateMutability":"nonpayable","type":"constructor"},
+    {"stateMutability":"payable","type":"fallback"},
+] as const
+
+export const eip1967ProxyAbi = [
+    {"inputs":[{"internalType":"address","name":"logic","type":"address"}],"stateMutability":"nonpayable","type":"constructor"},
+    {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"implementation","type":"address"}],"name":"Upgraded","type":"event"},
+    {"stateMutability":"payable","type":"fallback"},
+    {"inputs":[{"internalType":"address","name":"logic","type":"address"}],"name":"upgradeProxyTo","outputs":[],"stateMutability":"nonpayable","type":"function"},
 ] as const
 
 export const flashBorrowerAbi = [
@@ -167,6 +184,18 @@ export const platformTokenAbi = [
     {"inputs":[{"internalType":"address","name":"newOwner","type":"address"}],"name":"transferOwnership","outputs":[],"stateMutability":"nonpayable","type":"function"},
 ] as const
 
+export const proxyLogicV1Abi = [
+    {"inputs":[{"internalType":"uint256","name":"value","type":"uint256"}],"name":"store","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[],"name":"stored","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"version","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"pure","type":"function"},
+] as const
+
+export const proxyLogicV2Abi = [
+    {"inputs":[{"internalType":"uint256","name":"newValue","type":"uint256"}],"name":"store","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[],"name":"stored","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"version","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"pure","type":"function"},
+] as const
+
 export const revertingNameTokenAbi = [
     {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"from","type":"address"},{"indexed":true,"internalType":"address","name":"to","type":"address"},{"indexed":false,"internalType":"uint256","name":"value","type":"uint256"}],"name":"Transfer","type":"event"},
     {"inputs":[{"internalType":"address","name":"","type":"address"}],"name":"balanceOf","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
@@ -175,6 +204,11 @@ export const revertingNameTokenAbi = [
     {"inputs":[],"name":"name","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"pure","type":"function"},
     {"inputs":[],"name":"symbol","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"view","type":"function"},
     {"inputs":[],"name":"totalSupply","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+] as const
+
+export const safeLikeProxyAbi = [
+    {"inputs":[{"internalType":"address","name":"singleton","type":"address"}],"stateMutability":"nonpayable","type":"constructor"},
+    {"stateMutability":"payable","type":"fallback"},
 ] as const
 
 export const stableAbi = [
@@ -205,6 +239,19 @@ export const stableAbi = [
     {"inputs":[{"internalType":"address","name":"newOwner","type":"address"}],"name":"transferOwnership","outputs":[],"stateMutability":"nonpayable","type":"function"},
 ] as const
 
+export const testBeaconAbi = [
+    {"inputs":[{"internalType":"address","name":"logic","type":"address"}],"stateMutability":"nonpayable","type":"constructor"},
+    {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"implementation","type":"address"}],"name":"Upgraded","type":"event"},
+    {"inputs":[],"name":"implementation","outputs":[{"internalType":"address","name":"","type":"address"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"logic","type":"address"}],"name":"upgradeTo","outputs":[],"stateMutability":"nonpayable","type":"function"},
+] as const
+
+export const testBeaconProxyAbi = [
+    {"inputs":[{"internalType":"address","name":"beacon","type":"address"}],"stateMutability":"nonpayable","type":"constructor"},
+    {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"beacon","type":"address"}],"name":"BeaconUpgraded","type":"event"},
+    {"stateMutability":"payable","type":"fallback"},
+] as const
+
 export const wNativeAbi = [
     {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"owner","type":"address"},{"indexed":true,"internalType":"address","name":"spender","type":"address"},{"indexed":false,"internalType":"uint256","name":"value","type":"uint256"}],"name":"Approval","type":"event"},
     {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"dst","type":"address"},{"indexed":false,"internalType":"uint256","name":"wad","type":"uint256"}],"name":"Deposit","type":"event"},
@@ -229,12 +276,20 @@ export const abis = {
     AmmPair: ammPairAbi,
     AmmRouter: ammRouterAbi,
     Bytes32Token: bytes32TokenAbi,
+    CloneFactory: cloneFactoryAbi,
     DemoNft: demoNftAbi,
     Disperse: disperseAbi,
+    Eip1822Proxy: eip1822ProxyAbi,
+    Eip1967Proxy: eip1967ProxyAbi,
     FlashBorrower: flashBorrowerAbi,
     PlatformToken: platformTokenAbi,
+    ProxyLogicV1: proxyLogicV1Abi,
+    ProxyLogicV2: proxyLogicV2Abi,
     RevertingNameToken: revertingNameTokenAbi,
+    SafeLikeProxy: safeLikeProxyAbi,
     Stable: stableAbi,
+    TestBeacon: testBeaconAbi,
+    TestBeaconProxy: testBeaconProxyAbi,
     WNative: wNativeAbi,
 } as const
 
@@ -246,12 +301,20 @@ const ARTIFACT_FILES: Record<ContractName, string> = {
     AmmPair: 'AmmPair.json',
     AmmRouter: 'AmmRouter.json',
     Bytes32Token: 'test/Bytes32Token.json',
+    CloneFactory: 'test/CloneFactory.json',
     DemoNft: 'test/DemoNft.json',
     Disperse: 'test/Disperse.json',
+    Eip1822Proxy: 'test/Eip1822Proxy.json',
+    Eip1967Proxy: 'test/Eip1967Proxy.json',
     FlashBorrower: 'test/FlashBorrower.json',
     PlatformToken: 'PlatformToken.json',
+    ProxyLogicV1: 'test/ProxyLogicV1.json',
+    ProxyLogicV2: 'test/ProxyLogicV2.json',
     RevertingNameToken: 'test/RevertingNameToken.json',
+    SafeLikeProxy: 'test/SafeLikeProxy.json',
     Stable: 'Stable.json',
+    TestBeacon: 'test/TestBeacon.json',
+    TestBeaconProxy: 'test/TestBeaconProxy.json',
     WNative: 'WNative.json',
 }
 

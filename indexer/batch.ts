@@ -1,5 +1,5 @@
 import type {
-    Block, InternalTransaction, Log, Token, TokenTransfer, Transaction, VerifiedContract,
+    Block, InternalTransaction, Log, ProxyContract, Token, TokenTransfer, Transaction, VerifiedContract,
 } from '../model'
 import { AmmBatch, utcDay } from './amm-batch'
 import type { Row } from './rows'
@@ -57,6 +57,8 @@ export class Batch {
     readonly tokenTransfers: Row<TokenTransfer>[] = []
     readonly newTokens = new Map<string, NewTokenRow>()
     readonly verifiedContracts: Row<VerifiedContract>[] = []
+    /** Proxies detected or refreshed, as read at the end of the blocks derived (a later read replaces an earlier one). */
+    readonly proxies = new Map<string, Row<ProxyContract>>()
 
     /** token-holder -> change of balance */
     readonly balances = new Map<string, { token: string; holder: string; delta: bigint }>()

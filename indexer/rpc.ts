@@ -52,7 +52,7 @@ export function isMissingStateError(err: unknown): boolean {
  * Runs calls against the state of `block`, or of the latest block when the node cannot serve that
  * state any more; the second result says which happened.
  */
-async function atBlockOrLatest<T>(block: number, run: (tag: string) => Promise<T>): Promise<[T, boolean]> {
+export async function atBlockOrLatest<T>(block: number, run: (tag: string) => Promise<T>): Promise<[T, boolean]> {
     try {
         return [await run(toQty(block)), true]
     } catch (err) {
@@ -61,9 +61,23 @@ async function atBlockOrLatest<T>(block: number, run: (tag: string) => Promise<T
     }
 }
 
-/** eth_call that yields undefined instead of throwing when the contract reverts. */
-function callRequest(to: string, data: string, blockTag: string) {
+/** An eth_call request, for batchEthCalls. */
+export function callRequest(to: string, data: string, blockTag: string) {
     return { method: 'eth_call', params: [{ to, data }, blockTag] }
+}
+
+/**
+ * eth_calls in JSON-RPC batches, a reverting call answering undefined: a revert is an answer (the
+ * contract has no such function), any other error is not.
+ */
+export function batchEthCalls(client: RpcClient, calls: { method: string; params: unknown[] }[]): Promise<(string | undefined)[]> {
+    return client.batchCall(calls, {
+        validateError: (info) => {
+            if (isMissingStateError(info.message)) throw new Error(info.message)
+            if (/revert|invalid opcode|out of gas|execution|stack underflow/i.test(info.message)) return undefined
+            throw new Error(`eth_call failed: ${info.message}`)
+        },
+    })
 }
 
 /**
@@ -78,15 +92,7 @@ export async function readTokenMetadata(
 ): Promise<Map<string, TokenMetadata>> {
     const result = new Map<string, TokenMetadata>()
     if (tokens.length === 0) return result
-    // A reverting call is an answer (the token has no such function); any other error is not.
-    const ethCalls = (calls: { method: string; params: unknown[] }[]): Promise<(string | undefined)[]> =>
-        client.batchCall(calls, {
-            validateError: (info) => {
-                if (isMissingStateError(info.message)) throw new Error(info.message)
-                if (/revert|invalid opcode|out of gas|execution|stack underflow/i.test(info.message)) return undefined
-                throw new Error(`eth_call failed: ${info.message}`)
-            },
-        })
+    const ethCalls = (calls: { method: string; params: unknown[] }[]) => batchEthCalls(client, calls)
     const [texts] = await atBlockOrLatest(block, (tag) => ethCalls(tokens.flatMap((t) => [
         callRequest(t, erc20.functions.name.encode({}), tag),
         callRequest(t, erc20.functions.symbol.encode({}), tag),

@@ -3,7 +3,7 @@ import { PairReserves, QuoteValuation, tokensKey } from '../common/quote-value'
 
 /**
  * What the indexer must remember between blocks: which contracts are known tokens (with their
- * decimals), and every AMM pair with its current reserves and the figures derived from them
+ * decimals), which proxies follow which beacon, and every AMM pair with its current reserves and the figures derived from them
  * (needed to price swaps and liquidity at the moment they happen). It is small (one entry per
  * token or pair), loaded from the database at start and after a reorg.
  */
@@ -37,6 +37,10 @@ export class ChainState implements AmmSnapshot {
     readonly pairs = new Map<string, PairState>()
     readonly prices = new Map<string, bigint | null>()
     readonly liquidity = new Map<string, bigint>()
+    /** beacon -> the proxies that follow it, so that a beacon's Upgraded refreshes them (docs/indexer.md#proxies) */
+    readonly beaconProxies = new Map<string, Set<string>>()
+    /** proxy -> its beacon, the reverse of beaconProxies */
+    private readonly beaconOf = new Map<string, string>()
     /** The sum of every pair's reserveQuote (DexDayData.liquidityQuote). */
     totalReserveQuote = 0n
     private readonly pairByTokens = new Map<string, string>()
@@ -60,6 +64,9 @@ export class ChainState implements AmmSnapshot {
         this.prices.clear()
         this.liquidity.clear()
         this.totalReserveQuote = 0n
+        this.beaconProxies.clear()
+        this.beaconOf.clear()
+        for (const row of await query('SELECT id, beacon FROM proxy_contract WHERE beacon IS NOT NULL')) this.setBeacon(row.id, row.beacon)
         for (const row of await query('SELECT id, decimals, derived_quote::text, total_liquidity::text FROM token')) {
             this.tokens.add(row.id)
             this.decimals.set(row.id, row.decimals)
@@ -82,6 +89,21 @@ export class ChainState implements AmmSnapshot {
     addPair(address: string, pair: PairState): void {
         this.pairs.set(address, pair)
         this.pairByTokens.set(tokensKey(pair.token0, pair.token1), address)
+    }
+
+    /** Records the beacon a proxy follows now (null: none), dropping the one it followed before. */
+    setBeacon(proxy: string, beacon: string | null): void {
+        const previous = this.beaconOf.get(proxy)
+        if (previous === beacon) return
+        if (previous) this.beaconProxies.get(previous)?.delete(proxy)
+        if (!beacon) {
+            this.beaconOf.delete(proxy)
+            return
+        }
+        this.beaconOf.set(proxy, beacon)
+        const proxies = this.beaconProxies.get(beacon) ?? new Set<string>()
+        proxies.add(proxy)
+        this.beaconProxies.set(beacon, proxies)
     }
 
     decimalsOf(token: string): number {

@@ -2,7 +2,7 @@ import { PoolClient } from 'pg'
 import { EntityManager, EntityTarget } from 'typeorm'
 import {
     Address, Block, Burn, ChainCounters, CoinBalance, DailyChainActivity, InternalTransaction, Log, Mint,
-    Swap, Token, TokenBalance, TokenTransfer, Trade, Transaction, VerifiedContract,
+    ProxyContract, Swap, Token, TokenBalance, TokenTransfer, Trade, Transaction, VerifiedContract,
 } from '../model'
 import { TOKEN_AMM_CONFLICT, tokenAmmColumns, writeAmmAggregates } from './amm-writer'
 import { Batch } from './batch'
@@ -76,6 +76,11 @@ export async function writeBatch(
     await writeTokens(batch, amm, holderChanges, upsert)
     const addresses = await writeAddresses(batch, readings, upsert, client)
     await writeAmmAggregates(batch, amm, upsert)
+    // The whole row is replaced: it is the state read at the batch's end. A hot block's change log
+    // keeps the row it replaced, so undoing the block restores the implementation before it.
+    await upsert(ProxyContract, [...batch.proxies.values()], {
+        proxy_type: 'excluded.proxy_type', implementation: 'excluded.implementation', beacon: 'excluded.beacon', block: 'excluded.block',
+    })
     await writeCounters(batch, addresses, upsert, client)
 }
 

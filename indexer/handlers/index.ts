@@ -11,6 +11,7 @@ import { ContractVerifier } from '../verification'
 import { indexAmmLog } from './amm'
 import { indexCallFrames } from './calls'
 import { indexChainBlock } from './chain'
+import { addProxyCandidates, detectProxies } from './proxies'
 import { indexTokenLog, TokenSightings } from './tokens'
 
 export interface IndexerContext {
@@ -34,6 +35,7 @@ const TRACE_SLICE = 100
  */
 export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: BlockData[]): Promise<void> {
     const sightings: TokenSightings = new Map()
+    const proxyCandidates = new Set<string>()
     batch.tracing = ctx.tracing
     const traceSlice = (from: number) => {
         const slice = blocks.slice(from, from + TRACE_SLICE)
@@ -53,9 +55,10 @@ export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: Blo
         const { slice, traces } = next
         const frames = await traces
         next = from + TRACE_SLICE < blocks.length ? traceSlice(from + TRACE_SLICE) : undefined
-        indexSlice(ctx, batch, slice, frames, sightings)
+        indexSlice(ctx, batch, slice, frames, sightings, proxyCandidates)
     }
     await detectTokens(ctx, batch, sightings)
+    if (proxyCandidates.size > 0) await detectProxies(ctx.rpc, ctx.state, batch, proxyCandidates, blocks[blocks.length - 1].header.height)
 }
 
 /** Largest log index the schema holds: log indexes are Postgres `integer` columns, read as JS numbers by every API. */
@@ -74,7 +77,9 @@ export class LogIndexOutOfRange extends Error {
     }
 }
 
-function indexSlice(ctx: IndexerContext, batch: Batch, blocks: BlockData[], traces: Map<number, Frame[]>, sightings: TokenSightings): void {
+function indexSlice(
+    ctx: IndexerContext, batch: Batch, blocks: BlockData[], traces: Map<number, Frame[]>, sightings: TokenSightings, proxyCandidates: Set<string>
+): void {
     for (const block of blocks) {
         const outOfRange = block.logs.find((log) => !(log.logIndex >= 0 && log.logIndex <= MAX_LOG_INDEX))
         if (outOfRange) throw new LogIndexOutOfRange(block.header.height, outOfRange.logIndex)
@@ -89,6 +94,7 @@ function indexSlice(ctx: IndexerContext, batch: Batch, blocks: BlockData[], trac
         const internalErrors = frames ? indexCallFrames(batch, block, frames) : undefined
         indexChainBlock(batch, ctx.verifier, block, transfersPerTx, internalErrors)
         addCoinMovements(batch, block, frames)
+        addProxyCandidates(proxyCandidates, ctx.state, block, frames)
     }
 }
 

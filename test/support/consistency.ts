@@ -97,6 +97,7 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
         await expectDefiEntitiesConsistent(db, chain, logs, pairIds)
 
         await expectCallTreesMatchNode(db, rpcUrl, txHashes)
+        await expectProxiesMatchNode(db, rpcUrl, head)
         await expectCoinHistoryMatchesNode(db, chain)
 
         const [counters] = await rows(db, 'SELECT * FROM chain_counters')
@@ -164,6 +165,48 @@ async function expectDefiEntitiesConsistent(db: Client, chain: PublicClient, log
     const missingDays = await rows(db, `
         SELECT pair_id || '-' || ${day} AS id FROM swap EXCEPT SELECT id FROM pair_day_data`)
     expect(missingDays, 'days with swaps but no pair day data').to.deep.equal([])
+}
+
+/** The storage slots of docs/indexer.md#proxies, spelled out here so the check does not lean on the indexer's code. */
+const PROXY_SLOT = {
+    eip1967: '0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc',
+    beacon: '0xa3f0ad74e5423aebfd80d3ef4346578335a9a72aeab7ee2c2c8b8dd2cf2a1a9d',
+    eip1822: '0xc5f16f0fcc639fa48a6947836d9850f504798523bf8c9a3a87d5876cf622bcf7',
+    master_copy: '0x0',
+} as const
+
+/**
+ * Every detected proxy's implementation equals what the node holds for it at `block` (the indexed
+ * head): the slot of its kind, a beacon proxy's beacon slot and that beacon's implementation(), a
+ * minimal clone's code.
+ */
+export async function expectProxiesMatchNode(db: Client, rpcUrl: string, block: number): Promise<void> {
+    const proxies = await rows<{ id: string; proxy_type: string; implementation: string; beacon: string | null }>(db, 'SELECT id, proxy_type, implementation, beacon FROM proxy_contract ORDER BY id')
+    const tag = '0x' + block.toString(16)
+    const word = (w: string) => '0x' + w.slice(-40).toLowerCase()
+    const read = async (p: (typeof proxies)[number]): Promise<{ implementation: string; beacon: string | null }> => {
+        switch (p.proxy_type) {
+            case 'eip1167': {
+                const [code] = await rpc<string>(rpcUrl, [{ method: 'eth_getCode', params: [p.id, tag] }])
+                return { implementation: '0x' + code.slice(22, 62), beacon: null }
+            }
+            case 'eip1967_beacon': {
+                const [beaconWord] = await rpc<string>(rpcUrl, [{ method: 'eth_getStorageAt', params: [p.id, PROXY_SLOT.beacon, tag] }])
+                const beacon = word(beaconWord)
+                const [answer] = await rpc<string>(rpcUrl, [{ method: 'eth_call', params: [{ to: beacon, data: '0x5c60da1b' }, tag] }])
+                return { implementation: word(answer), beacon }
+            }
+            default: {
+                const slot = PROXY_SLOT[p.proxy_type as 'eip1967' | 'eip1822' | 'master_copy']
+                expect(slot, `kind of proxy ${p.id}`).to.be.a('string')
+                const [value] = await rpc<string>(rpcUrl, [{ method: 'eth_getStorageAt', params: [p.id, slot, tag] }])
+                return { implementation: word(value), beacon: null }
+            }
+        }
+    }
+    for (const p of proxies) {
+        expect({ implementation: p.implementation, beacon: p.beacon }, `proxy ${p.id} (${p.proxy_type})`).to.deep.equal(await read(p))
+    }
 }
 
 async function rpc<T = any>(rpcUrl: string, calls: { method: string; params: unknown[] }[]): Promise<T[]> {

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { checksum } from '../format'
+import { ProxyRow } from '../queries/proxies'
 import { Related } from '../queries/related'
 import { shownAddressKey, shownAddressState } from '../queries/rendering-changes'
 import type { AddressParam as AddressParamSchema } from '../schemas'
@@ -11,6 +12,20 @@ interface Known {
     isContract: boolean
     name: string | null
     isVerified: boolean
+    /** given where the route loaded it (an address's own page); lists show none */
+    proxy?: ProxyRow
+}
+
+/**
+ * Blockscout's `proxy_type` and `implementations` of an address: every surface that shows them
+ * renders them here. The implementation's name is its verified name (null while unverified).
+ */
+export function proxyFields(proxy: ProxyRow | undefined): Pick<AddressParam, 'proxy_type' | 'implementations'> {
+    if (!proxy) return { proxy_type: null, implementations: [] }
+    return {
+        proxy_type: proxy.proxy_type,
+        implementations: [{ address_hash: checksum(proxy.implementation), name: proxy.implementation_name }],
+    }
 }
 
 export type RenderAddress = {
@@ -25,8 +40,7 @@ export function addressParam(address: string, known: Known | undefined): Address
         name: known?.name ?? null,
         is_scam: false,
         reputation: 'ok',
-        proxy_type: null,
-        implementations: [],
+        ...proxyFields(known?.proxy),
         // Blockscout: null when the address is not in its database at all.
         is_verified: known ? known.isVerified : null,
         ens_domain_name: null,

@@ -45,13 +45,18 @@ export function displayValue(value: unknown): unknown {
     return value
 }
 
-export function knownFunction(selector: string): AbiFunction | undefined {
-    return functions.get(selector)
+/**
+ * The function a selector calls: from `abi` when given (the called contract's verified ABI, or its
+ * implementation's when it is a proxy: docs/chain-api.md#proxies), else from the ABIs known.
+ */
+export function knownFunction(selector: string, abi?: readonly unknown[] | null): AbiFunction | undefined {
+    const own = abi?.find((item): item is AbiFunction => (item as { type?: string }).type === 'function' && toFunctionSelector(item as AbiFunction) === selector)
+    return own ?? functions.get(selector)
 }
 
-export function decodeInput(input: Hex): z.input<typeof DecodedInput> | null {
+export function decodeInput(input: Hex, abi?: readonly unknown[] | null): z.input<typeof DecodedInput> | null {
     if (input.length < 10) return null
-    const fn = functions.get(input.slice(0, 10).toLowerCase())
+    const fn = knownFunction(input.slice(0, 10).toLowerCase(), abi)
     if (!fn) return null
     try {
         const { args } = decodeFunctionData({ abi: [fn], data: input })

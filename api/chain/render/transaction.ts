@@ -30,16 +30,21 @@ export function renderTransaction(
     row: TransactionRow,
     address: RenderAddress,
     head: number,
-    single?: { tokenTransfers: z.input<typeof TokenTransfer>[]; overflow: boolean },
+    single?: {
+        tokenTransfers: z.input<typeof TokenTransfer>[]
+        overflow: boolean
+        /** the verified ABI of the called proxy's implementation, which decodes the input before the ABIs known */
+        implementationAbi?: readonly unknown[] | null
+    },
 ): z.input<typeof Transaction> | z.input<typeof TransactionDetails> {
     const to = address(row.to)
     const baseFee = row.base_fee_per_gas === null ? null : BigInt(row.base_fee_per_gas)
     const gasUsed = BigInt(row.gas_used)
     const effective = BigInt(row.effective_gas_price)
     const input = hex(row.input) as Hex
-    const decoded = decodeInput(input)
+    const decoded = decodeInput(input, single?.implementationAbi)
     const selector = row.method_id
-    const method = selector ? knownFunction(selector)?.name ?? (to?.is_contract ? selector : null) : null
+    const method = selector ? knownFunction(selector, single?.implementationAbi)?.name ?? (to?.is_contract ? selector : null) : null
     const types: string[] = []
     if (BigInt(row.value) > 0n) types.push('coin_transfer')
     if (row.to === null) types.push('contract_creation')

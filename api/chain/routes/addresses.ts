@@ -10,6 +10,7 @@ import { addressLogs } from '../queries/logs'
 import { addressTransfers, TOKEN_TYPES } from '../queries/token-transfers'
 import { addressTokenBalances, TokenBalanceRow } from '../queries/tokens'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../queries/transactions'
+import { proxyOf } from '../queries/proxies'
 import { addressParam } from '../render/address'
 import { related } from '../queries/related'
 import { coinSupply } from '../queries/stats'
@@ -133,9 +134,11 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         params: AddressPath,
     }, 'The address', AddressDetails), async (req, res) => {
         const hash = parseAddress(req.params.hash)
-        const [row, { tokens }, flags] = await Promise.all([addressById(ctx.db, hash), related(ctx.db, { tokens: [hash] }), addressFlags(ctx.db, hash)])
+        const [row, { tokens }, flags, proxy] = await Promise.all([
+            addressById(ctx.db, hash), related(ctx.db, { tokens: [hash] }), addressFlags(ctx.db, hash), proxyOf(ctx.db, hash),
+        ])
         const token = tokens.get(hash)
-        const base = addressParam(hash, row && { isContract: row.is_contract, name: row.verified_name, isVerified: row.verified_name !== null })
+        const base = addressParam(hash, row && { isContract: row.is_contract, name: row.verified_name, isVerified: row.verified_name !== null, proxy })
         setLiveCaching(res)
         res.json({
             ...base,

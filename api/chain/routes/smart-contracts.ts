@@ -10,6 +10,8 @@ import { ContractCounters } from '../caches'
 import {
     contractByAddress, contractCounts, ContractListRow, ContractRow, isSortedList, verifiedContractList,
 } from '../queries/smart-contracts'
+import { proxyOf } from '../queries/proxies'
+import { proxyFields } from '../render/address'
 import { displayValue } from '../render/decode'
 import { licenseType, renderContractListItem } from '../render/smart-contract'
 import {
@@ -101,7 +103,7 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
         summary: 'A contract: its bytecode, and its source when verified', params: AddressPath, notFound: 'contract',
     }, 'The contract', SmartContract), async (req, res) => {
         const hash = parseAddress(req.params.hash)
-        const row = await contractByAddress(ctx.db, hash)
+        const [row, proxy] = await Promise.all([contractByAddress(ctx.db, hash), proxyOf(ctx.db, hash)])
         if (!row?.is_contract) throw notFound()
         // The indexer keeps the creation input, not the runtime code: that comes from the node, and
         // a node that does not answer leaves it null rather than failing the page.
@@ -110,8 +112,7 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
             return undefined
         })
         const unverified = {
-            proxy_type: null,
-            implementations: [],
+            ...proxyFields(proxy),
             conflicting_implementations: null,
             deployed_bytecode: deployed ?? null,
             creation_bytecode: row.creation_input ? hex(row.creation_input) : null,

@@ -5,6 +5,7 @@ import { transactionOr404 } from '../loaders'
 import { carried, FETCH_SIZE, PAGE_SIZE, paginate, paginateTransfers } from '../pagination'
 import { parseQuery, q, transactionHashParam, TransactionPath } from '../params'
 import { transactionLogs } from '../queries/logs'
+import { proxyOf } from '../queries/proxies'
 import { lastDayTransactions } from '../queries/stats'
 import { TOKEN_TYPES, transactionTransfers } from '../queries/token-transfers'
 import { TransactionKey, transactionKeysBefore, transactionsByIds } from '../queries/transactions'
@@ -100,12 +101,16 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         const hash = transactionHashParam(req.params.hash)
         const row = await transactionOr404(ctx.db, hash)
         const address = transactionAddresses([row])
-        const transfers = await transactionTransfers(ctx.db, row, { after: -1, types: null, limit: 11 })
+        // A call to a proxy is decoded with its implementation's verified ABI, as Blockscout does.
+        const [transfers, proxy] = await Promise.all([
+            transactionTransfers(ctx.db, row, { after: -1, types: null, limit: 11 }),
+            row.to ? proxyOf(ctx.db, row.to) : undefined,
+        ])
         const shown = transfers.slice(0, 10)
         const tokenTransfers = renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown)))
         // confirmations grow with every block, so the single view is never cached for long.
         res.set('Cache-Control', 'public, max-age=1')
-        res.json(renderTransaction(row, address, row.indexed_head, { tokenTransfers, overflow: transfers.length > 10 }))
+        res.json(renderTransaction(row, address, row.indexed_head, { tokenTransfers, overflow: transfers.length > 10, implementationAbi: proxy?.implementation_abi }))
     })
 
     router.get('/transactions/:hash/logs', chainOperation(TAG, {
