@@ -223,13 +223,19 @@ class ChainGenerator {
 
 /**
  * The chain has no node. Every token is registered in ChainState before its first block, so the
- * handlers never ask for token metadata; should that change, this says why the load failed.
+ * handlers never ask for token metadata. What they do ask of the contracts the chain creates (BIG
+ * and SMALL at block 0) is whether they are proxies (indexer/proxies.ts): this answers as a node
+ * would for plain contracts, some code and empty storage. Anything else throws, saying why the load failed.
  */
-const NO_NODE = new Proxy({} as RpcClient, {
-    get() {
-        throw new Error('the synthetic chain has no node: register every token in ChainState before loading')
+const NO_NODE = {
+    async batchCall(calls: { method: string; params?: unknown[] }[]): Promise<string[]> {
+        return calls.map(({ method }) => {
+            if (method === 'eth_getCode') return '0x00'
+            if (method === 'eth_getStorageAt') return '0x' + '0'.repeat(64)
+            throw new Error(`the synthetic chain has no node to answer ${method}: register every token in ChainState before loading`)
+        })
     },
-})
+} as unknown as RpcClient
 
 /** A native balance per address, deterministic and varied, as the indexer would have read it. */
 function nativeBalance(address: string): bigint {
