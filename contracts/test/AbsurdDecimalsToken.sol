@@ -1,26 +1,11 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import "./MinimalToken.sol";
+
 /// @dev Test token with the largest decimals a uint8 holds: one base unit is 10^-255 of a token.
-contract AbsurdDecimalsToken {
+contract AbsurdDecimalsToken is MinimalToken {
     string public constant name = "Absurd Decimals";
     string public constant symbol = "ABSD";
     uint8 public constant decimals = 255;
-    uint256 public totalSupply;
-    mapping(address => uint256) public balanceOf;
-
-    event Transfer(address indexed from, address indexed to, uint256 value);
-
-    function mint(address to, uint256 value) external {
-        totalSupply += value;
-        balanceOf[to] += value;
-        emit Transfer(address(0), to, value);
-    }
-
-    function transfer(address to, uint256 value) external returns (bool) {
-        balanceOf[msg.sender] -= value;
-        balanceOf[to] += value;
-        emit Transfer(msg.sender, to, value);
-        return true;
-    }
 }
