@@ -3,6 +3,17 @@ import * as fs from 'fs'
 import * as path from 'path'
 import type { Abi, Hex } from 'viem'
 
+export const absurdDecimalsTokenAbi = [
+    {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"from","type":"address"},{"indexed":true,"internalType":"address","name":"to","type":"address"},{"indexed":false,"internalType":"uint256","name":"value","type":"uint256"}],"name":"Transfer","type":"event"},
+    {"inputs":[{"internalType":"address","name":"","type":"address"}],"name":"balanceOf","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"decimals","outputs":[{"internalType":"uint8","name":"","type":"uint8"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"mint","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[],"name":"name","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"symbol","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"totalSupply","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"transfer","outputs":[{"internalType":"bool","name":"","type":"bool"}],"stateMutability":"nonpayable","type":"function"},
+] as const
+
 export const ammFactoryAbi = [
     {"inputs":[{"internalType":"address","name":"feeToSetter_","type":"address"}],"stateMutability":"nonpayable","type":"constructor"},
     {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"token0","type":"address"},{"indexed":true,"internalType":"address","name":"token1","type":"address"},{"indexed":false,"internalType":"address","name":"pair","type":"address"},{"indexed":false,"internalType":"uint256","name":"","type":"uint256"}],"name":"PairCreated","type":"event"},
@@ -144,9 +155,29 @@ export const eip1967ProxyAbi = [
     {"inputs":[{"internalType":"address","name":"logic","type":"address"}],"name":"upgradeProxyTo","outputs":[],"stateMutability":"nonpayable","type":"function"},
 ] as const
 
+export const feeOnTransferTokenAbi = [
+    {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"from","type":"address"},{"indexed":true,"internalType":"address","name":"to","type":"address"},{"indexed":false,"internalType":"uint256","name":"value","type":"uint256"}],"name":"Transfer","type":"event"},
+    {"inputs":[],"name":"FEE_COLLECTOR","outputs":[{"internalType":"address","name":"","type":"address"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"","type":"address"}],"name":"balanceOf","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"decimals","outputs":[{"internalType":"uint8","name":"","type":"uint8"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"mint","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[],"name":"name","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"symbol","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"totalSupply","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"transfer","outputs":[{"internalType":"bool","name":"","type":"bool"}],"stateMutability":"nonpayable","type":"function"},
+] as const
+
 export const flashBorrowerAbi = [
     {"inputs":[{"internalType":"address","name":"pair","type":"address"},{"internalType":"uint256","name":"amount0Out","type":"uint256"},{"internalType":"uint256","name":"amount1Out","type":"uint256"},{"internalType":"bool","name":"reenter_","type":"bool"}],"name":"borrow","outputs":[],"stateMutability":"nonpayable","type":"function"},
     {"inputs":[{"internalType":"address","name":"","type":"address"},{"internalType":"uint256","name":"amount0","type":"uint256"},{"internalType":"uint256","name":"amount1","type":"uint256"},{"internalType":"bytes","name":"","type":"bytes"}],"name":"uniswapV2Call","outputs":[],"stateMutability":"nonpayable","type":"function"},
+] as const
+
+export const noMetadataTokenAbi = [
+    {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"from","type":"address"},{"indexed":true,"internalType":"address","name":"to","type":"address"},{"indexed":false,"internalType":"uint256","name":"value","type":"uint256"}],"name":"Transfer","type":"event"},
+    {"inputs":[{"internalType":"address","name":"","type":"address"}],"name":"balanceOf","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"mint","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[],"name":"totalSupply","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"transfer","outputs":[{"internalType":"bool","name":"","type":"bool"}],"stateMutability":"nonpayable","type":"function"},
 ] as const
 
 export const platformTokenAbi = [
@@ -194,6 +225,21 @@ export const proxyLogicV2Abi = [
     {"inputs":[{"internalType":"uint256","name":"newValue","type":"uint256"}],"name":"store","outputs":[],"stateMutability":"nonpayable","type":"function"},
     {"inputs":[],"name":"stored","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
     {"inputs":[],"name":"version","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"pure","type":"function"},
+] as const
+
+export const rebasingTokenAbi = [
+    {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"from","type":"address"},{"indexed":true,"internalType":"address","name":"to","type":"address"},{"indexed":false,"internalType":"uint256","name":"value","type":"uint256"}],"name":"Transfer","type":"event"},
+    {"inputs":[{"internalType":"address","name":"holder","type":"address"}],"name":"balanceOf","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"decimals","outputs":[{"internalType":"uint8","name":"","type":"uint8"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"index","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"mint","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[],"name":"name","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"uint256","name":"newIndex","type":"uint256"}],"name":"rebase","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[{"internalType":"address","name":"","type":"address"}],"name":"sharesOf","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"symbol","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"totalShares","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"totalSupply","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"transfer","outputs":[{"internalType":"bool","name":"","type":"bool"}],"stateMutability":"nonpayable","type":"function"},
 ] as const
 
 export const revertingNameTokenAbi = [
@@ -272,6 +318,7 @@ export const wNativeAbi = [
 ] as const
 
 export const abis = {
+    AbsurdDecimalsToken: absurdDecimalsTokenAbi,
     AmmFactory: ammFactoryAbi,
     AmmPair: ammPairAbi,
     AmmRouter: ammRouterAbi,
@@ -281,10 +328,13 @@ export const abis = {
     Disperse: disperseAbi,
     Eip1822Proxy: eip1822ProxyAbi,
     Eip1967Proxy: eip1967ProxyAbi,
+    FeeOnTransferToken: feeOnTransferTokenAbi,
     FlashBorrower: flashBorrowerAbi,
+    NoMetadataToken: noMetadataTokenAbi,
     PlatformToken: platformTokenAbi,
     ProxyLogicV1: proxyLogicV1Abi,
     ProxyLogicV2: proxyLogicV2Abi,
+    RebasingToken: rebasingTokenAbi,
     RevertingNameToken: revertingNameTokenAbi,
     SafeLikeProxy: safeLikeProxyAbi,
     Stable: stableAbi,
@@ -297,6 +347,7 @@ export type ContractName = keyof typeof abis
 
 /** Artifact files relative to abi/. */
 const ARTIFACT_FILES: Record<ContractName, string> = {
+    AbsurdDecimalsToken: 'test/AbsurdDecimalsToken.json',
     AmmFactory: 'AmmFactory.json',
     AmmPair: 'AmmPair.json',
     AmmRouter: 'AmmRouter.json',
@@ -306,10 +357,13 @@ const ARTIFACT_FILES: Record<ContractName, string> = {
     Disperse: 'test/Disperse.json',
     Eip1822Proxy: 'test/Eip1822Proxy.json',
     Eip1967Proxy: 'test/Eip1967Proxy.json',
+    FeeOnTransferToken: 'test/FeeOnTransferToken.json',
     FlashBorrower: 'test/FlashBorrower.json',
+    NoMetadataToken: 'test/NoMetadataToken.json',
     PlatformToken: 'PlatformToken.json',
     ProxyLogicV1: 'test/ProxyLogicV1.json',
     ProxyLogicV2: 'test/ProxyLogicV2.json',
+    RebasingToken: 'test/RebasingToken.json',
     RevertingNameToken: 'test/RevertingNameToken.json',
     SafeLikeProxy: 'test/SafeLikeProxy.json',
     Stable: 'Stable.json',
@@ -334,7 +388,7 @@ export interface ContractArtifact<TAbi extends Abi = Abi> {
  * TypeScript, two levels up from lib/abi/ when compiled.
  */
 export const ARTIFACTS_DIR = [__dirname, path.resolve(__dirname, '../../abi')].find((dir) =>
-    fs.existsSync(path.join(dir, 'AmmFactory.json'))
+    fs.existsSync(path.join(dir, 'test/AbsurdDecimalsToken.json'))
 ) ?? path.resolve(__dirname, '../../abi')
 
 const loaded = new Map<ContractName, ContractArtifact>()

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { port, SharedEnv } from '../common/config'
+import { boolFlag, port, SharedEnv } from '../common/config'
 
 /** The devnet's variables (docs/devnet.md); `npm start` runs the devnet, so the launcher reads them. */
 export const DevnetSettingsSchema = z.object({
@@ -7,6 +7,12 @@ export const DevnetSettingsSchema = z.object({
         .describe('seconds between devnet blocks once the demo history is seeded (0: a block per transaction)'),
     DEVNET_SEED: z.string().min(1).default('evm-chain-services')
         .describe('seed of the demo history; the same seed gives the same history'),
+    DEVNET_RPC_LIMITS: boolFlag.default(true)
+        .describe('serve the devnet\'s JSON-RPC on `DEVNET_PORT` through a proxy that refuses, as public nodes do, an `eth_getLogs` wider than `DEVNET_GETLOGS_MAX_BLOCKS` and a batch larger than `DEVNET_RPC_BATCH_MAX` ([devnet](devnet.md#limits-of-a-public-node)); `false`: anvil itself on `DEVNET_PORT`, without limits'),
+    DEVNET_GETLOGS_MAX_BLOCKS: z.coerce.number().int().min(1).default(10_000)
+        .describe('widest block range, both ends included, of one `eth_getLogs` on the devnet\'s RPC (QuickNode\'s limit and answer: HTTP 413, code -32614)'),
+    DEVNET_RPC_BATCH_MAX: z.coerce.number().int().min(1).default(100)
+        .describe('most calls in one JSON-RPC batch on the devnet\'s RPC (Erigon\'s default `--rpc.batch.limit` and answer: code -32000)'),
     BSC_DEVNET_PORT: port.default(8546)
         .describe('port of the local BSC that `npm start` runs when `BSC_RPC_URL` is not set'),
     ETHEREUM_DEVNET_PORT: port.default(8547)

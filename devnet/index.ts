@@ -7,12 +7,16 @@ import { startAnvil } from './anvil'
 import { followWallClock } from './clock'
 import { DevnetEnv } from './config'
 import { deployNativeContracts } from './deploy'
+import { freeLoopbackPort, RpcLimiter, RpcLimits, startRpcLimiter } from './rpc-limits'
 import { seedDemoActivity, SeedOptions } from './seed'
 
 export const HISTORY_DAYS = 30
 
 export interface Devnet {
+    /** What clients use: the limiting proxy's URL, or anvil's when DEVNET_RPC_LIMITS is off. */
     url: string
+    /** The limits the proxy applies; undefined when anvil serves DEVNET_PORT itself. */
+    limits?: RpcLimits
     deployment: Deployment
     stop(): Promise<void>
 }
@@ -22,13 +26,16 @@ export interface Devnet {
  * in DATA_DIR/devnet across restarts. A fresh chain starts 30 days in the past, gets our contracts
  * and a deterministic month of demo activity, then mines in real time. A restart finds the
  * contracts and the history already there and does neither again. Either way new blocks are dated
- * by the wall clock (never before the head), see followWallClock.
+ * by the wall clock (never before the head), see followWallClock. Clients reach it through a
+ * proxy on DEVNET_PORT that refuses what public nodes refuse (rpc-limits.ts); our own set-up
+ * (deploying, seeding, the clock) talks to anvil directly, on a port of its own.
  */
 export async function startDevnet(env: DevnetEnv, log: Logger, onSeedProgress?: SeedOptions['onProgress']): Promise<Devnet> {
     const stateFile = path.join(dataDir(env), 'devnet', 'state.json')
     const fresh = !fs.existsSync(stateFile)
+    const limits: RpcLimits | undefined = env.DEVNET_RPC_LIMITS ? { getLogsMaxBlocks: env.DEVNET_GETLOGS_MAX_BLOCKS, batchMax: env.DEVNET_RPC_BATCH_MAX } : undefined
     const anvil = await startAnvil({
-        port: env.DEVNET_PORT,
+        port: limits ? await freeLoopbackPort() : env.DEVNET_PORT,
         chainId: env.CHAIN_ID,
         stateFile,
         // Only a new chain gets a genesis time: on a restart anvil continues from its saved blocks.
@@ -36,7 +43,10 @@ export async function startDevnet(env: DevnetEnv, log: Logger, onSeedProgress?: 
         log,
         name: 'devnet',
     })
+    let limiter: RpcLimiter | undefined
     try {
+        // Before the long seeding, so that a taken DEVNET_PORT fails at once.
+        if (limits) limiter = await startRpcLimiter({ port: env.DEVNET_PORT, upstream: anvil.url, limits, log })
         const deployment = await prepareChain(env, anvil.url, log, onSeedProgress)
         // The seeding's explicit timestamps leave anvil's clock behind the wall clock (the last
         // seeded block is up to an hour old), and a restart from the state file does not keep new
@@ -46,8 +56,13 @@ export async function startDevnet(env: DevnetEnv, log: Logger, onSeedProgress?: 
             const client = createPublicClient({ transport: http(anvil.url) })
             await client.request({ method: 'evm_setIntervalMining' as any, params: [env.DEVNET_BLOCK_TIME] as any })
         }
-        return { url: anvil.url, deployment, stop: anvil.stop }
+        const stop = async () => {
+            await limiter?.stop()
+            await anvil.stop()
+        }
+        return { url: limiter?.url ?? anvil.url, limits, deployment, stop }
     } catch (err) {
+        await limiter?.stop()
         await anvil.stop()
         throw err
     }

@@ -5,6 +5,7 @@ import {
     Log as _Log,
     Transaction as _Transaction,
 } from '@subsquid/evm-processor'
+import { MAX_BATCH_CALLS } from './rpc'
 
 /** Every header, transaction and receipt field the chain data API serves. */
 export const FIELDS = {
@@ -77,7 +78,7 @@ export function createProcessor(options: ProcessorOptions) {
             url: options.rpcUrl,
             rateLimit: options.rateLimit,
             requestTimeout: 30_000,
-            maxBatchCallSize: 200,
+            maxBatchCallSize: MAX_BATCH_CALLS,
         })
         .setRpcDataIngestionSettings({ headPollInterval: HEAD_POLL_INTERVAL_MS })
         .setFinalityConfirmation(options.finalityConfirmation)

@@ -22,8 +22,12 @@ export interface TokenMetadata {
 /** Pauses (ms) after consecutive connection failures; bounded, so a healed node is seen within seconds. */
 export const RETRY_SCHEDULE = [100, 500, 1000, 2000, 4000]
 
-/** The most calls in one JSON-RPC batch, while the node accepts that many. */
-export const MAX_BATCH_CALLS = 200
+/**
+ * The most calls in one JSON-RPC batch, while the node accepts that many: Erigon's default
+ * `--rpc.batch.limit` and the devnet's (docs/devnet.md#limits-of-a-public-node). A larger ceiling
+ * would be refused, halved and widened again every WIDEN_AFTER_MS by such a node.
+ */
+export const MAX_BATCH_CALLS = 100
 
 /** How each of the indexer's clients talks to the node: bounded concurrency, batches sized to what it accepts, retries with bounded pauses. */
 export function nodeClientOptions(url: string, batchSize: BatchSize, requestTimeoutMs: number) {

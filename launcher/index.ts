@@ -8,6 +8,7 @@ import { startEmbeddedPostgres } from '../db/postgres'
 import { startDevnet } from '../devnet'
 import { bridgeVaults, fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
 import { startLocalNetworks } from '../devnet/local-networks'
+import { RpcLimits } from '../devnet/rpc-limits'
 import { LauncherEnv, parseLauncherEnv } from './config'
 import { reportIndexing } from './indexing-progress'
 import { ProgressLine } from './progress-line'
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
                     .catch((err) => log.error({ err }, 'could not fund the bridge vaults and the provider on the local BITCOIN, TRON and SOLANA'))
             }
         }
-        printBanner(env, databaseUrl, urls, bridgeChains.records, localNetworks.banner)
+        printBanner(env, databaseUrl, urls, bridgeChains.records, localNetworks.banner, devnet?.limits)
         if (SERVICES.some((s) => s.name === 'indexer' && fs.existsSync(path.join(LIB_DIR, s.entry)))) {
             void reportIndexing(`http://127.0.0.1:${env.INDEXER_HEALTH_PORT}`, log, () => stopping)
         }
@@ -148,11 +149,13 @@ function superviseService(name: string, args: string[], env: NodeJS.ProcessEnv, 
     return { name, stop: () => current.stop(10_000) }
 }
 
-function printBanner(env: LauncherEnv, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>, localNetworks: string[]): void {
+function printBanner(env: LauncherEnv, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>, localNetworks: string[], limits: RpcLimits | undefined): void {
+    // Said where the URL is given, so that a refused eth_getLogs does not come as a surprise.
+    const limited = limits ? `; as a public node: eth_getLogs up to ${limits.getLogsMaxBlocks.toLocaleString('en-US')} blocks, batches up to ${limits.batchMax} calls` : ''
     const lines = [
         '',
         'The stack is up:',
-        `  Native chain RPC         ${rpcUrl(env)}  (chain id ${env.CHAIN_ID})`,
+        `  Native chain RPC         ${rpcUrl(env)}  (chain id ${env.CHAIN_ID}${limited})`,
         ...Object.entries(bridgeChains).map(([name, c]) => `  ${`${name} (local) RPC`.padEnd(25)}${c.rpcUrl}  (chain id ${c.chainId})`),
         ...localNetworks.map((line) => `  ${line}`),
         `  Postgres                 ${databaseUrl.replace(/\/\/([^:]+):[^@]*@/, '//$1:***@')}`,

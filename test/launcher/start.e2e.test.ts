@@ -176,6 +176,16 @@ describe('npm start (the launcher)', function () {
 
         const client = createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) })
         expect(await client.getChainId()).to.equal(3009)
+        // DEVNET_PORT is the limiting proxy, not anvil: it refuses as a public node does, and the services are given it.
+        expect(output).to.include('as a public node: eth_getLogs up to 10,000 blocks, batches up to 100 calls')
+        const rpc = (body: unknown) => fetch(`http://127.0.0.1:${env.DEVNET_PORT}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+        const batch = await (await rpc(Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] })))).json()
+        expect(batch).to.have.nested.property('error.code', -32000)
+        const wide = await rpc({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: '0x2710' }] })
+        expect(wide.status).to.equal(413)
+        for (const entry of ['lib/indexer/main.js', 'lib/api/main.js', 'lib/api/platform/main.js', 'lib/bridge/main.js']) {
+            expect(environOf(launcher!.child.pid!, entry), `RPC_URL of ${entry}`).to.have.property('RPC_URL', `http://127.0.0.1:${env.DEVNET_PORT}`)
+        }
         const deployment = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
         expect(Object.keys(deployment.pairs)).to.have.length.greaterThanOrEqual(4)
         for (const pair of Object.values<`0x${string}`>(deployment.pairs)) {
@@ -226,6 +236,8 @@ describe('npm start (the launcher)', function () {
         await expectHeadOnTheWallClock(createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) }) as PublicClient)
         // The launcher's progress line ends once the indexer's own /ready says it follows the head.
         await waitFor('the launcher to say the indexer caught up', async () => /indexing the chain: caught up at block \d+/.test(output), 120_000, 200)
+        // Through the proxy, never refused: the indexer's batches stay within its 100 calls.
+        expect(output).not.to.include('the node refused a JSON-RPC batch')
         await stop()
         delete env.LOG_FORMAT
         const readable = /^\d\d:\d\d:\d\d\.\d{3} (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) /
