@@ -6,7 +6,10 @@ import {
     Transaction as _Transaction,
 } from '@subsquid/evm-processor'
 
-/** Every header, transaction and receipt field the chain data API serves. */
+/**
+ * Every header, transaction and receipt field the chain data API serves that Subsquid's mapping
+ * knows; the fields of typed transactions and blob headers it drops are kept by typed-fields.ts.
+ */
 export const FIELDS = {
     block: {
         timestamp: true,
