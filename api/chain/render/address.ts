@@ -38,6 +38,16 @@ export function addressParam(address: string, known: Known | undefined): Address
 }
 
 /**
+ * An EOA delegated by EIP-7702 (its code 0xef0100 || delegate) is shown as Blockscout shows it, a
+ * proxy of type eip7702 whose implementation is the delegate; nothing for any other address. It stays
+ * an EOA (is_contract false): its code is a pointer, and it still signs transactions.
+ */
+export function delegationProxy(delegatedTo: string | null, name: string | null): Pick<AddressParam, 'proxy_type' | 'implementations'> | Record<string, never> {
+    if (delegatedTo === null) return {}
+    return { proxy_type: 'eip7702', implementations: [{ address_hash: checksum(delegatedTo), name }] }
+}
+
+/**
  * The renderer for the addresses a route loaded with related() (queries/related.ts). The name is
  * the verified contract's name, as Blockscout shows it.
  */

@@ -10,7 +10,7 @@ import { addressLogs } from '../queries/logs'
 import { addressTransfers, TOKEN_TYPES } from '../queries/token-transfers'
 import { addressTokenBalances, TokenBalanceRow } from '../queries/tokens'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../queries/transactions'
-import { addressParam } from '../render/address'
+import { addressParam, delegationProxy } from '../render/address'
 import { related } from '../queries/related'
 import { coinSupply } from '../queries/stats'
 import { logRefs, renderLogs } from '../render/log'
@@ -139,6 +139,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         setLiveCaching(res)
         res.json({
             ...base,
+            ...delegationProxy(row?.delegated_to ?? null, row?.delegated_to_name ?? null),
             creator_address_hash: row?.creator ? addressParam(row.creator, undefined).hash : null,
             creation_transaction_hash: row?.creation_transaction ?? null,
             creation_status: row?.is_contract ? (row.creation_status === 0 ? 'failed' : 'success') : null,
