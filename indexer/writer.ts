@@ -149,7 +149,8 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
         id,
         balance: readings.balances.get(id) ?? 0n,
         balanceBlock: batch.lastBlock,
-        isContract: a.isContract || (readings.hasCode.get(id) ?? false),
+        // An EIP-7702 authority signs with its key: an EOA, even while its delegate's code runs (and logs) as it.
+        isContract: readings.delegations.has(id) ? false : a.isContract || (readings.hasCode.get(id) ?? false),
         transactionCount: a.transactions,
         tokenTransferCount: a.tokenTransfers,
         gasUsed: a.gasUsed,
@@ -164,7 +165,7 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
     const written = await upsert<{ inserted: boolean }>(Address, rows, {
         balance: 'excluded.balance',
         balance_block: 'excluded.balance_block',
-        is_contract: 't.is_contract OR excluded.is_contract',
+        is_contract: 'CASE WHEN excluded.delegation_block IS NOT NULL THEN excluded.is_contract WHEN t.delegated_to IS NOT NULL THEN t.is_contract ELSE t.is_contract OR excluded.is_contract END',
         transaction_count: add('transaction_count'),
         token_transfer_count: add('token_transfer_count'),
         gas_used: add('gas_used'),
