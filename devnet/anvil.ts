@@ -47,6 +47,8 @@ export interface AnvilOptions {
     logRequests?: boolean
     log?: Logger
     name?: string
+    /** EVM rules; EVM_VERSION unless given (prague: EIP-7702 set-code transactions, docs/devnet.md). */
+    hardfork?: 'cancun' | 'prague'
 }
 
 export interface Anvil {
@@ -88,7 +90,7 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
         '--base-fee', '0',
         '--disable-min-priority-fee',
         '--order', 'fifo',
-        '--hardfork', EVM_VERSION,
+        '--hardfork', options.hardfork ?? EVM_VERSION,
     ]
     if (options.stateFile) {
         fs.mkdirSync(path.dirname(options.stateFile), { recursive: true })

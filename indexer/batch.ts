@@ -69,6 +69,8 @@ export class Batch {
     readonly dailyActivity = new Map<string, ActivityDelta & { date: Date }>()
     /** address -> block -> change of its native balance during that block */
     readonly coinDeltas = new Map<string, Map<number, CoinDelta>>()
+    /** EIP-7702 authorities of these blocks: their delegation is read from the node at the batch's last block. */
+    readonly delegations = new Set<string>()
     /** How the call trees of these blocks were read (recorded in the counters row). */
     tracing: string | null = null
 

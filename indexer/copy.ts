@@ -12,7 +12,8 @@ import { EntityManager, EntityTarget } from 'typeorm'
 
 export interface TableShape {
     name: string
-    columns: { property: string; column: string; bytea: boolean }[]
+    /** json: a jsonb column, whose arrays are JSON (an empty one too), not Postgres array literals */
+    columns: { property: string; column: string; bytea: boolean; json?: boolean }[]
 }
 
 /**
@@ -41,7 +42,7 @@ export function tableShape(em: EntityManager, entity: EntityTarget<unknown>): Ta
         const meta = em.connection.getMetadata(entity)
         shape = {
             name: meta.tableName,
-            columns: meta.columns.map((c) => ({ property: c.propertyName, column: c.databaseName, bytea: c.type === 'bytea' })),
+            columns: meta.columns.map((c) => ({ property: c.propertyName, column: c.databaseName, bytea: c.type === 'bytea', json: c.type === 'jsonb' })),
         }
         shapes.set(entity as object, shape)
     }
@@ -56,8 +57,9 @@ export async function connectionOf(em: EntityManager): Promise<PoolClient> {
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
 /** One value in COPY's text format; a string in a bytea column is HexBytes. */
-function copyValue(value: unknown, bytea: boolean): string {
+function copyValue(value: unknown, bytea: boolean, json = false): string {
     if (value === null || value === undefined) return '\\N'
+    if (json && Array.isArray(value)) return escapeText(JSON.stringify(value))
     switch (typeof value) {
         case 'bigint':
         case 'number':
@@ -108,7 +110,7 @@ function* copyChunks(shape: TableShape, rows: readonly Record<string, unknown>[]
                 }
                 values[i] = lastDateText
             } else {
-                values[i] = copyValue(value, columns[i].bytea)
+                values[i] = copyValue(value, columns[i].bytea, columns[i].json)
             }
         }
         const line = values.join('\t')

@@ -5,6 +5,7 @@ import { Logger } from '../common/logger'
 import { BatchSize, BatchSizingRpcClient } from './batch-size'
 import { IndexerStore, ReorgBelowFinalityError } from './database'
 import { SplitDataSource } from './fetch-split'
+import { captureTypedFields } from './typed-fields'
 import { BlockData, createProcessor, HEAD_POLL_INTERVAL_MS, ProcessorOptions } from './processor'
 import { Readiness } from './readiness'
 import { ReceiptsMethod } from './receipts-method'
@@ -83,6 +84,7 @@ export async function runIngestion<S>(options: IngestOptions<S>): Promise<Ingest
         })
         const heightBefore = database.indexedHeight
         let pauseMs: number
+        captureTypedFields()
         const dataSource = new SplitDataSource({
             rpc,
             finalityConfirmation: options.finalityConfirmation,

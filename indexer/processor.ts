@@ -7,7 +7,10 @@ import {
 } from '@subsquid/evm-processor'
 import { MAX_BATCH_CALLS } from './rpc'
 
-/** Every header, transaction and receipt field the chain data API serves. */
+/**
+ * Every header, transaction and receipt field the chain data API serves that Subsquid's mapping
+ * knows; the fields of typed transactions and blob headers it drops are kept by typed-fields.ts.
+ */
 export const FIELDS = {
     block: {
         timestamp: true,

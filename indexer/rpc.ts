@@ -161,10 +161,22 @@ export async function readBalances(client: RpcClient, addresses: string[], block
     return [answers.map((a) => BigInt(a)), atBlock]
 }
 
+/** Whether each address holds contract code at `block` (an EIP-7702 delegation is an EOA's, not a contract's). */
 export async function readHasCode(client: RpcClient, addresses: string[], block: number): Promise<boolean[]> {
+    const codes = await readCodes(client, addresses, block)
+    return codes.map((code) => code !== '0x' && code !== '0x0' && delegationOf(code) === null)
+}
+
+/** Each address's code at `block`, or the latest when the node lacks that state. */
+export async function readCodes(client: RpcClient, addresses: string[], block: number): Promise<string[]> {
     if (addresses.length === 0) return []
     const [answers] = await atBlockOrLatest(block, (tag): Promise<string[]> =>
         client.batchCall(addresses.map((a) => ({ method: 'eth_getCode', params: [a, tag] })))
     )
-    return answers.map((code) => code !== '0x' && code !== '0x0')
+    return answers
+}
+
+/** EIP-7702's delegation designator: an EOA's code 0xef0100 || address. The address, or null for any other code. */
+export function delegationOf(code: string): string | null {
+    return /^0xef0100[0-9a-f]{40}$/i.test(code) ? '0x' + code.slice(8).toLowerCase() : null
 }

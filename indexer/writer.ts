@@ -23,6 +23,8 @@ export interface AddressReadings {
     balancesAtBlock: boolean
     /** Addresses new to the database, with whether they hold code. */
     hasCode: Map<string, boolean>
+    /** EIP-7702 authorities of the batch, with the address their code delegates to (null: none). */
+    delegations: Map<string, string | null>
 }
 
 const add = (column: string) => `t.${column} + excluded.${column}`
@@ -152,7 +154,8 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
         id,
         balance: readings.balances.get(id) ?? 0n,
         balanceBlock: batch.lastBlock,
-        isContract: a.isContract || (readings.hasCode.get(id) ?? false),
+        // An EIP-7702 authority signs with its key: an EOA, even while its delegate's code runs (and logs) as it.
+        isContract: readings.delegations.has(id) ? false : a.isContract || (readings.hasCode.get(id) ?? false),
         transactionCount: a.transactions,
         tokenTransferCount: a.tokenTransfers,
         gasUsed: a.gasUsed,
@@ -161,11 +164,13 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
         lastBlock: a.lastBlock,
         creator: a.creator ?? null,
         creationTransaction: a.creationTransaction ?? null,
+        delegatedTo: readings.delegations.get(id) ?? null,
+        delegationBlock: readings.delegations.has(id) ? batch.lastBlock : null,
     }))
     const written = await upsert<{ inserted: boolean }>(Address, rows, {
         balance: 'excluded.balance',
         balance_block: 'excluded.balance_block',
-        is_contract: 't.is_contract OR excluded.is_contract',
+        is_contract: 'CASE WHEN excluded.delegation_block IS NOT NULL THEN excluded.is_contract WHEN t.delegated_to IS NOT NULL THEN t.is_contract ELSE t.is_contract OR excluded.is_contract END',
         transaction_count: add('transaction_count'),
         token_transfer_count: add('token_transfer_count'),
         gas_used: add('gas_used'),
@@ -174,6 +179,9 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
         last_block: 'GREATEST(t.last_block, excluded.last_block)',
         creator: 'COALESCE(t.creator, excluded.creator)',
         creation_transaction: 'COALESCE(t.creation_transaction, excluded.creation_transaction)',
+        // Only a batch that read the delegation (an authorization of the address) changes it, clearing included.
+        delegated_to: 'CASE WHEN excluded.delegation_block IS NULL THEN t.delegated_to ELSE excluded.delegated_to END',
+        delegation_block: 'COALESCE(excluded.delegation_block, t.delegation_block)',
     }, '(xmax = 0) AS inserted')
     const after = rows.reduce((sum, r) => sum + r.balance, 0n)
     return { added: written.filter((r) => r.inserted).length, supplyChange: after - BigInt(before.total) }

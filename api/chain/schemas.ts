@@ -202,10 +202,28 @@ export const BlockDetails = z.looseObject({
     rewards: z.array(z.looseObject({ reward: IntString, type: z.string() })),
     extra_data: HexBytes.nullable(),
     state_root: Hash32.nullable(),
+    // EIP-4844 (Blockscout's Ethereum chain type): null before Cancun.
+    blob_transactions_count: Count,
+    blob_gas_used: IntString.nullable(),
+    excess_blob_gas: IntString.nullable(),
+    blob_gas_price: IntString.nullable().describe('what its blob transactions paid per blob gas; null when it holds none'),
+    burnt_blob_fees: IntString.nullable(),
 }).meta({ id: 'BlockDetails' })
 
 // ---------------------------------------------------------------------------------------------
 // Transactions
+
+/** An EIP-7702 authorization of a type-4 transaction, with the authority recovered from its signature (null when none is). */
+export const SignedAuthorization = z.looseObject({
+    address_hash: Address,
+    chain_id: z.number().int().nonnegative(),
+    nonce: IntString,
+    r: HexBytes,
+    s: HexBytes,
+    v: z.number().int().nonnegative(),
+    authority: Address.nullable(),
+    status: z.enum(['ok', 'invalid_chain_id', 'invalid_signature', 'invalid_nonce']).nullable().describe('null: not checked (the node lacked the state before the block)'),
+}).meta({ id: 'SignedAuthorization' })
 
 const transactionFields = {
     hash: Hash32,
@@ -239,9 +257,15 @@ const transactionFields = {
     transaction_types: z.array(z.string()),
     transaction_tag: z.string().nullable(),
     has_error_in_internal_transactions: z.boolean().nullable(),
-    authorization_list: z.array(JsonObject),
+    authorization_list: z.array(SignedAuthorization).describe('EIP-7702 (type 4); [] for every other type'),
     is_pending_update: z.boolean().nullable(),
     fhe_operations_count: Count,
+    // EIP-4844: sent for blob transactions (type 3) only.
+    max_fee_per_blob_gas: IntString.nullable().optional(),
+    blob_versioned_hashes: z.array(Hash32).optional(),
+    blob_gas_used: IntString.nullable().optional(),
+    blob_gas_price: IntString.nullable().optional(),
+    burnt_blob_fee: IntString.nullable().optional(),
 }
 
 /** The revert data, undecoded: the only form lists send. */

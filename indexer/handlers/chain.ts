@@ -3,6 +3,7 @@ import { hexBytes } from '../copy'
 import { logId } from '../../db/row-ids'
 import { BlockData } from '../processor'
 import { ContractVerifier } from '../verification'
+import { blobFieldsOf, typedFieldsOf } from '../typed-fields'
 
 /**
  * Blocks, transactions with their receipts, raw logs, and the per-address activity they imply.
@@ -43,7 +44,16 @@ export function indexChainBlock(
     }
 
     let fees = 0n
+    let blobGasPrice: bigint | null = null
     for (const tx of block.transactions) {
+        const typed = typedFieldsOf(tx)
+        blobGasPrice ??= typed.blobGasPrice
+        // The authorities' code is read at the batch's end: what the chain shows, whatever each authorization's status.
+        for (const auth of typed.authorizationList ?? []) {
+            if (!auth.authority) continue
+            batch.delegations.add(auth.authority)
+            batch.touchAddress(auth.authority, height)
+        }
         const fee = tx.gasUsed * tx.effectiveGasPrice
         fees += fee
         const created = tx.contractAddress ?? null
@@ -72,6 +82,7 @@ export function indexChainBlock(
             logCount: logsPerTx.get(tx.hash) ?? 0,
             tokenTransferCount: transfersPerTx.get(tx.hash) ?? 0,
             hasErrorInInternalTransactions: internalErrors ? internalErrors.has(tx.hash) : null,
+            ...typed,
         })
         const sender = batch.touchAddress(tx.from, height)
         sender.transactions += 1
@@ -108,6 +119,8 @@ export function indexChainBlock(
         transactionCount: block.transactions.length,
         transactionFees: fees,
         burntFees: (baseFee ?? 0n) * header.gasUsed,
+        ...blobFieldsOf(header),
+        blobGasPrice,
     })
     batch.addActivity(header.timestamp, block.transactions.length, header.gasUsed, fees)
     batch.addBlockRange(height, header.hash)

@@ -8,6 +8,7 @@ import { readTokenMetadata } from '../rpc'
 import { ChainState } from '../state'
 import { fetchTraces, Frame, TracingMethod } from '../traces'
 import { ContractVerifier } from '../verification'
+import { checkAuthorizations } from '../authorities'
 import { indexAmmLog } from './amm'
 import { indexCallFrames } from './calls'
 import { indexChainBlock } from './chain'
@@ -50,6 +51,7 @@ export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: Blo
         return { slice, traces }
     }
     await readPairTokenDecimals(ctx, blocks)
+    await checkAuthorizations(ctx.rpc, blocks)
     let next = blocks.length > 0 ? traceSlice(0) : undefined
     for (let from = 0; next; from += TRACE_SLICE) {
         const { slice, traces } = next

@@ -53,4 +53,16 @@ export class Address {
 
     @StringColumn_({nullable: true})
     creationTransaction!: string | undefined | null
+
+    /**
+     * EIP-7702: the address an EOA's code delegates to (code 0xef0100 || address), as read from the node after the last batch with an authorization it signed; null when none
+     */
+    @StringColumn_({nullable: true})
+    delegatedTo!: string | undefined | null
+
+    /**
+     * block at which delegatedTo was last read; null when never
+     */
+    @IntColumn_({nullable: true})
+    delegationBlock!: number | undefined | null
 }

@@ -71,4 +71,19 @@ export class Block {
      */
     @BigIntColumn_({nullable: false})
     burntFees!: bigint
+
+    /**
+     * EIP-4844 header fields; null before Cancun (and for blocks indexed before the columns existed)
+     */
+    @BigIntColumn_({nullable: true})
+    blobGasUsed!: bigint | undefined | null
+
+    @BigIntColumn_({nullable: true})
+    excessBlobGas!: bigint | undefined | null
+
+    /**
+     * price per blob gas, from its blob transactions' receipts; null when the block holds none
+     */
+    @BigIntColumn_({nullable: true})
+    blobGasPrice!: bigint | undefined | null
 }

@@ -1,4 +1,4 @@
-import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, IntColumn as IntColumn_, StringColumn as StringColumn_, DateTimeColumn as DateTimeColumn_, BigIntColumn as BigIntColumn_, BytesColumn as BytesColumn_, BooleanColumn as BooleanColumn_} from "@subsquid/typeorm-store"
+import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, Index as Index_, IntColumn as IntColumn_, StringColumn as StringColumn_, DateTimeColumn as DateTimeColumn_, BigIntColumn as BigIntColumn_, BytesColumn as BytesColumn_, BooleanColumn as BooleanColumn_, JSONColumn as JSONColumn_} from "@subsquid/typeorm-store"
 
 @Index_(["blockNumber", "index"], {unique: true})
 @Index_(["from", "blockNumber", "index"], {unique: false})
@@ -99,4 +99,37 @@ export class Transaction {
      */
     @BooleanColumn_({nullable: true})
     hasErrorInInternalTransactions!: boolean | undefined | null
+
+    /**
+     * chain id it was signed for; null for a legacy transaction without EIP-155 replay protection
+     */
+    @BigIntColumn_({nullable: true})
+    chainId!: bigint | undefined | null
+
+    /**
+     * EIP-2930 access list [{address, storageKeys}] (types 1 to 4); null for legacy transactions
+     */
+    @JSONColumn_({nullable: true})
+    accessList!: unknown | undefined | null
+
+    /**
+     * EIP-4844 (type 3): fee cap per blob gas, the blobs' versioned hashes, and the receipt's blob gas used and price
+     */
+    @BigIntColumn_({nullable: true})
+    maxFeePerBlobGas!: bigint | undefined | null
+
+    @JSONColumn_({nullable: true})
+    blobVersionedHashes!: unknown | undefined | null
+
+    @BigIntColumn_({nullable: true})
+    blobGasUsed!: bigint | undefined | null
+
+    @BigIntColumn_({nullable: true})
+    blobGasPrice!: bigint | undefined | null
+
+    /**
+     * EIP-7702 (type 4): [{chainId, address, nonce, yParity, r, s, authority, status}], authority recovered from the signature (null if it cannot be), status ok / invalid_chain_id / invalid_signature / invalid_nonce
+     */
+    @JSONColumn_({nullable: true})
+    authorizationList!: unknown | undefined | null
 }

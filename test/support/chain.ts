@@ -17,12 +17,13 @@ export interface TestChain {
 }
 
 /** A fresh anvil with our contracts and, when asked, a few days of the demo history. */
-export async function startTestChain(options: { seedDays?: number; genesisDaysAgo?: number } = {}): Promise<TestChain> {
+export async function startTestChain(options: { seedDays?: number; genesisDaysAgo?: number; hardfork?: 'cancun' | 'prague' } = {}): Promise<TestChain> {
     const days = options.genesisDaysAgo ?? (options.seedDays ?? 0) + 1
     const anvil = await startAnvil({
         port: await freePort(),
         chainId: CHAIN_ID,
         genesisTimestamp: Math.floor(Date.now() / 1000) - days * 86_400,
+        hardfork: options.hardfork,
     })
     try {
         const { contracts } = await deployNativeContracts({ rpcUrl: anvil.url, chainId: CHAIN_ID })

@@ -27,6 +27,12 @@ export interface BlockRow {
     extra_data?: string
     /** null for blocks indexed before the indexer kept it. */
     state_root?: string | null
+    /** EIP-4844, read for the single view only: null before Cancun or for blocks indexed before the columns existed. */
+    blob_gas_used?: string | null
+    excess_blob_gas?: string | null
+    /** null when the block holds no blob transaction */
+    blob_gas_price?: string | null
+    blob_transaction_count?: number
 }
 
 /** What a list's keyset query returns of each block: its rendered item's identity and its position. */
@@ -42,7 +48,8 @@ const BLOCK_COLUMNS = `b.id, b.number, b.parent_hash, b.timestamp, b.miner, b.ga
     ${addressInfo('b.miner', 'miner')}`
 
 /** The single view also shows the header fields no list needs. */
-const BLOCK_SINGLE_COLUMNS = `${BLOCK_COLUMNS}, b.extra_data, b.state_root`
+const BLOCK_SINGLE_COLUMNS = `${BLOCK_COLUMNS}, b.extra_data, b.state_root, b.blob_gas_used, b.excess_blob_gas, b.blob_gas_price,
+    (SELECT count(*)::int FROM transaction t WHERE t.block_number = b.number AND t.type = 3) AS blob_transaction_count`
 
 const MAX_INT = 2_147_483_647
 

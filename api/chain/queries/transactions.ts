@@ -29,6 +29,23 @@ export interface StoredTransactionRow {
     input: Buffer
     method_id: string | null
     token_transfer_count: number
+    max_fee_per_blob_gas: string | null
+    blob_versioned_hashes: string[] | null
+    blob_gas_used: string | null
+    blob_gas_price: string | null
+    authorization_list: StoredAuthorization[] | null
+}
+
+/** An EIP-7702 authorization as the indexer stores it (indexer/typed-fields.ts). */
+export interface StoredAuthorization {
+    chainId: string
+    address: string
+    nonce: string
+    yParity: number
+    r: string
+    s: string
+    authority: string | null
+    status: 'ok' | 'invalid_chain_id' | 'invalid_signature' | 'invalid_nonce' | null
 }
 
 /** A transaction with what rendering it needs besides its own columns. */
@@ -49,6 +66,7 @@ export interface TransactionRow extends StoredTransactionRow {
 const TRANSACTION_COLUMNS = `t.id, t.block_number, t.block_hash, t.timestamp, t.index, t."from", t."to", t.created_contract,
     t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas, t.gas_used,
     t.effective_gas_price, t.fee, t.status, t.input, t.method_id, t.token_transfer_count, t.has_error_in_internal_transactions,
+    t.max_fee_per_blob_gas, t.blob_versioned_hashes, t.blob_gas_used, t.blob_gas_price, t.authorization_list,
     b.base_fee_per_gas,
     (t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM token k WHERE k.id = t.created_contract)) AS creates_token,
     ${addressInfo('t."from"', 'from')}, ${addressInfo('t."to"', 'to')}, ${addressInfo('t.created_contract', 'created_contract')}`
@@ -124,10 +142,11 @@ export async function blockTransactionKeys(db: Db, filter: BlockTransactionsFilt
 }
 
 /** A page of the chain's transactions before the cursor position (none: from the top), newest first. */
-export async function transactionKeysBefore(db: Db, cursor: { block_number?: number; index?: number }): Promise<TransactionKey[]> {
+/** A page of transactions before the cursor, newest first; `blobsOnly`: EIP-4844 ones (type 3), through their partial index. */
+export async function transactionKeysBefore(db: Db, cursor: { block_number?: number; index?: number }, blobsOnly = false): Promise<TransactionKey[]> {
     const { rows } = await db.query<TransactionKey>(
         `SELECT ${TRANSACTION_KEY_COLUMNS} FROM transaction t
-          WHERE (t.block_number, t.index) < ($1, $2)
+          WHERE (t.block_number, t.index) < ($1, $2)${blobsOnly ? ' AND t.type = 3' : ''}
           ORDER BY t.block_number DESC, t.index DESC LIMIT ${FETCH_SIZE}`,
         [cursor.block_number ?? MAX_INT, cursor.block_number === undefined ? 0 : cursor.index ?? 0]
     )

@@ -14,13 +14,25 @@ interface Known {
     isVerified: boolean
     /** given where the route loaded it (an address's own page); lists show none */
     proxy?: ProxyRow
+    /** an EOA's EIP-7702 delegate and its verified name, given where the route loaded it (an address's own page) */
+    delegation?: Delegation
+}
+
+/** Where an EOA's code (0xef0100 || delegate) points since an EIP-7702 authorization, and the delegate's verified name. */
+export interface Delegation {
+    to: string
+    name: string | null
 }
 
 /**
  * Blockscout's `proxy_type` and `implementations` of an address: every surface that shows them
- * renders them here. The implementation's name is its verified name (null while unverified).
+ * renders them here. The implementation's name is its verified name (null while unverified). An
+ * EOA delegated by EIP-7702 is shown as Blockscout shows it, a proxy of type eip7702 whose
+ * implementation is the delegate; it stays an EOA (is_contract false): its code is a pointer, and
+ * it still signs transactions.
  */
-export function proxyFields(proxy: ProxyRow | undefined): Pick<AddressParam, 'proxy_type' | 'implementations'> {
+export function proxyFields(proxy: ProxyRow | undefined, delegation?: Delegation): Pick<AddressParam, 'proxy_type' | 'implementations'> {
+    if (delegation) return { proxy_type: 'eip7702', implementations: [{ address_hash: checksum(delegation.to), name: delegation.name }] }
     if (!proxy) return { proxy_type: null, implementations: [] }
     return {
         proxy_type: proxy.proxy_type,
@@ -40,7 +52,7 @@ export function addressParam(address: string, known: Known | undefined): Address
         name: known?.name ?? null,
         is_scam: false,
         reputation: 'ok',
-        ...proxyFields(known?.proxy),
+        ...proxyFields(known?.proxy, known?.delegation),
         // Blockscout: null when the address is not in its database at all.
         is_verified: known ? known.isVerified : null,
         ens_domain_name: null,

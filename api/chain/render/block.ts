@@ -47,6 +47,23 @@ export function renderBlock(row: BlockRow, miner: AddressParam, view: 'list' | '
         is_pending_update: false,
         // Blockscout's view leaves these out (its frontend type declares them); the frontend's
         // block page shows them when present.
-        ...(view === 'single' ? { extra_data: row.extra_data ?? null, state_root: row.state_root ?? null } : {}),
+        ...(view === 'single' ? { extra_data: row.extra_data ?? null, state_root: row.state_root ?? null, ...blobFields(row) } : {}),
+    }
+}
+
+/**
+ * Blockscout's EIP-4844 extras of the single view (its Ethereum chain type). blob_gas_price is the
+ * price its blob transactions paid (null when it holds none); burnt_blob_fees is all of it (EIP-4844
+ * has no tip on blob gas), 0 without blob gas.
+ */
+function blobFields(row: BlockRow): Pick<z.input<typeof BlockDetails>, 'blob_transactions_count' | 'blob_gas_used' | 'excess_blob_gas' | 'blob_gas_price' | 'burnt_blob_fees'> {
+    const used = row.blob_gas_used == null ? null : BigInt(row.blob_gas_used)
+    const price = row.blob_gas_price == null ? null : BigInt(row.blob_gas_price)
+    return {
+        blob_transactions_count: row.blob_transaction_count ?? 0,
+        blob_gas_used: decimal(row.blob_gas_used ?? null),
+        excess_blob_gas: decimal(row.excess_blob_gas ?? null),
+        blob_gas_price: decimal(row.blob_gas_price ?? null),
+        burnt_blob_fees: used === null ? null : used === 0n ? '0' : price === null ? null : String(used * price),
     }
 }

@@ -3,9 +3,9 @@ import type { z } from 'zod'
 import { RenderAddress, rowAddresses, shownAddresses } from './address'
 import { shownTokenKey, shownTokenState } from '../queries/rendering-changes'
 import { decodeInput, knownFunction } from './decode'
-import { decimal, hex, isoTimestamp } from '../format'
-import { TransactionRow } from '../queries/transactions'
-import type { TokenTransfer, Transaction, TransactionDetails } from '../schemas'
+import { checksum, decimal, hex, isoTimestamp } from '../format'
+import { StoredAuthorization, TransactionRow } from '../queries/transactions'
+import type { SignedAuthorization, TokenTransfer, Transaction, TransactionDetails } from '../schemas'
 
 const ADDRESS_COLUMNS = [['from', 'from'], ['to', 'to'], ['created_contract', 'created_contract']] as const
 
@@ -51,6 +51,8 @@ export function renderTransaction(
     else if (to?.is_contract) types.push('contract_call')
     if (row.token_transfer_count > 0) types.push('token_transfer')
     if (row.creates_token) types.push('token_creation')
+    if (row.type === 3) types.push('blob_transaction')
+    if (row.type === 4) types.push('set_code_transaction')
     const ok = row.status === 1
     return {
         hash: row.id,
@@ -88,8 +90,43 @@ export function renderTransaction(
         transaction_types: types,
         transaction_tag: null,
         has_error_in_internal_transactions: row.has_error_in_internal_transactions,
-        authorization_list: [],
+        authorization_list: (row.authorization_list ?? []).map(renderAuthorization),
         is_pending_update: false,
         fhe_operations_count: 0,
+        ...blobFields(row),
+    }
+}
+
+/**
+ * Blockscout's EIP-4844 fields (its Ethereum chain type), sent for blob transactions only, as it does.
+ * burnt_blob_fee: the whole blob fee is burnt (EIP-4844 has no tip on blob gas).
+ */
+function blobFields(row: TransactionRow): Partial<z.input<typeof Transaction>> {
+    if (row.type !== 3) return {}
+    const used = row.blob_gas_used === null ? null : BigInt(row.blob_gas_used)
+    const price = row.blob_gas_price === null ? null : BigInt(row.blob_gas_price)
+    return {
+        max_fee_per_blob_gas: decimal(row.max_fee_per_blob_gas),
+        blob_versioned_hashes: row.blob_versioned_hashes ?? [],
+        blob_gas_used: decimal(row.blob_gas_used),
+        blob_gas_price: decimal(row.blob_gas_price),
+        burnt_blob_fee: used === null || price === null ? null : String(used * price),
+    }
+}
+
+/**
+ * Blockscout's SignedAuthorization: v is the signature's y parity. chain_id is a number, as Blockscout
+ * sends it; a chain id past 2^53 (only an invalid authorization carries one) loses precision there.
+ */
+function renderAuthorization(auth: StoredAuthorization): z.input<typeof SignedAuthorization> {
+    return {
+        address_hash: checksum(auth.address),
+        chain_id: Number(auth.chainId),
+        nonce: auth.nonce,
+        r: auth.r,
+        s: auth.s,
+        v: auth.yParity,
+        authority: auth.authority === null ? null : checksum(auth.authority),
+        status: auth.status,
     }
 }

@@ -138,7 +138,8 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
             addressById(ctx.db, hash), related(ctx.db, { tokens: [hash] }), addressFlags(ctx.db, hash), proxyOf(ctx.db, hash),
         ])
         const token = tokens.get(hash)
-        const base = addressParam(hash, row && { isContract: row.is_contract, name: row.verified_name, isVerified: row.verified_name !== null, proxy })
+        const delegation = row?.delegated_to ? { to: row.delegated_to, name: row.delegated_to_name } : undefined
+        const base = addressParam(hash, row && { isContract: row.is_contract, name: row.verified_name, isVerified: row.verified_name !== null, proxy, delegation })
         setLiveCaching(res)
         res.json({
             ...base,

@@ -77,13 +77,13 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
     }, 'A page of transactions', pageOf(Transaction)), async (req, res) => {
         const query = parseQuery(TransactionsQuery, req.query)
         setLiveCaching(res)
-        // The indexer ingests mined blocks only, and this chain has no blob transactions.
-        if (query.filter === 'pending' || (query.type && query.type.length > 0)) {
-            return void res.json({ items: [], next_page_params: null })
-        }
-        const keys = () => ctx.caches.keyPages.get(`transactions ${query.block_number} ${query.index}`, query.index === undefined ? undefined : query.block_number, () => transactionKeysBefore(ctx.db, query))
+        // The indexer ingests mined blocks only.
+        if (query.filter === 'pending') return void res.json({ items: [], next_page_params: null })
+        // type accepts only blob_transaction (as Blockscout's): EIP-4844 transactions.
+        const blobs = (query.type?.length ?? 0) > 0
+        const keys = () => ctx.caches.keyPages.get(`transactions ${blobs ? 'blobs ' : ''}${query.block_number} ${query.index}`, query.index === undefined ? undefined : query.block_number, () => transactionKeysBefore(ctx.db, query, blobs))
         const page = async () => transactionPage(ctx, await keys(), byPosition, carried(req.query, ['filter', 'type', 'method']))
-        if (isFirstPage(req)) return ctx.caches.views.send(res, 'transactions', page)
+        if (isFirstPage(req) && !blobs) return ctx.caches.views.send(res, 'transactions', page)
         sendJson(res, await page())
     })
 
