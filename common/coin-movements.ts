@@ -10,6 +10,8 @@ export interface CoinTransaction {
     status: number
     gasUsed: bigint
     effectiveGasPrice: bigint
+    /** What an EIP-4844 transaction burns for its blobs (blob gas used × blob gas price), charged to its sender; 0 or absent for other types. */
+    blobFee?: bigint
 }
 
 export interface CoinFrame {
@@ -67,7 +69,7 @@ export function coinMovements(
         })
     }
     for (const tx of transactions) {
-        move(tx.from, -(tx.gasUsed * tx.effectiveGasPrice), tx.hash)
+        move(tx.from, -(tx.gasUsed * tx.effectiveGasPrice + (tx.blobFee ?? 0n)), tx.hash)
         move(block.miner, tx.gasUsed * (tx.effectiveGasPrice - baseFee), tx.hash)
         if (!frames) {
             if (tx.status === 1 && tx.value > 0n) {

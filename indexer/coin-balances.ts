@@ -4,6 +4,7 @@ import { Batch, Row } from './batch'
 import { BlockData } from './processor'
 import { coinMovements } from '../common/coin-movements'
 import { Frame } from './traces'
+import { typedFieldsOf } from './typed-fields'
 
 /**
  * The native balance history. The block's movements follow the one rule in common/coin-movements.ts.
@@ -15,7 +16,10 @@ import { Frame } from './traces'
 export function addCoinMovements(batch: Batch, block: BlockData, frames: Frame[] | undefined): void {
     const height = block.header.height
     const timestamp = new Date(block.header.timestamp)
-    const transactions = block.transactions.map((tx) => ({ ...tx, createdContract: tx.contractAddress ?? null, to: tx.to ?? null }))
+    const transactions = block.transactions.map((tx) => {
+        const { blobGasUsed, blobGasPrice } = typedFieldsOf(tx)
+        return { ...tx, createdContract: tx.contractAddress ?? null, to: tx.to ?? null, blobFee: (blobGasUsed ?? 0n) * (blobGasPrice ?? 0n) }
+    })
     for (const movement of coinMovements(block.header, transactions, frames)) {
         batch.touchAddress(movement.address, height)
         batch.addCoinDelta(movement.address, height, timestamp, movement.amount, movement.transaction)

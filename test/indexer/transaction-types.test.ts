@@ -12,6 +12,7 @@ import { BlockSingle, TransactionListItem, TransactionSingle, page } from '../ap
 import { startApi, ApiProcess } from '../support/api'
 import { CHAIN_ID, headHash, startTestChain, TestChain } from '../support/chain'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
+import { expectDatabaseMatchesChain } from '../support/consistency'
 import { createTestDatabase } from '../support/postgres'
 import { AddressDetails } from '../../api/chain/schemas'
 
@@ -189,5 +190,10 @@ describe('indexer and chain API: every transaction type (legacy with and without
         expect(address.delegated_to).to.equal(null)
         const shown = AddressDetails.parse(await v2(`/addresses/${authority.address}`))
         expect(shown).to.deep.include({ proxy_type: null, implementations: [] })
+    })
+
+    it('holds what the node holds, every type included (the consistency check the sync and reorg suites run)', async () => {
+        await indexHead()
+        await expectDatabaseMatchesChain(databaseUrl, chain.url)
     })
 })

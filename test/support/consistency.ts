@@ -39,6 +39,7 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
         const txHashes = blocks.flatMap((b) => b.transactions as string[])
         const txRows = await rows(db, 'SELECT id FROM transaction ORDER BY block_number, index')
         expect(txRows.map((t) => t.id), 'transactions').to.deep.equal(txHashes)
+        await expectTransactionTypesMatchNode(db, chain, blocks)
 
         const logs = await chain.getLogs({ fromBlock: 0n, toBlock: BigInt(head) })
         const [{ count: logCount }] = await rows(db, 'SELECT count(*)::int AS count FROM log')
@@ -180,6 +181,40 @@ const PROXY_SLOT = {
  * head): the slot of its kind, a beacon proxy's beacon slot and that beacon's implementation(), a
  * minimal clone's code.
  */
+const TYPE_NUMBER: Record<string, number> = { legacy: 0, eip2930: 1, eip1559: 2, eip4844: 3, eip7702: 4 }
+
+/**
+ * Every transaction's type and type-specific fields, every block's blob gas, and every EIP-7702
+ * delegation equal what the node reports (docs/indexer.md#transaction-types).
+ */
+async function expectTransactionTypesMatchNode(db: Client, chain: PublicClient, blocks: { number: bigint; blobGasUsed?: bigint; excessBlobGas?: bigint; transactions: unknown[] }[]): Promise<void> {
+    const hashes = blocks.flatMap((b) => b.transactions as `0x${string}`[])
+    const fromNode = await Promise.all(hashes.map((hash) => chain.getTransaction({ hash })))
+    const stored = new Map((await rows(db, 'SELECT id, type, access_list, max_fee_per_blob_gas::text, blob_versioned_hashes FROM transaction')).map((r) => [r.id, r]))
+    const mismatches = fromNode.flatMap((tx) => {
+        const row = stored.get(tx.hash)
+        const expected = {
+            type: TYPE_NUMBER[tx.type],
+            access_list: tx.type === 'legacy' ? null : (tx.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storageKeys: e.storageKeys.map((k) => k.toLowerCase()) })),
+            max_fee_per_blob_gas: tx.maxFeePerBlobGas === undefined ? null : String(tx.maxFeePerBlobGas),
+            blob_versioned_hashes: tx.blobVersionedHashes ?? null,
+        }
+        const actual = row && { type: row.type, access_list: row.access_list, max_fee_per_blob_gas: row.max_fee_per_blob_gas, blob_versioned_hashes: row.blob_versioned_hashes }
+        return JSON.stringify(actual) === JSON.stringify(expected) ? [] : [{ hash: tx.hash, expected, actual }]
+    })
+    expect(mismatches, 'transaction types and their fields').to.deep.equal([])
+
+    const blobGas = await rows(db, 'SELECT number, blob_gas_used::text, excess_blob_gas::text FROM block ORDER BY number')
+    expect(blobGas.map((b) => [b.number, b.blob_gas_used, b.excess_blob_gas]), 'blob gas of blocks')
+        .to.deep.equal(blocks.map((b) => [Number(b.number), b.blobGasUsed === undefined ? null : String(b.blobGasUsed), b.excessBlobGas === undefined ? null : String(b.excessBlobGas)]))
+
+    // An EOA delegated by EIP-7702 has the code 0xef0100 || delegate.
+    const delegated = await rows<{ id: string; delegated_to: string }>(db, 'SELECT id, delegated_to FROM address WHERE delegated_to IS NOT NULL ORDER BY id')
+    const codes = await Promise.all(delegated.map((a) => chain.getCode({ address: a.id as `0x${string}` })))
+    expect(delegated.map((a, i) => [a.id, codes[i]?.startsWith('0xef0100') ? '0x' + codes[i]!.slice(8).toLowerCase() : null]), 'EIP-7702 delegations')
+        .to.deep.equal(delegated.map((a) => [a.id, a.delegated_to]))
+}
+
 export async function expectProxiesMatchNode(db: Client, rpcUrl: string, block: number): Promise<void> {
     const proxies = await rows<{ id: string; proxy_type: string; implementation: string; beacon: string | null }>(db, 'SELECT id, proxy_type, implementation, beacon FROM proxy_contract ORDER BY id')
     const tag = '0x' + block.toString(16)

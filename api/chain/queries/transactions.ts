@@ -245,13 +245,13 @@ export async function watchedTransactions(db: Db, watched: string[], from: numbe
 /** What a transaction moves of the coin: enough to apply it to balances. */
 export type CoinTransactionRow = Pick<
     StoredTransactionRow,
-    'id' | 'index' | 'from' | 'to' | 'created_contract' | 'value' | 'status' | 'gas_used' | 'effective_gas_price'
+    'id' | 'index' | 'from' | 'to' | 'created_contract' | 'value' | 'status' | 'gas_used' | 'effective_gas_price' | 'blob_gas_used' | 'blob_gas_price'
 >
 
 /** A block's transactions up to position `last`, in position order. */
 export async function blockCoinTransactions(db: Db, blockNumber: number, last: number): Promise<CoinTransactionRow[]> {
     const { rows } = await db.query<CoinTransactionRow>(
-        `SELECT id, index, "from", "to", created_contract, value, status, gas_used, effective_gas_price
+        `SELECT id, index, "from", "to", created_contract, value, status, gas_used, effective_gas_price, blob_gas_used, blob_gas_price
            FROM transaction WHERE block_number = $1 AND index <= $2 ORDER BY index`,
         [blockNumber, last]
     )

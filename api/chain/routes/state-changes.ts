@@ -61,6 +61,7 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
         txs.map((t) => ({
             hash: t.id, from: t.from, to: t.to, createdContract: t.created_contract, value: BigInt(t.value), status: t.status,
             gasUsed: BigInt(t.gas_used), effectiveGasPrice: BigInt(t.effective_gas_price),
+            blobFee: BigInt(t.blob_gas_used ?? 0) * BigInt(t.blob_gas_price ?? 0),
         })),
         traced ? frames : undefined
     )
