@@ -1,4 +1,5 @@
 import * as sdkMapping from '@subsquid/evm-processor/lib/ds-rpc/mapping'
+import type { StoredAuthorization } from '../common/evm/authorization'
 
 /**
  * The fields of typed transactions (EIP-2930, EIP-4844, EIP-7702) and of Cancun headers that
@@ -9,18 +10,8 @@ import * as sdkMapping from '@subsquid/evm-processor/lib/ds-rpc/mapping'
  * docs/indexer.md#transaction-types
  */
 
-export interface Authorization {
-    chainId: string
-    address: string
-    nonce: string
-    yParity: number
-    r: string
-    s: string
-    /** the signer, recovered by authorities.ts; null when the signature recovers no address */
-    authority: string | null
-    /** Blockscout's: ok, invalid_chain_id, invalid_signature, invalid_nonce; null until checked */
-    status: string | null
-}
+/** An authorization as stored: its authority and status are filled in by authorities.ts. */
+export type Authorization = StoredAuthorization
 
 export interface TypedTransactionFields {
     /** null for a legacy transaction without EIP-155 replay protection */

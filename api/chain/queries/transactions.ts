@@ -1,3 +1,4 @@
+import type { StoredAuthorization } from '../../../common/evm/authorization'
 import { Db } from '../db'
 import { FETCH_SIZE } from '../pagination'
 import { addressInfo } from './addresses'
@@ -34,18 +35,6 @@ export interface StoredTransactionRow {
     blob_gas_used: string | null
     blob_gas_price: string | null
     authorization_list: StoredAuthorization[] | null
-}
-
-/** An EIP-7702 authorization as the indexer stores it (indexer/typed-fields.ts). */
-export interface StoredAuthorization {
-    chainId: string
-    address: string
-    nonce: string
-    yParity: number
-    r: string
-    s: string
-    authority: string | null
-    status: 'ok' | 'invalid_chain_id' | 'invalid_signature' | 'invalid_nonce' | null
 }
 
 /** A transaction with what rendering it needs besides its own columns. */

@@ -4,7 +4,8 @@ import { RenderAddress, rowAddresses, shownAddresses } from './address'
 import { shownTokenKey, shownTokenState } from '../queries/rendering-changes'
 import { decodeInput, knownFunction } from './decode'
 import { checksum, decimal, hex, isoTimestamp } from '../format'
-import { StoredAuthorization, TransactionRow } from '../queries/transactions'
+import type { StoredAuthorization } from '../../../common/evm/authorization'
+import { TransactionRow } from '../queries/transactions'
 import type { SignedAuthorization, TokenTransfer, Transaction, TransactionDetails } from '../schemas'
 
 const ADDRESS_COLUMNS = [['from', 'from'], ['to', 'to'], ['created_contract', 'created_contract']] as const
