@@ -7,15 +7,15 @@ import { TronWeb } from 'tronweb'
 import { Address, Hash, parseUnits } from 'viem'
 import { Keypair } from '@solana/web3.js'
 import { waitFor } from '../../common/processes'
-import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
+import type { EsploraServer } from '../../devnet/bitcoin/esplora'
 import { SimpleSwapServer } from '../../devnet/provider/server'
-import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
-import { startTronNode, TronNode } from '../../devnet/tron/server'
+import type { SolanaNode } from '../../devnet/solana/server'
+import type { TronNode } from '../../devnet/tron/server'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, balanceOf, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, ChainName, createSwap, fundVaults, gateEnv, giveTokens, holdStored, send, startBridge,
-    startBridgeChains, startGates, storedAndTried as waitForStored, swapWithHeldPayout, tempDir, TestChain, transferAmounts, TxRow, txRows as storedTxs, UNFINISHED, vaultOf,
-    waitForStatus,
+    account, balanceOf, BridgeChains, bridgeEnv, BridgeProcess, BroadcastGate, ChainName, createSwap, ExternalNetworks, fundVaults, gateEnv,
+    giveTokens, holdStored, send, startBridge, startBridgeChains, startExternalNetworks, startGates, storedAndTried as waitForStored,
+    swapWithHeldPayout, tempDir, TestChain, transferAmounts, TxRow, txRows as storedTxs, UNFINISHED, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -42,22 +42,14 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     let pool: Pool
     let dir: string
     let databaseUrl: string
-    let ticker: NodeJS.Timeout | undefined
-    let tronTicker: NodeJS.Timeout | undefined
+    let networks: ExternalNetworks | undefined
     const regtestAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
     const btcOf = (address: string) => btc.ledger.unspentOf(btc.ledger.scriptOf(address)).reduce((s, o) => s + o.value, 0n)
 
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_crash')
-        ;[w, btc, sol, ss, tron] = await Promise.all([
-            startBridgeChains(), startEsploraServer('regtest'), startSolanaNode({ finalizedDepth: 8 }), new SimpleSwapServer().start(),
-            startTronNode({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
-        ])
-        tronTicker = setInterval(() => tron.ledger.mine(1), 1000)
-        ticker = setInterval(() => {
-            btc.ledger.mine(1)
-            sol.ledger.advance(4)
-        }, 400)
+        ;[w, networks, ss] = await Promise.all([startBridgeChains(), startExternalNetworks(), new SimpleSwapServer().start()])
+        ;({ btc, sol, tron } = networks)
         ss.setPair(['usdt', 'bsc'], ['btc', 'btc'], { rate: '0.0000109', min: '20', max: null })
         gates = await startGates(w, Object.keys(w.chains) as ChainName[])
         dir = tempDir()
@@ -72,12 +64,10 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     })
 
     after(async function () {
-        clearInterval(ticker)
-        clearInterval(tronTicker)
         await pool?.end()
         await bridge?.stop()
         await Promise.allSettled([
-            w?.stop(), btc?.close(), sol?.close(), ss?.stop(), tron?.close(), ...Object.values(gates ?? {}).map((g) => g.stop()),
+            w?.stop(), networks?.stop(), ss?.stop(), ...Object.values(gates ?? {}).map((g) => g.stop()),
         ])
         if (dir) fs.rmSync(dir, { recursive: true, force: true })
     })

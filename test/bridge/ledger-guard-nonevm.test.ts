@@ -11,14 +11,14 @@ import { allAssets, Asset, BridgeConfig, loadBridgeConfig, parseBridgeEnv } from
 import { KeyManager } from '../../bridge/keys'
 import { createLogger } from '../../common/logger'
 import { waitFor } from '../../common/processes'
-import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
-import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
-import { startTronNode, TronNode } from '../../devnet/tron/server'
+import type { EsploraServer } from '../../devnet/bitcoin/esplora'
+import type { SolanaNode } from '../../devnet/solana/server'
+import type { TronNode } from '../../devnet/tron/server'
 import { FaultProxy, ProxiedRequest } from '../support/fault-proxy'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, api, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, giveTokens, ledgerGuardHolds, parseUnits, send, startBridge,
-    startBridgeChains, tempDir, transferAmounts, txRows, vaultOf, waitForStatus,
+    account, api, BridgeChains, bridgeEnv, BridgeProcess, createSwap, eventsOf, ExternalNetworks, fundVaults, giveTokens, ledgerGuardHolds,
+    parseUnits, send, startBridge, startBridgeChains, startExternalNetworks, tempDir, transferAmounts, txRows, vaultOf, waitForStatus,
 } from './support'
 
 type Guarded = 'BITCOIN' | 'TRON' | 'SOLANA'
@@ -39,8 +39,7 @@ describe('bridge: the ledger guard on BITCOIN, TRON and SOLANA vaults', function
     let btc: EsploraServer
     let sol: SolanaNode
     let tron: TronNode
-    let ticker: NodeJS.Timeout
-    let tronTicker: NodeJS.Timeout
+    let networks: ExternalNetworks | undefined
     const proxies = {} as Record<Guarded, FaultProxy>
     const vaults = {} as Record<Guarded, string>
     /** The same keys and adapters as the bridge's, in the test: what another user of the vault key holds. */
@@ -52,15 +51,8 @@ describe('bridge: the ledger guard on BITCOIN, TRON and SOLANA vaults', function
 
     before(async function () {
         const databaseUrl = await createTestDatabase('bridge_ledger_guard_nonevm')
-        ;[w, btc, sol, tron] = await Promise.all([
-            startBridgeChains(), startEsploraServer('regtest'), startSolanaNode({ finalizedDepth: 8 }),
-            startTronNode({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
-        ])
-        tronTicker = setInterval(() => tron.ledger.mine(1), 1000)
-        ticker = setInterval(() => {
-            btc.ledger.mine(1)
-            sol.ledger.advance(4)
-        }, 400)
+        ;[w, networks] = await Promise.all([startBridgeChains(), startExternalNetworks()])
+        ;({ btc, sol, tron } = networks)
         proxies.BITCOIN = await new FaultProxy(btc.url).start()
         proxies.SOLANA = await new FaultProxy(sol.url).start()
         proxies.TRON = await new FaultProxy(tron.url).start()
@@ -93,11 +85,9 @@ describe('bridge: the ledger guard on BITCOIN, TRON and SOLANA vaults', function
     })
 
     after(async function () {
-        clearInterval(ticker)
-        clearInterval(tronTicker)
         await pool?.end()
         await bridge?.stop()
-        await Promise.allSettled([w?.stop(), btc?.close(), sol?.close(), tron?.close(), ...Object.values(proxies).map((p) => p.stop())])
+        await Promise.allSettled([w?.stop(), networks?.stop(), ...Object.values(proxies).map((p) => p.stop())])
         if (dir) fs.rmSync(dir, { recursive: true, force: true })
     })
 

@@ -5,15 +5,15 @@ import * as fs from 'fs'
 import { Pool } from 'pg'
 import { Address, formatUnits, parseUnits } from 'viem'
 import { waitFor } from '../../common/processes'
-import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
+import type { EsploraServer } from '../../devnet/bitcoin/esplora'
 import { SimpleSwapServer } from '../../devnet/provider/server'
-import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
-import { startTronNode, TronNode } from '../../devnet/tron/server'
+import type { SolanaNode } from '../../devnet/solana/server'
+import type { TronNode } from '../../devnet/tron/server'
 import { TronWeb } from 'tronweb'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, api, balanceOf, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, send, startBridge,
-    startBridgeChains, tempDir, vaultOf, waitForStatus,
+    account, api, balanceOf, BridgeChains, bridgeEnv, BridgeProcess, createSwap, eventsOf, ExternalNetworks, fundVaults, send, startBridge,
+    startBridgeChains, startExternalNetworks, tempDir, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -33,25 +33,17 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
     let ss: SimpleSwapServer
     let sol: SolanaNode
     let tron: TronNode
-    let tronTicker: NodeJS.Timeout
     let pool: Pool
     let dir: string
     let databaseUrl: string
-    let ticker: NodeJS.Timeout
+    let networks: ExternalNetworks | undefined
     const regtestAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
     const btcOf = (address: string) => btc.ledger.unspentOf(btc.ledger.scriptOf(address)).reduce((s, o) => s + o.value, 0n)
 
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_networks')
-        ;[w, btc, sol, ss, tron] = await Promise.all([
-            startBridgeChains(), startEsploraServer('regtest'), startSolanaNode({ finalizedDepth: 8 }), new SimpleSwapServer().start(),
-            startTronNode({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
-        ])
-        tronTicker = setInterval(() => tron.ledger.mine(1), 1000)
-        ticker = setInterval(() => {
-            btc.ledger.mine(1)
-            sol.ledger.advance(4)
-        }, 400)
+        ;[w, networks, ss] = await Promise.all([startBridgeChains(), startExternalNetworks(), new SimpleSwapServer().start()])
+        ;({ btc, sol, tron } = networks)
         ss.setPair(['btc', 'btc'], ['usdt', 'bsc'], { rate: '89000', min: '0.0005', max: '5' })
         ss.setPair(['usdt', 'bsc'], ['btc', 'btc'], { rate: '0.0000109', min: '20', max: null })
         dir = tempDir()
@@ -68,11 +60,9 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
     })
 
     after(async function () {
-        clearInterval(ticker)
-        clearInterval(tronTicker)
         await pool?.end()
         await bridge?.stop()
-        await Promise.allSettled([w?.stop(), btc?.close(), sol?.close(), ss?.stop(), tron?.close()])
+        await Promise.allSettled([w?.stop(), networks?.stop(), ss?.stop()])
         if (dir) fs.rmSync(dir, { recursive: true, force: true })
     })
 

@@ -13,6 +13,9 @@ import { spawnManaged, Spawned, waitFor } from '../../common/processes'
 import { Anvil, DEV_MNEMONIC, startAnvil } from '../../devnet/anvil'
 import { addNativePool, BRIDGE_NETWORKS, fundVault, provisionBridgeChain, setIntervalMining } from '../../devnet/bridge-chains'
 import { deployNativeContracts, devnetChain, ZERO_FEES } from '../../devnet/deploy'
+import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
+import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
+import { startTronNode, TronNode } from '../../devnet/tron/server'
 import { BroadcastGate } from '../support/broadcast-gate'
 import { freePort } from '../support/ports'
 import { stopAfterRun } from '../support/workers'
@@ -248,6 +251,34 @@ export async function startBridge(env: Record<string, string>, options: { port?:
         throw err
     }
     return { url, wsUrl: `ws://127.0.0.1:${port}/ws`, process: proc, output: () => output, stop: () => proc.stop(5000) }
+}
+
+/** The BITCOIN (Esplora), SOLANA and TRON doubles as the bridge's tests run them, each making blocks on a timer as its network does. */
+export interface ExternalNetworks {
+    btc: EsploraServer
+    sol: SolanaNode
+    tron: TronNode
+    /** Stops the block timers and the doubles. */
+    stop(): Promise<void>
+}
+
+export async function startExternalNetworks(): Promise<ExternalNetworks> {
+    const [btc, sol, tron] = await Promise.all([
+        startEsploraServer('regtest'), startSolanaNode({ finalizedDepth: 8 }), startTronNode({ solidifyDepth: 3, startTime: Date.now() - 3_600_000 }),
+    ])
+    const tronTicker = setInterval(() => tron.ledger.mine(1), 1000)
+    const ticker = setInterval(() => {
+        btc.ledger.mine(1)
+        sol.ledger.advance(4)
+    }, 400)
+    return {
+        btc, sol, tron,
+        async stop() {
+            clearInterval(ticker)
+            clearInterval(tronTicker)
+            await Promise.allSettled([btc.close(), sol.close(), tron.close()])
+        },
+    }
 }
 
 export function tempDir(): string {
