@@ -82,6 +82,11 @@ describe('bridge: the ledger guard on BITCOIN, TRON and SOLANA vaults', function
             outside[chain] = await createAdapter(config.networks[chain]!, keys, createLogger('test'))
             expect(await outside[chain].deriveAddress({ kind: 'vault' })).to.equal(vaults[chain])
         }
+        // The funding is read at the networks' finality, as the bridge reads its vaults before taking a swap.
+        for (const chain of GUARDED) {
+            const payout = allAssets(config).find((a) => a.chain === chain && a.symbol === target[chain])!
+            await waitFor(`the ${chain} vault's funding to be final`, async () => (await outside[chain].balance(vaults[chain], payout)) > 0n, 60_000, 200)
+        }
     })
 
     after(async function () {
