@@ -1,6 +1,7 @@
 import { Counter, Gauge } from 'prom-client'
 import { durationHistogram, registry } from '../common/service/metrics'
-import { CHECK_TIMEOUT_MS, withTimeout } from '../common/service/ready-checks'
+import { CHECK_TIMEOUT_MS } from '../common/service/ready-checks'
+import { withTimeout } from '../common/with-timeout'
 import { Batch } from './batch'
 
 /** The indexer's metrics, beside Node's own on its health port's GET /metrics: docs/operations.md#indexer */

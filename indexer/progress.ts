@@ -1,5 +1,6 @@
 import { Logger } from '../common/logger'
-import { CHECK_TIMEOUT_MS, withTimeout } from '../common/service/ready-checks'
+import { CHECK_TIMEOUT_MS } from '../common/service/ready-checks'
+import { withTimeout } from '../common/with-timeout'
 
 /**
  * One log line every few seconds while the indexer backfills: blocks done of the node's head,

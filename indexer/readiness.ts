@@ -1,6 +1,7 @@
 import { RequestListener } from 'http'
 import { operationsListener } from '../common/service/operations-port'
-import { CHECK_TIMEOUT_MS, withTimeout } from '../common/service/ready-checks'
+import { CHECK_TIMEOUT_MS } from '../common/service/ready-checks'
+import { withTimeout } from '../common/with-timeout'
 
 /** Whether the indexer is following the chain, for `GET /ready`: docs/RELIABILITY.md#readiness (and /health, /metrics: docs/operations.md) */
 

@@ -2,6 +2,7 @@ import { Pool } from 'pg'
 import { setTimeout as sleep } from 'timers/promises'
 import { Logger } from '../../common/logger'
 import { SECOND_LOOK_MS } from '../../common/second-look'
+import { withTimeout } from '../../common/with-timeout'
 import { ChainAdapter } from '../chains/adapter'
 import { BridgeTransactions } from '../store/transactions'
 import { VaultHold, VaultHolds } from '../store/vault-holds'
@@ -99,16 +100,8 @@ export class LedgerGuard {
     }
 
     /** A node read bounded in time: a stalling node must not keep the vault's signing lock. */
-    private async read<T>(adapter: ChainAdapter, from: string, read: () => Promise<T>): Promise<T> {
-        let timer: NodeJS.Timeout | undefined
-        const timeout = new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`the ledger guard's read of the ${adapter.chain} vault ${from} took over ${this.readTimeoutMs} ms; the signature waits`)), this.readTimeoutMs)
-        })
-        try {
-            return await Promise.race([read(), timeout])
-        } finally {
-            clearTimeout(timer)
-        }
+    private read<T>(adapter: ChainAdapter, from: string, read: () => Promise<T>): Promise<T> {
+        return withTimeout(read(), this.readTimeoutMs, `the ledger guard's read of the ${adapter.chain} vault ${from} took over ${this.readTimeoutMs} ms; the signature waits`)
     }
 
     /** Opens the hold (unless another replica did first) and throws. */

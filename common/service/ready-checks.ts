@@ -1,4 +1,5 @@
 import { Pool } from 'pg'
+import { withTimeout } from '../with-timeout'
 
 /** What `GET /ready` asks of a process: named checks, each bounded in time: docs/operations.md#health-and-readiness */
 
@@ -61,18 +62,4 @@ export function databaseCheck(pool: Pool): ReadyCheck {
             throw new Error('database unreachable')
         })
     }
-}
-
-/** promise, or a rejection `timed out after <ms> ms` once ms have passed. */
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-    return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
-        promise.then((v) => {
-            clearTimeout(timer)
-            resolve(v)
-        }, (e) => {
-            clearTimeout(timer)
-            reject(e)
-        })
-    })
 }
