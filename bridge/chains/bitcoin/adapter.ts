@@ -17,6 +17,7 @@ import { BitcoinKeys } from './keys'
 import { BitcoinNetworkParams, bitcoinNetwork, networkOfGenesis } from './network'
 import { Coin, coinKey, MAX_INPUTS, planPayment, planSweep, SpendPlan } from './selection'
 import { decodeSpend, DecodedSpend, signSpend } from './transaction'
+import { BoundedMap } from '../../../common/bounded-map'
 
 /** The BITCOIN network (BTC, P2WPKH deposit addresses, an Esplora or Bitcoin Core backend) behind the engine's ChainAdapter interface: docs/bridge/networks.md#bitcoin */
 
@@ -78,7 +79,7 @@ export class BitcoinAdapter implements ChainAdapter {
      */
     private readonly reserved = new Map<string, string>()
     /** Raw transactions signed here, for inspect() when the engine asks by hash alone. */
-    private readonly raws = new Map<string, string>()
+    private readonly raws = new BoundedMap<string, string>(REMEMBERED_RAWS)
     private readonly watched = new Set<string>()
 
     constructor(readonly config: BitcoinConfig, keys: KeyManager, private readonly log?: Logger, backend?: BitcoinBackend) {
@@ -447,7 +448,6 @@ export class BitcoinAdapter implements ChainAdapter {
 
     private remember(txid: string, raw: string): void {
         this.raws.set(txid, raw)
-        if (this.raws.size > REMEMBERED_RAWS) this.raws.delete(this.raws.keys().next().value!)
     }
 
     private forget(txid: string): void {

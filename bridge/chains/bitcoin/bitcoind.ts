@@ -1,4 +1,5 @@
 import { BitcoinBackend, BlockInfo, FeeEstimates, NodeRejection, OutSpend, TxInfo, TxStatus, Utxo } from './backend'
+import { BoundedMap } from '../../../common/bounded-map'
 
 /** Bitcoin Core's JSON-RPC as a backend, the adapter's addresses in a watch-only descriptor wallet (Core indexes no addresses): docs/bridge/networks.md#bitcoin */
 
@@ -56,7 +57,7 @@ export class BitcoindBackend implements BitcoinBackend {
     private wallet: Promise<void> | undefined
     private id = 0
     /** Whether a transaction spends an output of an address (`txid address`). */
-    private readonly spenders = new Map<string, boolean>()
+    private readonly spenders = new BoundedMap<string, boolean>(REMEMBERED)
 
     constructor(private readonly config: { url: string; username?: string; password?: string; wallet: string }) {
         const url = new URL(config.url)
@@ -244,7 +245,6 @@ export class BitcoindBackend implements BitcoinBackend {
                 }
             }
             this.spenders.set(key, spends)
-            if (this.spenders.size > REMEMBERED) this.spenders.delete(this.spenders.keys().next().value!)
         }
         return spends
     }

@@ -12,6 +12,7 @@ import { isAccountAddress, normalizeAddress } from './address'
 import { Commitment, commitmentOf, SolanaConfig } from './config'
 import { SolanaKeys } from './keys'
 import { decodeStored, encodeStored, signSystemTransfer, transferMessage } from './transaction'
+import { BoundedMap } from '../../../common/bounded-map'
 
 /** The SOLANA network (SOL, an ed25519 deposit key per swap, any JSON-RPC node) behind the engine's ChainAdapter interface: docs/bridge/networks.md#solana */
 
@@ -36,9 +37,9 @@ export class SolanaAdapter implements ChainAdapter {
     readonly connection: Connection
     private readonly keys: SolanaKeys
     /** Whether a landed transaction was signed by an address (`signature address`): a fact that never changes, so read once. */
-    private readonly signers = new Map<string, boolean>()
+    private readonly signers = new BoundedMap<string, boolean>(REMEMBERED)
     /** lastValidBlockHeight of transfers signed here, for inspect() when the engine asks by hash alone. */
-    private readonly expiries = new Map<string, bigint>()
+    private readonly expiries = new BoundedMap<string, bigint>(REMEMBERED)
     private rentExempt: bigint | undefined
 
     constructor(readonly config: SolanaConfig, keys: KeyManager, private readonly log?: Logger) {
@@ -135,7 +136,6 @@ export class SolanaAdapter implements ChainAdapter {
             const message = tx.transaction.message
             signed = message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).some((k) => k.toBase58() === address)
             this.signers.set(key, signed)
-            if (this.signers.size > REMEMBERED) this.signers.delete(this.signers.keys().next().value!)
         }
         return signed
     }
@@ -288,6 +288,5 @@ export class SolanaAdapter implements ChainAdapter {
 
     private remember(signature: string, lastValidBlockHeight: bigint): void {
         this.expiries.set(signature, lastValidBlockHeight)
-        if (this.expiries.size > REMEMBERED) this.expiries.delete(this.expiries.keys().next().value!)
     }
 }

@@ -14,6 +14,7 @@ import { TronConfig } from './config'
 import { bandwidthBurn, bandwidthOf, pricesOf, TronPrices, trxTransferFee, usdtEnergy, usdtTransferFee } from './fees'
 import { TronKeys } from './keys'
 import { checkBuilt, decodeStored, encodeStored, TronTransaction } from './transaction'
+import { BoundedMap } from '../../../common/bounded-map'
 
 /** The TRON network (TRX and TRC-20 USDT) behind the engine's ChainAdapter interface: docs/bridge/networks.md#tron */
 
@@ -42,7 +43,7 @@ export class TronAdapter implements ChainAdapter {
     readonly tronWeb: TronWeb
     private readonly keys: TronKeys
     /** Expiration (ms) of transfers signed here, for inspect() when the engine asks by hash alone. */
-    private readonly expiries = new Map<string, bigint>()
+    private readonly expiries = new BoundedMap<string, bigint>(REMEMBERED)
 
     constructor(readonly config: TronConfig, keys: KeyManager, private readonly log?: Logger) {
         this.http = new TronHttp(config.apiUrl, config.apiKey)
@@ -398,7 +399,6 @@ export class TronAdapter implements ChainAdapter {
 
     private remember(txID: string, expiration: bigint): void {
         this.expiries.set(txID, expiration)
-        if (this.expiries.size > REMEMBERED) this.expiries.delete(this.expiries.keys().next().value!)
     }
 }
 
