@@ -7,6 +7,7 @@ import { addServerCleanup, Dispose, runApollo } from '@subsquid/openreader/lib/s
 import { loadModel, resolveGraphqlSchema } from '@subsquid/openreader/lib/tools'
 import { ResponseSizeLimit } from '@subsquid/openreader/lib/util/limit'
 import { extendSchema, GraphQLSchema, parse } from 'graphql'
+import type { IncomingMessage, ServerResponse } from 'http'
 import * as path from 'path'
 import { Pool } from 'pg'
 import { GraphqlLimits, GraphqlPlugin, politeErrors } from './graphql-errors'
@@ -35,7 +36,7 @@ export interface GraphqlServer {
  * that ended in errors, with the SQL. No subscriptions and no response cache: neither is used.
  */
 export async function startGraphqlServer(options: GraphqlServerOptions): Promise<GraphqlServer> {
-    productionErrorPages()
+    jsonErrorPages()
     const log = createLogger('sqd:graphql-server')
     const model = loadModel(resolveGraphqlSchema(options.projectDir))
     const pool = new Pool({ connectionString: options.databaseUrl, statement_timeout: options.statementTimeoutMs, max: options.poolSize })
@@ -74,22 +75,38 @@ export async function startGraphqlServer(options: GraphqlServerOptions): Promise
 }
 
 /**
- * Express (the copy openreader builds its app with) answers a body it refuses (413, invalid JSON)
- * with the error's stack, server paths included, unless its app's env is production. Its env comes
- * from NODE_ENV, which would also turn off Apollo's introspection (GraphiQL's schema, analysts'
- * tools) with no option of openreader's to turn it back on; so the app's env alone is set, as each
- * app is configured. Apollo's own answers carry no stack either way: politeErrors rebuilds them.
+ * Express (the copy openreader builds its app with) answers what it refuses before Apollo sees it
+ * (a body over the size limit, invalid JSON, an unknown path) with an HTML page, and with the
+ * error's stack, server paths included, unless its env is production. Its env comes from NODE_ENV,
+ * which would also turn off Apollo's introspection; so the top-level app's last handler is replaced
+ * instead: it answers those as GraphQL errors in JSON, like every other refusal, with no stack.
  */
-function productionErrorPages(): void {
+function jsonErrorPages(): void {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- openreader's own Express, not ours (another major version)
     const { application } = require(require.resolve('express', { paths: [path.dirname(require.resolve('@subsquid/openreader/lib/server'))] }))
-    if (application.productionErrorPages) return
-    const configure = application.defaultConfiguration
-    application.defaultConfiguration = function (this: { set(name: string, value: string): void }) {
-        configure.call(this)
-        this.set('env', 'production')
+    if (application.jsonErrorPages) return
+    const handle = application.handle
+    application.handle = function (this: unknown, req: IncomingMessage, res: ServerResponse, callback?: (err?: unknown) => void) {
+        // A mounted app passes its parent's next; only the top-level app ends with Express's own page.
+        return handle.call(this, req, res, callback ?? ((err?: unknown) => refusal(res, err)))
     }
-    application.productionErrorPages = true
+    application.jsonErrorPages = true
+}
+
+/** The answer to what Express refused, in GraphQL's error shape. */
+function refusal(res: ServerResponse, err: unknown): void {
+    const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string; limit?: number } | undefined
+    const status = e ? e.status ?? e.statusCode ?? 500 : 404
+    const [code, message] =
+        !e ? ['NOT_FOUND', 'not found: GraphQL answers at /graphql'] :
+            e.type === 'entity.too.large' ? ['REQUEST_TOO_LARGE', `the request body is over the limit of ${Math.round((e.limit ?? 0) / 1024)} KB: split the query`] :
+                e.type === 'entity.parse.failed' ? ['BAD_REQUEST', 'the request body is not valid JSON'] :
+                    status < 500 && e.expose ? ['BAD_REQUEST', e.message ?? 'bad request'] :
+                        ['INTERNAL_SERVER_ERROR', 'internal error (logged by the server)']
+    if (code === 'INTERNAL_SERVER_ERROR') createLogger('sqd:graphql-server').error({ err }, 'request refused before GraphQL read it')
+    if (res.headersSent) return void res.end()
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
+    res.end(JSON.stringify({ errors: [{ message, extensions: { code } }] }))
 }
 
 /** The indexed head and the last final block, as Subsquid's `squidStatus` query answers them (its Server's own SQL). */
