@@ -39,7 +39,7 @@ export const SharedSettingsSchema = z.object({
         .describe('port of the native devnet that `npm start` runs when `RPC_URL` is not set; the native RPC is then `http://127.0.0.1:{DEVNET_PORT}`'),
 
     WNATIVE_ADDRESS: address.optional()
-        .meta({ description: 'WNATIVE contract, one of our four contracts, set all four or none ([own chain](own-chain.md)); without them the indexer, the chain data API and GraphQL run fully, the wallet platform, the bridge\'s native side and the explorer\'s DeFi routes are off, and prices are unknown', unset: 'from `.data/deployment.json` when its chain id is `CHAIN_ID`, else none' }),
+        .meta({ description: 'WNATIVE contract, one of our four contracts, set all four or none ([own chain](own-chain.md)); without them the indexer, the chain data API and GraphQL run fully, the wallet platform\'s chain routes, the bridge and the explorer\'s DeFi routes are off, and prices are unknown', unset: 'from `.data/deployment.json` when its chain id is `CHAIN_ID`, else none' }),
     STABLE_ADDRESS: address.optional()
         .meta({ description: 'STABLE contract, the quote token of every DeFi price', unset: 'as `WNATIVE_ADDRESS`' }),
     AMM_FACTORY_ADDRESS: address.optional()
