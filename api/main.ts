@@ -1,3 +1,4 @@
+import { ourContracts } from '../common/config'
 import { loadSecrets } from '../common/secrets'
 import { openDatabase } from '../common/service/database'
 import { listen } from '../common/service/listen'
@@ -15,6 +16,8 @@ import { ApiContext } from './context'
 async function main(service: Service): Promise<void> {
     const { log, onStop } = service
     const env = parseApiEnv()
+    // A partial set of our contracts stops the start here, with the variables missing; none is a chain we did not deploy.
+    ourContracts(env)
     const { pool } = await openDatabase(env.DATABASE_URL, service)
     const ctx: ApiContext = { env, secrets: loadSecrets(env, ['jwtSecret'], log), pool, log }
 

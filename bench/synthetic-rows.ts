@@ -256,7 +256,7 @@ export async function loadSyntheticRows(
     const source = new DataSource(createOrmConfig({ projectDir: PROJECT_DIR }))
     await source.initialize()
     try {
-        const state = new ChainState({ wnative: addressOf('wnative'), stable: addressOf('stable'), factory: addressOf('factory') })
+        const state = new ChainState({ wnative: addressOf('wnative'), stable: addressOf('stable'), ourFactory: addressOf('factory'), factories: new Set([addressOf('factory')]) })
         const context: IndexerContext = { state, verifier: new ContractVerifier(), rpc: NO_NODE, tracing: 'none', log: createLogger('bench') }
         const chain = new ChainGenerator()
         const commit = async (batch: Batch) => {

@@ -1,6 +1,6 @@
 import { getAddress } from 'viem'
 import { z } from 'zod'
-import { address, boolFlag, nativeContracts, parseEnv, port, readBridgeChains, rpcUrl, SharedEnvSchema, url } from '../common/config'
+import { address, boolFlag, ourContracts, parseEnv, port, readBridgeChains, rpcUrl, SharedEnvSchema, url } from '../common/config'
 import { WsLimits } from '../common/service/ws-hub'
 import { BitcoinConfig, BitcoinSettingsSchema, parseBitcoinEnv } from './chains/bitcoin/config'
 import { Finality } from './chains/finality'
@@ -283,12 +283,9 @@ function percentToBps(percent: string): number {
 
 export function loadBridgeConfig(env: BridgeEnv): BridgeConfig {
     const local = readBridgeChains(env)
-    let native: ReturnType<typeof nativeContracts> | undefined
-    try {
-        native = nativeContracts(env)
-    } catch {
-        native = undefined // STABLE and the native pool are then not enabled; NATIVE still is.
-    }
+    // Without our contracts main.ts does not get here (the bridge is off: http/off.ts); a
+    // configuration built anyway (tests, docs) leaves STABLE and the native pool out.
+    const native = ourContracts(env)
     const rpc: Record<string, string | undefined> = {
         NATIVECHAIN: rpcUrl(env),
         BSC: env.BSC_RPC_URL ?? local.BSC?.rpcUrl,

@@ -1,3 +1,4 @@
+import { ContractsNotConfigured, ourContracts } from '../common/config'
 import { loadSecrets } from '../common/secrets'
 import { openDatabase } from '../common/service/database'
 import { listen } from '../common/service/listen'
@@ -11,6 +12,7 @@ import { Monitor } from './engine/monitor'
 import { networkCheck } from './engine/readiness'
 import { Worker } from './engine/worker'
 import { createApp } from './http/app'
+import { createOffApp } from './http/off'
 import { KeyManager } from './keys'
 import { observeBridgeDatabase, observeBridgeVaults, observeVaultHolds } from './metrics'
 import { simpleSwapFromEnv } from './providers/simpleswap/factory'
@@ -27,6 +29,13 @@ import { BridgeSocket } from './ws'
 async function main(service: Service): Promise<void> {
     const { log, onStop } = service
     const env = parseBridgeEnv()
+    if (!ourContracts(env)) {
+        const reason = new ContractsNotConfigured('the bridge').message
+        const server = await listen(createOffApp(env, reason, log), env.BRIDGE_PORT)
+        onStop(() => server.close())
+        log.warn({ port: server.port }, reason)
+        return
+    }
     const { pool, url: databaseUrl } = await openDatabase(env.DATABASE_URL, service)
     const secrets = loadSecrets(env, ['masterKey', 'bridgeAdminToken'], log)
     const config = loadBridgeConfig(env)

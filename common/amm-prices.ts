@@ -40,9 +40,10 @@ export function quoteValue(amount: bigint, decimals: number, price: bigint | nul
 }
 
 export class PriceRule {
+    /** Without STABLE (a chain without our contracts) every price is null: unknown, never guessed. */
     constructor(
-        private readonly stable: string,
-        private readonly wnative: string,
+        private readonly stable: string | null,
+        private readonly wnative: string | null,
         private readonly pairOf: (tokenA: string, tokenB: string) => PairReserves | undefined,
         /** Decimals of a token; unknown decimals count as 0. */
         private readonly decimalsOf: (token: string) => number
@@ -54,9 +55,10 @@ export class PriceRule {
      * whitelisted side holds at least MIN_PRICING_LIQUIDITY STABLE of value; else null.
      */
     derivedQuote(token: string): bigint | null {
+        if (this.stable === null) return null
         if (token === this.stable) return PRICE_ONE
         const direct = this.through(token, this.stable, PRICE_ONE)
-        if (token === this.wnative || direct !== null) return direct
+        if (token === this.wnative || direct !== null || this.wnative === null) return direct
         const wnativePrice = this.derivedQuote(this.wnative)
         return wnativePrice === null ? null : this.through(token, this.wnative, wnativePrice)
     }

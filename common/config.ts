@@ -39,13 +39,13 @@ export const SharedSettingsSchema = z.object({
         .describe('port of the native devnet that `npm start` runs when `RPC_URL` is not set; the native RPC is then `http://127.0.0.1:{DEVNET_PORT}`'),
 
     WNATIVE_ADDRESS: address.optional()
-        .meta({ description: 'WNATIVE contract; the four contract addresses are required together when `RPC_URL` is set', unset: 'from `.data/deployment.json`' }),
+        .meta({ description: 'WNATIVE contract, one of our four contracts, set all four or none ([own chain](own-chain.md)); without them the indexer, the chain data API and GraphQL run fully, the wallet platform\'s chain routes, the bridge and the explorer\'s DeFi routes are off, and prices are unknown', unset: 'from `.data/deployment.json` when its chain id is `CHAIN_ID`, else none' }),
     STABLE_ADDRESS: address.optional()
-        .meta({ description: 'STABLE contract', unset: 'from `.data/deployment.json`' }),
+        .meta({ description: 'STABLE contract, the quote token of every DeFi price', unset: 'as `WNATIVE_ADDRESS`' }),
     AMM_FACTORY_ADDRESS: address.optional()
-        .meta({ description: 'AMM factory contract', unset: 'from `.data/deployment.json`' }),
+        .meta({ description: 'our AMM factory; indexed beside `DEX_FACTORIES`', unset: 'as `WNATIVE_ADDRESS`' }),
     AMM_ROUTER_ADDRESS: address.optional()
-        .meta({ description: 'AMM router contract', unset: 'from `.data/deployment.json`' }),
+        .meta({ description: 'our AMM router', unset: 'as `WNATIVE_ADDRESS`' }),
 
     // Counting hops from the right keeps a client from choosing its own IP by sending the header itself.
     TRUST_PROXY: z.union([boolFlag, z.coerce.number().int().min(0).max(10)])
@@ -131,9 +131,29 @@ export function readDeployment(env: SharedEnv): Deployment | undefined {
     return JSON.parse(fs.readFileSync(file, 'utf8')) as Deployment
 }
 
-export function nativeContracts(env: SharedEnv): NativeContracts {
-    const fromEnv = [env.WNATIVE_ADDRESS, env.STABLE_ADDRESS, env.AMM_FACTORY_ADDRESS, env.AMM_ROUTER_ADDRESS]
-    if (fromEnv.every(Boolean)) {
+/** The variables of our four contracts, set all together or not at all. */
+export const OUR_CONTRACT_VARIABLES = ['WNATIVE_ADDRESS', 'STABLE_ADDRESS', 'AMM_FACTORY_ADDRESS', 'AMM_ROUTER_ADDRESS'] as const
+
+/** What an operator reads when a surface that needs our contracts is off (docs/own-chain.md). */
+export const CONTRACTS_HINT = 'set WNATIVE_ADDRESS, STABLE_ADDRESS, AMM_FACTORY_ADDRESS and AMM_ROUTER_ADDRESS (docs/own-chain.md)'
+
+/** Thrown where a surface needs our contracts and none are configured: the surface is off, not broken. */
+export class ContractsNotConfigured extends ConfigError {
+    constructor(surface: string) {
+        super(`${surface} is off: our contracts are not configured; ${CONTRACTS_HINT}`)
+    }
+}
+
+/**
+ * Our contracts (WNATIVE, STABLE, the AMM factory and router): all four from env; with none set,
+ * the devnet's deployment file when it was written for this CHAIN_ID (a file left by an earlier
+ * devnet must not name contracts on another chain); else undefined: a chain we did not deploy,
+ * which the indexer and the chain data API serve fully (docs/own-chain.md). A partial set is a
+ * mistake an operator must hear about at start, not a half-configured AMM.
+ */
+export function ourContracts(env: SharedEnv): NativeContracts | undefined {
+    const missing = OUR_CONTRACT_VARIABLES.filter((name) => !env[name])
+    if (missing.length === 0) {
         return {
             wnative: env.WNATIVE_ADDRESS as `0x${string}`,
             stable: env.STABLE_ADDRESS as `0x${string}`,
@@ -141,19 +161,20 @@ export function nativeContracts(env: SharedEnv): NativeContracts {
             router: env.AMM_ROUTER_ADDRESS as `0x${string}`,
         }
     }
-    if (fromEnv.some(Boolean)) {
+    if (missing.length < OUR_CONTRACT_VARIABLES.length) {
         throw new ConfigError(
-            'WNATIVE_ADDRESS, STABLE_ADDRESS, AMM_FACTORY_ADDRESS and AMM_ROUTER_ADDRESS must be set together'
+            `WNATIVE_ADDRESS, STABLE_ADDRESS, AMM_FACTORY_ADDRESS and AMM_ROUTER_ADDRESS must be set together or not at all (docs/own-chain.md); missing: ${missing.join(', ')}`
         )
     }
     const deployment = readDeployment(env)
-    if (!deployment) {
-        throw new ConfigError(
-            `No contract addresses: set WNATIVE_ADDRESS, STABLE_ADDRESS, AMM_FACTORY_ADDRESS and AMM_ROUTER_ADDRESS, ` +
-                `or run the devnet (npm start) so that ${deploymentFile(env)} exists`
-        )
-    }
-    return deployment.contracts
+    return deployment && deployment.chainId === env.CHAIN_ID ? deployment.contracts : undefined
+}
+
+/** Our contracts, for a surface that cannot work without them (named in the error that says it is off). */
+export function nativeContracts(env: SharedEnv, surface = 'this surface'): NativeContracts {
+    const contracts = ourContracts(env)
+    if (!contracts) throw new ContractsNotConfigured(surface)
+    return contracts
 }
 
 /** The RPC endpoint of the native chain; the devnet's when RPC_URL is not set. */

@@ -1,10 +1,14 @@
 import { z } from 'zod'
-import { IndexedRangeSchema, parseEnv, port, SharedEnvSchema } from '../common/config'
+import { IndexedRangeSchema, ourContracts, parseEnv, port, SharedEnv, SharedEnvSchema } from '../common/config'
 
 /** The indexer's variables (docs/configuration.md); the GraphQL server is part of this surface. */
 export const IndexerSettingsSchema = IndexedRangeSchema.extend({
     INDEXER_END_BLOCK: z.coerce.number().int().min(0).optional()
         .meta({ description: 'stop after this block (a bounded backfill, as the benchmark runs)', unset: 'follows the chain' }),
+    DEX_FACTORIES: z.string().regex(/^\s*0x[0-9a-fA-F]{40}\s*(,\s*0x[0-9a-fA-F]{40}\s*)*$/, 'must be 0x-prefixed 20-byte hex addresses, comma-separated')
+        .transform((list) => list.split(',').map((a) => a.trim().toLowerCase()))
+        .optional()
+        .meta({ description: 'factories of Uniswap-V2-compatible DEXes whose pairs (`PairCreated`) and their swaps, mints, burns and syncs the indexer keeps in the DeFi tables, beside our AMM factory (`AMM_FACTORY_ADDRESS`) when that is configured ([own chain](own-chain.md#dex-factories))', unset: 'our AMM factory alone, or none' }),
     INDEXER_TRACING: z.enum(['auto', 'trace_block', 'debug_traceBlockByHash', 'none']).default('auto')
         .describe('how call trees are read; `auto` asks the node at start (see [indexer.md](indexer.md))'),
     // 5,000 rather than the allowed 10,000: commits overlap fetching, and the last batch's commit,
@@ -37,6 +41,16 @@ export const IndexerSettingsSchema = IndexedRangeSchema.extend({
 export const IndexerEnvSchema = SharedEnvSchema.extend(IndexerSettingsSchema.shape)
 
 export type IndexerEnv = z.infer<typeof IndexerEnvSchema>
+
+/**
+ * The factories whose pairs the indexer keeps: DEX_FACTORIES and our AMM factory (when configured),
+ * once each, lowercase. Ours is always among them: the platform and the explorer's DeFi figures
+ * read its pairs, so leaving it out could only make them wrong.
+ */
+export function dexFactories(env: SharedEnv & Pick<IndexerEnv, 'DEX_FACTORIES'>): string[] {
+    const ours = ourContracts(env)?.factory.toLowerCase()
+    return [...new Set([...(ours ? [ours] : []), ...(env.DEX_FACTORIES ?? [])])]
+}
 
 export function parseIndexerEnv(env: NodeJS.ProcessEnv = process.env): IndexerEnv {
     return parseEnv(IndexerEnvSchema, env)

@@ -1,11 +1,11 @@
 import { Pool } from 'pg'
-import { nativeContracts, rpcUrl } from '../common/config'
+import { ourContracts, rpcUrl } from '../common/config'
 import { listen } from '../common/service/listen'
 import { observePool } from '../common/service/metrics'
 import { runService, Service } from '../common/service/run-service'
 import { HEAD_CHANNEL, HeadNotification } from '../db/channels'
 import { applyMigrations } from '../db/migrate'
-import { parseIndexerEnv } from './config'
+import { dexFactories, parseIndexerEnv } from './config'
 import { BatchingDatabase } from './database'
 import { indexBlocks, IndexerContext } from './handlers'
 import { runIngestion } from './ingest'
@@ -35,12 +35,16 @@ async function main({ log, onStop }: Service): Promise<void> {
     const applied = await applyMigrations(env.DATABASE_URL)
     if (applied.length) log.info({ applied }, 'migrations applied')
 
-    const contracts = nativeContracts(env)
+    // Our contracts are optional (docs/own-chain.md): without them pools are indexed unpriced.
+    const contracts = ourContracts(env)
+    const factories = dexFactories(env)
     const state = new ChainState({
-        wnative: contracts.wnative.toLowerCase(),
-        stable: contracts.stable.toLowerCase(),
-        factory: contracts.factory.toLowerCase(),
+        wnative: contracts?.wnative.toLowerCase() ?? null,
+        stable: contracts?.stable.toLowerCase() ?? null,
+        ourFactory: contracts?.factory.toLowerCase() ?? null,
+        factories: new Set(factories),
     })
+    if (!contracts) log.info('our contracts are not configured: prices and quote figures of the DeFi tables stay unknown (docs/own-chain.md)')
     const url = rpcUrl(env)
     const requestTimeoutMs = env.INDEXER_RPC_TIMEOUT * 1000
     const rpc = createRpcClient(url, log, requestTimeoutMs)
@@ -98,7 +102,7 @@ async function main({ log, onStop }: Service): Promise<void> {
     })
     onStop(() => lock.release())
     readiness.lock = 'holding'
-    log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing }, 'indexer starting')
+    log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing, dexFactories: factories }, 'indexer starting')
     const end = await runIngestion({
         rpcUrl: url,
         finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION,

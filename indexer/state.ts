@@ -1,5 +1,5 @@
 import { PRICE_DECIMALS, PriceRule } from '../common/amm-prices'
-import { PairReserves, QuoteValuation, tokensKey } from '../common/quote-value'
+import { PairReserves, PoolsByTokens, QuoteValuation } from '../common/quote-value'
 
 /**
  * What the indexer must remember between blocks: which contracts are known tokens (with their
@@ -13,10 +13,14 @@ export interface PairState extends PairReserves {
     reserveQuote: bigint
 }
 
+/** Lowercase addresses; null where our contracts are not configured (a chain we did not deploy: docs/own-chain.md). */
 export interface AmmAddresses {
-    wnative: string
-    stable: string
-    factory: string
+    wnative: string | null
+    stable: string | null
+    /** Our AMM factory, whose pairs are our AmmPair and so verified as such. */
+    ourFactory: string | null
+    /** Every factory whose pairs are indexed: DEX_FACTORIES and ours. */
+    factories: ReadonlySet<string>
 }
 
 export type Query = (sql: string, params?: unknown[]) => Promise<any[]>
@@ -43,15 +47,12 @@ export class ChainState implements AmmSnapshot {
     private readonly beaconOf = new Map<string, string>()
     /** The sum of every pair's reserveQuote (DexDayData.liquidityQuote). */
     totalReserveQuote = 0n
-    private readonly pairByTokens = new Map<string, string>()
+    private readonly pairsByTokens = new PoolsByTokens<PairState>()
     private readonly valuation: QuoteValuation
     readonly priceRule: PriceRule
 
     constructor(readonly amm: AmmAddresses) {
-        const pairOf = (a: string, b: string) => {
-            const address = this.pairByTokens.get(tokensKey(a, b))
-            return address === undefined ? undefined : this.pairs.get(address)
-        }
+        const pairOf = (token: string, base: string) => this.pairsByTokens.pairOf(token, base)
         this.valuation = new QuoteValuation(amm.stable, amm.wnative, pairOf)
         this.priceRule = new PriceRule(amm.stable, amm.wnative, pairOf, (token) => this.decimalsOf(token))
     }
@@ -60,7 +61,7 @@ export class ChainState implements AmmSnapshot {
         this.tokens.clear()
         this.decimals.clear()
         this.pairs.clear()
-        this.pairByTokens.clear()
+        this.pairsByTokens.clear()
         this.prices.clear()
         this.liquidity.clear()
         this.totalReserveQuote = 0n
@@ -88,7 +89,7 @@ export class ChainState implements AmmSnapshot {
 
     addPair(address: string, pair: PairState): void {
         this.pairs.set(address, pair)
-        this.pairByTokens.set(tokensKey(pair.token0, pair.token1), address)
+        this.pairsByTokens.add(address, pair)
     }
 
     /** Records the beacon a proxy follows now (null: none), dropping the one it followed before. */

@@ -1,6 +1,6 @@
 import * as fs from 'fs'
 import * as path from 'path'
-import { dataDir, rpcUrl } from '../common/config'
+import { CONTRACTS_HINT, dataDir, ourContracts, rpcUrl } from '../common/config'
 import { createLogger, Logger, setLogOutput, setLogService } from '../common/logger'
 import { spawnManaged, Spawned } from '../common/processes'
 import { loadSecrets } from '../common/secrets'
@@ -28,6 +28,9 @@ type Stoppable = { name: string; stop(): Promise<void> }
 
 async function main(): Promise<void> {
     const env = parseLauncherEnv()
+    // On a chain we did not deploy (RPC_URL without our contracts: docs/own-chain.md) the bridge is
+    // off, so the local networks it alone uses are not started. A partial set stops here, named.
+    const bridgeOff = env.RPC_URL !== undefined && ourContracts(env) === undefined
     // The data directory, and lib/ (npm start's build would delete the files this one runs from).
     for (const [dir, where] of [[dataDir(env), `on ${dataDir(env)}`], [LIB_DIR, `from ${LIB_DIR}`]]) {
         const claim = claimDir(dir)
@@ -78,18 +81,19 @@ async function main(): Promise<void> {
             seeding.done()
             started.push({ name: 'devnet', stop: devnet.stop })
         }
+        if (bridgeOff) log.warn(`our contracts are not configured: the bridge and the wallet platform's chain routes are off, the indexer and the chain data API run fully; ${CONTRACTS_HINT}`)
         // The bridge's BSC, ETHEREUM and POLYGON: local anvils for those without an RPC URL.
-        const bridgeChains = await startBridgeChains(env, log)
-        started.push({ name: 'bridge chains', stop: bridgeChains.stop })
+        const bridgeChains = bridgeOff ? { records: {} } : await startBridgeChains(env, log)
+        if ('stop' in bridgeChains) started.push({ name: 'bridge chains', stop: bridgeChains.stop })
         // BITCOIN and the swap provider, TRON and SOLANA: local unless their URLs are set.
-        const localNetworks = await startLocalNetworks(env, log, bridgeChains.records)
-        started.push({ name: 'local networks', stop: localNetworks.stop })
+        const localNetworks = bridgeOff ? undefined : await startLocalNetworks(env, log, bridgeChains.records)
+        if (localNetworks) started.push({ name: 'local networks', stop: localNetworks.stop })
         const childEnv: NodeJS.ProcessEnv = {
             ...process.env,
             DATABASE_URL: databaseUrl,
             RPC_URL: rpcUrl(env),
             DATA_DIR: dataDir(env),
-            ...localNetworks.childEnv,
+            ...localNetworks?.childEnv,
         }
         const urls: string[] = []
         for (const service of SERVICES) {
@@ -99,7 +103,7 @@ async function main(): Promise<void> {
             started.push(superviseService(service.name, [...(service.nodeOptions ?? []), entry], serviceEnv(service, childEnv, secrets), output, log, () => stopping))
             urls.push(...service.urls(env))
         }
-        if (fs.existsSync(path.join(LIB_DIR, 'bridge/main.js'))) {
+        if (localNetworks && fs.existsSync(path.join(LIB_DIR, 'bridge/main.js'))) {
             // The bridge derives its vaults from its own seed; once it answers, the local chains fund them.
             const vault = await bridgeVaults(`http://127.0.0.1:${env.BRIDGE_PORT}`).catch((err) => {
                 log.error({ err }, 'the bridge did not answer: its vaults on the local chains are not funded')
@@ -112,7 +116,7 @@ async function main(): Promise<void> {
                     .catch((err) => log.error({ err }, 'could not fund the bridge vaults and the provider on the local BITCOIN, TRON and SOLANA'))
             }
         }
-        printBanner(env, databaseUrl, urls, bridgeChains.records, localNetworks.banner, devnet?.limits)
+        printBanner(env, databaseUrl, urls, bridgeChains.records, localNetworks?.banner ?? [], devnet?.limits)
         if (SERVICES.some((s) => s.name === 'indexer' && fs.existsSync(path.join(LIB_DIR, s.entry)))) {
             void reportIndexing(`http://127.0.0.1:${env.INDEXER_HEALTH_PORT}`, log, () => stopping)
         }

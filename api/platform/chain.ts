@@ -61,11 +61,11 @@ export class ChainService {
         }
     }
 
-    /** Contract addresses; 503 when the deployment has none: a feature not configured, not the caller's error. */
+    /** Contract addresses; 503 when the deployment has none (a chain we did not deploy): a surface that is off, not the caller's error. */
     contracts(): NativeContracts {
         if (this.contractsCache) return this.contractsCache
         try {
-            const c = nativeContracts(this.env)
+            const c = nativeContracts(this.env, 'Every chain route of the wallet platform')
             this.contractsCache = {
                 wnative: getAddress(c.wnative),
                 stable: getAddress(c.stable),
@@ -74,7 +74,8 @@ export class ChainService {
             }
             return this.contractsCache
         } catch (err) {
-            if (err instanceof ConfigError) throw unavailable('The wallet platform has no chain contracts configured on this deployment')
+            // Our contract variables are public knowledge (docs/own-chain.md); saying which to set helps the operator and tells a stranger nothing.
+            if (err instanceof ConfigError) throw unavailable(err.message)
             throw err
         }
     }

@@ -1,3 +1,4 @@
+import { ourContracts } from '../../common/config'
 import { loadSecrets } from '../../common/secrets'
 import { openDatabase } from '../../common/service/database'
 import { listen } from '../../common/service/listen'
@@ -12,6 +13,8 @@ import { parsePlatformEnv } from './config'
 async function main(service: Service): Promise<void> {
     const { log, onStop } = service
     const env = parsePlatformEnv()
+    // A partial set of our contracts stops the start here; none leaves the chain routes off (chain.ts).
+    ourContracts(env)
     const { pool } = await openDatabase(env.DATABASE_URL, service)
     const { masterKey } = loadSecrets(env, ['masterKey'], log)
     const { app, stop } = createPlatformApp({ env, masterKey, pool, log })

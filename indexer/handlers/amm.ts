@@ -11,7 +11,7 @@ import { ContractVerifier } from '../verification'
 import { TokenSightings } from './tokens'
 
 /**
- * The AMM (docs/indexer.md#defi-entities): pairs from the factory's PairCreated; from each pair's
+ * The AMM (docs/indexer.md#defi-entities): pairs from the PairCreated of every indexed factory (ours and DEX_FACTORIES); from each pair's
  * Sync its reserves, prices and liquidity; every Swap (a hop) with its volume in the quote token
  * (see ChainState.swapVolume for the rule), grouped into trades; Mint and Burn with the LP tokens
  * the pair's own Transfers moved; all added to the pair's, tokens' and buckets' figures as the
@@ -28,7 +28,7 @@ export function indexAmmLog(
     const topic0 = log.topics[0]
     const height = block.header.height
     const timestamp = block.header.timestamp
-    if (topic0 === amm.events.PairCreated.topic && log.address === state.amm.factory) {
+    if (topic0 === amm.events.PairCreated.topic && state.amm.factories.has(log.address)) {
         const event = amm.events.PairCreated.decode(log)
         const pair = event.pair.toLowerCase()
         const token0 = event.token0.toLowerCase()
@@ -45,9 +45,10 @@ export function indexAmmLog(
         setDexDay(batch, state, timestamp)
         const created = batch.touchAddress(pair, height)
         created.isContract = true
-        created.creator = state.amm.factory
+        created.creator = log.address
         created.creationTransaction = log.transactionHash
-        verifier.verifyFactoryPair(batch, pair, new Date(timestamp))
+        // Only our factory's pairs are known to be our AmmPair; another DEX's pair has its own code.
+        if (log.address === state.amm.ourFactory) verifier.verifyFactoryPair(batch, pair, new Date(timestamp))
         return
     }
     const pairState = state.pairs.get(log.address)
@@ -62,7 +63,7 @@ export function indexAmmLog(
             const day = batch.amm.tokenDay(token, timestamp)
             const price = state.prices.get(token) ?? null
             day.totalLiquidity = state.liquidity.get(token) ?? 0n
-            day.liquidityQuote = quoteValue(day.totalLiquidity, state.decimalsOf(token), price, state.decimalsOf(state.amm.stable))
+            day.liquidityQuote = quoteValue(day.totalLiquidity, state.decimalsOf(token), price, state.amm.stable === null ? 0 : state.decimalsOf(state.amm.stable))
             addToCandle(day.candle, price)
         }
         setDexDay(batch, state, timestamp)

@@ -106,11 +106,11 @@ function indexSlice(
  * reads the new tokens (which reads them once more; pairs are few).
  */
 async function readPairTokenDecimals(ctx: IndexerContext, blocks: BlockData[]): Promise<void> {
-    const factory = ctx.state.amm.factory
+    const factories = ctx.state.amm.factories
     for (const block of blocks) {
         const unknown = new Set<string>()
         for (const log of block.logs) {
-            if (log.topics[0] !== amm.events.PairCreated.topic || log.address.toLowerCase() !== factory) continue
+            if (log.topics[0] !== amm.events.PairCreated.topic || !factories.has(log.address.toLowerCase())) continue
             const { token0, token1 } = amm.events.PairCreated.decode(log)
             for (const token of [token0.toLowerCase(), token1.toLowerCase()]) {
                 if (!ctx.state.decimals.has(token)) unknown.add(token)

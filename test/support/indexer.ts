@@ -15,7 +15,8 @@ export interface IndexerProcess {
 export function startIndexer(options: {
     databaseUrl: string
     rpcUrl: string
-    contracts: NativeContracts
+    /** Our contracts; none for a chain we did not deploy (docs/own-chain.md). */
+    contracts?: NativeContracts
     env?: Record<string, string>
 }): IndexerProcess {
     let output = ''
@@ -26,10 +27,12 @@ export function startIndexer(options: {
             LOG_LEVEL: 'warn',
             DATABASE_URL: options.databaseUrl,
             RPC_URL: options.rpcUrl,
-            WNATIVE_ADDRESS: options.contracts.wnative,
-            STABLE_ADDRESS: options.contracts.stable,
-            AMM_FACTORY_ADDRESS: options.contracts.factory,
-            AMM_ROUTER_ADDRESS: options.contracts.router,
+            ...(options.contracts ? {
+                WNATIVE_ADDRESS: options.contracts.wnative,
+                STABLE_ADDRESS: options.contracts.stable,
+                AMM_FACTORY_ADDRESS: options.contracts.factory,
+                AMM_ROUTER_ADDRESS: options.contracts.router,
+            } : {}),
             INDEXER_FINALITY_CONFIRMATION: '10',
             // Any free port: tests may run several indexers at once.
             INDEXER_HEALTH_PORT: '0',

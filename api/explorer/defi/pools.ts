@@ -2,7 +2,7 @@ import { RequestHandler } from 'express'
 import { formatUnits } from 'viem'
 import { z } from 'zod'
 import { Operation } from '../../../common/service/api-doc'
-import { QuoteValuation, tokensKey } from '../../../common/quote-value'
+import { PoolsByTokens, QuoteValuation } from '../../../common/quote-value'
 import { pairsWithRecentVolume, PairRow } from '../../chain/queries/defi'
 import { Db } from '../../chain/db'
 import { ExplorerServices } from '../services'
@@ -122,8 +122,9 @@ async function build(s: ExplorerServices, db: Db, since: Date) {
         volume24h: BigInt(row.volume_24h),
         volumeTotal: BigInt(row.volume_total),
     }))
-    const byTokens = new Map(pairs.map((p) => [tokensKey(p.token0, p.token1), p]))
-    const valuation = new QuoteValuation(quote.address, quote.wnative, (a, b) => byTokens.get(tokensKey(a, b)))
+    const byTokens = new PoolsByTokens<Pair>()
+    for (const p of pairs) byTokens.add(p.row.id, p)
+    const valuation = new QuoteValuation(quote.address, quote.wnative, (token, base) => byTokens.pairOf(token, base))
     pairs.sort((a, b) =>
         compareDesc(a.volume24h, b.volume24h) ||
         b.row.swaps_24h - a.row.swaps_24h ||

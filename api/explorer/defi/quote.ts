@@ -23,7 +23,7 @@ let warned = false
 export async function quoteToken(s: ExplorerServices, db: Db): Promise<QuoteToken> {
     let contracts
     try {
-        contracts = nativeContracts(s.ctx.env)
+        contracts = nativeContracts(s.ctx.env, 'The DeFi routes')
     } catch (err) {
         if (!(err instanceof ConfigError)) throw err
         // The detail (variable names, a file path of this host) goes to the log, once, not to the public.
