@@ -242,6 +242,25 @@ export const rebasingTokenAbi = [
     {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"transfer","outputs":[{"internalType":"bool","name":"","type":"bool"}],"stateMutability":"nonpayable","type":"function"},
 ] as const
 
+export const revertCallerAbi = [
+    {"inputs":[],"stateMutability":"nonpayable","type":"constructor"},
+    {"anonymous":false,"inputs":[{"indexed":false,"internalType":"bytes","name":"reason","type":"bytes"}],"name":"Caught","type":"event"},
+    {"inputs":[{"internalType":"uint256","name":"amount","type":"uint256"}],"name":"bubbleRefuse","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[],"name":"target","outputs":[{"internalType":"contract Reverter","name":"","type":"address"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"uint256","name":"amount","type":"uint256"}],"name":"tryRefuse","outputs":[],"stateMutability":"nonpayable","type":"function"},
+] as const
+
+export const reverterAbi = [
+    {"inputs":[{"internalType":"address","name":"who","type":"address"},{"internalType":"uint256","name":"amount","type":"uint256"},{"internalType":"string","name":"why","type":"string"}],"name":"Refused","type":"error"},
+    {"inputs":[{"internalType":"uint256","name":"x","type":"uint256"}],"name":"assertZero","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[],"name":"bare","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[],"name":"calls","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"uint256","name":"a","type":"uint256"},{"internalType":"uint256","name":"b","type":"uint256"}],"name":"divide","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[{"internalType":"uint256","name":"i","type":"uint256"}],"name":"item","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[{"internalType":"uint256","name":"amount","type":"uint256"}],"name":"refuse","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[{"internalType":"uint256","name":"amount","type":"uint256"}],"name":"requireMessage","outputs":[],"stateMutability":"nonpayable","type":"function"},
+] as const
+
 export const revertingNameTokenAbi = [
     {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"from","type":"address"},{"indexed":true,"internalType":"address","name":"to","type":"address"},{"indexed":false,"internalType":"uint256","name":"value","type":"uint256"}],"name":"Transfer","type":"event"},
     {"inputs":[{"internalType":"address","name":"","type":"address"}],"name":"balanceOf","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
@@ -335,6 +354,8 @@ export const abis = {
     ProxyLogicV1: proxyLogicV1Abi,
     ProxyLogicV2: proxyLogicV2Abi,
     RebasingToken: rebasingTokenAbi,
+    RevertCaller: revertCallerAbi,
+    Reverter: reverterAbi,
     RevertingNameToken: revertingNameTokenAbi,
     SafeLikeProxy: safeLikeProxyAbi,
     Stable: stableAbi,
@@ -364,6 +385,8 @@ const ARTIFACT_FILES: Record<ContractName, string> = {
     ProxyLogicV1: 'test/ProxyLogicV1.json',
     ProxyLogicV2: 'test/ProxyLogicV2.json',
     RebasingToken: 'test/RebasingToken.json',
+    RevertCaller: 'test/RevertCaller.json',
+    Reverter: 'test/Reverter.json',
     RevertingNameToken: 'test/RevertingNameToken.json',
     SafeLikeProxy: 'test/SafeLikeProxy.json',
     Stable: 'Stable.json',

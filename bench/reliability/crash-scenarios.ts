@@ -11,6 +11,7 @@ import { startEmbeddedPostgres } from '../../db/postgres'
 import { CHAIN_ID, mineEmptyBlocks } from '../../test/support/chain'
 import { freePort } from '../../test/support/ports'
 import { sleep, World } from './harness'
+import { sendVariety } from './variety'
 import { Check, consistent, inWorld, message, round, Scenario } from './scenarios'
 
 /**
@@ -216,7 +217,8 @@ const sigkill: Scenario = {
     id: 'sigkill',
     item: 3,
     title: 'SIGKILL between two commits of a backfill, inside a commit, and while following the head; started again each time, a reader polling throughout',
-    run: () => inWorld({ emptyBlocks: 3000 }, async (world) => {
+    // Prague, so that the variety of transactions includes an EIP-7702 authorization.
+    run: () => inWorld({ emptyBlocks: 3000, hardfork: 'prague' }, async (world) => {
         const client = new Client({ connectionString: world.databaseUrl })
         await client.connect()
         const reader = new CommitReader(client, world.chain.contracts.stable.toLowerCase())
@@ -224,6 +226,9 @@ const sigkill: Scenario = {
         await watcher.connect()
         const kills: Kill[] = []
         try {
+            // Proxies, typed transactions and failures in the backfill and while following the head,
+            // so that the consistency check after the kills covers their rows (sendVariety).
+            await sendVariety(world, 0)
             world.startIndexer()
             reader.start()
             const head = await world.head()
@@ -236,7 +241,7 @@ const sigkill: Scenario = {
 
             world.startIndexer()
             await world.waitForChainHead()
-            const activity = world.activity(6)
+            const activity = sendVariety(world, 1).then(() => world.activity(6))
             await world.waitForHeight((await world.indexedHeight()) + 3)
             kills.push(await kill(world, reader, 'following the head'))
             await activity
@@ -244,6 +249,10 @@ const sigkill: Scenario = {
             world.startIndexer()
             await world.activity(2)
             const consistency = await consistent(world, 'after the restarts: no gap, nothing lost, nothing applied twice')
+            const [held] = await world.query(`SELECT (SELECT count(*)::int FROM proxy_contract) AS proxies,
+                (SELECT count(DISTINCT type)::int FROM transaction WHERE type IN (1, 2, 3, 4)) AS types,
+                (SELECT count(*)::int FROM transaction WHERE revert_data IS NOT NULL) AS reverts,
+                (SELECT count(*)::int FROM internal_transaction WHERE index > 0 AND error IS NOT NULL) AS failed_frames`)
             await reader.stop()
             const reIndexed = kills.map((k) => k.max - k.checkpoint)
             return {
@@ -253,6 +262,12 @@ const sigkill: Scenario = {
                         pass: kills[1].inCommit === true,
                     },
                     consistency,
+                    {
+                        // Two rounds of sendVariety: what the consistency check compared includes their rows.
+                        name: 'the history compared holds the variety: proxies, types 1 to 4, revert data, failed inner calls',
+                        pass: held.proxies >= 2 && held.types === 4 && held.reverts >= 4 && held.failed_frames >= 4,
+                        detail: JSON.stringify(held),
+                    },
                     {
                         name: 'a reader during the kills sees only committed states, never below the last checkpoint',
                         pass: reader.violations.length === 0 && reader.snapshots > 0,

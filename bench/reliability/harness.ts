@@ -24,6 +24,8 @@ export interface WorldOptions {
     env?: Record<string, string>
     /** A database of the scenario's own (e.g. on a cluster it restarts) instead of one on the shared test cluster. */
     databaseUrl?: string
+    /** EVM rules of the chain (prague: EIP-7702 authorizations); the devnet's unless given. */
+    hardfork?: 'cancun' | 'prague'
 }
 
 export class World {
@@ -39,7 +41,7 @@ export class World {
     private constructor(readonly chain: TestChain, readonly proxy: RpcProxy, readonly databaseUrl: string, private readonly env: Record<string, string>) {}
 
     static async start(options: WorldOptions = {}): Promise<World> {
-        const chain = await startTestChain({ seedDays: 1 })
+        const chain = await startTestChain({ seedDays: 1, hardfork: options.hardfork })
         try {
             if (options.emptyBlocks) await mineEmptyBlocks(chain.client, options.emptyBlocks)
             const proxy = new RpcProxy(chain.url)

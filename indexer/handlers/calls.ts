@@ -3,17 +3,26 @@ import { Batch } from '../batch'
 import { hexBytes } from '../copy'
 import { BlockData } from '../processor'
 import { effectiveSuccess } from '../../common/coin-movements'
+import { TopFrame } from '../revert-data'
 import { Frame } from '../traces'
+
+/** What the call frames tell the transaction rows: which had a failing inner frame, and each one's top-level frame. */
+export interface CallOutcomes {
+    withErrors: Set<string>
+    topFrames: Map<string, TopFrame>
+}
 
 /**
  * Every call frame of the block's transactions as an internal_transaction row, and what the frames
  * say about addresses: each caller, callee and created contract is touched (so its balance is read
  * and its row exists), and a contract created by a contract gets its creator and creation
  * transaction like a top-level deployment. Block rewards are not rows here: they only move coin
- * (see coin-balances.ts). Returns the transactions in which a frame below the top-level call failed.
+ * (see coin-balances.ts). Returns the transactions in which a frame below the top-level call failed,
+ * and the error and output of every transaction's top-level frame (its revert data when it reverted).
  */
-export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[]): Set<string> {
+export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[]): CallOutcomes {
     const withErrors = new Set<string>()
+    const topFrames = new Map<string, TopFrame>()
     const height = block.header.height
     const timestamp = new Date(block.header.timestamp)
     const positionInTransaction = new Map<string, number>()
@@ -42,7 +51,11 @@ export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[])
             output: frame.output === null ? null : hexBytes(frame.output),
             error: frame.error,
         })
-        if (index === 0) return // the transaction itself: chain.ts already counted its parties
+        if (index === 0) {
+            // the transaction itself: chain.ts already counted its parties
+            topFrames.set(frame.transactionHash, { error: frame.error, output: frame.output })
+            return
+        }
         if (frame.error !== null) withErrors.add(frame.transactionHash)
         batch.touchAddress(frame.from, height)
         if (frame.to) batch.touchAddress(frame.to, height)
@@ -53,5 +66,5 @@ export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[])
             contract.creationTransaction ??= frame.transactionHash
         }
     })
-    return withErrors
+    return { withErrors, topFrames }
 }

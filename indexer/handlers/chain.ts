@@ -4,18 +4,24 @@ import { logId } from '../../db/row-ids'
 import { BlockData } from '../processor'
 import { ContractVerifier } from '../verification'
 import { blobFieldsOf, typedFieldsOf } from '../typed-fields'
+import { HexBytes } from '../copy'
+import { NO_REVERT, revertFromFrame } from '../revert-data'
+import { CallOutcomes } from './calls'
 
 /**
  * Blocks, transactions with their receipts, raw logs, and the per-address activity they imply.
  * Runs after the token and AMM handlers of the same block, whose per-transaction transfer counts
  * it records, and after the call frames, whose failures it records (undefined: no call trees).
+ * A failed transaction's revert comes from its top-level frame, or without call trees from the
+ * eth_call replays of `replays` (docs/indexer.md#revert-data).
  */
 export function indexChainBlock(
     batch: Batch,
     verifier: ContractVerifier,
     block: BlockData,
     transfersPerTx: Map<string, number>,
-    internalErrors: Set<string> | undefined
+    calls: CallOutcomes | undefined,
+    replays: Map<string, HexBytes | null> | undefined
 ): void {
     const header = block.header
     const height = header.height
@@ -57,6 +63,8 @@ export function indexChainBlock(
         const fee = tx.gasUsed * tx.effectiveGasPrice
         fees += fee
         const created = tx.contractAddress ?? null
+        const top = calls?.topFrames.get(tx.hash)
+        const revert = tx.status === 1 ? NO_REVERT : top ? revertFromFrame(top) : { error: null, revertData: replays?.get(tx.hash) ?? null }
         batch.transactions.push({
             id: tx.hash,
             blockNumber: height,
@@ -81,8 +89,9 @@ export function indexChainBlock(
             methodId: tx.input.length >= 10 ? tx.input.slice(0, 10) : null,
             logCount: logsPerTx.get(tx.hash) ?? 0,
             tokenTransferCount: transfersPerTx.get(tx.hash) ?? 0,
-            hasErrorInInternalTransactions: internalErrors ? internalErrors.has(tx.hash) : null,
+            hasErrorInInternalTransactions: calls ? calls.withErrors.has(tx.hash) : null,
             ...typed,
+            ...revert,
         })
         const sender = batch.touchAddress(tx.from, height)
         sender.transactions += 1

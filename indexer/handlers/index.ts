@@ -7,6 +7,8 @@ import { BlockData } from '../processor'
 import { readTokenMetadata } from '../rpc'
 import { ChainState } from '../state'
 import { fetchTraces, Frame, TracingMethod } from '../traces'
+import { HexBytes } from '../copy'
+import { replayFailedTransactions } from '../revert-data'
 import { ContractVerifier } from '../verification'
 import { checkAuthorizations } from '../authorities'
 import { indexAmmLog } from './amm'
@@ -32,7 +34,8 @@ const TRACE_SLICE = 100
 /**
  * Derives everything from a run of consecutive blocks into the batch, in chain order. The call
  * trees of the next slice are read from the node while this slice is derived: reading is the
- * node's work and waiting, deriving is this thread's, so the two overlap.
+ * node's work and waiting, deriving is this thread's, so the two overlap. Without call trees, the
+ * slice's failed transactions are replayed instead, for their revert data.
  */
 export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: BlockData[]): Promise<void> {
     const sightings: TokenSightings = new Map()
@@ -46,18 +49,20 @@ export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: Blo
             hash: b.header.hash,
             transactions: b.transactions.map((t) => ({ hash: t.hash, transactionIndex: t.transactionIndex })),
         })), ctx.log)
+        const replays = ctx.tracing === 'none' ? replayFailedTransactions(ctx.rpc, slice, ctx.log) : Promise.resolve(undefined)
         // Awaited below; observed here so a failure while the previous slice is derived is not unhandled.
         traces.catch(() => undefined)
-        return { slice, traces }
+        replays.catch(() => undefined)
+        return { slice, traces, replays }
     }
     await readPairTokenDecimals(ctx, blocks)
     await checkAuthorizations(ctx.rpc, blocks)
     let next = blocks.length > 0 ? traceSlice(0) : undefined
     for (let from = 0; next; from += TRACE_SLICE) {
-        const { slice, traces } = next
-        const frames = await traces
+        const { slice, traces, replays } = next
+        const [frames, replayed] = await Promise.all([traces, replays])
         next = from + TRACE_SLICE < blocks.length ? traceSlice(from + TRACE_SLICE) : undefined
-        indexSlice(ctx, batch, slice, frames, sightings, proxyCandidates)
+        indexSlice(ctx, batch, slice, frames, replayed, sightings, proxyCandidates)
     }
     await detectTokens(ctx, batch, sightings)
     if (proxyCandidates.size > 0) await detectProxies(ctx.rpc, ctx.state, batch, proxyCandidates, blocks[blocks.length - 1].header.height)
@@ -80,7 +85,8 @@ export class LogIndexOutOfRange extends Error {
 }
 
 function indexSlice(
-    ctx: IndexerContext, batch: Batch, blocks: BlockData[], traces: Map<number, Frame[]>, sightings: TokenSightings, proxyCandidates: Set<string>
+    ctx: IndexerContext, batch: Batch, blocks: BlockData[], traces: Map<number, Frame[]>, replays: Map<string, HexBytes | null> | undefined,
+    sightings: TokenSightings, proxyCandidates: Set<string>
 ): void {
     for (const block of blocks) {
         const outOfRange = block.logs.find((log) => !(log.logIndex >= 0 && log.logIndex <= MAX_LOG_INDEX))
@@ -93,8 +99,8 @@ function indexSlice(
             indexAmmLog(batch, ctx.state, ctx.verifier, block, log, sightings)
         }
         const frames = traces.get(block.header.height)
-        const internalErrors = frames ? indexCallFrames(batch, block, frames) : undefined
-        indexChainBlock(batch, ctx.verifier, block, transfersPerTx, internalErrors)
+        const calls = frames ? indexCallFrames(batch, block, frames) : undefined
+        indexChainBlock(batch, ctx.verifier, block, transfersPerTx, calls, replays)
         addCoinMovements(batch, block, frames)
         addProxyCandidates(proxyCandidates, ctx.state, block, frames)
     }

@@ -132,4 +132,16 @@ export class Transaction {
      */
     @JSONColumn_({nullable: true})
     authorizationList!: unknown | undefined | null
+
+    /**
+     * the top-level call's error as the node traced it (Reverted, execution reverted, out of gas, ...); null on success and without call trees
+     */
+    @StringColumn_({nullable: true})
+    error!: string | undefined | null
+
+    /**
+     * a reverted transaction's revert data (Error(string), Panic(uint256), a custom error, or empty), from its call tree or, without one, an eth_call replay: docs/indexer.md#revert-data; null otherwise
+     */
+    @BytesColumn_({nullable: true})
+    revertData!: Uint8Array | undefined | null
 }

@@ -190,16 +190,31 @@ const TYPE_NUMBER: Record<string, number> = { legacy: 0, eip2930: 1, eip1559: 2,
 async function expectTransactionTypesMatchNode(db: Client, chain: PublicClient, blocks: { number: bigint; blobGasUsed?: bigint; excessBlobGas?: bigint; transactions: unknown[] }[]): Promise<void> {
     const hashes = blocks.flatMap((b) => b.transactions as `0x${string}`[])
     const fromNode = await Promise.all(hashes.map((hash) => chain.getTransaction({ hash })))
-    const stored = new Map((await rows(db, 'SELECT id, type, access_list, max_fee_per_blob_gas::text, blob_versioned_hashes FROM transaction')).map((r) => [r.id, r]))
-    const mismatches = fromNode.flatMap((tx) => {
+    const receipts = await Promise.all(hashes.map((hash) => chain.getTransactionReceipt({ hash })))
+    const stored = new Map((await rows(db, `SELECT id, type, chain_id::text, access_list, max_fee_per_blob_gas::text, blob_versioned_hashes,
+        blob_gas_used::text, blob_gas_price::text, authorization_list FROM transaction`)).map((r) => [r.id, r]))
+    const mismatches = fromNode.flatMap((tx, i) => {
         const row = stored.get(tx.hash)
+        const blob = tx.type === 'eip4844'
         const expected = {
             type: TYPE_NUMBER[tx.type],
+            // EIP-155: a legacy transaction signed with v = 27/28 carries no chain id.
+            chain_id: tx.chainId === undefined ? null : String(tx.chainId),
             access_list: tx.type === 'legacy' ? null : (tx.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storageKeys: e.storageKeys.map((k) => k.toLowerCase()) })),
             max_fee_per_blob_gas: tx.maxFeePerBlobGas === undefined ? null : String(tx.maxFeePerBlobGas),
             blob_versioned_hashes: tx.blobVersionedHashes ?? null,
+            blob_gas_used: blob ? String(receipts[i].blobGasUsed) : null,
+            blob_gas_price: blob ? String(receipts[i].blobGasPrice) : null,
+            // The signed fields; the authority and status are derived (indexer/authorities.ts) and checked by the transaction-types test.
+            authorization_list: tx.authorizationList?.map((a) => ({
+                chainId: String(a.chainId), address: a.address.toLowerCase(), nonce: String(a.nonce), yParity: a.yParity, r: a.r.toLowerCase(), s: a.s.toLowerCase(),
+            })) ?? null,
         }
-        const actual = row && { type: row.type, access_list: row.access_list, max_fee_per_blob_gas: row.max_fee_per_blob_gas, blob_versioned_hashes: row.blob_versioned_hashes }
+        const actual = row && {
+            type: row.type, chain_id: row.chain_id, access_list: row.access_list, max_fee_per_blob_gas: row.max_fee_per_blob_gas,
+            blob_versioned_hashes: row.blob_versioned_hashes, blob_gas_used: row.blob_gas_used, blob_gas_price: row.blob_gas_price,
+            authorization_list: row.authorization_list?.map((a: any) => ({ chainId: a.chainId, address: a.address, nonce: a.nonce, yParity: a.yParity, r: a.r, s: a.s })) ?? null,
+        }
         return JSON.stringify(actual) === JSON.stringify(expected) ? [] : [{ hash: tx.hash, expected, actual }]
     })
     expect(mismatches, 'transaction types and their fields').to.deep.equal([])
@@ -303,6 +318,18 @@ export async function expectCallTreesMatchNode(db: Client, rpcUrl: string, txHas
     })
     expect(mismatches, 'call trees that differ from the node\'s trace').to.deep.equal([])
     expect([...byTx.keys()], 'call trees of transactions that are not on the chain').to.deep.equal([])
+
+    // A failed transaction's error and revert data are its top-level frame's (docs/indexer.md#revert-data).
+    const reverts = new Map((await rows(db, `SELECT id, error, '0x' || encode(revert_data, 'hex') AS revert_data FROM transaction`)).map((r) => [r.id, r]))
+    const wrongReverts = txHashes.flatMap((hash, i) => {
+        const top = traces[i].find((f: any) => f.traceAddress.length === 0)
+        const error = top?.error ?? null
+        const expected = { error, revert_data: error !== null && /revert/i.test(error) ? top.result?.output ?? '0x' : null }
+        const row = reverts.get(hash)
+        const actual = row && { error: row.error, revert_data: row.revert_data }
+        return JSON.stringify(actual) === JSON.stringify(expected) ? [] : [{ hash, expected, actual }]
+    })
+    expect(wrongReverts, 'errors and revert data of transactions').to.deep.equal([])
 }
 
 /**

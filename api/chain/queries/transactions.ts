@@ -35,6 +35,10 @@ export interface StoredTransactionRow {
     blob_gas_used: string | null
     blob_gas_price: string | null
     authorization_list: StoredAuthorization[] | null
+    /** the top-level frame's error as traced, null on success or without call trees */
+    error: string | null
+    /** a reverted transaction's revert data (docs/indexer.md#revert-data) */
+    revert_data: Buffer | null
 }
 
 /** A transaction with what rendering it needs besides its own columns. */
@@ -56,7 +60,7 @@ const TRANSACTION_COLUMNS = `t.id, t.block_number, t.block_hash, t.timestamp, t.
     t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee_per_gas, t.max_priority_fee_per_gas, t.gas_used,
     t.effective_gas_price, t.fee, t.status, t.input, t.method_id, t.token_transfer_count, t.has_error_in_internal_transactions,
     t.max_fee_per_blob_gas, t.blob_versioned_hashes, t.blob_gas_used, t.blob_gas_price, t.authorization_list,
-    b.base_fee_per_gas,
+    t.error, t.revert_data, b.base_fee_per_gas,
     (t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM token k WHERE k.id = t.created_contract)) AS creates_token,
     ${addressInfo('t."from"', 'from')}, ${addressInfo('t."to"', 'to')}, ${addressInfo('t.created_contract', 'created_contract')}`
 

@@ -1,5 +1,5 @@
 import {
-    AbiEvent, AbiFunction, AbiParameter, decodeEventLog, decodeFunctionData, Hex, toEventSelector, toFunctionSelector,
+    AbiEvent, AbiFunction, AbiParameter, decodeAbiParameters, decodeEventLog, decodeFunctionData, Hex, toEventSelector, toFunctionSelector,
 } from 'viem'
 import type { z } from 'zod'
 import { abis } from '../../../abi'
@@ -90,6 +90,44 @@ export function decodeLog(topics: (string | null)[], data: Hex): z.input<typeof 
             }
         } catch {
             // the next variant (e.g. ERC-721's Transfer, indexed differently) may fit
+        }
+    }
+    return null
+}
+
+/** An ABI's `error` item (viem does not export abitype's AbiError). */
+interface AbiError {
+    type: 'error'
+    name: string
+    inputs: readonly AbiParameter[]
+}
+
+/** The two errors Solidity itself raises, named as Blockscout's default error ABI names their inputs. */
+const STANDARD_ERRORS: AbiError[] = [
+    { type: 'error', name: 'Error', inputs: [{ name: 'reason', type: 'string' }] },
+    { type: 'error', name: 'Panic', inputs: [{ name: 'errorCode', type: 'uint256' }] },
+]
+
+/**
+ * Revert data decoded into Blockscout's DecodedInput shape: Error(string) and Panic(uint256)
+ * always, a custom error with the first of `abis` that declares it (the verified ABIs of the
+ * contracts that may have raised it, most likely first); null when none does.
+ */
+export function decodeRevertReason(data: Hex, abis: readonly (readonly unknown[])[] = []): z.input<typeof DecodedInput> | null {
+    if (data.length < 10) return null
+    const selector = data.slice(0, 10).toLowerCase()
+    const declared = abis.flatMap((abi) => abi.filter((item): item is AbiError => (item as { type?: string }).type === 'error'))
+    for (const error of [...STANDARD_ERRORS, ...declared]) {
+        if (toFunctionSelector(error as unknown as AbiFunction) !== selector) continue
+        try {
+            const values = decodeAbiParameters(error.inputs, `0x${data.slice(10)}`)
+            return {
+                method_id: selector.slice(2),
+                method_call: signature(error.name, error.inputs),
+                parameters: error.inputs.map((p, i) => ({ name: p.name ?? '', type: p.type, value: displayValue(values[i]) })),
+            }
+        } catch {
+            // data that does not fit this declaration; another ABI may declare the selector otherwise
         }
     }
     return null

@@ -2,7 +2,7 @@ import { Hex } from 'viem'
 import type { z } from 'zod'
 import { RenderAddress, rowAddresses, shownAddresses } from './address'
 import { shownTokenKey, shownTokenState } from '../queries/rendering-changes'
-import { decodeInput, knownFunction } from './decode'
+import { decodeInput, decodeRevertReason, knownFunction } from './decode'
 import { checksum, decimal, hex, isoTimestamp } from '../format'
 import type { StoredAuthorization } from '../../../common/evm/authorization'
 import { TransactionRow } from '../queries/transactions'
@@ -36,6 +36,8 @@ export function renderTransaction(
         overflow: boolean
         /** the verified ABI of the called proxy's implementation, which decodes the input before the ABIs known */
         implementationAbi?: readonly unknown[] | null
+        /** the verified ABIs of the contracts that may have raised a custom error, most likely first (queries/revert-reasons.ts) */
+        revertAbis?: readonly (readonly unknown[])[]
     },
 ): z.input<typeof Transaction> | z.input<typeof TransactionDetails> {
     const to = address(row.to)
@@ -55,9 +57,11 @@ export function renderTransaction(
     if (row.type === 3) types.push('blob_transaction')
     if (row.type === 4) types.push('set_code_transaction')
     const ok = row.status === 1
+    // Blockscout's result is the top-level frame's error as traced; without call trees, the text of a revert.
+    const result = ok ? 'success' : row.error ?? 'execution reverted'
     return {
         hash: row.id,
-        result: ok ? 'success' : 'execution reverted',
+        result,
         status: ok ? 'ok' : 'error',
         block_number: row.block_number,
         timestamp: isoTimestamp(row.timestamp),
@@ -79,8 +83,7 @@ export function renderTransaction(
         transaction_burnt_fee: baseFee === null ? null : String(baseFee * gasUsed),
         nonce: row.nonce,
         position: row.index,
-        // The revert data is not kept by the indexer; the status and result say that it reverted.
-        revert_reason: null,
+        revert_reason: revertReason(row, result, single?.revertAbis),
         raw_input: input,
         decoded_input: decoded,
         token_transfers: single ? single.tokenTransfers : null,
@@ -96,6 +99,17 @@ export function renderTransaction(
         fhe_operations_count: 0,
         ...blobFields(row),
     }
+}
+
+/**
+ * Blockscout's revert_reason: only when the result says the transaction reverted (not for out of
+ * gas) and the indexer holds its revert data. Lists send the data undecoded (`single` undefined),
+ * as Blockscout's do; the single view decodes Error, Panic and custom errors of `abis`.
+ */
+function revertReason(row: TransactionRow, result: string, abis: readonly (readonly unknown[])[] | undefined) {
+    if (row.revert_data === null || !/reverted/i.test(result)) return null
+    const data = hex(row.revert_data) as Hex
+    return (abis && decodeRevertReason(data, abis)) || { raw: data }
 }
 
 /**

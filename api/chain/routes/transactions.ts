@@ -6,6 +6,7 @@ import { carried, FETCH_SIZE, PAGE_SIZE, paginate, paginateTransfers } from '../
 import { parseQuery, q, transactionHashParam, TransactionPath } from '../params'
 import { transactionLogs } from '../queries/logs'
 import { proxyOf } from '../queries/proxies'
+import { revertAbis } from '../queries/revert-reasons'
 import { lastDayTransactions } from '../queries/stats'
 import { TOKEN_TYPES, transactionTransfers } from '../queries/token-transfers'
 import { TransactionKey, transactionKeysBefore, transactionsByIds } from '../queries/transactions'
@@ -101,16 +102,21 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         const hash = transactionHashParam(req.params.hash)
         const row = await transactionOr404(ctx.db, hash)
         const address = transactionAddresses([row])
-        // A call to a proxy is decoded with its implementation's verified ABI, as Blockscout does.
-        const [transfers, proxy] = await Promise.all([
+        // A call to a proxy is decoded with its implementation's verified ABI, as Blockscout does;
+        // a custom error with the verified ABIs of the contracts that may have raised it.
+        const revertData = row.revert_data
+        const [transfers, proxy, abis] = await Promise.all([
             transactionTransfers(ctx.db, row, { after: -1, types: null, limit: 11 }),
             row.to ? proxyOf(ctx.db, row.to) : undefined,
+            revertData !== null && revertData.length >= 4 ? revertAbis(ctx.db, { ...row, revert_data: revertData }) : undefined,
         ])
         const shown = transfers.slice(0, 10)
         const tokenTransfers = renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown)))
         // confirmations grow with every block, so the single view is never cached for long.
         res.set('Cache-Control', 'public, max-age=1')
-        res.json(renderTransaction(row, address, row.indexed_head, { tokenTransfers, overflow: transfers.length > 10, implementationAbi: proxy?.implementation_abi }))
+        res.json(renderTransaction(row, address, row.indexed_head, {
+            tokenTransfers, overflow: transfers.length > 10, implementationAbi: proxy?.implementation_abi, revertAbis: abis ?? [],
+        }))
     })
 
     router.get('/transactions/:hash/logs', chainOperation(TAG, {

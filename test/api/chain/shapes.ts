@@ -66,13 +66,19 @@ export type BlockSingle = z.infer<typeof BlockSingle>
 // ---------------------------------------------------------------------------------------------
 // Transaction: list variant and single variant
 
-export const TransactionListItem = Api.Transaction
+/** Revert data as sent undecoded: whole bytes of lowercase hex, `0x` for a revert without data. */
+const RawRevertReason = z.strictObject({ raw: HexBytes })
+export const TransactionListItem = Api.Transaction.extend({ revert_reason: RawRevertReason.nullable() })
 /**
  * Single view. The reference types token_transfers `TokenTransfer[]|null` and says the single
  * view holds the first 10; Blockscout preloads them for the single view, so an array is expected
- * whenever the transaction has transfers (checked in the tests); with none, [] or null.
+ * whenever the transaction has transfers (checked in the tests); with none, [] or null. A revert
+ * reason is decoded (Error, Panic, a custom error of a verified ABI) or else raw.
  */
-export const TransactionSingle = Api.TransactionDetails.extend({ token_transfers: z.array(TokenTransfer).max(10).nullable() })
+export const TransactionSingle = Api.TransactionDetails.extend({
+    token_transfers: z.array(TokenTransfer).max(10).nullable(),
+    revert_reason: z.union([DecodedInput, RawRevertReason]).nullable(),
+})
 export type TransactionListItem = z.infer<typeof TransactionListItem>
 export type TransactionSingle = z.infer<typeof TransactionSingle>
 
