@@ -4,7 +4,7 @@ import { registry } from '../../common/service/metrics'
 /** The NFT metadata fetcher's metrics, on the indexer's GET /metrics: docs/operations.md#indexer */
 
 const attempts = new Counter({
-    name: 'nft_metadata_attempts_total',
+    name: 'indexer_nft_metadata_attempts_total',
     help: 'Metadata attempts by outcome: `fetched` (document stored) or `failed` (recorded, retried with backoff)',
     labelNames: ['outcome'] as const,
     registers: [registry],
@@ -21,7 +21,7 @@ export const DUE_COUNT_CAP = 100_000
 /** Registers the gauges of one fetcher: instances in hand, and instances due in the database (up to DUE_COUNT_CAP). */
 export function observeFetcher(readings: { inHand(): number; due(): Promise<number> }): void {
     new Gauge({
-        name: 'nft_metadata_in_hand',
+        name: 'indexer_nft_metadata_in_hand',
         help: 'Instances the fetcher holds: waiting for a host slot or being fetched',
         registers: [registry],
         collect() {
@@ -29,7 +29,7 @@ export function observeFetcher(readings: { inHand(): number; due(): Promise<numb
         },
     })
     new Gauge({
-        name: 'nft_metadata_due',
+        name: 'indexer_nft_metadata_due',
         help: `Instances whose next attempt is due, counted up to ${DUE_COUNT_CAP} (NaN while the database does not answer)`,
         registers: [registry],
         async collect() {
