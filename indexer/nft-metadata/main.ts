@@ -31,8 +31,10 @@ export function startNftMetadataFetcher(env: IndexerEnv, rpcUrl: string, log: Lo
     fetcher.start()
     log.info({ concurrency: env.NFT_METADATA_CONCURRENCY, perHost: env.NFT_METADATA_PER_HOST, ipfsGateway: env.NFT_METADATA_IPFS_GATEWAY }, 'NFT metadata fetcher started')
     return async () => {
-        await fetcher.stop()
+        const stopped = fetcher.stop()
+        // A pass waiting on the node ends now rather than after its retries: the lock is released after this.
         rpc.close()
+        await stopped
         await pool.end()
     }
 }

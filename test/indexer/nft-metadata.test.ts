@@ -219,7 +219,7 @@ describe('NFT metadata fetcher: bounded, recorded, retried', function () {
         expect(await row(1155)).to.deep.include({ status: 'fetched', token_uri: `${origin.url}/erc1155/${hexId}.json`, metadata: { name: 'multi 1155', image_url: 'https://img.example/m.png' }, image_url: 'https://img.example/m.png' })
     })
 
-    it("asks an ERC-721 whose tokenURI reverts for uri(id); records an instance answering neither as failed", async function () {
+    it('asks an ERC-721 whose tokenURI reverts for uri(id); records an instance answering neither as failed', async function () {
         expect(await row(99)).to.deep.include({ status: 'fetched', metadata: { name: 'multi 99', image_url: 'https://img.example/m.png' } })
         const { rows: [missing] } = await pool.query('SELECT status, error, attempts FROM nft_metadata WHERE token = $1', [NO_CODE])
         expect(missing).to.deep.equal({ status: 'failed', error: 'chain: neither tokenURI(id) nor uri(id) answered a string', attempts: 1 })
@@ -332,5 +332,15 @@ describe('NFT metadata fetcher in the indexer process: never blocks indexing', f
         expect(await statuses(), 'the held instance is not recorded yet').to.deep.equal(['pending', 'fetched', 'fetched', 'fetched', 'fetched', 'fetched', 'fetched'])
         expect(stalling.seen.open, 'the fetch is still held').to.equal(1)
         expect(indexer.process.child.exitCode, indexer.output()).to.equal(null)
+    })
+
+    it('stops cleanly at SIGTERM though a fetch is held, leaving the instance due', async function () {
+        await indexer.stop()
+        // 0: every closer ran within the grace period (SIGKILL or the stop timeout would give another answer).
+        expect(await indexer.process.exited, indexer.output()).to.equal(0)
+        // The server sees the socket close once the process is gone.
+        await waitFor('the held fetch to be ended', async () => stalling.seen.open === 0, 10_000, 50)
+        const { rows } = await pool.query("SELECT status, attempts, next_attempt_at <= now() AS due FROM nft_metadata WHERE status = 'pending'")
+        expect(rows).to.deep.equal([{ status: 'pending', attempts: 0, due: true }])
     })
 })
