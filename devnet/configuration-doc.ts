@@ -11,6 +11,7 @@ import { TronSettingsSchema } from '../bridge/chains/tron/config'
 import { BridgeSettingsSchema, BridgeWebhookSettingsSchema } from '../bridge/config'
 import { SecretsSchema, SharedSettingsSchema } from '../common/config'
 import { IndexerSettingsSchema } from '../indexer/config'
+import { NftMetadataSettingsSchema } from '../indexer/nft-metadata/config'
 import { LauncherEnvSchema, LauncherSettingsSchema } from '../launcher/config'
 import { DevnetSettingsSchema } from './config'
 
@@ -29,6 +30,7 @@ const TABLES: Record<string, z.ZodObject[]> = {
     shared: [SharedSettingsSchema],
     devnet: [LauncherSettingsSchema, DevnetSettingsSchema],
     indexer: [IndexerSettingsSchema],
+    'nft-metadata': [NftMetadataSettingsSchema],
     'chain-api': [ChainApiSettingsSchema, VerificationSettingsSchema],
     explorer: [ExplorerSettingsSchema],
     platform: [PlatformSettingsSchema],

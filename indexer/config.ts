@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { IndexedRangeSchema, ourContracts, parseEnv, port, SharedEnv, SharedEnvSchema } from '../common/config'
+import { NftMetadataSettingsSchema } from './nft-metadata/config'
 
 /** The indexer's variables (docs/configuration.md); the GraphQL server is part of this surface. */
 export const IndexerSettingsSchema = IndexedRangeSchema.extend({
@@ -38,7 +39,7 @@ export const IndexerSettingsSchema = IndexedRangeSchema.extend({
         .describe('seconds before a request to the node is abandoned and retried (a stalled node must not hold the indexer up)'),
 })
 
-export const IndexerEnvSchema = SharedEnvSchema.extend(IndexerSettingsSchema.shape)
+export const IndexerEnvSchema = SharedEnvSchema.extend(IndexerSettingsSchema.shape).extend(NftMetadataSettingsSchema.shape)
 
 export type IndexerEnv = z.infer<typeof IndexerEnvSchema>
 

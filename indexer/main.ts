@@ -12,6 +12,7 @@ import { runIngestion } from './ingest'
 import { batchCommitted, observeHeights } from './metrics'
 import { Readiness } from './readiness'
 import { IndexerLock } from './singleton'
+import { startNftMetadataFetcher } from './nft-metadata/main'
 import { createRpcClient } from './rpc'
 import { BackfillProgress } from './progress'
 import { ChainState } from './state'
@@ -102,6 +103,8 @@ async function main({ log, onStop }: Service): Promise<void> {
     })
     onStop(() => lock.release())
     readiness.lock = 'holding'
+    // Started once this process holds the lock: one fetcher per database, like one writer.
+    if (env.NFT_METADATA_ENABLED) onStop(startNftMetadataFetcher(env, url, log))
     log.info({ rpc: url, finalityConfirmation: env.INDEXER_FINALITY_CONFIRMATION, tracing, dexFactories: factories }, 'indexer starting')
     const end = await runIngestion({
         rpcUrl: url,

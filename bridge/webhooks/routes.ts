@@ -9,7 +9,7 @@ import { deliveryHistory } from './history'
 import { Webhooks } from './service'
 import * as answers from './schemas'
 import { Subscription } from './store'
-import { parseTargetUrl, resolveTarget, TargetRefused } from './url-safety'
+import { parseTargetUrl, resolveTarget, TargetRefused } from '../../common/url-safety'
 
 /**
  * Webhook management under /api/webhook. GET /event-types is public; every other route

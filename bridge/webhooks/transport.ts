@@ -1,9 +1,8 @@
 import * as http from 'http'
 import * as https from 'https'
-import { isIP } from 'net'
 import { performance } from 'perf_hooks'
 import { DELIVERY_TIMEOUT_MS, parseRetryAfter } from './policy'
-import { hostOf, parseTargetUrl, resolveTarget, Resolver, TargetRefused } from './url-safety'
+import { connectOptions, networkError, parseTargetUrl, resolveTarget, Resolver, TargetRefused } from '../../common/url-safety'
 
 /**
  * One HTTP attempt of a delivery. Success is a 2xx status within the timeout (10 s, counted from
@@ -32,16 +31,6 @@ export interface Target {
 }
 
 const MAX_RESPONSE_BYTES = 64 * 1024
-
-const TLS_CODES = /^(ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_SSL_|EPROTO)/
-
-function networkError(err: NodeJS.ErrnoException): string {
-    const code = err.code ?? ''
-    if (TLS_CODES.test(code)) return `tls: ${code}`
-    if (['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ETIMEDOUT', 'EADDRNOTAVAIL'].includes(code)) return `connect: ${code}`
-    if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) return `protocol: invalid HTTP response (${code})`
-    return `network: ${code || err.message}`
-}
 
 export class Transport {
     private readonly httpAgent: http.Agent
@@ -78,7 +67,6 @@ export class Transport {
         if (remaining <= 0) return failed(`timeout: no response within ${timeoutMs / 1000} s`)
 
         const secure = url.protocol === 'https:'
-        const host = hostOf(url)
         const headers = { ...headersAt(startedAt), Host: url.host, 'Content-Length': String(body.length) }
         return new Promise<AttemptOutcome>((resolve) => {
             let settled = false
@@ -99,14 +87,10 @@ export class Transport {
                 resolve(result)
             }
             const request = (secure ? https : http).request({
-                host: address.address,
-                family: address.family,
-                port: url.port ? Number(url.port) : secure ? 443 : 80,
-                path: `${url.pathname}${url.search}`,
+                ...connectOptions(url, address),
                 method: target.method,
                 headers,
                 agent: secure ? this.httpsAgent : this.httpAgent,
-                ...(secure && !isIP(host) ? { servername: host } : {}),
             })
             const timer = setTimeout(() => {
                 // A status that arrived in time counts even if the body is still streaming.

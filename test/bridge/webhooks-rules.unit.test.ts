@@ -9,7 +9,7 @@ import {
 } from '../../bridge/webhooks/policy'
 import { swapEventBody } from '../../bridge/webhooks/payload'
 import { bridgeSignature, deliveryHeaders, generateSecret } from '../../bridge/webhooks/signing'
-import { nonPublicRange, parseTargetUrl, resolveTarget, TargetRefused } from '../../bridge/webhooks/url-safety'
+import { nonPublicRange, parseTargetUrl, resolveTarget, TargetRefused } from '../../common/url-safety'
 import { bridgeSignatureValid } from './webhook-receiver'
 
 /** The webhook rules on their own: schedule, auto-disable, catalogue, URL safety, signing, sealing, the HTTP attempt is in webhooks-units.test.ts (a real receiver). */

@@ -1,7 +1,12 @@
 import { promises as dns } from 'dns'
+import type { RequestOptions } from 'https'
 import { isIP } from 'net'
 
-/** Where a webhook may go: public addresses only, checked before every attempt and connected to as checked: docs/bridge/webhooks.md#url-safety */
+/**
+ * Where an outgoing request to a URL someone else chose may go: public addresses only, checked
+ * before every attempt and connected to as checked. One rule for the bridge's webhooks
+ * (docs/bridge/webhooks.md#url-safety) and the indexer's NFT metadata fetcher (docs/nft-metadata.md).
+ */
 
 export type RefusalKind = 'invalid_url' | 'blocked_address' | 'dns'
 
@@ -188,4 +193,31 @@ export async function resolveTarget(url: URL, options: { allowPrivate: boolean; 
         }
     }
     return addresses[0]
+}
+
+/**
+ * Request options that connect to the checked address itself, never resolving the name again: the
+ * URL's name travels only in Host and, for https, in SNI and the certificate check.
+ */
+export function connectOptions(url: URL, address: ResolvedAddress): RequestOptions {
+    const secure = url.protocol === 'https:'
+    const host = hostOf(url)
+    return {
+        host: address.address,
+        family: address.family,
+        port: url.port ? Number(url.port) : secure ? 443 : 80,
+        path: `${url.pathname}${url.search}`,
+        ...(secure && !isIP(host) ? { servername: host } : {}),
+    }
+}
+
+const TLS_CODES = /^(ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_SSL_|EPROTO)/
+
+/** The class of a failed connection, as recorded for an attempt: `tls: …`, `connect: …`, `protocol: …` or `network: …`. */
+export function networkError(err: NodeJS.ErrnoException): string {
+    const code = err.code ?? ''
+    if (TLS_CODES.test(code)) return `tls: ${code}`
+    if (['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ETIMEDOUT', 'EADDRNOTAVAIL'].includes(code)) return `connect: ${code}`
+    if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) return `protocol: invalid HTTP response (${code})`
+    return `network: ${code || err.message}`
 }
