@@ -1,6 +1,7 @@
 import { promises as dns } from 'dns'
 import type { RequestOptions } from 'https'
 import { isIP } from 'net'
+import { withTimeout } from './with-timeout'
 
 /**
  * Where an outgoing request to a URL someone else chose may go: public addresses only, checked
@@ -167,19 +168,11 @@ export async function resolveTarget(url: URL, options: { allowPrivate: boolean; 
         addresses = [{ address: host, family: literal === 6 ? 6 : 4 }]
     } else {
         const resolver = options.resolver ?? systemResolver
-        let timer: NodeJS.Timeout | undefined
         try {
-            addresses = await Promise.race([
-                resolver(host),
-                new Promise<never>((_, reject) => {
-                    timer = setTimeout(() => reject(new Error('timed out')), options.timeoutMs ?? 5_000)
-                }),
-            ])
+            addresses = await withTimeout(resolver(host), options.timeoutMs ?? 5_000, 'timed out')
         } catch (err) {
             const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message
             throw new TargetRefused('dns', `${host} does not resolve (${code})`)
-        } finally {
-            clearTimeout(timer)
         }
         if (addresses.length === 0) throw new TargetRefused('dns', `${host} does not resolve`)
     }
