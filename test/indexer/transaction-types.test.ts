@@ -1,13 +1,11 @@
 import { expect } from 'chai'
-import * as fs from 'fs'
-import * as path from 'path'
-import { KZG } from 'micro-eth-signer/kzg'
 import { Client } from 'pg'
 import {
-    bytesToHex, defineKzg, Hex, hexToBytes, keccak256, parseTransaction, stringToHex, toBlobs, TransactionSerializable, zeroAddress,
+    Hex, keccak256, parseTransaction, stringToHex, toBlobs, TransactionSerializable, zeroAddress,
 } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { DEV_MNEMONIC } from '../../devnet/anvil'
+import { kzg } from '../../devnet/kzg'
 import { BlockSingle, TransactionListItem, TransactionSingle, page } from '../api/chain/shapes'
 import { startApi, ApiProcess } from '../support/api'
 import { CHAIN_ID, headHash, startTestChain, TestChain } from '../support/chain'
@@ -15,18 +13,6 @@ import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/in
 import { expectDatabaseMatchesChain } from '../support/consistency'
 import { createTestDatabase } from '../support/postgres'
 import { AddressDetails } from '../../api/chain/schemas'
-
-// KZG for the blob transaction, from what is installed: micro-eth-signer (with hardhat) and the
-// trusted setup viem ships. Pure JS: a blob's commitment and proof take a few seconds.
-function kzg() {
-    // viem/node's mainnetTrustedSetupPath points beside its CommonJS build, where the file is not.
-    const setup = JSON.parse(fs.readFileSync(path.join(path.dirname(require.resolve('viem')), '..', 'trusted-setups', 'mainnet.json'), 'utf8'))
-    const k = new KZG(setup)
-    return defineKzg({
-        blobToKzgCommitment: (blob) => hexToBytes(k.blobToKzgCommitment(bytesToHex(blob)) as Hex),
-        computeBlobKzgProof: (blob, commitment) => hexToBytes(k.computeBlobProof(bytesToHex(blob), bytesToHex(commitment)) as Hex),
-    })
-}
 
 describe('indexer and chain API: every transaction type (legacy with and without EIP-155, 2930, 1559, 4844, 7702)', function () {
     this.timeout(600_000)
