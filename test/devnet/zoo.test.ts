@@ -8,7 +8,7 @@ import { Loopback } from '../../devnet/loopback'
 import { startMetadataServer } from '../../devnet/metadata-server'
 import { seedZoo, Zoo } from '../../devnet/zoo'
 import * as S from '../api/chain/shapes'
-import { ApiProcess, startApi } from '../support/api'
+import { ApiProcess, getShaped, startApi } from '../support/api'
 import { CHAIN_ID, headHash, startTestChain, TestChain } from '../support/chain'
 import { expectDatabaseMatchesChain } from '../support/consistency'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
@@ -30,14 +30,7 @@ describe('devnet zoo: seeded, indexed and shown by the chain API', function () {
     let indexer: IndexerProcess
     let api: ApiProcess
 
-    async function get<T extends z.ZodTypeAny>(path: string, schema: T): Promise<z.infer<T>> {
-        const res = await fetch(`${api.explorerUrl}/api/v2${path}`)
-        const body = await res.json()
-        expect(res.status, `${path}: ${JSON.stringify(body)}`).to.equal(200)
-        const parsed = schema.safeParse(body)
-        if (!parsed.success) expect.fail(`${path}: ${parsed.error.message}`)
-        return parsed.data
-    }
+    const get = <T extends z.ZodTypeAny>(path: string, schema: T) => getShaped(api, path, schema)
     const transaction = (hash: Hash) => get(`/transactions/${hash}`, S.TransactionSingle)
     const address = (hash: Address) => get(`/addresses/${hash}`, S.Address)
 
