@@ -21,6 +21,8 @@ import { createTestDatabase } from '../support/postgres'
  * the odd tokens, the failures, the self-destructs and every transaction type; plus the metadata
  * server the zoo's NFTs point at.
  */
+const E18 = 10n ** 18n
+
 describe('devnet zoo: seeded, indexed and shown by the chain API', function () {
     this.timeout(300_000)
     let chain: TestChain
@@ -111,6 +113,12 @@ describe('devnet zoo: seeded, indexed and shown by the chain API', function () {
         const kept = await address(later.address)
         expect(kept).to.include({ is_contract: true, coin_balance: '0', creation_status: 'success' })
         expect(await transaction(later.transaction)).to.include({ status: 'ok', method: 'destroy' })
+        // Each sent its 1 coin back to the zoo's account by a selfdestruct frame.
+        for (const hash of [atCreation.transaction, later.transaction]) {
+            const { items } = await get(`/transactions/${hash}/internal-transactions`, S.page(S.InternalTransaction))
+            const frames = items.filter((i) => i.type === 'selfdestruct').map((i) => [i.from.hash, i.to?.hash, i.value])
+            expect(frames, `selfdestruct of ${hash}`).to.deep.equal([[hash === later.transaction ? later.address : atCreation.address, zoo.account, E18.toString()]])
+        }
     })
 
     it('serves each transaction type with its fields: legacy without a chain id, an access list, a blob, a 7702 delegation', async () => {
