@@ -204,6 +204,16 @@ export const metadataTestNftAbi = [
     {"inputs":[{"internalType":"uint256","name":"","type":"uint256"}],"name":"uri","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"view","type":"function"},
 ] as const
 
+export const noDecimalsTokenAbi = [
+    {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"from","type":"address"},{"indexed":true,"internalType":"address","name":"to","type":"address"},{"indexed":false,"internalType":"uint256","name":"value","type":"uint256"}],"name":"Transfer","type":"event"},
+    {"inputs":[{"internalType":"address","name":"","type":"address"}],"name":"balanceOf","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"mint","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[],"name":"name","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"symbol","outputs":[{"internalType":"string","name":"","type":"string"}],"stateMutability":"view","type":"function"},
+    {"inputs":[],"name":"totalSupply","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"value","type":"uint256"}],"name":"transfer","outputs":[{"internalType":"bool","name":"","type":"bool"}],"stateMutability":"nonpayable","type":"function"},
+] as const
+
 export const noMetadataTokenAbi = [
     {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"from","type":"address"},{"indexed":true,"internalType":"address","name":"to","type":"address"},{"indexed":false,"internalType":"uint256","name":"value","type":"uint256"}],"name":"Transfer","type":"event"},
     {"inputs":[{"internalType":"address","name":"","type":"address"}],"name":"balanceOf","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
@@ -308,6 +318,11 @@ export const safeLikeProxyAbi = [
     {"stateMutability":"payable","type":"fallback"},
 ] as const
 
+export const selfDestructingAbi = [
+    {"inputs":[{"internalType":"address payable","name":"beneficiary","type":"address"},{"internalType":"bool","name":"atOnce","type":"bool"}],"stateMutability":"payable","type":"constructor"},
+    {"inputs":[{"internalType":"address payable","name":"beneficiary","type":"address"}],"name":"destroy","outputs":[],"stateMutability":"nonpayable","type":"function"},
+] as const
+
 export const stableAbi = [
     {"inputs":[{"internalType":"address","name":"initialOwner","type":"address"}],"stateMutability":"nonpayable","type":"constructor"},
     {"inputs":[{"internalType":"address","name":"spender","type":"address"},{"internalType":"uint256","name":"allowance","type":"uint256"},{"internalType":"uint256","name":"needed","type":"uint256"}],"name":"ERC20InsufficientAllowance","type":"error"},
@@ -382,6 +397,7 @@ export const abis = {
     FeeOnTransferToken: feeOnTransferTokenAbi,
     FlashBorrower: flashBorrowerAbi,
     MetadataTestNft: metadataTestNftAbi,
+    NoDecimalsToken: noDecimalsTokenAbi,
     NoMetadataToken: noMetadataTokenAbi,
     PlatformToken: platformTokenAbi,
     ProxyLogicV1: proxyLogicV1Abi,
@@ -391,6 +407,7 @@ export const abis = {
     Reverter: reverterAbi,
     RevertingNameToken: revertingNameTokenAbi,
     SafeLikeProxy: safeLikeProxyAbi,
+    SelfDestructing: selfDestructingAbi,
     Stable: stableAbi,
     TestBeacon: testBeaconAbi,
     TestBeaconProxy: testBeaconProxyAbi,
@@ -414,6 +431,7 @@ const ARTIFACT_FILES: Record<ContractName, string> = {
     FeeOnTransferToken: 'test/FeeOnTransferToken.json',
     FlashBorrower: 'test/FlashBorrower.json',
     MetadataTestNft: 'test/MetadataTestNft.json',
+    NoDecimalsToken: 'test/NoDecimalsToken.json',
     NoMetadataToken: 'test/NoMetadataToken.json',
     PlatformToken: 'PlatformToken.json',
     ProxyLogicV1: 'test/ProxyLogicV1.json',
@@ -423,6 +441,7 @@ const ARTIFACT_FILES: Record<ContractName, string> = {
     Reverter: 'test/Reverter.json',
     RevertingNameToken: 'test/RevertingNameToken.json',
     SafeLikeProxy: 'test/SafeLikeProxy.json',
+    SelfDestructing: 'test/SelfDestructing.json',
     Stable: 'Stable.json',
     TestBeacon: 'test/TestBeacon.json',
     TestBeaconProxy: 'test/TestBeaconProxy.json',

@@ -13,6 +13,8 @@ export const DevnetSettingsSchema = z.object({
         .describe('widest block range, both ends included, of one `eth_getLogs` on the devnet\'s RPC (QuickNode\'s limit and answer: HTTP 413, code -32614)'),
     DEVNET_RPC_BATCH_MAX: z.coerce.number().int().min(1).default(100)
         .describe('most calls in one JSON-RPC batch on the devnet\'s RPC (Erigon\'s default `--rpc.batch.limit` and answer: code -32000)'),
+    DEVNET_METADATA_PORT: port.default(8553)
+        .describe('port of the devnet\'s NFT metadata server on 127.0.0.1 (ERC-721 and ERC-1155 JSON and images for the zoo\'s NFTs, [devnet](devnet.md#nft-metadata-server)), started and stopped with the devnet; the NFTs\' token URIs name it, so keep it once the zoo is seeded'),
     BSC_DEVNET_PORT: port.default(8546)
         .describe('port of the local BSC that `npm start` runs when `BSC_RPC_URL` is not set'),
     ETHEREUM_DEVNET_PORT: port.default(8547)

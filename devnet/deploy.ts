@@ -38,18 +38,19 @@ async function confirmed(client: PublicClient, hash: Hash, what: string): Promis
     return receipt
 }
 
-/** Deploys a contract from its committed artifact and waits for the receipt. */
+/** Deploys a contract from its committed artifact (sending `value` wei with it) and waits for the receipt. */
 export async function deployContract<N extends ContractName>(
     rpcUrl: string,
     chainId: number,
     account: Account,
     name: N,
-    args: ContractConstructorArgs<(typeof abis)[N]>
+    args: ContractConstructorArgs<(typeof abis)[N]>,
+    value?: bigint
 ): Promise<{ address: Address; blockNumber: number; transactionHash: Hash }> {
     const { publicClient, walletClient } = clients(rpcUrl, chainId, account)
     const { abi, bytecode } = loadArtifact(name)
     // viem cannot narrow the constructor arguments of a generic ABI; the signature above checks them.
-    const hash = await walletClient.deployContract({ abi, bytecode, args, ...ZERO_FEES } as never)
+    const hash = await walletClient.deployContract({ abi, bytecode, args, value, ...ZERO_FEES } as never)
     const receipt = await confirmed(publicClient, hash, `deployment of ${name}`)
     if (!receipt.contractAddress) throw new Error(`deployment of ${name} created no contract (transaction ${hash})`)
     return { address: getAddress(receipt.contractAddress), blockNumber: Number(receipt.blockNumber), transactionHash: hash }

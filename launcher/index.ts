@@ -5,7 +5,7 @@ import { createLogger, Logger, setLogOutput, setLogService } from '../common/log
 import { spawnManaged, Spawned } from '../common/processes'
 import { loadSecrets } from '../common/secrets'
 import { startEmbeddedPostgres } from '../db/postgres'
-import { startDevnet } from '../devnet'
+import { startDevnet, zooFile } from '../devnet'
 import { bridgeVaults, fundLocalBridgeVaults, startBridgeChains } from '../devnet/bridge-chains'
 import { startLocalNetworks } from '../devnet/local-networks'
 import { RpcLimits } from '../devnet/rpc-limits'
@@ -116,7 +116,8 @@ async function main(): Promise<void> {
                     .catch((err) => log.error({ err }, 'could not fund the bridge vaults and the provider on the local BITCOIN, TRON and SOLANA'))
             }
         }
-        printBanner(env, databaseUrl, urls, bridgeChains.records, localNetworks?.banner ?? [], devnet?.limits)
+        const devnetLines = devnet ? [`NFT metadata (devnet)    ${devnet.metadataUrl}`, `Devnet zoo               ${zooFile(env)} (docs/devnet.md#the-zoo)`] : []
+        printBanner(env, databaseUrl, urls, bridgeChains.records, [...devnetLines, ...localNetworks?.banner ?? []], devnet?.limits)
         if (SERVICES.some((s) => s.name === 'indexer' && fs.existsSync(path.join(LIB_DIR, s.entry)))) {
             void reportIndexing(`http://127.0.0.1:${env.INDEXER_HEALTH_PORT}`, log, () => stopping)
         }
@@ -153,7 +154,7 @@ function superviseService(name: string, args: string[], env: NodeJS.ProcessEnv, 
     return { name, stop: () => current.stop(10_000) }
 }
 
-function printBanner(env: LauncherEnv, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>, localNetworks: string[], limits: RpcLimits | undefined): void {
+function printBanner(env: LauncherEnv, databaseUrl: string, urls: string[], bridgeChains: Record<string, { rpcUrl: string; chainId: number }>, localServices: string[], limits: RpcLimits | undefined): void {
     // Said where the URL is given, so that a refused eth_getLogs does not come as a surprise.
     const limited = limits ? `; as a public node: eth_getLogs up to ${limits.getLogsMaxBlocks.toLocaleString('en-US')} blocks, batches up to ${limits.batchMax} calls` : ''
     const lines = [
@@ -161,7 +162,7 @@ function printBanner(env: LauncherEnv, databaseUrl: string, urls: string[], brid
         'The stack is up:',
         `  Native chain RPC         ${rpcUrl(env)}  (chain id ${env.CHAIN_ID}${limited})`,
         ...Object.entries(bridgeChains).map(([name, c]) => `  ${`${name} (local) RPC`.padEnd(25)}${c.rpcUrl}  (chain id ${c.chainId})`),
-        ...localNetworks.map((line) => `  ${line}`),
+        ...localServices.map((line) => `  ${line}`),
         `  Postgres                 ${databaseUrl.replace(/\/\/([^:]+):[^@]*@/, '//$1:***@')}`,
         ...urls.map((u) => `  ${u}`),
         '',

@@ -4,7 +4,7 @@ import { abis } from '../../abi'
 import { DEV_MNEMONIC } from '../../devnet/anvil'
 import { deployContract, devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { CHAIN_ID } from '../../test/support/chain'
-import { kzg } from '../../test/support/kzg'
+import { kzg } from '../../devnet/kzg'
 import { World } from './harness'
 
 /**

@@ -138,6 +138,7 @@ describe('npm start (the launcher)', function () {
             DATA_DIR: dataDir,
             DEVNET_PORT: String(await freePort()),
             DEVNET_BLOCK_TIME: String(DEVNET_BLOCK_TIME),
+            DEVNET_METADATA_PORT: String(await freePort()),
             EMBEDDED_PG_PORT: String(await freePort()),
             GRAPHQL_PORT: String(await freePort()),
             GRAPHQL_HEALTH_PORT: String(await freePort()),
@@ -167,7 +168,7 @@ describe('npm start (the launcher)', function () {
         fs.rmSync(dataDir, { recursive: true, force: true })
     })
 
-    it('starts the devnet with its seeded pools and its clock on the wall clock, prints the URLs, and Ctrl-C leaves no process behind', async () => {
+    it('starts the devnet with its seeded pools, its zoo and its metadata server, its clock on the wall clock, prints the URLs, and Ctrl-C leaves no process behind', async () => {
         await start()
         expect(output).to.include(`http://127.0.0.1:${env.DEVNET_PORT}`)
         expect(output).to.include(`http://localhost:${env.GRAPHQL_PORT}/graphql`)
@@ -195,6 +196,19 @@ describe('npm start (the launcher)', function () {
         // The seeded history ends up to an hour back; the blocks after it follow the wall clock.
         await expectHeadOnTheWallClock(client as PublicClient)
 
+        // The zoo (docs/devnet.md#the-zoo), written to zoo.json: under Prague, so with a 7702 delegation.
+        const zoo = JSON.parse(fs.readFileSync(path.join(dataDir, 'zoo.json'), 'utf8'))
+        expect(output).to.include(path.join(dataDir, 'zoo.json'))
+        for (const address of [zoo.proxies.eip1967, zoo.proxies.clone, zoo.tokens.bytes32Metadata, zoo.selfDestructs.later.address]) {
+            expect(await client.getCode({ address }), `code at ${address}`).to.match(/^0x[0-9a-f]+$/)
+        }
+        expect(await client.getCode({ address: zoo.delegation.authority })).to.equal(`0xef0100${zoo.delegation.delegate.slice(2).toLowerCase()}`)
+        // The metadata server, started with the devnet.
+        const metadataUrl = `http://127.0.0.1:${env.DEVNET_METADATA_PORT}`
+        expect(output).to.include(metadataUrl)
+        expect(zoo.metadataUrl).to.equal(metadataUrl)
+        expect(await (await fetch(`${metadataUrl}/nft/1.json`)).json()).to.have.property('image', `${metadataUrl}/nft/1.svg`)
+
         // The wallet platform is a process of its own; only it, of the two, holds MASTER_KEY.
         expect(output).to.include(`http://localhost:${env.PLATFORM_PORT}`)
         expect((await fetch(`http://127.0.0.1:${env.PLATFORM_PORT}/health`)).status).to.equal(200)
@@ -221,10 +235,13 @@ describe('npm start (the launcher)', function () {
 
         const stopped = await stop()
         expect(stopped.length, 'processes the launcher started').to.be.greaterThanOrEqual(3)
+        const refused = await fetch(`${metadataUrl}/nft/1.json`).then(() => false, () => true)
+        expect(refused, 'the metadata server stopped with the devnet').to.equal(true)
     })
 
-    it('reuses the chain and the database on a second start, without deploying or seeding again, and dates new blocks by the wall clock; LOG_FORMAT=pretty prints every line readable', async () => {
+    it('reuses the chain and the database on a second start, without deploying or seeding again (the zoo neither), and dates new blocks by the wall clock; LOG_FORMAT=pretty prints every line readable', async () => {
         const before = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
+        const zooBefore = fs.readFileSync(path.join(dataDir, 'zoo.json'), 'utf8')
         env.LOG_LEVEL = 'info'
         // As on a terminal (the output here is a pipe): the launcher's lines and those it relays.
         env.LOG_FORMAT = 'pretty'
@@ -233,6 +250,9 @@ describe('npm start (the launcher)', function () {
         expect(output).not.to.include('seeding the devnet')
         const after = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployment.json'), 'utf8'))
         expect(after).to.deep.equal(before)
+        expect(output).to.include('devnet zoo found; nothing to add')
+        expect(output).not.to.include('adding the zoo')
+        expect(fs.readFileSync(path.join(dataDir, 'zoo.json'), 'utf8')).to.equal(zooBefore)
         await expectHeadOnTheWallClock(createPublicClient({ transport: http(`http://127.0.0.1:${env.DEVNET_PORT}`) }) as PublicClient)
         // The launcher's progress line ends once the indexer's own /ready says it follows the head.
         await waitFor('the launcher to say the indexer caught up', async () => /indexing the chain: caught up at block \d+/.test(output), 120_000, 200)

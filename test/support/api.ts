@@ -1,5 +1,7 @@
+import { expect } from 'chai'
 import * as path from 'path'
 import { WebSocket } from 'ws'
+import { z } from 'zod'
 import { NativeContracts } from '../../common/config'
 import { spawnManaged, Spawned, waitFor } from '../../common/processes'
 import { freePort } from './ports'
@@ -47,6 +49,16 @@ export async function startApi(options: ServiceOptions): Promise<ApiProcess> {
         JWT_SECRET: 'test-jwt-secret-of-at-least-32-characters',
     })
     return { ...service, explorerUrl }
+}
+
+/** GET /api/v2<path> of a test's own api process, which must answer 200 with the schema's shape; the parsed body. */
+export async function getShaped<T extends z.ZodTypeAny>(api: ApiProcess, path: string, schema: T): Promise<z.infer<T>> {
+    const res = await fetch(`${api.explorerUrl}/api/v2${path}`)
+    const body = await res.json()
+    expect(res.status, `${path}: ${JSON.stringify(body)}`).to.equal(200)
+    const parsed = schema.safeParse(body)
+    if (!parsed.success) expect.fail(`${path}: ${parsed.error.message}`)
+    return parsed.data
 }
 
 /** Runs the real wallet platform process against a database and, optionally, a chain. */

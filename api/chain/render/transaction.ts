@@ -129,6 +129,11 @@ function blobFields(row: TransactionRow): Partial<z.input<typeof Transaction>> {
     }
 }
 
+/** A signature's r or s as its 32 bytes: the node sends them as quantities, without leading zeros (1 signature in 8 has one). */
+function word(quantity: string): string {
+    return `0x${quantity.slice(2).padStart(64, '0')}`
+}
+
 /**
  * Blockscout's SignedAuthorization: v is the signature's y parity. chain_id is a number, as Blockscout
  * sends it; a chain id past 2^53 (only an invalid authorization carries one) loses precision there.
@@ -138,8 +143,8 @@ function renderAuthorization(auth: StoredAuthorization): z.input<typeof SignedAu
         address_hash: checksum(auth.address),
         chain_id: Number(auth.chainId),
         nonce: auth.nonce,
-        r: auth.r,
-        s: auth.s,
+        r: word(auth.r),
+        s: word(auth.s),
         v: auth.yParity,
         authority: auth.authority === null ? null : checksum(auth.authority),
         status: auth.status,

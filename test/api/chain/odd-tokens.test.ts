@@ -6,7 +6,7 @@ import { z } from 'zod'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
 import { deployContract, devnetChain, ZERO_FEES } from '../../../devnet/deploy'
 import { RpcLimiter, startRpcLimiter } from '../../../devnet/rpc-limits'
-import { ApiProcess, startApi } from '../../support/api'
+import { ApiProcess, getShaped, startApi } from '../../support/api'
 import { CHAIN_ID, headHash, startTestChain, TestChain } from '../../support/chain'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../../support/indexer'
 import { freePort } from '../../support/ports'
@@ -44,14 +44,7 @@ describe('chain API: odd tokens give a page', function () {
     const holder = account(3)
     const other = account(4)
 
-    async function get<T extends z.ZodTypeAny>(path: string, schema: T): Promise<z.infer<T>> {
-        const res = await fetch(`${api.explorerUrl}/api/v2${path}`)
-        const body = await res.json()
-        expect(res.status, `${path}: ${JSON.stringify(body)}`).to.equal(200)
-        const parsed = schema.safeParse(body)
-        if (!parsed.success) expect.fail(`${path}: ${parsed.error.message}`)
-        return parsed.data
-    }
+    const get = <T extends z.ZodTypeAny>(path: string, schema: T) => getShaped(api, path, schema)
 
     before(async () => {
         chain = await startTestChain()
