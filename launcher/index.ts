@@ -94,6 +94,8 @@ async function main(): Promise<void> {
             RPC_URL: rpcUrl(env),
             DATA_DIR: dataDir(env),
             ...localNetworks?.childEnv,
+            // The devnet's metadata server is on loopback, which the fetcher refuses unless named.
+            ...(devnet && !process.env.NFT_METADATA_ALLOW_HOSTS ? { NFT_METADATA_ALLOW_HOSTS: new URL(devnet.metadataUrl).host } : {}),
         }
         const urls: string[] = []
         for (const service of SERVICES) {
