@@ -4,7 +4,7 @@ import { bytesToHex, defineKzg, Hex, hexToBytes, Kzg } from 'viem'
 
 /**
  * KZG commitments and proofs for blob transactions (EIP-4844), from what is installed: the
- * pure-JS KZG of micro-eth-signer (installed with hardhat, a development dependency, as anvil is)
+ * pure-JS KZG of micro-eth-signer (a development dependency, as anvil is)
  * and the trusted setup viem ships. Loaded when first asked for, so that nothing else of the
  * devnet needs it. A blob's commitment and proof take a few seconds.
  */
