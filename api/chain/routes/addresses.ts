@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
-import { carried, FETCH_SIZE, paginate, paginateTransfers } from '../pagination'
+import { carried, FETCH_SIZE, paginate, paginateByKeys, paginateTransfers } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
 import { addressById, addressFlags, addressTabCounts, topAccounts } from '../queries/addresses'
 import { minedBlockCount, minedBlockKeys } from '../queries/blocks'
@@ -312,10 +312,9 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         const query = parseQuery(NftQuery, req.query)
         const after = query.token_contract_address_hash && query.token_id !== undefined ? { token: query.token_contract_address_hash, tokenId: query.token_id } : undefined
         const rows = await addressNfts(ctx.db, hash, { types: nftTypes(query.type), after })
-        const { rows: shown, next } = paginate(rows, (r) => ({
+        const { rows: shown, next } = paginateByKeys(rows, (r) => ({
             token_contract_address_hash: r.token, token_id: r.token_id, token_type: r.token_type,
-        }), undefined, carried(req.query, ['type']))
-        if (next) delete next.items_count
+        }), carried(req.query, ['type']))
         const loaded = await related(ctx.db, instanceRefs(shown))
         setLiveCaching(res)
         res.json({ items: shown.map((r) => addressNft(r, loaded)), next_page_params: next })
@@ -330,8 +329,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         const query = parseQuery(NftCollectionsQuery, req.query)
         const types = nftTypes(query.type)
         const rows = await addressCollections(ctx.db, hash, types, query.token_contract_address_hash)
-        const { rows: shown, next } = paginate(rows, (r) => ({ token_contract_address_hash: r.id, token_type: r.type }), undefined, carried(req.query, ['type']))
-        if (next) delete next.items_count
+        const { rows: shown, next } = paginateByKeys(rows, (r) => ({ token_contract_address_hash: r.id, token_type: r.type }), carried(req.query, ['type']))
         const held = await Promise.all(shown.map((c) => addressNfts(ctx.db, hash, { types: [c.type], tokens: [c.id], limit: COLLECTION_PREVIEW })))
         const loaded = await related(ctx.db, instanceRefs(held.flat()))
         setLiveCaching(res)

@@ -4,7 +4,7 @@ import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { tokenOr404 } from '../loaders'
-import { carried, paginate, paginateTransfers } from '../pagination'
+import { carried, paginate, paginateByKeys, paginateTransfers } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q, TokenInstancePath, tokenIdParam } from '../params'
 import { instanceHolders, tokenInstance, tokenInstances } from '../queries/token-instances'
 import { instanceTransfers, TOKEN_TYPES, tokenTransfers } from '../queries/token-transfers'
@@ -150,8 +150,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         const query = parseQuery(InstancesQuery, req.query)
         const token = await tokenOr404(ctx.db, hash)
         const rows = await tokenInstances(ctx.db, token, { before: query.unique_token, holder: query.holder_address_hash })
-        const { rows: shown, next } = paginate(rows, (r) => ({ unique_token: jsonInteger(r.token_id) }), undefined, carried(req.query, ['holder_address_hash']))
-        if (next) delete next.items_count
+        const { rows: shown, next } = paginateByKeys(rows, (r) => ({ unique_token: jsonInteger(r.token_id) }), carried(req.query, ['holder_address_hash']))
         const loaded = await related(ctx.db, instanceRefs(shown))
         setLiveCaching(res)
         res.json({ items: shown.map((r) => renderInstance(r, loaded)), next_page_params: next })
@@ -209,7 +208,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
 
     router.get('/tokens/:hash/instances/:id/transfers-count', chainOperation(TAG, {
         operationId: 'getTokenInstanceTransfersCount',
-        summary: "How many transfers one NFT has had", params: TokenInstancePath, notFound: 'token', badRequest: INVALID_ID,
+        summary: 'How many transfers one NFT has had', params: TokenInstancePath, notFound: 'token', badRequest: INVALID_ID,
     }, 'The count', TokenInstanceTransfersCount), async (req, res) => {
         const { token, tokenId } = instancePath(req.params)
         const [row] = await Promise.all([tokenInstance(ctx.db, token, tokenId), tokenOr404(ctx.db, token)])
