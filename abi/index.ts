@@ -172,6 +172,14 @@ export const flashBorrowerAbi = [
     {"inputs":[{"internalType":"address","name":"","type":"address"},{"internalType":"uint256","name":"amount0","type":"uint256"},{"internalType":"uint256","name":"amount1","type":"uint256"},{"internalType":"bytes","name":"","type":"bytes"}],"name":"uniswapV2Call","outputs":[],"stateMutability":"nonpayable","type":"function"},
 ] as const
 
+export const legacyErc721Abi = [
+    {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"from","type":"address"},{"indexed":true,"internalType":"address","name":"to","type":"address"},{"indexed":false,"internalType":"uint256","name":"tokenId","type":"uint256"}],"name":"Transfer","type":"event"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"tokenId","type":"uint256"}],"name":"mint","outputs":[],"stateMutability":"nonpayable","type":"function"},
+    {"inputs":[{"internalType":"uint256","name":"","type":"uint256"}],"name":"ownerOf","outputs":[{"internalType":"address","name":"","type":"address"}],"stateMutability":"view","type":"function"},
+    {"inputs":[{"internalType":"bytes4","name":"interfaceId","type":"bytes4"}],"name":"supportsInterface","outputs":[{"internalType":"bool","name":"","type":"bool"}],"stateMutability":"pure","type":"function"},
+    {"inputs":[{"internalType":"address","name":"to","type":"address"},{"internalType":"uint256","name":"tokenId","type":"uint256"}],"name":"transfer","outputs":[],"stateMutability":"nonpayable","type":"function"},
+] as const
+
 export const noMetadataTokenAbi = [
     {"anonymous":false,"inputs":[{"indexed":true,"internalType":"address","name":"from","type":"address"},{"indexed":true,"internalType":"address","name":"to","type":"address"},{"indexed":false,"internalType":"uint256","name":"value","type":"uint256"}],"name":"Transfer","type":"event"},
     {"inputs":[{"internalType":"address","name":"","type":"address"}],"name":"balanceOf","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
@@ -389,6 +397,7 @@ export const abis = {
     Eip1967Proxy: eip1967ProxyAbi,
     FeeOnTransferToken: feeOnTransferTokenAbi,
     FlashBorrower: flashBorrowerAbi,
+    LegacyErc721: legacyErc721Abi,
     NoMetadataToken: noMetadataTokenAbi,
     PlatformToken: platformTokenAbi,
     ProxyLogicV1: proxyLogicV1Abi,
@@ -420,6 +429,7 @@ const ARTIFACT_FILES: Record<ContractName, string> = {
     Eip1967Proxy: 'test/Eip1967Proxy.json',
     FeeOnTransferToken: 'test/FeeOnTransferToken.json',
     FlashBorrower: 'test/FlashBorrower.json',
+    LegacyErc721: 'test/LegacyErc721.json',
     NoMetadataToken: 'test/NoMetadataToken.json',
     PlatformToken: 'PlatformToken.json',
     ProxyLogicV1: 'test/ProxyLogicV1.json',

@@ -34,6 +34,7 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
     const [a, b] = [alice.address.toLowerCase(), bob.address.toLowerCase()]
     let nft: Address
     let multi: Address
+    let legacy: Address
     const lower = (x: string) => x.toLowerCase()
 
     const deploy = async (name: ContractName, args: unknown[]) => (await deployContract(chain.url, CHAIN_ID, alice, name, args as never)).address
@@ -152,6 +153,21 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
     }
     const ids = (items: { id: string }[]) => items.map((i) => i.id)
 
+    it('an ERC-721 whose Transfer carries the id as data (the ERC-20 shape) is told apart by ERC-165', async () => {
+        const carol = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 2 })
+        legacy = await deploy('LegacyErc721', [])
+        await send(alice, legacy, abis.LegacyErc721, 'mint', [alice.address, 7n])
+        await send(alice, legacy, abis.LegacyErc721, 'transfer', [carol.address, 7n])
+        await indexed()
+        const [token] = (await db.query('SELECT type, decimals, holder_count, instance_count FROM token WHERE id = $1', [lower(legacy)])).rows
+        expect(token).to.deep.equal({ type: 'ERC-721', decimals: null, holder_count: 1, instance_count: 1 })
+        const transfers = (await db.query('SELECT token_type, token_id::text, value FROM token_transfer WHERE token = $1 ORDER BY id', [lower(legacy)])).rows
+        expect(transfers).to.deep.equal([{ token_type: 'ERC-721', token_id: '7', value: null }, { token_type: 'ERC-721', token_id: '7', value: null }])
+        const [instance] = (await db.query('SELECT owner FROM token_instance WHERE token = $1 AND token_id = 7', [lower(legacy)])).rows
+        expect(instance.owner).to.equal(lower(carol.address))
+        await expectNftsMatchNode(db, chain.url, await head())
+    })
+
     describe('chain API', () => {
         before(async () => {
             api = await startApi({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
@@ -226,7 +242,7 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
 
         it('/tokens?type=ERC-721,ERC-1155, the counters and the transfers of an ERC-1155', async () => {
             const tokens = await getOk('/tokens', S.page(S.Token), { type: 'ERC-721,ERC-1155' })
-            expect(tokens.items.map((t) => t.address_hash).sort()).to.deep.equal([getAddress(nft), getAddress(multi)].sort())
+            expect(tokens.items.map((t) => t.address_hash).sort()).to.deep.equal([getAddress(nft), getAddress(multi), getAddress(legacy)].sort())
             expect((await getOk('/tokens', S.page(S.Token), { type: 'ERC-1155' })).items.map((t) => t.type)).to.deep.equal(['ERC-1155'])
             expect(await getOk(`/tokens/${multi}/counters`, S.TokenCounters)).to.deep.equal({ token_holders_count: '2', transfers_count: '8' })
             expect(await getOk(`/tokens/${nft}/counters`, S.TokenCounters)).to.deep.equal({ token_holders_count: '2', transfers_count: '5' })
