@@ -29,6 +29,7 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
     let db: Client
     let api: ApiProcess
     let mintBatch: Hash
+    let single1155: Hash
     const alice = mnemonicToAccount(DEV_MNEMONIC)
     const bob = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 1 })
     const [a, b] = [alice.address.toLowerCase(), bob.address.toLowerCase()]
@@ -76,7 +77,7 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
 
         await send(alice, multi, abis.TestErc1155, 'mint', [alice.address, 1n, 10n])
         mintBatch = await send(alice, multi, abis.TestErc1155, 'mintBatch', [bob.address, [1n, 2n, 3n], [5n, 6n, 7n]])
-        await send(alice, multi, abis.TestErc1155, 'safeTransferFrom', [alice.address, bob.address, 1n, 4n, '0x'])
+        single1155 = await send(alice, multi, abis.TestErc1155, 'safeTransferFrom', [alice.address, bob.address, 1n, 4n, '0x'])
         await send(bob, multi, abis.TestErc1155, 'safeBatchTransferFrom', [bob.address, alice.address, [2n, 3n], [6n, 1n], '0x'])
         await send(alice, multi, abis.TestErc1155, 'burn', [alice.address, 1n, 6n])
         await indexed()
@@ -249,6 +250,13 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
             const batch = await getOk(`/transactions/${mintBatch}/token-transfers`, S.page(S.TokenTransfer))
             expect(batch.items.map((t) => [(t.total as any).token_id, (t.total as any).value])).to.deep.equal([['1', '5'], ['2', '6'], ['3', '7']])
             expect(new Set(batch.items.map((t) => t.log_index)).size, 'one log').to.equal(1)
+        })
+
+        it('/transactions/{h}/state-changes of an ERC-1155 transfer: per holder and token id, balances from the node', async () => {
+            const changes = await getOk(`/transactions/${single1155}/state-changes`, S.page(S.StateChange))
+            const tokens = changes.items.filter((i) => i.type === 'token')
+                .map((i) => [i.address.hash, i.token_id, i.balance_before, i.balance_after, i.change])
+            expect(tokens).to.have.deep.members([[alice.address, '1', '10', '6', '-4'], [bob.address, '1', '5', '9', '4']])
         })
 
         it('pages through a TransferBatch longer than a page: every list resumes inside the batch', async () => {
