@@ -11,6 +11,7 @@ import { ApiProcess, startApi } from '../support/api'
 import { CHAIN_ID, headHash, startTestChain, TestChain } from '../support/chain'
 import { expectNftsMatchNode } from '../support/consistency'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
+import { repoPath } from '../support/paths'
 import { createTestDatabase } from '../support/postgres'
 
 /**
@@ -280,6 +281,27 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
             const bobs = await walk(`/addresses/${bob.address}/nft`, S.AddressNft, { type: 'ERC-1155' })
             expect(ids(bobs.items)).to.deep.equal([...batchIds.map(String).reverse(), '3', '1'])
             await expectNftsMatchNode(db, chain.url, await head())
+        })
+    })
+
+    describe('migration', () => {
+        it('fills the ERC-721 instances of a database indexed before it from the stored transfers', async () => {
+            const erc721 = `SELECT i.id, i.owner, i.transfer_count, i.first_block, k.instance_count FROM token_instance i
+                JOIN token k ON k.id = i.token AND k.type = 'ERC-721' ORDER BY i.id`
+            const indexed = (await db.query(erc721)).rows
+            expect(indexed.length).to.equal(4)
+            // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
+            const Migration = require(repoPath('db', 'migrations', '1795435300000-Nfts.js'))
+            const migration = new Migration()
+            await db.query('BEGIN')
+            try {
+                await migration.down(db)
+                await migration.up(db)
+                expect((await db.query(erc721)).rows).to.deep.equal(indexed)
+                expect((await db.query('SELECT count(*)::int AS n FROM nft_balance')).rows[0].n, 'ERC-1155 came with the migration').to.equal(0)
+            } finally {
+                await db.query('ROLLBACK')
+            }
         })
     })
 })
