@@ -16,6 +16,9 @@ module.exports = class Nfts1795435300000 {
         await db.query(`CREATE TABLE "nft_balance" ("id" character varying NOT NULL, "token" text NOT NULL, "token_id" numeric NOT NULL, "holder" text NOT NULL, "value" numeric NOT NULL, CONSTRAINT "PK_011bcf0e8b36671d116dc7ca4d3" PRIMARY KEY ("id"))`)
         await db.query(`CREATE INDEX "IDX_79502242dc5910c40566aaffab" ON "nft_balance" ("token", "token_id", "value", "holder") `)
         await db.query(`CREATE INDEX "IDX_d354d32af7a959e67a27635f2e" ON "nft_balance" ("holder", "token", "token_id") `)
+        // An ERC-1155's holders per token id, largest first (/tokens/{h}/holders). TypeORM names an index by its sorted
+        // columns, so this one would take the name of (token, token_id, value, holder): it is named here instead.
+        await db.query(`CREATE INDEX "nft_balance_token_holders" ON "nft_balance" ("token", "value", "holder", "token_id") `)
         // An instance's transfers, newest first; partial: ERC-20 rows (most of the table) have no token id.
         await db.query(`CREATE INDEX "token_transfer_instance" ON "token_transfer" ("token", "token_id", "block_number", "log_index") WHERE token_id IS NOT NULL`)
         await db.query(`
@@ -31,6 +34,7 @@ module.exports = class Nfts1795435300000 {
 
     async down(db) {
         await db.query(`DROP INDEX "public"."token_transfer_instance"`)
+        await db.query(`DROP INDEX "public"."nft_balance_token_holders"`)
         await db.query(`DROP TABLE "nft_balance"`)
         await db.query(`DROP TABLE "token_instance"`)
         await db.query(`ALTER TABLE "token" DROP COLUMN "instance_count"`)

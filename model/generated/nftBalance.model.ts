@@ -2,6 +2,7 @@ import {Entity as Entity_, Column as Column_, PrimaryColumn as PrimaryColumn_, I
 
 /**
  * ERC-1155 balance of one holder in one token id; a row that reaches 0 is deleted in the batch that empties it.
+ * Its (token, value, holder, tokenId) index, for a token's holders, is in the migration (TypeORM would give it the name of the first index below).
  */
 @Index_(["token", "tokenId", "value", "holder"], {unique: false})
 @Index_(["holder", "token", "tokenId"], {unique: false})

@@ -246,6 +246,13 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
             const tokens = await getOk('/tokens', S.page(S.Token), { type: 'ERC-721,ERC-1155' })
             expect(tokens.items.map((t) => t.address_hash).sort()).to.deep.equal([getAddress(nft), getAddress(multi), getAddress(legacy)].sort())
             expect((await getOk('/tokens', S.page(S.Token), { type: 'ERC-1155' })).items.map((t) => t.type)).to.deep.equal(['ERC-1155'])
+            const holders = (await getOk(`/tokens/${multi}/holders`, S.page(S.Holder))).items.map((h) => [h.address.hash, h.value, h.token_id])
+            const [first] = [alice.address, bob.address].sort((x, y) => (x.toLowerCase() > y.toLowerCase() ? -1 : 1))
+            expect(holders, 'per holder and token id').to.deep.equal([
+                [bob.address, '9', '1'],
+                ...(first === alice.address ? [[alice.address, '6', '2'], [bob.address, '6', '3']] : [[bob.address, '6', '3'], [alice.address, '6', '2']]),
+                [alice.address, '1', '3'],
+            ])
             expect(await getOk(`/tokens/${multi}/counters`, S.TokenCounters)).to.deep.equal({ token_holders_count: '2', transfers_count: '8' })
             expect(await getOk(`/tokens/${nft}/counters`, S.TokenCounters)).to.deep.equal({ token_holders_count: '2', transfers_count: '5' })
             const batch = await getOk(`/transactions/${mintBatch}/token-transfers`, S.page(S.TokenTransfer))
@@ -278,6 +285,12 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
             const instances = await walk(`/tokens/${multi}/instances`, S.Instance)
             expect(ids(instances.items)).to.deep.equal([...batchIds.map(String).reverse(), '3', '2', '1'])
             expect(instances.pages[0]).to.deep.equal({ unique_token: 111 })
+            const holders = await walk(`/tokens/${multi}/holders`, S.Holder)
+            const storedHolders = (await db.query(
+                'SELECT holder, value::text, token_id::text FROM nft_balance WHERE token = $1 ORDER BY value DESC, holder DESC, token_id DESC', [lower(multi)])).rows
+            expect(holders.items.map((h) => [h.address.hash.toLowerCase(), h.value, h.token_id]), 'holders per token id')
+                .to.deep.equal(storedHolders.map((h) => [h.holder, h.value, h.token_id]))
+            expect(holders.pages[0]).to.include({ items_count: 50 }).and.to.have.property('token_id')
             const bobs = await walk(`/addresses/${bob.address}/nft`, S.AddressNft, { type: 'ERC-1155' })
             expect(ids(bobs.items)).to.deep.equal([...batchIds.map(String).reverse(), '3', '1'])
             await expectNftsMatchNode(db, chain.url, await head())

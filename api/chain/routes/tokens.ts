@@ -8,7 +8,7 @@ import { carried, paginate, paginateByKeys, paginateTransfers } from '../paginat
 import { AddressPath, addressParam as parseAddress, parseQuery, q, TokenInstancePath, tokenIdParam } from '../params'
 import { instanceHolders, tokenInstance, tokenInstances } from '../queries/token-instances'
 import { instanceTransfers, TOKEN_TYPES, tokenTransfers } from '../queries/token-transfers'
-import { HolderRow, tokenHolders, tokenList } from '../queries/tokens'
+import { erc1155Holders, HolderRow, tokenHolders, tokenList } from '../queries/tokens'
 import { related } from '../queries/related'
 import { relatedAddresses, shownRelated } from '../render/address'
 import { sendJson } from '../json-response'
@@ -22,11 +22,11 @@ import {
 
 /** The rendered items of a token's holders: reused from ctx.caches.rendered, the others rendered after one query for their addresses. */
 async function holderItems(ctx: ChainContext, token: string, holders: readonly HolderRow[]): Promise<RenderedItem[]> {
-    const keyOf = (h: HolderRow) => `h${token}${h.holder}${h.value}`
+    const keyOf = (h: HolderRow) => `h${token}${h.holder}${h.value}${h.token_id}`
     return ctx.caches.rendered.items(holders, keyOf, async (missing) => {
         const loaded = await related(ctx.db, { addresses: missing.map((h) => h.holder) })
         const address = relatedAddresses(loaded)
-        return new Map(missing.map((h) => [keyOf(h), keptItem({ address: address(h.holder), value: h.value, token_id: null } satisfies z.input<typeof TokenHolder>, [shownRelated(loaded, h.holder)])]))
+        return new Map(missing.map((h) => [keyOf(h), keptItem({ address: address(h.holder), value: h.value, token_id: h.token_id } satisfies z.input<typeof TokenHolder>, [shownRelated(loaded, h.holder)])]))
     })
 }
 
@@ -50,6 +50,7 @@ const TokensQuery = z.object({
 const HoldersQuery = z.object({
     address_hash: q.address.optional(),
     value: q.uint.optional(),
+    token_id: q.uint.optional(),
     items_count: q.itemsCount.optional(),
 })
 
@@ -120,10 +121,12 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(HoldersQuery, req.query)
         const after = query.value !== undefined && query.address_hash ? { value: query.value, holder: query.address_hash } : undefined
-        const rows = await tokenHolders(ctx.db, hash, after)
-        // Balances exist only for known tokens, so only an empty page needs to ask whether this is one.
-        if (rows.length === 0) await tokenOr404(ctx.db, hash)
-        const { rows: shown, next } = paginate(rows, (r) => ({ address_hash: r.holder, value: r.value }))
+        const token = await tokenOr404(ctx.db, hash)
+        // An ERC-1155's holders are per token id, as Blockscout lists them; the cursor then carries the id.
+        const rows = token.type === 'ERC-1155'
+            ? await erc1155Holders(ctx.db, hash, after && { ...after, tokenId: query.token_id ?? 0n })
+            : await tokenHolders(ctx.db, hash, after)
+        const { rows: shown, next } = paginate(rows, (r) => ({ address_hash: r.holder, value: r.value, ...(r.token_id === null ? {} : { token_id: r.token_id }) }))
         setLiveCaching(res)
         sendJson(res, listBody(await holderItems(ctx, hash, shown), next))
     })

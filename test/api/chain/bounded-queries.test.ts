@@ -3,7 +3,7 @@ import { Client } from 'pg'
 import { getAddress } from 'viem'
 import { Db } from '../../../api/chain/db'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../../../api/chain/queries/transactions'
-import { tokenList } from '../../../api/chain/queries/tokens'
+import { erc1155Holders, tokenList } from '../../../api/chain/queries/tokens'
 import { addressTransfers, instanceTransfers, tokenTransfers } from '../../../api/chain/queries/token-transfers'
 import { addressNfts, tokenInstances } from '../../../api/chain/queries/token-instances'
 import { ApiProcess, startApi } from '../../support/api'
@@ -204,6 +204,9 @@ describe('chain API: bounded queries', function () {
             expect(await indexesUsed((d) => tokenInstances(d, { id: tokens[0], type }, { before: 10n, holder })), type).to.have.length(1)
         }
         expect(await indexesUsed((d) => tokenInstances(d, { id: tokens[0], type: 'ERC-721' }, {}))).to.deep.equal(['IDX_4269e0d34295c77b56da8d0fab'])
+        for (const after of [undefined, { value: 5n, holder, tokenId: 3n }]) {
+            expect(await indexesUsed((d) => erc1155Holders(d, tokens[0], after)), 'ERC-1155 holders').to.deep.equal(['nft_balance_token_holders'])
+        }
         expect(await indexesUsed((d) => addressNfts(d, holder, { types: ['ERC-721', 'ERC-1155'] })))
             .to.include.members(['IDX_6ba744146e54d3cd705e47418b', 'IDX_d354d32af7a959e67a27635f2e'])
     })
