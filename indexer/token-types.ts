@@ -1,6 +1,5 @@
 import * as erc1155 from '../abi/codecs/erc1155'
 import * as erc20 from '../abi/codecs/erc20'
-import type { Log } from './processor'
 import type { TokenType } from './state'
 
 /**
@@ -26,7 +25,7 @@ export interface TokenInterfaces {
 }
 
 /** The standard a token log's shape names, or null for a log that is no token transfer by shape. */
-export function transferShape(log: Pick<Log, 'topics' | 'data'>): TokenType | null {
+export function transferShape(log: { topics: readonly string[]; data: string }): TokenType | null {
     const topic0 = log.topics[0]
     if (topic0 === TRANSFER_TOPIC) {
         if (log.topics.length === 3 && log.data.length === 66) return 'ERC-20'
