@@ -8,6 +8,15 @@ export function logId(blockNumber: number, logIndex: number): string {
     return `${String(blockNumber).padStart(10, '0')}-${String(logIndex).padStart(6, '0')}`
 }
 
+/**
+ * Ids of the token transfers of an ERC-1155 TransferBatch log, one row per id: the log's id and the
+ * zero-padded position in the batch. `logId-000000` sorts after the log's own id and before the next
+ * log's, so the primary key stays in chain order and a block's range (blockLogIds) holds them.
+ */
+export function batchTransferId(blockNumber: number, logIndex: number, position: number): string {
+    return `${logId(blockNumber, logIndex)}-${String(position).padStart(6, '0')}`
+}
+
 /** The ids of a block's log rows from position `from` on: `id >= first AND id <= last`. */
 export function blockLogIds(blockNumber: number, from = 0): { first: string; last: string } {
     return { first: logId(blockNumber, from), last: logId(blockNumber, 999_999) }
@@ -24,4 +33,13 @@ export function internalTransactionId(blockNumber: number, transactionIndex: num
 /** Ids of an address's native balance history: the address and the zero-padded block number. */
 export function coinBalanceId(address: string, blockNumber: number): string {
     return `${address}-${String(blockNumber).padStart(10, '0')}`
+}
+
+/** Ids of NFT rows: an instance is `token-tokenId` (decimal id), an ERC-1155 balance adds `-holder`. */
+export function instanceId(token: string, tokenId: bigint): string {
+    return `${token}-${tokenId}`
+}
+
+export function nftBalanceId(token: string, tokenId: bigint, holder: string): string {
+    return `${instanceId(token, tokenId)}-${holder}`
 }

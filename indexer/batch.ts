@@ -1,13 +1,14 @@
 import type {
     Block, InternalTransaction, Log, ProxyContract, Token, TokenTransfer, Transaction, VerifiedContract,
 } from '../model'
+import { instanceId, nftBalanceId } from '../db/row-ids'
 import { AmmBatch, utcDay } from './amm-batch'
 import type { Row } from './rows'
 
 export type { Row }
 
-/** A new token as read from the chain: its AMM columns are the writer's (amm-writer.ts tokenAmmColumns). */
-export type NewTokenRow = Omit<Row<Token>, 'tradeVolume' | 'tradeVolumeQuote' | 'swapCount' | 'derivedQuote' | 'totalLiquidity'>
+/** A new token as read from the chain: its AMM columns are the writer's (amm-writer.ts tokenAmmColumns), and so is its instance count. */
+export type NewTokenRow = Omit<Row<Token>, 'tradeVolume' | 'tradeVolumeQuote' | 'swapCount' | 'derivedQuote' | 'totalLiquidity' | 'instanceCount'>
 
 export interface AddressDelta {
     transactions: number
@@ -24,6 +25,16 @@ export interface AddressDelta {
 export interface TokenDelta {
     transfers: number
     supply: bigint
+}
+
+/** What a batch did to one NFT (token id). */
+export interface InstanceDelta {
+    token: string
+    tokenId: bigint
+    transfers: number
+    firstBlock: number
+    /** ERC-721: the receiver of its last transfer in the batch (the zero address: burnt); undefined for ERC-1155 */
+    owner?: string
 }
 
 export interface CoinDelta {
@@ -62,6 +73,10 @@ export class Batch {
 
     /** token-holder -> change of balance */
     readonly balances = new Map<string, { token: string; holder: string; delta: bigint }>()
+    /** NFTs transferred, by instance id (db/row-ids.ts) */
+    readonly instances = new Map<string, InstanceDelta>()
+    /** ERC-1155 balance changes, by nft_balance id */
+    readonly nftBalances = new Map<string, { token: string; tokenId: bigint; holder: string; delta: bigint }>()
     readonly tokens = new Map<string, TokenDelta>()
     readonly addresses = new Map<string, AddressDelta>()
     /** The AMM's rows and figures. */
@@ -81,7 +96,7 @@ export class Batch {
     /** Rows held in memory, to bound a batch by size as well as by block count. */
     get rowCount(): number {
         return this.blocks.length + this.transactions.length + this.logs.length + this.tokenTransfers.length +
-            this.amm.swaps.length + this.balances.size + this.addresses.size + this.internalTransactions.length + this.coinDeltas.size
+            this.amm.swaps.length + this.balances.size + this.instances.size + this.nftBalances.size + this.addresses.size + this.internalTransactions.length + this.coinDeltas.size
     }
 
     get isEmpty(): boolean {
@@ -113,6 +128,23 @@ export class Batch {
         const entry = this.balances.get(key)
         if (entry) entry.delta += delta
         else this.balances.set(key, { token, holder, delta })
+    }
+
+    touchInstance(token: string, tokenId: bigint, block: number): InstanceDelta {
+        const id = instanceId(token, tokenId)
+        let delta = this.instances.get(id)
+        if (!delta) {
+            delta = { token, tokenId, transfers: 0, firstBlock: block }
+            this.instances.set(id, delta)
+        }
+        return delta
+    }
+
+    addNftBalance(token: string, tokenId: bigint, holder: string, delta: bigint): void {
+        const id = nftBalanceId(token, tokenId, holder)
+        const entry = this.nftBalances.get(id)
+        if (entry) entry.delta += delta
+        else this.nftBalances.set(id, { token, tokenId, holder, delta })
     }
 
     addCoinDelta(address: string, block: number, timestamp: Date, delta: bigint, transaction: string | null): void {

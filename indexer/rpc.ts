@@ -3,6 +3,7 @@ import { hexToString, trim } from 'viem'
 import * as erc20 from '../abi/codecs/erc20'
 import { Logger } from '../common/logger'
 import { BatchSize, BatchSizingRpcClient } from './batch-size'
+import { decodeSupports, ERC1155_INTERFACE, ERC721_INTERFACE, supportsInterfaceCall, TokenInterfaces } from './token-types'
 
 /**
  * Reads from the node that the processor does not do for us: token metadata on first sight, and
@@ -17,6 +18,8 @@ export interface TokenMetadata {
     symbol: string | null
     decimals: number | null
     totalSupply: bigint | null
+    /** ERC-165 answers, when asked for (readTokenMetadata's `interfaces`) */
+    interfaces?: TokenInterfaces
 }
 
 /** Pauses (ms) after consecutive connection failures; bounded, so a healed node is seen within seconds. */
@@ -86,21 +89,25 @@ export function batchEthCalls(client: RpcClient, calls: { method: string; params
 
 /**
  * Name, symbol and decimals as of `block`; total supply as of `supplyBlock` (the block before the
- * first sighting, so that the mints seen from then on can be added to it).
+ * first sighting, so that the mints seen from then on can be added to it). With `interfaces`, the
+ * ERC-721 and ERC-1155 supportsInterface answers too, in the same JSON-RPC batch.
  */
 export async function readTokenMetadata(
     client: RpcClient,
     tokens: string[],
     block: number,
-    supplyBlock: number
+    supplyBlock: number,
+    interfaces = false
 ): Promise<Map<string, TokenMetadata>> {
     const result = new Map<string, TokenMetadata>()
     if (tokens.length === 0) return result
     const ethCalls = (calls: { method: string; params: unknown[] }[]) => batchEthCalls(client, calls)
+    const perToken = interfaces ? 5 : 3
     const [texts] = await atBlockOrLatest(block, (tag) => ethCalls(tokens.flatMap((t) => [
         callRequest(t, erc20.functions.name.encode({}), tag),
         callRequest(t, erc20.functions.symbol.encode({}), tag),
         callRequest(t, erc20.functions.decimals.encode({}), tag),
+        ...(interfaces ? [callRequest(t, supportsInterfaceCall(ERC721_INTERFACE), tag), callRequest(t, supportsInterfaceCall(ERC1155_INTERFACE), tag)] : []),
     ])))
     // Without the state before the first sighting, the supply is what the indexer sees minted,
     // which is exact for every token that emits Transfer on mint.
@@ -108,12 +115,13 @@ export async function readTokenMetadata(
         tokens.map((t) => callRequest(t, erc20.functions.totalSupply.encode({}), tag))
     ))
     tokens.forEach((token, i) => {
-        const [name, symbol, decimals] = texts.slice(i * 3, i * 3 + 3)
+        const [name, symbol, decimals, erc721, erc1155] = texts.slice(i * perToken, (i + 1) * perToken)
         result.set(token, {
             name: decodeText(name),
             symbol: decodeText(symbol),
             decimals: decodeDecimals(decimals),
             totalSupply: historical ? decodeUint(supplies[i]) : 0n,
+            ...(interfaces ? { interfaces: { erc721: decodeSupports(erc721), erc1155: decodeSupports(erc1155) } } : {}),
         })
     })
     return result

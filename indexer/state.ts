@@ -35,8 +35,13 @@ export interface AmmSnapshot {
     liquidity: ReadonlyMap<string, bigint>
 }
 
+/** The standards the indexer tells tokens apart by (docs/indexer.md#token-types). */
+export type TokenType = 'ERC-20' | 'ERC-721' | 'ERC-1155'
+
 export class ChainState implements AmmSnapshot {
     readonly tokens = new Set<string>()
+    /** Each known token's standard, decided once when it is first seen: which of its logs are transfers follows from it. */
+    readonly tokenTypes = new Map<string, TokenType>()
     readonly decimals = new Map<string, number | null>()
     readonly pairs = new Map<string, PairState>()
     readonly prices = new Map<string, bigint | null>()
@@ -59,6 +64,7 @@ export class ChainState implements AmmSnapshot {
 
     async load(query: Query): Promise<void> {
         this.tokens.clear()
+        this.tokenTypes.clear()
         this.decimals.clear()
         this.pairs.clear()
         this.pairsByTokens.clear()
@@ -68,8 +74,9 @@ export class ChainState implements AmmSnapshot {
         this.beaconProxies.clear()
         this.beaconOf.clear()
         for (const row of await query('SELECT id, beacon FROM proxy_contract WHERE beacon IS NOT NULL')) this.setBeacon(row.id, row.beacon)
-        for (const row of await query('SELECT id, decimals, derived_quote::text, total_liquidity::text FROM token')) {
+        for (const row of await query('SELECT id, type, decimals, derived_quote::text, total_liquidity::text FROM token')) {
             this.tokens.add(row.id)
+            this.tokenTypes.set(row.id, row.type)
             this.decimals.set(row.id, row.decimals)
             if (row.derived_quote !== null) this.prices.set(row.id, parsePrice(row.derived_quote))
             if (row.total_liquidity !== '0') this.liquidity.set(row.id, BigInt(row.total_liquidity))

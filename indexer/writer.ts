@@ -2,7 +2,7 @@ import { PoolClient } from 'pg'
 import { EntityManager, EntityTarget } from 'typeorm'
 import {
     Address, Block, Burn, ChainCounters, CoinBalance, DailyChainActivity, InternalTransaction, Log, Mint,
-    ProxyContract, Swap, Token, TokenBalance, TokenTransfer, Trade, Transaction, VerifiedContract,
+    NftBalance, ProxyContract, Swap, Token, TokenBalance, TokenInstance, TokenTransfer, Trade, Transaction, VerifiedContract,
 } from '../model'
 import { TOKEN_AMM_CONFLICT, tokenAmmColumns, writeAmmAggregates } from './amm-writer'
 import { Batch } from './batch'
@@ -14,6 +14,7 @@ import { AmmSnapshot } from './state'
 export interface ChangeTracker {
     trackInsert(entity: EntityTarget<unknown>, rows: { id: string }[]): Promise<void>
     trackUpsert(entity: EntityTarget<unknown>, rows: { id: string }[]): Promise<void>
+    trackDelete(entity: EntityTarget<unknown>, ids: string[]): Promise<void>
 }
 
 /** Native balance and code of every address the batch touched, read from the node at the batch's last block. */
@@ -74,8 +75,16 @@ export async function writeBatch(
     // block would shift every point, so a node without that state yields no points for the batch.
     if (readings.balancesAtBlock) await append(CoinBalance, coinBalanceRows(batch, readings.balances))
 
+    const remove = async (entity: EntityTarget<unknown>, ids: string[]) => {
+        if (ids.length === 0) return
+        await tracker?.trackDelete(entity, ids)
+        await client.query(`DELETE FROM "${tableShape(em, entity).name}" WHERE id = ANY($1)`, [ids])
+    }
+
     const holderChanges = await writeBalances(batch, upsert)
-    await writeTokens(batch, amm, holderChanges, upsert)
+    const newInstances = await writeInstances(batch, upsert)
+    await writeNftBalances(batch, upsert, remove)
+    await writeTokens(batch, amm, holderChanges, newInstances, upsert)
     const addresses = await writeAddresses(batch, readings, upsert, client)
     await writeAmmAggregates(batch, amm, upsert)
     // The whole row is replaced: it is the state read at the batch's end. A hot block's change log
@@ -108,8 +117,36 @@ async function writeBalances(batch: Batch, upsert: Upsert): Promise<Map<string, 
     return holderChanges
 }
 
-async function writeTokens(batch: Batch, amm: AmmSnapshot, holderChanges: Map<string, number>, upsert: Upsert): Promise<void> {
-    const touched = new Set([...batch.tokens.keys(), ...holderChanges.keys(), ...batch.newTokens.keys(), ...batch.amm.tokens.keys()])
+/**
+ * Writes the NFTs the batch transferred (the ERC-721 owner is the receiver of the batch's last
+ * transfer of the id) and returns, per token, how many it saw for the first time.
+ */
+async function writeInstances(batch: Batch, upsert: Upsert): Promise<Map<string, number>> {
+    const rows = [...batch.instances].map(([id, i]) => ({
+        id, token: i.token, tokenId: i.tokenId, owner: i.owner ?? null, transferCount: i.transfers, firstBlock: i.firstBlock,
+    }))
+    const written = await upsert<{ token: string; inserted: boolean }>(TokenInstance, rows, {
+        owner: 'COALESCE(excluded.owner, t.owner)',
+        transfer_count: add('transfer_count'),
+        first_block: 'LEAST(t.first_block, excluded.first_block)',
+    }, 'token, (xmax = 0) AS inserted')
+    const added = new Map<string, number>()
+    for (const row of written) if (row.inserted) added.set(row.token, (added.get(row.token) ?? 0) + 1)
+    return added
+}
+
+/**
+ * Applies the ERC-1155 balance deltas and deletes the balances they empty, so that every row is a
+ * holding (a hot block's change log keeps the deleted row, and a reorg puts it back).
+ */
+async function writeNftBalances(batch: Batch, upsert: Upsert, remove: (entity: EntityTarget<unknown>, ids: string[]) => Promise<void>): Promise<void> {
+    const rows = [...batch.nftBalances].map(([id, b]) => ({ id, token: b.token, tokenId: b.tokenId, holder: b.holder, value: b.delta }))
+    const updated = await upsert<{ id: string; value: string }>(NftBalance, rows, { value: add('value') }, 'id, value')
+    await remove(NftBalance, updated.filter((r) => r.value === '0').map((r) => r.id))
+}
+
+async function writeTokens(batch: Batch, amm: AmmSnapshot, holderChanges: Map<string, number>, newInstances: Map<string, number>, upsert: Upsert): Promise<void> {
+    const touched = new Set([...batch.tokens.keys(), ...holderChanges.keys(), ...newInstances.keys(), ...batch.newTokens.keys(), ...batch.amm.tokens.keys()])
     const rows = [...touched].map((id) => {
         const delta = batch.tokens.get(id) ?? { transfers: 0, supply: 0n }
         const created = batch.newTokens.get(id)
@@ -120,6 +157,7 @@ async function writeTokens(batch: Batch, amm: AmmSnapshot, holderChanges: Map<st
             totalSupply: (created?.totalSupply ?? 0n) + delta.supply,
             holderCount: holderChanges.get(id) ?? 0,
             transferCount: delta.transfers,
+            instanceCount: newInstances.get(id) ?? 0,
             ...tokenAmmColumns(batch, amm, id),
         }
     })
@@ -127,6 +165,7 @@ async function writeTokens(batch: Batch, amm: AmmSnapshot, holderChanges: Map<st
         total_supply: add('total_supply'),
         holder_count: add('holder_count'),
         transfer_count: add('transfer_count'),
+        instance_count: add('instance_count'),
         ...TOKEN_AMM_CONFLICT,
     })
 }

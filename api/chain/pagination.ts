@@ -38,16 +38,33 @@ export function paginate<R>(
     return { rows: shown, next: { ...filters, ...cursor(shown[shown.length - 1]), items_count: pageSize } }
 }
 
+/** paginate for the lists whose Blockscout cursor is the row's keys alone, without items_count (token transfers, NFTs). */
+export function paginateByKeys<R>(
+    rows: R[],
+    cursor: (last: R) => Record<string, unknown>,
+    filters: Record<string, unknown> = {},
+    pageSize = PAGE_SIZE,
+): { rows: R[]; next: Record<string, unknown> | null } {
+    const page = paginate(rows, cursor, pageSize, filters)
+    if (page.next) delete page.next.items_count
+    return page
+}
+
 /**
  * A page of token transfers: the cursor is the last transfer's (block_number, index) and, as
  * Blockscout's token-transfer lists build it (token_transfers_next_page_params), has no items_count.
+ * A page that ends inside an ERC-1155 batch adds Blockscout's batch keys, `index_in_batch` the one read back.
  */
-export function paginateTransfers<R extends { block_number: number; log_index: number }>(
+export function paginateTransfers<R extends { block_number: number; log_index: number; block_hash: string; transaction_hash: string; batch_index: number | null }>(
     rows: R[],
     filters: Record<string, unknown> = {},
     pageSize = PAGE_SIZE,
 ): { rows: R[]; next: Record<string, unknown> | null } {
-    const { rows: shown, next } = paginate(rows, (t) => ({ block_number: t.block_number, index: t.log_index }), pageSize, filters)
-    if (next) delete next.items_count
-    return { rows: shown, next }
+    return paginateByKeys(rows, (t) => ({
+        block_number: t.block_number,
+        index: t.log_index,
+        ...(t.batch_index === null ? {} : {
+            batch_log_index: t.log_index, batch_block_hash: t.block_hash, batch_transaction_hash: t.transaction_hash, index_in_batch: t.batch_index,
+        }),
+    }), filters, pageSize)
 }

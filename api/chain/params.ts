@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { HttpError } from '../../common/service/http-error'
 import { invalidParam, invalidParams } from './errors'
 
 /**
@@ -46,6 +47,19 @@ export function transactionHashParam(value: unknown): string {
     const parsed = TransactionHash.safeParse(value)
     if (!parsed.success) throw invalidParam('transaction_hash_param', HASH_FORMAT)
     return parsed.data.toLowerCase()
+}
+
+/** A token id in a path: a decimal uint256. */
+export const TokenId = z.string().regex(/^\d{1,78}$/, 'a token id: a non-negative decimal integer').meta({ id: 'TokenId' })
+export const TokenInstancePath = z.object({ hash: AddressHash, id: TokenId })
+
+const MAX_UINT256 = 2n ** 256n - 1n
+
+/** A path token id; anything but a decimal uint256 answers 400, as Blockscout's instance routes do. */
+export function tokenIdParam(value: unknown): bigint {
+    const parsed = TokenId.safeParse(value)
+    if (!parsed.success || BigInt(parsed.data) > MAX_UINT256) throw new HttpError(400, 'Invalid parameter(s)')
+    return BigInt(parsed.data)
 }
 
 export type BlockRef = { number: number } | { hash: string }

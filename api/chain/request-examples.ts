@@ -62,7 +62,8 @@ export const CHAIN_EXAMPLES: Record<string, RequestExample> = {
     listAddressBlocksValidated: { params: address, query: { block_number: BLOCK, items_count: '50' } },
     listAddressCoinBalanceHistory: { params: address },
     listAddressCoinBalanceByDay: { params: address },
-    listAddressNfts: { params: address },
+    listAddressNfts: { params: address, query: { type: 'ERC-721,ERC-1155' } },
+    listAddressNftCollections: { params: address, query: { type: 'ERC-721,ERC-1155' } },
     listAddressWithdrawals: { params: address },
 
     // Tokens and token transfers
@@ -71,7 +72,11 @@ export const CHAIN_EXAMPLES: Record<string, RequestExample> = {
     getTokenCounters: { params: token },
     listTokenHolders: { params: token },
     listTokenTransfersOfToken: { params: token },
-    listTokenInstances: { params: { hash: CONTRACT } },
+    listTokenInstances: { params: { hash: CONTRACT }, query: { holder_address_hash: ACCOUNT } },
+    getTokenInstance: { params: { hash: CONTRACT, id: '1' } },
+    listTokenInstanceTransfers: { params: { hash: CONTRACT, id: '1' } },
+    listTokenInstanceHolders: { params: { hash: CONTRACT, id: '1' } },
+    getTokenInstanceTransfersCount: { params: { hash: CONTRACT, id: '1' } },
     listTokenTransfers: { query: { type: 'ERC-20,ERC-721' } },
 
     // Smart contracts and their verification

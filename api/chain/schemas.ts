@@ -417,6 +417,15 @@ export const CoinBalanceByDay = z.looseObject({
 
 export const TokenCounters = z.looseObject({ token_holders_count: IntString, transfers_count: IntString }).meta({ id: 'TokenCounters' })
 export const TokenHolder = z.looseObject({ address: AddressParam, value: IntString, token_id: IntString.nullable() }).meta({ id: 'TokenHolder' })
+export const TokenInstanceTransfersCount = z.looseObject({ transfers_count: Count }).meta({ id: 'TokenInstanceTransfersCount' })
+/** An NFT an address holds: the instance, its token's standard, and how much of it the address holds (1 for an ERC-721). */
+export const AddressNft = TokenInstance.extend({ token: Token, token_type: TokenType, value: IntString }).meta({ id: 'AddressNft' })
+/** A collection an address holds some of: its balance in it (ERC-721: tokens; ERC-1155: the sum of every id's amount) and its first instances. */
+export const AddressNftCollection = z.looseObject({
+    token: Token,
+    amount: IntString,
+    token_instances: z.array(TokenInstance.omit({ token: true }).extend({ token_type: TokenType, value: IntString })),
+}).meta({ id: 'AddressNftCollection' })
 
 // ---------------------------------------------------------------------------------------------
 // Smart contracts
@@ -613,6 +622,8 @@ export interface ChainRoute {
     notFound?: string
     /** false for a route that answers without reading the database, so never 503. */
     reads?: boolean
+    /** What a route answers 400 `{"message": "Invalid parameter(s)"}` for, as Blockscout does for a malformed token id. */
+    badRequest?: string
 }
 
 /**
@@ -621,8 +632,9 @@ export interface ChainRoute {
  * CHAIN_API_STATEMENT_TIMEOUT_MS).
  */
 export function chainOperation(tag: string, route: ChainRoute, description: string, schema: z.ZodType): Operation {
-    const { notFound, reads, ...op } = route
+    const { notFound, reads, badRequest, ...op } = route
     const responses: Record<number, Answer | string> = { 200: { description, schema } }
+    if (badRequest) responses[400] = badRequest
     if (notFound) responses[404] = `No such ${notFound}`
     if (route.params || route.query) responses[422] = { description: 'A parameter failed validation', schema: ChainValidationError }
     if (reads !== false) responses[503] = 'A query ran past CHAIN_API_STATEMENT_TIMEOUT_MS and was cancelled: retry later or narrow the request'

@@ -111,7 +111,10 @@ async function aggregates(world: World): Promise<Record<string, unknown>> {
     const [counters] = await world.query('SELECT transactions, addresses, token_transfers FROM chain_counters')
     return {
         'token balances': await table('SELECT token, holder, value::text FROM token_balance ORDER BY token, holder'),
-        'tokens': await table('SELECT id, holder_count, transfer_count, total_supply::text FROM token ORDER BY id'),
+        'tokens': await table('SELECT id, holder_count, transfer_count, instance_count, total_supply::text FROM token ORDER BY id'),
+        // NFT ownership (docs/indexer.md#nfts): owners and transfer counts per instance, ERC-1155 balances.
+        'nft instances': await table('SELECT id, owner, transfer_count FROM token_instance ORDER BY id'),
+        'nft balances': await table('SELECT id, value::text FROM nft_balance ORDER BY id'),
         'native balances': await table('SELECT id, balance::text FROM address ORDER BY id'),
         'pairs': await table('SELECT id, reserve0::text, reserve1::text, volume_total::text, swaps_total FROM pair ORDER BY id'),
         'pair hours': await table('SELECT id, volume::text, swaps FROM pair_hour_data ORDER BY id'),

@@ -4,8 +4,9 @@ import { Logger } from '../../common/logger'
 import { Batch } from '../batch'
 import { addCoinMovements } from '../coin-balances'
 import { BlockData } from '../processor'
-import { readTokenMetadata } from '../rpc'
-import { ChainState } from '../state'
+import { readTokenMetadata, TokenMetadata } from '../rpc'
+import { ChainState, TokenType } from '../state'
+import { decideTokenType, transferShape } from '../token-types'
 import { fetchTraces, Frame, TracingMethod } from '../traces'
 import { HexBytes } from '../copy'
 import { replayFailedTransactions } from '../revert-data'
@@ -56,6 +57,7 @@ export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: Blo
         return { slice, traces, replays }
     }
     await readPairTokenDecimals(ctx, blocks)
+    const prefetched = await classifyNewTokens(ctx, blocks)
     await checkAuthorizations(ctx.rpc, blocks)
     let next = blocks.length > 0 ? traceSlice(0) : undefined
     for (let from = 0; next; from += TRACE_SLICE) {
@@ -64,7 +66,7 @@ export async function indexBlocks(ctx: IndexerContext, batch: Batch, blocks: Blo
         next = from + TRACE_SLICE < blocks.length ? traceSlice(from + TRACE_SLICE) : undefined
         indexSlice(ctx, batch, slice, frames, replayed, sightings, proxyCandidates)
     }
-    await detectTokens(ctx, batch, sightings)
+    await detectTokens(ctx, batch, sightings, prefetched)
     if (proxyCandidates.size > 0) await detectProxies(ctx.rpc, ctx.state, batch, proxyCandidates, blocks[blocks.length - 1].header.height)
 }
 
@@ -93,9 +95,8 @@ function indexSlice(
         if (outOfRange) throw new LogIndexOutOfRange(block.header.height, outOfRange.logIndex)
         const transfersPerTx = new Map<string, number>()
         for (const log of block.logs) {
-            if (indexTokenLog(batch, ctx.state, block, log, sightings)) {
-                transfersPerTx.set(log.transactionHash, (transfersPerTx.get(log.transactionHash) ?? 0) + 1)
-            }
+            const transfers = indexTokenLog(batch, ctx.state, block, log, sightings)
+            if (transfers > 0) transfersPerTx.set(log.transactionHash, (transfersPerTx.get(log.transactionHash) ?? 0) + transfers)
             indexAmmLog(batch, ctx.state, ctx.verifier, block, log, sightings)
         }
         const frames = traces.get(block.header.height)
@@ -129,37 +130,74 @@ async function readPairTokenDecimals(ctx: IndexerContext, blocks: BlockData[]): 
     }
 }
 
-/**
- * Reads name, symbol, decimals and total supply of tokens seen for the first time. The supply is
- * read just before the first sighting, and the mints and burns the indexer sees from then on are
- * added to it, so it stays exact without a read per block.
- */
-async function detectTokens(ctx: IndexerContext, batch: Batch, sightings: TokenSightings): Promise<void> {
+/** Tokens grouped by the block they were first seen in: their reads are made at that block, one batch per block. */
+function byFirstBlock(sightings: Iterable<[string, { firstBlock: number }]>): Map<number, string[]> {
     const byBlock = new Map<number, string[]>()
     for (const [token, { firstBlock }] of sightings) {
         const list = byBlock.get(firstBlock) ?? []
         list.push(token)
         byBlock.set(firstBlock, list)
     }
-    for (const [firstBlock, tokens] of byBlock) {
-        const metadata = await readTokenMetadata(ctx.rpc, tokens, firstBlock, Math.max(0, firstBlock - 1))
+    return byBlock
+}
+
+/**
+ * Decides the standard of every token that emits a transfer-shaped log in these blocks and is not
+ * known yet (token-types.ts), before any log is derived: which of its logs are transfers, and how
+ * they read, depends on it. Its metadata is read in the same batch as its ERC-165 answers and
+ * handed to detectTokens, which then need not read it again.
+ */
+async function classifyNewTokens(ctx: IndexerContext, blocks: BlockData[]): Promise<Map<string, TokenMetadata>> {
+    const seen = new Map<string, { shape: TokenType; firstBlock: number }>()
+    for (const block of blocks) {
+        for (const log of block.logs) {
+            const shape = transferShape(log)
+            if (!shape) continue
+            const token = log.address.toLowerCase()
+            if (!ctx.state.tokenTypes.has(token) && !seen.has(token)) seen.set(token, { shape, firstBlock: block.header.height })
+        }
+    }
+    const prefetched = new Map<string, TokenMetadata>()
+    for (const [firstBlock, tokens] of byFirstBlock(seen)) {
+        const metadata = await readTokenMetadata(ctx.rpc, tokens, firstBlock, Math.max(0, firstBlock - 1), true)
         for (const token of tokens) {
             const meta = metadata.get(token)!
-            const type = sightings.get(token)!.type
-            ctx.state.tokens.add(token)
-            ctx.state.decimals.set(token, type === 'ERC-721' ? null : meta.decimals)
-            batch.newTokens.set(token, {
-                id: token,
-                type,
-                name: meta.name,
-                symbol: meta.symbol,
-                decimals: type === 'ERC-721' ? null : meta.decimals,
-                totalSupply: meta.totalSupply ?? 0n,
-                holderCount: 0,
-                transferCount: 0,
-                firstBlock,
-            })
+            ctx.state.tokenTypes.set(token, decideTokenType(seen.get(token)!.shape, meta.interfaces!))
+            prefetched.set(token, meta)
         }
+    }
+    return prefetched
+}
+
+/**
+ * Reads name, symbol, decimals and total supply of tokens seen for the first time (those
+ * classifyNewTokens read already are not read again). The supply is read just before the first
+ * sighting, and the mints and burns the indexer sees from then on are added to it, so it stays
+ * exact without a read per block. NFTs have no decimals.
+ */
+async function detectTokens(ctx: IndexerContext, batch: Batch, sightings: TokenSightings, prefetched: Map<string, TokenMetadata>): Promise<void> {
+    const unread = [...sightings].filter(([token]) => !prefetched.has(token))
+    for (const [firstBlock, tokens] of byFirstBlock(unread)) {
+        for (const [token, meta] of await readTokenMetadata(ctx.rpc, tokens, firstBlock, Math.max(0, firstBlock - 1))) prefetched.set(token, meta)
+    }
+    for (const [token, { type: sighted, firstBlock }] of sightings) {
+        const meta = prefetched.get(token)!
+        const type = ctx.state.tokenTypes.get(token) ?? sighted
+        const decimals = type === 'ERC-20' ? meta.decimals : null
+        ctx.state.tokens.add(token)
+        ctx.state.tokenTypes.set(token, type)
+        ctx.state.decimals.set(token, decimals)
+        batch.newTokens.set(token, {
+            id: token,
+            type,
+            name: meta.name,
+            symbol: meta.symbol,
+            decimals,
+            totalSupply: meta.totalSupply ?? 0n,
+            holderCount: 0,
+            transferCount: 0,
+            firstBlock,
+        })
     }
 }
 

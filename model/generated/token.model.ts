@@ -41,6 +41,12 @@ export class Token {
     firstBlock!: number
 
     /**
+     * ERC-721 and ERC-1155: token ids ever transferred (a TokenInstance each); 0 for ERC-20
+     */
+    @IntColumn_({nullable: false})
+    instanceCount!: number
+
+    /**
      * AMM figures (0 for tokens in no pair): base units swapped through pairs, in plus out, counted per hop
      */
     @BigIntColumn_({nullable: false})

@@ -10,7 +10,7 @@ export class TokenTransfer {
     }
 
     /**
-     * the log's id
+     * the log's id; for an ERC-1155 TransferBatch, the log's id and the position in the batch (db/row-ids.ts)
      */
     @PrimaryColumn_()
     id!: string
@@ -34,7 +34,7 @@ export class TokenTransfer {
     token!: string
 
     /**
-     * ERC-20 or ERC-721
+     * ERC-20, ERC-721 or ERC-1155
      */
     @StringColumn_({nullable: false})
     tokenType!: string
@@ -46,14 +46,20 @@ export class TokenTransfer {
     to!: string
 
     /**
-     * ERC-20 amount in base units
+     * ERC-20 amount in base units; ERC-1155 amount of the token id
      */
     @BigIntColumn_({nullable: true})
     value!: bigint | undefined | null
 
     /**
-     * ERC-721 token id
+     * ERC-721 or ERC-1155 token id
      */
     @BigIntColumn_({nullable: true})
     tokenId!: bigint | undefined | null
+
+    /**
+     * position of the id in its ERC-1155 TransferBatch log (a batch is one row per id); null for every other transfer
+     */
+    @IntColumn_({nullable: true})
+    batchIndex!: number | undefined | null
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { Client } from 'pg'
-import { createPublicClient, http, parseAbi, PublicClient } from 'viem'
+import { createPublicClient, encodeFunctionData, http, parseAbi, PublicClient } from 'viem'
 
 const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)'])
 const PAIR = parseAbi(['function getReserves() view returns (uint112, uint112, uint32)'])
@@ -99,6 +99,7 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
 
         await expectCallTreesMatchNode(db, rpcUrl, txHashes)
         await expectProxiesMatchNode(db, rpcUrl, head)
+        await expectNftsMatchNode(db, rpcUrl, head)
         await expectCoinHistoryMatchesNode(db, chain)
 
         const [counters] = await rows(db, 'SELECT * FROM chain_counters')
@@ -257,6 +258,63 @@ export async function expectProxiesMatchNode(db: Client, rpcUrl: string, block: 
     for (const p of proxies) {
         expect({ implementation: p.implementation, beacon: p.beacon }, `proxy ${p.id} (${p.proxy_type})`).to.deep.equal(await read(p))
     }
+}
+
+const NFT = parseAbi(['function ownerOf(uint256) view returns (address)', 'function balanceOf(address, uint256) view returns (uint256)'])
+const ZERO = '0x0000000000000000000000000000000000000000'
+
+/**
+ * NFT ownership (docs/indexer.md#nfts) against the node at `block`: every ERC-721 instance's owner
+ * equals ownerOf (the zero address where it reverts: burnt), every ERC-1155 balance row equals
+ * balanceOf and is positive, every (id, holder) an ERC-1155 transfer touched without a row holds 0,
+ * and the instance and transfer counts equal the rows they count.
+ */
+export async function expectNftsMatchNode(db: Client, rpcUrl: string, block: number): Promise<void> {
+    const tag = '0x' + block.toString(16)
+    const call = (to: string, data: string) => ({ method: 'eth_call', params: [{ to, data }, tag] })
+    const owners = await rows<{ token: string; token_id: string; owner: string }>(db, `
+        SELECT i.token, i.token_id::text, i.owner FROM token_instance i JOIN token t ON t.id = i.token AND t.type = 'ERC-721' ORDER BY i.id`)
+    const ownerAnswers = await rpcAnswers(rpcUrl, owners.map((o) => call(o.token, encodeFunctionData({ abi: NFT, functionName: 'ownerOf', args: [BigInt(o.token_id)] }))))
+    const wrongOwners = owners
+        .map((o, i) => ({ ...o, chain: ownerAnswers[i] === undefined ? ZERO : '0x' + ownerAnswers[i]!.slice(-40).toLowerCase() }))
+        .filter((o) => o.owner !== o.chain)
+    expect(wrongOwners, 'ERC-721 owners').to.deep.equal([])
+
+    const holdings = await rows<{ token: string; token_id: string; holder: string; value: string | null }>(db, `
+        SELECT p.token, p.token_id::text, p.holder, b.value::text FROM (
+            SELECT token, token_id, "from" AS holder FROM token_transfer WHERE token_type = 'ERC-1155'
+            UNION SELECT token, token_id, "to" FROM token_transfer WHERE token_type = 'ERC-1155'
+            UNION SELECT token, token_id, holder FROM nft_balance
+        ) p LEFT JOIN nft_balance b ON b.token = p.token AND b.token_id = p.token_id AND b.holder = p.holder
+        WHERE p.holder <> '${ZERO}' ORDER BY 1, 2, 3`)
+    const balanceAnswers = await rpcAnswers(rpcUrl, holdings.map((h) =>
+        call(h.token, encodeFunctionData({ abi: NFT, functionName: 'balanceOf', args: [h.holder as `0x${string}`, BigInt(h.token_id)] }))))
+    const wrongBalances = holdings
+        .map((h, i) => ({ ...h, chain: BigInt(balanceAnswers[i] ?? -1).toString() }))
+        .filter((h) => (h.value ?? '0') !== h.chain || h.value === '0')
+    expect(wrongBalances, 'ERC-1155 balances').to.deep.equal([])
+
+    const counts = await rows(db, `
+        SELECT i.id, i.transfer_count, (SELECT count(*)::int FROM token_transfer tt WHERE tt.token = i.token AND tt.token_id = i.token_id) AS actual
+          FROM token_instance i`)
+    for (const c of counts) expect(c.transfer_count, `transfers of instance ${c.id}`).to.equal(c.actual)
+    const instances = await rows(db, 'SELECT t.id, t.instance_count, (SELECT count(*)::int FROM token_instance i WHERE i.token = t.id) AS actual FROM token t')
+    for (const t of instances) expect(t.instance_count, `instances of ${t.id}`).to.equal(t.actual)
+}
+
+/** eth_call answers in batches of 100, a revert answering undefined. */
+async function rpcAnswers(rpcUrl: string, calls: { method: string; params: unknown[] }[]): Promise<(string | undefined)[]> {
+    const results: (string | undefined)[] = []
+    for (let i = 0; i < calls.length; i += 100) {
+        const body = calls.slice(i, i + 100).map((c, n) => ({ jsonrpc: '2.0', id: n, ...c }))
+        const answers = await (await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as any[]
+        answers.sort((a, b) => a.id - b.id)
+        for (const a of answers) {
+            if (a.error && !/revert/i.test(a.error.message)) throw new Error(`${body[a.id].method}: ${a.error.message}`)
+            results.push(a.error ? undefined : a.result)
+        }
+    }
+    return results
 }
 
 async function rpc<T = any>(rpcUrl: string, calls: { method: string; params: unknown[] }[]): Promise<T[]> {

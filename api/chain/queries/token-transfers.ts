@@ -1,4 +1,4 @@
-import { blockLogIds, logId } from '../../../db/row-ids'
+import { batchTransferId, blockLogIds, logId } from '../../../db/row-ids'
 import { Db } from '../db'
 import { FETCH_SIZE } from '../pagination'
 import { ETHERSCAN_TX_COLUMNS, EtherscanTxColumns } from './transactions'
@@ -7,6 +7,8 @@ import { Window } from './window'
 /**
  * Reads of the indexer's `token_transfer` table. Its id is the zero-padded (block, log index)
  * (db/row-ids.ts), so a block's or the chain's transfers are primary-key ranges; see docs/chain-api.md.
+ * An ERC-1155 TransferBatch is one row per id sharing the log's (block, log index), told apart by
+ * `batch_index`: every list orders by it last, and a cursor inside a batch carries `index_in_batch`.
  */
 
 export interface TokenTransferRow {
@@ -21,12 +23,14 @@ export interface TokenTransferRow {
     to: string
     value: string | null
     token_id: string | null
+    /** position in its ERC-1155 TransferBatch log; null for every other transfer */
+    batch_index: number | null
     method_id: string | null
 }
 
 /** Columns of `token_transfer tt` joined with its transaction `t` (for the method name). */
 const TOKEN_TRANSFER_COLUMNS = `tt.block_number, tt.block_hash, tt.timestamp, tt.log_index, tt.transaction_hash, tt.token,
-    tt.token_type, tt."from", tt."to", tt.value, tt.token_id, t.method_id`
+    tt.token_type, tt."from", tt."to", tt.value, tt.token_id, tt.batch_index, t.method_id`
 const TOKEN_TRANSFER_JOIN = 'JOIN transaction t ON t.id = tt.transaction_hash'
 
 const MAX_INT = 2_147_483_647
@@ -35,10 +39,11 @@ const MAX_INT = 2_147_483_647
 export const TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] as const
 export type TokenStandard = (typeof TOKEN_TYPES)[number]
 
-/** The (block_number, index) cursor of the token-transfer lists. */
+/** The (block_number, index) cursor of the token-transfer lists, and the position within an ERC-1155 batch when the page ended inside one. */
 export interface TransferCursor {
     block_number?: number
     index?: number
+    index_in_batch?: number
 }
 
 /** Log indexes beyond this do not fit the id's six digits (db/row-ids.ts). */
@@ -53,8 +58,26 @@ const AFTER_ALL = logId(9_999_999_999, MAX_LOG_INDEX)
  * The id of the cursor transfer: the page holds the transfers before it. A log index too large to
  * exist resumes at the block's end.
  */
-function idBefore(blockNumber: number, index: number): string {
-    return index > MAX_LOG_INDEX ? logId(blockNumber + 1, 0) : logId(blockNumber, index)
+function idBefore(blockNumber: number, index: number, indexInBatch?: number): string {
+    if (index > MAX_LOG_INDEX) return logId(blockNumber + 1, 0)
+    return indexInBatch === undefined ? logId(blockNumber, index) : batchTransferId(blockNumber, index, indexInBatch)
+}
+
+/**
+ * The keyset condition of the (block_number, log_index) lists, newest first, on columns `$b`, `$i`
+ * and `$k` (the position in a batch; 0 without one): the cursor's (block, index) bounds the index
+ * scan, and of the rows at exactly that log only the batch rows before the cursor's position stay.
+ */
+function transferBefore(b: number, i: number, k: number): string {
+    return `(block_number, log_index) <= ($${b}, $${i}) AND NOT (block_number = $${b} AND log_index = $${i} AND COALESCE(batch_index, 0) >= $${k})`
+}
+
+/** Newest first; the rows of one batch by position, last first. */
+const NEWEST_FIRST = 'block_number DESC, log_index DESC, batch_index DESC'
+
+/** The parameters of transferBefore for a cursor: the first page starts after every row. */
+function cursorParams(cursor: TransferCursor): [number, number, number] {
+    return cursor.block_number === undefined ? [MAX_INT, MAX_INT, 0] : [cursor.block_number, cursor.index ?? MAX_INT, cursor.index_in_batch ?? 0]
 }
 
 /**
@@ -63,7 +86,7 @@ function idBefore(blockNumber: number, index: number): string {
  * (NFTs on an ERC-20-heavy chain) reads further to fill its page.
  */
 export async function chainTransfers(db: Db, cursor: TransferCursor, types: readonly string[] | null, pageSize: number): Promise<TokenTransferRow[]> {
-    const before = cursor.block_number === undefined ? AFTER_ALL : idBefore(cursor.block_number, cursor.index ?? MAX_LOG_INDEX + 1)
+    const before = cursor.block_number === undefined ? AFTER_ALL : idBefore(cursor.block_number, cursor.index ?? MAX_LOG_INDEX + 1, cursor.index === undefined ? undefined : cursor.index_in_batch)
     const { rows } = await db.query<TokenTransferRow>(
         `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
           WHERE tt.id < $1 AND ($2::text[] IS NULL OR tt.token_type = ANY($2))
@@ -73,13 +96,17 @@ export async function chainTransfers(db: Db, cursor: TransferCursor, types: read
     return rows
 }
 
-/** A transaction's token transfers after log index `after`, in log order: a primary-key range of its block. */
+/**
+ * A transaction's token transfers after log index `after` (and, inside an ERC-1155 batch, after
+ * position `afterInBatch` of it), in log order: a primary-key range of its block.
+ */
 export async function transactionTransfers(
     db: Db,
     tx: { id: string; block_number: number },
-    page: { after: number; types: readonly string[] | null; limit: number }
+    page: { after: number; afterInBatch?: number; types: readonly string[] | null; limit: number }
 ): Promise<TokenTransferRow[]> {
     const ids = blockLogIds(tx.block_number, page.after + 1)
+    if (page.afterInBatch !== undefined && page.after >= 0) ids.first = batchTransferId(tx.block_number, page.after, page.afterInBatch + 1)
     const { rows } = await db.query<TokenTransferRow>(
         `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
           WHERE tt.id >= $1 AND tt.id <= $2 AND tt.transaction_hash = $3 AND ($4::text[] IS NULL OR tt.token_type = ANY($4))
@@ -97,7 +124,7 @@ export interface AddressTransfersQuery extends TransferCursor {
 
 /** A page of an address's token transfers, newest first: one index scan per side, merged. */
 export async function addressTransfers(db: Db, hash: string, query: AddressTransfersQuery): Promise<TokenTransferRow[]> {
-    const params: unknown[] = [hash, query.block_number ?? MAX_INT, query.block_number === undefined ? MAX_INT : query.index ?? MAX_INT]
+    const params: unknown[] = [hash, ...cursorParams(query)]
     let extra = ''
     if (query.type && query.type.length > 0) {
         params.push(query.type)
@@ -109,16 +136,16 @@ export async function addressTransfers(db: Db, hash: string, query: AddressTrans
     }
     const columns = query.filter === 'from' ? ['"from"'] : query.filter === 'to' ? ['"to"'] : ['"from"', '"to"']
     const branches = columns.map((c) =>
-        `(SELECT id, block_number, log_index FROM token_transfer WHERE ${c} = $1 AND (block_number, log_index) < ($2, $3)${extra}
-           ORDER BY block_number DESC, log_index DESC LIMIT ${FETCH_SIZE})`
+        `(SELECT id, block_number, log_index, batch_index FROM token_transfer WHERE ${c} = $1 AND ${transferBefore(2, 3, 4)}${extra}
+           ORDER BY ${NEWEST_FIRST} LIMIT ${FETCH_SIZE})`
     )
     const { rows } = await db.query<TokenTransferRow>(
         `SELECT ${TOKEN_TRANSFER_COLUMNS}
            FROM (SELECT id FROM (${branches.join(' UNION ')}) u
-                  ORDER BY block_number DESC, log_index DESC LIMIT ${FETCH_SIZE}) page
+                  ORDER BY ${NEWEST_FIRST} LIMIT ${FETCH_SIZE}) page
            JOIN token_transfer tt ON tt.id = page.id
            ${TOKEN_TRANSFER_JOIN}
-          ORDER BY tt.block_number DESC, tt.log_index DESC`,
+          ORDER BY tt.block_number DESC, tt.log_index DESC, tt.batch_index DESC`,
         params
     )
     return rows
@@ -127,10 +154,21 @@ export async function addressTransfers(db: Db, hash: string, query: AddressTrans
 /** A page of a token's transfers, newest first. */
 export async function tokenTransfers(db: Db, token: string, cursor: TransferCursor): Promise<TokenTransferRow[]> {
     const { rows } = await db.query<TokenTransferRow>(
-        `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM token_transfer tt ${TOKEN_TRANSFER_JOIN}
-          WHERE tt.token = $1 AND (tt.block_number, tt.log_index) < ($2, $3)
-          ORDER BY tt.block_number DESC, tt.log_index DESC LIMIT ${FETCH_SIZE}`,
-        [token, cursor.block_number ?? MAX_INT, cursor.block_number === undefined ? MAX_INT : cursor.index ?? MAX_INT]
+        `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM (SELECT * FROM token_transfer WHERE token = $1 AND ${transferBefore(2, 3, 4)}
+                  ORDER BY ${NEWEST_FIRST} LIMIT ${FETCH_SIZE}) tt ${TOKEN_TRANSFER_JOIN}
+          ORDER BY tt.block_number DESC, tt.log_index DESC, tt.batch_index DESC`,
+        [token, ...cursorParams(cursor)]
+    )
+    return rows
+}
+
+/** A page of one NFT's transfers, newest first: the partial (token, token_id, block, log index) index. */
+export async function instanceTransfers(db: Db, token: string, tokenId: bigint, cursor: TransferCursor): Promise<TokenTransferRow[]> {
+    const { rows } = await db.query<TokenTransferRow>(
+        `SELECT ${TOKEN_TRANSFER_COLUMNS} FROM (SELECT * FROM token_transfer WHERE token = $1 AND token_id = $5::numeric AND ${transferBefore(2, 3, 4)}
+                  ORDER BY ${NEWEST_FIRST} LIMIT ${FETCH_SIZE}) tt ${TOKEN_TRANSFER_JOIN}
+          ORDER BY tt.block_number DESC, tt.log_index DESC, tt.batch_index DESC`,
+        [token, ...cursorParams(cursor), String(tokenId)]
     )
     return rows
 }

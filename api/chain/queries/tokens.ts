@@ -85,6 +85,8 @@ export async function tokenList(db: Db, query: TokenListQuery): Promise<TokenRow
 export interface HolderRow {
     holder: string
     value: string
+    /** ERC-1155: the id held (a holder of several ids is a row each); null for the other standards */
+    token_id: string | null
 }
 
 /**
@@ -99,8 +101,27 @@ export async function tokenHolders(db: Db, token: string, after?: { value: bigin
         cursor = 'AND (value, holder) < ($2::numeric, $3)'
     }
     const { rows } = await db.query<HolderRow>(
-        `SELECT holder, value FROM token_balance WHERE token = $1 AND value > 0 ${cursor}
+        `SELECT holder, value, NULL AS token_id FROM token_balance WHERE token = $1 AND value > 0 ${cursor}
           ORDER BY value DESC, holder DESC LIMIT ${FETCH_SIZE}`,
+        params
+    )
+    return rows
+}
+
+/**
+ * A page of an ERC-1155's holders as Blockscout lists them: one row per (holder, token id) by
+ * balance, ties by holder then id, all descending: a backward scan of nft_balance_token_holders.
+ */
+export async function erc1155Holders(db: Db, token: string, after?: { value: bigint; holder: string; tokenId: bigint }): Promise<HolderRow[]> {
+    const params: unknown[] = [token]
+    let cursor = ''
+    if (after) {
+        params.push(String(after.value), after.holder, String(after.tokenId))
+        cursor = 'AND (b.value, b.holder, b.token_id) < ($2::numeric, $3, $4::numeric)'
+    }
+    const { rows } = await db.query<HolderRow>(
+        `SELECT b.holder, b.value::text, b.token_id::text FROM nft_balance b WHERE b.token = $1 AND b.value > 0 ${cursor}
+          ORDER BY b.value DESC, b.holder DESC, b.token_id DESC LIMIT ${FETCH_SIZE}`,
         params
     )
     return rows

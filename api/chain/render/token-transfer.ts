@@ -25,9 +25,7 @@ export function renderTokenTransfers(rows: readonly TokenTransferRow[], related:
             transaction_hash: r.transaction_hash,
             from: address(r.from),
             to: address(r.to),
-            total: r.token_type === 'ERC-721'
-                ? { token_id: r.token_id, token_instance: null }
-                : r.value === null ? null : { value: r.value, decimals: decimals === null ? null : String(decimals) },
+            total: transferTotal(r, decimals),
             token: token ? renderToken(token) : null,
             type: minting && burning ? 'token_spawning' : minting ? 'token_minting' : burning ? 'token_burning' : 'token_transfer',
             timestamp: isoTimestamp(r.timestamp),
@@ -38,4 +36,16 @@ export function renderTokenTransfers(rows: readonly TokenTransferRow[], related:
             token_type: r.token_type,
         }
     })
+}
+
+/**
+ * Blockscout's `total` by the transfer's standard: an ERC-721 id; an ERC-1155 id with its amount; an
+ * ERC-20 amount. The instance is not shown inside a transfer (docs/chain-api.md#nfts).
+ */
+function transferTotal(r: TokenTransferRow, decimals: number | null): z.input<typeof TokenTransfer>['total'] {
+    const shownDecimals = decimals === null ? null : String(decimals)
+    if (r.token_type === 'ERC-721') return { token_id: r.token_id, token_instance: null }
+    if (r.value === null) return null
+    if (r.token_type === 'ERC-1155') return { token_id: r.token_id, value: r.value, decimals: shownDecimals, token_instance: null }
+    return { value: r.value, decimals: shownDecimals }
 }

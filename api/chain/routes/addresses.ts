@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
-import { carried, FETCH_SIZE, paginate, paginateTransfers } from '../pagination'
+import { carried, FETCH_SIZE, paginate, paginateByKeys, paginateTransfers } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
 import { addressById, addressFlags, addressTabCounts, topAccounts } from '../queries/addresses'
 import { minedBlockCount, minedBlockKeys } from '../queries/blocks'
@@ -9,10 +9,12 @@ import { countAddressFrames } from '../queries/internal-transactions'
 import { addressLogs } from '../queries/logs'
 import { addressTransfers, TOKEN_TYPES } from '../queries/token-transfers'
 import { addressTokenBalances, TokenBalanceRow } from '../queries/tokens'
+import { addressCollections, addressNfts, AddressNftRow } from '../queries/token-instances'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../queries/transactions'
 import { proxyOf } from '../queries/proxies'
 import { addressParam } from '../render/address'
-import { related } from '../queries/related'
+import { related, Related } from '../queries/related'
+import { instanceRefs, renderInstance } from '../render/token-instance'
 import { coinSupply } from '../queries/stats'
 import { logRefs, renderLogs } from '../render/log'
 import { renderToken } from '../render/token'
@@ -20,7 +22,7 @@ import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfe
 import { isFirstPage } from '../head-views'
 import { sendJson } from '../json-response'
 import {
-    AddressCounters, AddressDetails, AddressTabsCounters, Block, chainOperation, EmptyPage, Log, pageOf, TokenBalance, TokenTransfer,
+    AddressCounters, AddressDetails, AddressNft, AddressNftCollection, AddressTabsCounters, Block, chainOperation, EmptyPage, Log, pageOf, TokenBalance, TokenTransfer,
     TopAddressesPage, Transaction,
 } from '../schemas'
 import { blockPage } from './blocks'
@@ -47,6 +49,7 @@ const TokenTransfersQuery = z.object({
     token: q.address.optional(),
     block_number: q.int.optional(),
     index: q.int.optional(),
+    index_in_batch: q.int.optional(),
     items_count: q.itemsCount.optional(),
 })
 
@@ -66,6 +69,38 @@ const TokensQuery = z.object({
 })
 
 const CursorQuery = z.object({ block_number: q.int.optional(), items_count: q.itemsCount.optional() })
+
+/** The NFT standards an address's NFT tabs list. */
+const NFT_TYPES = ['ERC-721', 'ERC-1155', 'ERC-404'] as const
+
+const NftQuery = z.object({
+    type: q.list(NFT_TYPES).optional(),
+    token_contract_address_hash: q.address.optional(),
+    token_id: q.uint.optional(),
+    token_type: z.enum(NFT_TYPES).optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+const NftCollectionsQuery = z.object({
+    type: q.list(NFT_TYPES).optional(),
+    token_contract_address_hash: q.address.optional(),
+    token_type: z.enum(NFT_TYPES).optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+/** Instances shown with each collection, as Blockscout's collections tab previews them. */
+const COLLECTION_PREVIEW = 9
+
+/** The standards asked for; none given (or an empty list) means every NFT standard. */
+function nftTypes(types: readonly string[] | undefined): readonly string[] {
+    return types && types.length > 0 ? types : NFT_TYPES
+}
+
+/** An NFT an address holds: the instance, with its standard and the amount held. */
+function addressNft(row: AddressNftRow, loaded: Related): z.input<typeof AddressNft> {
+    const instance = renderInstance(row, loaded)
+    return { ...instance, token: instance.token!, token_type: row.token_type, value: row.value }
+}
 
 const TopAccountsQuery = z.object({
     fetched_coin_balance: q.uint.optional(),
@@ -268,8 +303,51 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         sendJson(res, await blockPage(ctx, rows))
     })
 
+    /** The NFTs an address holds, by collection then id, both descending (see addressNfts). */
+    router.get('/addresses/:hash/nft', chainOperation(TAG, {
+        operationId: 'listAddressNfts',
+        summary: 'The NFTs an address holds', params: AddressPath, query: NftQuery,
+    }, 'A page of NFTs', pageOf(AddressNft)), async (req, res) => {
+        const hash = parseAddress(req.params.hash)
+        const query = parseQuery(NftQuery, req.query)
+        const after = query.token_contract_address_hash && query.token_id !== undefined ? { token: query.token_contract_address_hash, tokenId: query.token_id } : undefined
+        const rows = await addressNfts(ctx.db, hash, { types: nftTypes(query.type), after })
+        const { rows: shown, next } = paginateByKeys(rows, (r) => ({
+            token_contract_address_hash: r.token, token_id: r.token_id, token_type: r.token_type,
+        }), carried(req.query, ['type']))
+        const loaded = await related(ctx.db, instanceRefs(shown))
+        setLiveCaching(res)
+        res.json({ items: shown.map((r) => addressNft(r, loaded)), next_page_params: next })
+    })
+
+    /** The collections an address holds NFTs of, each with its balance and its first instances held. */
+    router.get('/addresses/:hash/nft/collections', chainOperation(TAG, {
+        operationId: 'listAddressNftCollections',
+        summary: 'The NFT collections an address holds', params: AddressPath, query: NftCollectionsQuery,
+    }, 'A page of collections', pageOf(AddressNftCollection)), async (req, res) => {
+        const hash = parseAddress(req.params.hash)
+        const query = parseQuery(NftCollectionsQuery, req.query)
+        const types = nftTypes(query.type)
+        const rows = await addressCollections(ctx.db, hash, types, query.token_contract_address_hash)
+        const { rows: shown, next } = paginateByKeys(rows, (r) => ({ token_contract_address_hash: r.id, token_type: r.type }), carried(req.query, ['type']))
+        const held = await Promise.all(shown.map((c) => addressNfts(ctx.db, hash, { types: [c.type], tokens: [c.id], limit: COLLECTION_PREVIEW })))
+        const loaded = await related(ctx.db, instanceRefs(held.flat()))
+        setLiveCaching(res)
+        res.json({
+            items: shown.map((c, i) => ({
+                token: renderToken(c),
+                amount: c.value,
+                token_instances: held[i].map((r) => {
+                    const { token: _token, ...instance } = addressNft(r, loaded)
+                    return instance
+                }),
+            })),
+            next_page_params: next,
+        } satisfies z.input<ReturnType<typeof pageOf<typeof AddressNftCollection>>>)
+    })
+
     // Tabs a Blockscout frontend may open that this indexer does not keep: answered empty, never 404.
-    const emptyTabs = { nft: 'listAddressNfts', withdrawals: 'listAddressWithdrawals' }
+    const emptyTabs = { withdrawals: 'listAddressWithdrawals' }
     for (const [tab, operationId] of Object.entries(emptyTabs)) {
         const summary = `An address's ${tab} (not indexed: always empty)`
         router.get(`/addresses/:hash/${tab}`, chainOperation(TAG, {

@@ -22,6 +22,8 @@ import { chainOperation, pageOf, StateChange } from '../schemas'
 const Query = z.object({ items_count: z.string().regex(/^\d{1,4}$/, 'Invalid integer').transform(Number).optional() })
 
 const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)'])
+/** An ERC-1155 balance is per token id: its changes are shown per (holder, id), as Blockscout shows them. */
+const ERC1155 = parseAbi(['function balanceOf(address, uint256) view returns (uint256)'])
 /** The most token balances read from the node for one transaction. */
 const MAX_TOKEN_READS = 200
 
@@ -96,7 +98,7 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
     const token = tokenChanges.items.map((i) => {
         const row = relatedRows.tokens.get(i.token)
         return {
-            address: address(i.holder), is_miner: i.holder === block.miner, type: 'token', token: row ? renderToken(row) : null, token_id: null,
+            address: address(i.holder), is_miner: i.holder === block.miner, type: 'token', token: row ? renderToken(row) : null, token_id: i.tokenId,
             balance_before: i.before === null ? null : String(i.before),
             balance_after: i.before === null ? null : String(i.before + i.diff),
             change: i.nft ?? String(i.diff),
@@ -108,6 +110,8 @@ async function stateChanges(ctx: ChainContext, blockNumber: number, position: nu
 interface TokenChange {
     token: string
     holder: string
+    /** ERC-1155: the id whose balance this is; null for the other standards (one balance per token) */
+    tokenId: string | null
     /** balance at the end of the previous block plus the block's earlier transfers; null when unknown */
     before: bigint | null
     diff: bigint
@@ -117,27 +121,33 @@ interface TokenChange {
 
 async function tokenStateChanges(ctx: ChainContext, blockNumber: number, own: BalanceTransferRow[], earlier: BalanceTransferRow[]) {
     const changes = new Map<string, TokenChange>()
-    const entry = (token: string, holder: string) => {
-        const key = `${token}-${holder}`
+    const idOf = (t: BalanceTransferRow) => (t.token_type === 'ERC-1155' ? t.token_id : null)
+    const entry = (t: BalanceTransferRow, holder: string) => {
+        const key = `${t.token}-${holder}-${idOf(t)}`
         let c = changes.get(key)
-        if (!c) changes.set(key, (c = { token, holder, before: 0n, diff: 0n }))
+        if (!c) changes.set(key, (c = { token: t.token, holder, tokenId: idOf(t), before: 0n, diff: 0n }))
         return c
     }
     const amount = (t: BalanceTransferRow) => (t.token_type === 'ERC-721' ? 1n : BigInt(t.value ?? 0))
     for (const t of own) {
         for (const [holder, sign, direction] of [[t.from, -1n, 'from'], [t.to, 1n, 'to']] as const) {
             if (holder === zeroAddress) continue
-            const c = entry(t.token, holder)
+            const c = entry(t, holder)
             c.diff += sign * amount(t)
             if (t.token_type === 'ERC-721') (c.nft ??= []).push({ total: { token_id: t.token_id }, direction })
         }
     }
     const items = [...changes.values()].slice(0, MAX_TOKEN_READS)
     let complete = true
-    const balances = await Promise.all(items.map((c) => ctx.node.readContract({
-        address: c.token as `0x${string}`, abi: ERC20, functionName: 'balanceOf', args: [c.holder as `0x${string}`],
-        blockNumber: BigInt(blockNumber - 1),
-    }).catch((err) => {
+    const balances = await Promise.all(items.map((c) => (c.tokenId === null
+        ? ctx.node.readContract({
+            address: c.token as `0x${string}`, abi: ERC20, functionName: 'balanceOf', args: [c.holder as `0x${string}`],
+            blockNumber: BigInt(blockNumber - 1),
+        })
+        : ctx.node.readContract({
+            address: c.token as `0x${string}`, abi: ERC1155, functionName: 'balanceOf', args: [c.holder as `0x${string}`, BigInt(c.tokenId)],
+            blockNumber: BigInt(blockNumber - 1),
+        })).catch((err) => {
         complete = false
         ctx.log.warn({ err: String(err?.shortMessage ?? err?.message ?? err), token: c.token, block: blockNumber - 1 }, 'state changes: token balance not readable from the node')
         return null
@@ -147,7 +157,7 @@ async function tokenStateChanges(ctx: ChainContext, blockNumber: number, own: Ba
         if (start === null) return void (c.before = null)
         let before = start
         for (const t of earlier) {
-            if (t.token !== c.token) continue
+            if (t.token !== c.token || idOf(t) !== c.tokenId) continue
             if (t.from === c.holder) before -= amount(t)
             if (t.to === c.holder) before += amount(t)
         }

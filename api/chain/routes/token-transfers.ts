@@ -13,6 +13,7 @@ const TokenTransfersQuery = z.object({
     limit: q.int.refine((n) => n >= 1 && n <= 50, 'must be between 1 and 50').optional(),
     block_number: q.int.optional(),
     index: q.int.optional(),
+    index_in_batch: q.int.optional(),
     items_count: q.itemsCount.optional(),
 })
 

@@ -1,26 +1,32 @@
+import { zeroAddress } from 'viem'
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
+import { notFound } from '../errors'
 import { tokenOr404 } from '../loaders'
-import { carried, paginate, paginateTransfers } from '../pagination'
-import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
-import { TOKEN_TYPES, tokenTransfers } from '../queries/token-transfers'
-import { HolderRow, tokenHolders, tokenList } from '../queries/tokens'
+import { carried, paginate, paginateByKeys, paginateTransfers } from '../pagination'
+import { AddressPath, addressParam as parseAddress, parseQuery, q, TokenInstancePath, tokenIdParam } from '../params'
+import { instanceHolders, tokenInstance, tokenInstances } from '../queries/token-instances'
+import { instanceTransfers, TOKEN_TYPES, tokenTransfers } from '../queries/token-transfers'
+import { erc1155Holders, HolderRow, tokenHolders, tokenList } from '../queries/tokens'
 import { related } from '../queries/related'
 import { relatedAddresses, shownRelated } from '../render/address'
 import { sendJson } from '../json-response'
 import { keptItem, listBody, RenderedItem } from '../rendered-items'
 import { renderToken } from '../render/token'
+import { instanceRefs, renderInstance } from '../render/token-instance'
 import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
-import { chainOperation, EmptyPage, pageOf, Token, TokenCounters, TokenHolder, TokenTransfer } from '../schemas'
+import {
+    chainOperation, pageOf, Token, TokenCounters, TokenHolder, TokenInstance, TokenInstanceTransfersCount, TokenTransfer,
+} from '../schemas'
 
 /** The rendered items of a token's holders: reused from ctx.caches.rendered, the others rendered after one query for their addresses. */
 async function holderItems(ctx: ChainContext, token: string, holders: readonly HolderRow[]): Promise<RenderedItem[]> {
-    const keyOf = (h: HolderRow) => `h${token}${h.holder}${h.value}`
+    const keyOf = (h: HolderRow) => `h${token}${h.holder}${h.value}${h.token_id}`
     return ctx.caches.rendered.items(holders, keyOf, async (missing) => {
         const loaded = await related(ctx.db, { addresses: missing.map((h) => h.holder) })
         const address = relatedAddresses(loaded)
-        return new Map(missing.map((h) => [keyOf(h), keptItem({ address: address(h.holder), value: h.value, token_id: null } satisfies z.input<typeof TokenHolder>, [shownRelated(loaded, h.holder)])]))
+        return new Map(missing.map((h) => [keyOf(h), keptItem({ address: address(h.holder), value: h.value, token_id: h.token_id } satisfies z.input<typeof TokenHolder>, [shownRelated(loaded, h.holder)])]))
     })
 }
 
@@ -44,12 +50,20 @@ const TokensQuery = z.object({
 const HoldersQuery = z.object({
     address_hash: q.address.optional(),
     value: q.uint.optional(),
+    token_id: q.uint.optional(),
+    items_count: q.itemsCount.optional(),
+})
+
+const InstancesQuery = z.object({
+    unique_token: q.uint.optional(),
+    holder_address_hash: q.address.optional(),
     items_count: q.itemsCount.optional(),
 })
 
 const TransfersQuery = z.object({
     block_number: q.int.optional(),
     index: q.int.optional(),
+    index_in_batch: q.int.optional(),
     items_count: q.itemsCount.optional(),
 })
 
@@ -107,10 +121,12 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         const hash = parseAddress(req.params.hash)
         const query = parseQuery(HoldersQuery, req.query)
         const after = query.value !== undefined && query.address_hash ? { value: query.value, holder: query.address_hash } : undefined
-        const rows = await tokenHolders(ctx.db, hash, after)
-        // Balances exist only for known tokens, so only an empty page needs to ask whether this is one.
-        if (rows.length === 0) await tokenOr404(ctx.db, hash)
-        const { rows: shown, next } = paginate(rows, (r) => ({ address_hash: r.holder, value: r.value }))
+        const token = await tokenOr404(ctx.db, hash)
+        // An ERC-1155's holders are per token id, as Blockscout lists them; the cursor then carries the id.
+        const rows = token.type === 'ERC-1155'
+            ? await erc1155Holders(ctx.db, hash, after && { ...after, tokenId: query.token_id ?? 0n })
+            : await tokenHolders(ctx.db, hash, after)
+        const { rows: shown, next } = paginate(rows, (r) => ({ address_hash: r.holder, value: r.value, ...(r.token_id === null ? {} : { token_id: r.token_id }) }))
         setLiveCaching(res)
         sendJson(res, listBody(await holderItems(ctx, hash, shown), next))
     })
@@ -128,12 +144,92 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })
     })
 
-    // NFT instances are not indexed (ERC-721 transfers are; token ids per holder are not).
     router.get('/tokens/:hash/instances', chainOperation(TAG, {
         operationId: 'listTokenInstances',
-        summary: "A token's NFT instances (not indexed: always empty)", params: AddressPath, notFound: 'token',
-    }, 'An empty page', EmptyPage), async (req, res) => {
-        await tokenOr404(ctx.db, parseAddress(req.params.hash))
-        res.json({ items: [], next_page_params: null })
+        summary: "A token's NFTs, highest id first; with holder_address_hash, those the address holds",
+        params: AddressPath, query: InstancesQuery, notFound: 'token',
+    }, 'A page of token instances', pageOf(TokenInstance)), async (req, res) => {
+        const hash = parseAddress(req.params.hash)
+        const query = parseQuery(InstancesQuery, req.query)
+        const token = await tokenOr404(ctx.db, hash)
+        const rows = await tokenInstances(ctx.db, token, { before: query.unique_token, holder: query.holder_address_hash })
+        const { rows: shown, next } = paginateByKeys(rows, (r) => ({ unique_token: jsonInteger(r.token_id) }), carried(req.query, ['holder_address_hash']))
+        const loaded = await related(ctx.db, instanceRefs(shown))
+        setLiveCaching(res)
+        res.json({ items: shown.map((r) => renderInstance(r, loaded)), next_page_params: next })
     })
+
+    router.get('/tokens/:hash/instances/:id', chainOperation(TAG, {
+        operationId: 'getTokenInstance',
+        summary: 'One NFT of a token', params: TokenInstancePath, notFound: 'token or token id', badRequest: INVALID_ID,
+    }, 'The token instance', TokenInstance), async (req, res) => {
+        const { token, tokenId } = instancePath(req.params)
+        const row = await tokenInstance(ctx.db, token, tokenId)
+        if (!row) throw notFound()
+        const loaded = await related(ctx.db, instanceRefs([row]))
+        setLiveCaching(res)
+        res.json(renderInstance(row, loaded))
+    })
+
+    router.get('/tokens/:hash/instances/:id/transfers', chainOperation(TAG, {
+        operationId: 'listTokenInstanceTransfers',
+        summary: "One NFT's transfers, newest first", params: TokenInstancePath, query: TransfersQuery, notFound: 'token', badRequest: INVALID_ID,
+    }, 'A page of token transfers', pageOf(TokenTransfer)), async (req, res) => {
+        const { token, tokenId } = instancePath(req.params)
+        const query = parseQuery(TransfersQuery, req.query)
+        await tokenOr404(ctx.db, token)
+        const { rows: shown, next } = paginateTransfers(await instanceTransfers(ctx.db, token, tokenId, query))
+        setLiveCaching(res)
+        res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })
+    })
+
+    /** An ERC-721's owner (none once burnt), or an ERC-1155 id's holders by balance. */
+    router.get('/tokens/:hash/instances/:id/holders', chainOperation(TAG, {
+        operationId: 'listTokenInstanceHolders',
+        summary: "One NFT's holders, largest balance first", params: TokenInstancePath, query: HoldersQuery, notFound: 'token', badRequest: INVALID_ID,
+    }, 'A page of holders', pageOf(TokenHolder)), async (req, res) => {
+        const { token: hash, tokenId } = instancePath(req.params)
+        const query = parseQuery(HoldersQuery, req.query)
+        const token = await tokenOr404(ctx.db, hash)
+        let rows: { holder: string; value: string }[]
+        if (token.type === 'ERC-1155') {
+            const after = query.value !== undefined && query.address_hash ? { value: query.value, holder: query.address_hash } : undefined
+            rows = await instanceHolders(ctx.db, hash, tokenId, after)
+        } else {
+            const owner = (await tokenInstance(ctx.db, hash, tokenId))?.owner
+            rows = owner && owner !== zeroAddress && query.address_hash === undefined ? [{ holder: owner, value: '1' }] : []
+        }
+        const { rows: shown, next } = paginate(rows, (r) => ({ address_hash: r.holder, value: r.value }))
+        const loaded = await related(ctx.db, { addresses: shown.map((r) => r.holder) })
+        const address = relatedAddresses(loaded)
+        setLiveCaching(res)
+        res.json({
+            items: shown.map((r) => ({ address: address(r.holder), value: r.value, token_id: String(tokenId) } satisfies z.input<typeof TokenHolder>)),
+            next_page_params: next,
+        })
+    })
+
+    router.get('/tokens/:hash/instances/:id/transfers-count', chainOperation(TAG, {
+        operationId: 'getTokenInstanceTransfersCount',
+        summary: 'How many transfers one NFT has had', params: TokenInstancePath, notFound: 'token', badRequest: INVALID_ID,
+    }, 'The count', TokenInstanceTransfersCount), async (req, res) => {
+        const { token, tokenId } = instancePath(req.params)
+        const [row] = await Promise.all([tokenInstance(ctx.db, token, tokenId), tokenOr404(ctx.db, token)])
+        setLiveCaching(res)
+        res.json({ transfers_count: row?.transfer_count ?? 0 } satisfies z.input<typeof TokenInstanceTransfersCount>)
+    })
+}
+
+const INVALID_ID = 'The token id is not a decimal uint256: `{"message": "Invalid parameter(s)"}`'
+
+/** The token and token id of an instance route: the address first (422 when malformed), then the id (400). */
+function instancePath(params: Record<string, unknown>): { token: string; tokenId: bigint } {
+    const token = parseAddress(params.hash)
+    return { token, tokenId: tokenIdParam(params.id) }
+}
+
+/** A token id as Blockscout's cursor writes it: a JSON number while it is exact, its decimal text beyond. */
+function jsonInteger(id: string): number | string {
+    const n = Number(id)
+    return Number.isSafeInteger(n) ? n : id
 }

@@ -69,7 +69,7 @@ const CursorQuery = z.object({
     items_count: q.itemsCount.optional(),
 })
 
-const TokenTransfersQuery = CursorQuery.extend({ type: q.list(TOKEN_TYPES).optional() })
+const TokenTransfersQuery = CursorQuery.extend({ type: q.list(TOKEN_TYPES).optional(), index_in_batch: q.int.optional() })
 
 export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext): void {
     router.get('/transactions', chainOperation(TAG, {
@@ -140,7 +140,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         const query = parseQuery(TokenTransfersQuery, req.query)
         const tx = await transactionOr404(ctx.db, hash)
         const types = query.type && query.type.length > 0 ? query.type : null
-        const rows = await transactionTransfers(ctx.db, tx, { after: query.index ?? -1, types, limit: FETCH_SIZE })
+        const rows = await transactionTransfers(ctx.db, tx, { after: query.index ?? -1, afterInBatch: query.index_in_batch, types, limit: FETCH_SIZE })
         const { rows: shown, next } = paginateTransfers(rows, carried(req.query, ['type']))
         setBlockCaching(res, ctx, tx.block_number, tx.indexed_head)
         res.json({ items: renderTokenTransfers(shown, await related(ctx.db, tokenTransferRefs(shown))), next_page_params: next })

@@ -3,7 +3,9 @@ import { Client } from 'pg'
 import { getAddress } from 'viem'
 import { Db } from '../../../api/chain/db'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../../../api/chain/queries/transactions'
-import { tokenList } from '../../../api/chain/queries/tokens'
+import { erc1155Holders, tokenList } from '../../../api/chain/queries/tokens'
+import { addressTransfers, instanceTransfers, tokenTransfers } from '../../../api/chain/queries/token-transfers'
+import { addressNfts, tokenInstances } from '../../../api/chain/queries/token-instances'
 import { ApiProcess, startApi } from '../../support/api'
 import { createTestDatabase } from '../../support/postgres'
 
@@ -189,5 +191,23 @@ describe('chain API: bounded queries', function () {
     it('the token list in either order of holder count reads its index', async () => {
         expect(await indexesUsed((d) => tokenList(d, { asc: false, pageSize: 50 }))).to.deep.equal(['token_list_desc'])
         expect(await indexesUsed((d) => tokenList(d, { asc: true, pageSize: 50 }))).to.deep.equal(['token_list_asc'])
+    })
+
+    it('token-transfer lists read their indexes from any cursor, one inside an ERC-1155 batch included; NFT lists read theirs', async () => {
+        for (const cursor of [{}, { block_number: 3, index: 1 }, { block_number: 3, index: 1, index_in_batch: 2 }]) {
+            const what = JSON.stringify(cursor)
+            expect(await indexesUsed((d) => addressTransfers(d, holder, cursor)), what).to.include.members(['IDX_e87966ce19d9ff9f5e2098ce4a', 'IDX_a4a0e452ac5a3574ab3cff1d0e'])
+            expect(await indexesUsed((d) => tokenTransfers(d, tokens[0], cursor)), what).to.include('IDX_8d13ccbb6ce9531749bb708a28')
+            expect(await indexesUsed((d) => instanceTransfers(d, tokens[0], 1n, cursor)), what).to.include('token_transfer_instance')
+        }
+        for (const type of ['ERC-721', 'ERC-1155']) {
+            expect(await indexesUsed((d) => tokenInstances(d, { id: tokens[0], type }, { before: 10n, holder })), type).to.have.length(1)
+        }
+        expect(await indexesUsed((d) => tokenInstances(d, { id: tokens[0], type: 'ERC-721' }, {}))).to.deep.equal(['IDX_4269e0d34295c77b56da8d0fab'])
+        for (const after of [undefined, { value: 5n, holder, tokenId: 3n }]) {
+            expect(await indexesUsed((d) => erc1155Holders(d, tokens[0], after)), 'ERC-1155 holders').to.deep.equal(['nft_balance_token_holders'])
+        }
+        expect(await indexesUsed((d) => addressNfts(d, holder, { types: ['ERC-721', 'ERC-1155'] })))
+            .to.include.members(['IDX_6ba744146e54d3cd705e47418b', 'IDX_d354d32af7a959e67a27635f2e'])
     })
 })

@@ -130,6 +130,18 @@ export type TopAddress = z.infer<typeof TopAddress>
 /** The top-accounts page: a list page plus Blockscout's top-level fiat rate and coin supply. */
 export const TopAddressesPage = Api.TopAddressesPage
 export const Holder = Api.TokenHolder
+/**
+ * NFTs as the instance routes show them: of a known token, with no metadata until metadata is
+ * fetched (docs/chain-api.md#nfts), an owner exactly for ERC-721s.
+ */
+const withoutMetadata = { metadata: z.null(), image_url: z.null(), animation_url: z.null(), external_app_url: z.null() }
+export const Instance = Api.TokenInstance.extend({ token: Token, ...withoutMetadata }).superRefine((i, ctx) => {
+    if ((i.owner !== null) !== (i.token.type === 'ERC-721')) ctx.addIssue({ code: 'custom', path: ['owner'], message: `owner ${JSON.stringify(i.owner)} for a ${i.token.type}` })
+    if (i.is_unique !== (i.token.type === 'ERC-721')) ctx.addIssue({ code: 'custom', path: ['is_unique'], message: `is_unique ${i.is_unique} for a ${i.token.type}` })
+})
+export const AddressNft = Api.AddressNft.extend(withoutMetadata).refine((n) => n.token_type === n.token.type, 'token_type is the token\'s type')
+export const AddressNftCollection = Api.AddressNftCollection
+export const InstanceTransfersCount = Api.TokenInstanceTransfersCount.strict()
 export const TokenCounters = Api.TokenCounters
 
 // ---------------------------------------------------------------------------------------------
