@@ -4,6 +4,7 @@ import { Address, createWalletClient, getAddress, Hash, http, zeroAddress } from
 import { z } from 'zod'
 import { mnemonicToAccount } from 'viem/accounts'
 import { abis, ContractName } from '../../abi'
+import { waitFor } from '../../common/processes'
 import { DEV_MNEMONIC } from '../../devnet/anvil'
 import { deployContract, devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import * as S from '../api/chain/shapes'
@@ -191,6 +192,9 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
 
         it('/tokens/{h}/instances/{id}: the instance, 404 for an unknown id or token, 400 for an id that is no uint256, 422 for a bad hash', async () => {
             const one = await getOk(`/tokens/${nft}/instances/1`, S.Instance)
+            // The indexer's metadata fetcher reads the data: URI it was minted with, in the background.
+            const fetched = await waitFor('instance 1\'s metadata', async () => (await getOk(`/tokens/${nft}/instances/1`, S.Instance)).metadata)
+            expect(fetched).to.deep.equal({ name: '1' })
             expect({ id: one.id, owner: one.owner!.hash, token: one.token.address_hash, is_unique: one.is_unique }).to.deep.equal({ id: '1', owner: bob.address, token: getAddress(nft), is_unique: true })
             const held = await getOk(`/tokens/${multi}/instances/3`, S.Instance)
             expect({ owner: held.owner, type: held.token.type }).to.deep.equal({ owner: null, type: 'ERC-1155' })

@@ -1,4 +1,6 @@
 import { Db } from '../db'
+import { nftMetadataOf, NftMetadataRow } from './nft-metadata'
+import { related, Related } from './related'
 import { FETCH_SIZE } from '../pagination'
 import type { TokenStandard } from './token-transfers'
 import { TOKEN_COLUMNS, TokenRow } from './tokens'
@@ -14,6 +16,21 @@ export interface InstanceRow {
     token_id: string
     /** ERC-721: the current owner (the zero address once burnt); null for ERC-1155 */
     owner: string | null
+}
+
+/** What an instance shows of other rows: its owner and token, and its metadata as the fetcher cached it (by nftMetadataKey). */
+export interface InstanceRelations {
+    related: Related
+    metadata: Map<string, NftMetadataRow>
+}
+
+/** The owners, tokens and cached metadata of the instances, read side by side. */
+export async function instanceRelations(db: Db, rows: readonly InstanceRow[]): Promise<InstanceRelations> {
+    const [loaded, metadata] = await Promise.all([
+        related(db, { addresses: rows.map((r) => r.owner), tokens: rows.map((r) => r.token) }),
+        nftMetadataOf(db, rows.map((r) => ({ token: r.token, tokenId: r.token_id }))),
+    ])
+    return { related: loaded, metadata }
 }
 
 export interface InstanceDetailRow extends InstanceRow {

@@ -9,12 +9,12 @@ import { countAddressFrames } from '../queries/internal-transactions'
 import { addressLogs } from '../queries/logs'
 import { addressTransfers, TOKEN_TYPES } from '../queries/token-transfers'
 import { addressTokenBalances, TokenBalanceRow } from '../queries/tokens'
-import { addressCollections, addressNfts, AddressNftRow } from '../queries/token-instances'
+import { addressCollections, addressNfts, AddressNftRow, instanceRelations, InstanceRelations } from '../queries/token-instances'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../queries/transactions'
 import { proxyOf } from '../queries/proxies'
 import { addressParam } from '../render/address'
-import { related, Related } from '../queries/related'
-import { instanceRefs, renderInstance } from '../render/token-instance'
+import { related } from '../queries/related'
+import { renderInstance } from '../render/token-instance'
 import { coinSupply } from '../queries/stats'
 import { logRefs, renderLogs } from '../render/log'
 import { renderToken } from '../render/token'
@@ -97,7 +97,7 @@ function nftTypes(types: readonly string[] | undefined): readonly string[] {
 }
 
 /** An NFT an address holds: the instance, with its standard and the amount held. */
-function addressNft(row: AddressNftRow, loaded: Related): z.input<typeof AddressNft> {
+function addressNft(row: AddressNftRow, loaded: InstanceRelations): z.input<typeof AddressNft> {
     const instance = renderInstance(row, loaded)
     return { ...instance, token: instance.token!, token_type: row.token_type, value: row.value }
 }
@@ -315,7 +315,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         const { rows: shown, next } = paginateByKeys(rows, (r) => ({
             token_contract_address_hash: r.token, token_id: r.token_id, token_type: r.token_type,
         }), carried(req.query, ['type']))
-        const loaded = await related(ctx.db, instanceRefs(shown))
+        const loaded = await instanceRelations(ctx.db, shown)
         setLiveCaching(res)
         res.json({ items: shown.map((r) => addressNft(r, loaded)), next_page_params: next })
     })
@@ -331,7 +331,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         const rows = await addressCollections(ctx.db, hash, types, query.token_contract_address_hash)
         const { rows: shown, next } = paginateByKeys(rows, (r) => ({ token_contract_address_hash: r.id, token_type: r.type }), carried(req.query, ['type']))
         const held = await Promise.all(shown.map((c) => addressNfts(ctx.db, hash, { types: [c.type], tokens: [c.id], limit: COLLECTION_PREVIEW })))
-        const loaded = await related(ctx.db, instanceRefs(held.flat()))
+        const loaded = await instanceRelations(ctx.db, held.flat())
         setLiveCaching(res)
         res.json({
             items: shown.map((c, i) => ({

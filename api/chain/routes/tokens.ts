@@ -6,7 +6,7 @@ import { notFound } from '../errors'
 import { tokenOr404 } from '../loaders'
 import { carried, paginate, paginateByKeys, paginateTransfers } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q, TokenInstancePath, tokenIdParam } from '../params'
-import { instanceHolders, tokenInstance, tokenInstances } from '../queries/token-instances'
+import { instanceHolders, instanceRelations, tokenInstance, tokenInstances } from '../queries/token-instances'
 import { instanceTransfers, TOKEN_TYPES, tokenTransfers } from '../queries/token-transfers'
 import { erc1155Holders, HolderRow, tokenHolders, tokenList } from '../queries/tokens'
 import { related } from '../queries/related'
@@ -14,7 +14,7 @@ import { relatedAddresses, shownRelated } from '../render/address'
 import { sendJson } from '../json-response'
 import { keptItem, listBody, RenderedItem } from '../rendered-items'
 import { renderToken } from '../render/token'
-import { instanceRefs, renderInstance } from '../render/token-instance'
+import { renderInstance } from '../render/token-instance'
 import { renderTokenTransfers, tokenTransferRefs } from '../render/token-transfer'
 import {
     chainOperation, pageOf, Token, TokenCounters, TokenHolder, TokenInstance, TokenInstanceTransfersCount, TokenTransfer,
@@ -154,7 +154,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         const token = await tokenOr404(ctx.db, hash)
         const rows = await tokenInstances(ctx.db, token, { before: query.unique_token, holder: query.holder_address_hash })
         const { rows: shown, next } = paginateByKeys(rows, (r) => ({ unique_token: jsonInteger(r.token_id) }), carried(req.query, ['holder_address_hash']))
-        const loaded = await related(ctx.db, instanceRefs(shown))
+        const loaded = await instanceRelations(ctx.db, shown)
         setLiveCaching(res)
         res.json({ items: shown.map((r) => renderInstance(r, loaded)), next_page_params: next })
     })
@@ -166,7 +166,7 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         const { token, tokenId } = instancePath(req.params)
         const row = await tokenInstance(ctx.db, token, tokenId)
         if (!row) throw notFound()
-        const loaded = await related(ctx.db, instanceRefs([row]))
+        const loaded = await instanceRelations(ctx.db, [row])
         setLiveCaching(res)
         res.json(renderInstance(row, loaded))
     })

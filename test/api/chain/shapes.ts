@@ -131,15 +131,24 @@ export type TopAddress = z.infer<typeof TopAddress>
 export const TopAddressesPage = Api.TopAddressesPage
 export const Holder = Api.TokenHolder
 /**
- * NFTs as the instance routes show them: of a known token, with no metadata until metadata is
- * fetched (docs/chain-api.md#nfts), an owner exactly for ERC-721s.
+ * NFTs as the instance routes show them: of a known token, an owner exactly for ERC-721s, and the
+ * media fields only with a fetched metadata document (docs/nft-metadata.md).
  */
-const withoutMetadata = { metadata: z.null(), image_url: z.null(), animation_url: z.null(), external_app_url: z.null() }
-export const Instance = Api.TokenInstance.extend({ token: Token, ...withoutMetadata }).superRefine((i, ctx) => {
+function mediaOnlyWithMetadata(i: { metadata: unknown; image_url: string | null; animation_url: string | null; external_app_url: string | null }, ctx: z.RefinementCtx): void {
+    if (i.metadata !== null) return
+    for (const field of ['image_url', 'animation_url', 'external_app_url'] as const) {
+        if (i[field] !== null) ctx.addIssue({ code: 'custom', path: [field], message: `${field} without a metadata document` })
+    }
+}
+export const Instance = Api.TokenInstance.extend({ token: Token }).superRefine((i, ctx) => {
     if ((i.owner !== null) !== (i.token.type === 'ERC-721')) ctx.addIssue({ code: 'custom', path: ['owner'], message: `owner ${JSON.stringify(i.owner)} for a ${i.token.type}` })
     if (i.is_unique !== (i.token.type === 'ERC-721')) ctx.addIssue({ code: 'custom', path: ['is_unique'], message: `is_unique ${i.is_unique} for a ${i.token.type}` })
+    mediaOnlyWithMetadata(i, ctx)
 })
-export const AddressNft = Api.AddressNft.extend(withoutMetadata).refine((n) => n.token_type === n.token.type, 'token_type is the token\'s type')
+export const AddressNft = Api.AddressNft.superRefine((n, ctx) => {
+    if (n.token_type !== n.token.type) ctx.addIssue({ code: 'custom', path: ['token_type'], message: 'token_type is the token\'s type' })
+    mediaOnlyWithMetadata(n, ctx)
+})
 export const AddressNftCollection = Api.AddressNftCollection
 export const InstanceTransfersCount = Api.TokenInstanceTransfersCount.strict()
 export const TokenCounters = Api.TokenCounters
