@@ -122,6 +122,8 @@ export interface ContractRow {
     is_contract: boolean
     creation_input: Buffer | null
     creation_status: number | null
+    /** whether the contract's code is gone since a SELFDESTRUCT */
+    self_destructed: boolean | null
     name: string | null
     source_name: string | null
     compiler_version: string | null
@@ -141,7 +143,7 @@ export interface ContractRow {
 /** An address as a contract: its creation and, when verified, its verification. */
 export async function contractByAddress(db: Db, hash: string): Promise<ContractRow | undefined> {
     const { rows } = await db.query<ContractRow>(
-        `SELECT a.is_contract, c.input AS creation_input, c.status AS creation_status, v.name, v.source_name,
+        `SELECT a.is_contract, c.input AS creation_input, c.status AS creation_status, a.self_destructed, v.name, v.source_name,
                 v.compiler_version, v.evm_version, v.optimization_enabled, v.optimization_runs, v.sources, v.abi,
                 v.constructor_arguments, v.verified_at, v.match_type, v.compiler_settings, v.spdx
            ${ADDRESS_WITH_CREATION}`,
