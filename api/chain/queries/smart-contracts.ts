@@ -177,3 +177,17 @@ export async function verifiedContract(db: Db, address: string): Promise<Verifie
     )
     return rows[0]
 }
+
+/**
+ * The verified ABIs a call to `address` is decoded with, in the order they are tried: its
+ * implementation's when it is a detected proxy, then its own (docs/chain-api.md#decoded-calls).
+ * One statement, whichever of them exist.
+ */
+export async function callAbis(db: Db, address: string): Promise<unknown[][]> {
+    const { rows: [row] } = await db.query<{ implementation: unknown[] | null; own: unknown[] | null }>(
+        `SELECT (SELECT i.abi FROM proxy_contract p JOIN verified_contract i ON i.id = p.implementation WHERE p.id = $1) AS implementation,
+                (SELECT v.abi FROM verified_contract v WHERE v.id = $1) AS own`,
+        [address]
+    )
+    return [row.implementation, row.own].filter((abi): abi is unknown[] => abi !== null)
+}
