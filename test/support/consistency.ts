@@ -40,7 +40,7 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
         const txRows = await rows(db, 'SELECT id FROM transaction ORDER BY block_number, index')
         expect(txRows.map((t) => t.id), 'transactions').to.deep.equal(txHashes)
         await expectTransactionTypesMatchNode(db, chain, blocks)
-    await expectSelfDestructsMatchNode(db, chain)
+        await expectSelfDestructsMatchNode(db, chain)
 
         const logs = await chain.getLogs({ fromBlock: 0n, toBlock: BigInt(head) })
         const [{ count: logCount }] = await rows(db, 'SELECT count(*)::int AS count FROM log')
