@@ -264,7 +264,7 @@ export async function loadSyntheticRows(
             // Taken before the first await: the next batch's derivation moves the live figures on.
             const amm = state.snapshot()
             const balances = new Map([...batch.addresses.keys()].map((a) => [a, nativeBalance(a)]))
-            await source.transaction((em) => writeBatch(em, batch, amm, { balances, balancesAtBlock: true, hasCode: new Map(), delegations: new Map() }))
+            await source.transaction((em) => writeBatch(em, batch, amm, { balances, balancesAtBlock: true, hasCode: new Map(), codeGone: new Map(), delegations: new Map() }))
             log(`committed blocks ${batch.firstBlock}-${batch.lastBlock} in ${((Date.now() - commitStarted) / 1000).toFixed(1)} s`)
         }
         // Each batch is derived while the previous one is written, in slices with a yield between

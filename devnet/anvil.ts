@@ -47,8 +47,8 @@ export interface AnvilOptions {
     logRequests?: boolean
     log?: Logger
     name?: string
-    /** EVM rules; EVM_VERSION unless given (prague: EIP-7702 set-code transactions, docs/devnet.md). */
-    hardfork?: 'cancun' | 'prague'
+    /** EVM rules; EVM_VERSION unless given (prague: EIP-7702 set-code transactions, docs/devnet.md; shanghai: SELFDESTRUCT before EIP-6780). */
+    hardfork?: 'shanghai' | 'cancun' | 'prague'
 }
 
 export interface Anvil {

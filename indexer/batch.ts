@@ -20,6 +20,10 @@ export interface AddressDelta {
     isContract: boolean
     creator?: string
     creationTransaction?: string
+    /** A creation that stood made code at this address in these blocks (a CREATE2 re-creation clears a self-destruct). */
+    deployed?: boolean
+    /** A selfdestruct frame of this contract ran in these blocks: whether its code is gone is read at the batch's end. */
+    selfDestructed?: boolean
 }
 
 export interface TokenDelta {

@@ -9,7 +9,7 @@ import { rollbackBlock } from '@subsquid/typeorm-store/lib/hot'
 import { Logger } from '../common/logger'
 import { PROJECT_DIR } from '../db/migrate'
 import { Batch } from './batch'
-import { delegationOf, readBalances, readCodes, readHasCode } from './rpc'
+import { delegationOf, isContractCode, isEmptyCode, readBalances, readCodes } from './rpc'
 import { AmmSnapshot, ChainState, Query } from './state'
 import { addRows, RowsByTable } from './metrics'
 import { AddressReadings, ChangeTracker, writeBatch } from './writer'
@@ -201,23 +201,26 @@ export class BatchingDatabase implements HotDatabase<IndexerStore> {
         }
     }
 
-    /** Native balances of every touched address, and whether addresses new to the database hold code. */
+    /** Native balances of every touched address, and whether addresses new to the database or self-destructed in the batch hold code. */
     private async readAddresses(batch: Batch, query: Query): Promise<AddressReadings> {
         const addresses = [...batch.addresses.keys()]
-        if (addresses.length === 0) return { balances: new Map(), balancesAtBlock: true, hasCode: new Map(), delegations: new Map() }
+        if (addresses.length === 0) return { balances: new Map(), balancesAtBlock: true, hasCode: new Map(), codeGone: new Map(), delegations: new Map() }
         const { rpc, log } = this.options
         const [balances, balancesAtBlock] = await readBalances(rpc, addresses, batch.lastBlock)
         if (!balancesAtBlock) log.warn({ block: batch.lastBlock }, 'the node no longer holds the state of this block: balances are the latest ones, and the batch adds no balance-history points')
         const known = new Set((await query('SELECT id FROM address WHERE id = ANY($1)', [addresses])).map((r) => r.id))
         const unknown = addresses.filter((a) => !known.has(a) && !batch.addresses.get(a)!.isContract)
-        const codes = await readHasCode(rpc, unknown, batch.lastBlock)
+        const destroyed = addresses.filter((a) => batch.addresses.get(a)!.selfDestructed)
         const authorities = [...batch.delegations]
-        const delegated = await readCodes(rpc, authorities, batch.lastBlock)
+        // One JSON-RPC batch for the three questions; an address in two is asked once.
+        const probed = [...new Set([...unknown, ...destroyed, ...authorities])]
+        const codes = new Map((await readCodes(rpc, probed, batch.lastBlock)).map((code, i) => [probed[i], code]))
         return {
             balances: new Map(addresses.map((a, i) => [a, balances[i]])),
             balancesAtBlock,
-            hasCode: new Map(unknown.map((a, i) => [a, codes[i]])),
-            delegations: new Map(authorities.map((a, i) => [a, delegationOf(delegated[i])])),
+            hasCode: new Map(unknown.map((a) => [a, isContractCode(codes.get(a)!)])),
+            codeGone: new Map(destroyed.map((a) => [a, isEmptyCode(codes.get(a)!)])),
+            delegations: new Map(authorities.map((a) => [a, delegationOf(codes.get(a)!)])),
         }
     }
 }

@@ -169,10 +169,14 @@ export async function readBalances(client: RpcClient, addresses: string[], block
     return [answers.map((a) => BigInt(a)), atBlock]
 }
 
-/** Whether each address holds contract code at `block` (an EIP-7702 delegation is an EOA's, not a contract's). */
-export async function readHasCode(client: RpcClient, addresses: string[], block: number): Promise<boolean[]> {
-    const codes = await readCodes(client, addresses, block)
-    return codes.map((code) => code !== '0x' && code !== '0x0' && delegationOf(code) === null)
+/** No code at all: an EOA, or a contract whose code a SELFDESTRUCT deleted (not a delegated EOA, whose designator stays). */
+export function isEmptyCode(code: string): boolean {
+    return code === '0x' || code === '0x0'
+}
+
+/** Code of a contract, as opposed to none or an EIP-7702 delegation designator. */
+export function isContractCode(code: string): boolean {
+    return !isEmptyCode(code) && delegationOf(code) === null
 }
 
 /** Each address's code at `block`, or the latest when the node lacks that state. */

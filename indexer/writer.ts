@@ -24,6 +24,8 @@ export interface AddressReadings {
     balancesAtBlock: boolean
     /** Addresses new to the database, with whether they hold code. */
     hasCode: Map<string, boolean>
+    /** Contracts with a selfdestruct frame in the batch, with whether their code is gone at its end. */
+    codeGone: Map<string, boolean>
     /** EIP-7702 authorities of the batch, with the address their code delegates to (null: none). */
     delegations: Map<string, string | null>
 }
@@ -194,7 +196,8 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
         balance: readings.balances.get(id) ?? 0n,
         balanceBlock: batch.lastBlock,
         // An EIP-7702 authority signs with its key: an EOA, even while its delegate's code runs (and logs) as it.
-        isContract: readings.delegations.has(id) ? false : a.isContract || (readings.hasCode.get(id) ?? false),
+        // Code gone after a selfdestruct frame: a contract destroyed, even one created before the indexer's start block.
+        isContract: readings.delegations.has(id) ? false : a.isContract || (readings.hasCode.get(id) ?? false) || (readings.codeGone.get(id) ?? false),
         transactionCount: a.transactions,
         tokenTransferCount: a.tokenTransfers,
         gasUsed: a.gasUsed,
@@ -205,6 +208,8 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
         creationTransaction: a.creationTransaction ?? null,
         delegatedTo: readings.delegations.get(id) ?? null,
         delegationBlock: readings.delegations.has(id) ? batch.lastBlock : null,
+        // What the batch knows: code read after a selfdestruct, or made by a creation; null keeps the row's value.
+        selfDestructed: readings.codeGone.get(id) ?? (a.deployed ? false : null),
     }))
     const written = await upsert<{ inserted: boolean }>(Address, rows, {
         balance: 'excluded.balance',
@@ -221,6 +226,7 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
         // Only a batch that read the delegation (an authorization of the address) changes it, clearing included.
         delegated_to: 'CASE WHEN excluded.delegation_block IS NULL THEN t.delegated_to ELSE excluded.delegated_to END',
         delegation_block: 'COALESCE(excluded.delegation_block, t.delegation_block)',
+        self_destructed: 'COALESCE(excluded.self_destructed, t.self_destructed)',
     }, '(xmax = 0) AS inserted')
     const after = rows.reduce((sum, r) => sum + r.balance, 0n)
     return { added: written.filter((r) => r.inserted).length, supplyChange: after - BigInt(before.total) }

@@ -16,7 +16,8 @@ export interface CallOutcomes {
  * Every call frame of the block's transactions as an internal_transaction row, and what the frames
  * say about addresses: each caller, callee and created contract is touched (so its balance is read
  * and its row exists), and a contract created by a contract gets its creator and creation
- * transaction like a top-level deployment. Block rewards are not rows here: they only move coin
+ * transaction like a top-level deployment; a self-destructed contract is marked for its code to be
+ * read at the batch's end (docs/indexer.md#self-destructed-contracts). Block rewards are not rows here: they only move coin
  * (see coin-balances.ts). Returns the transactions in which a frame below the top-level call failed,
  * and the error and output of every transaction's top-level frame (its revert data when it reverted).
  */
@@ -59,9 +60,13 @@ export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[])
         if (frame.error !== null) withErrors.add(frame.transactionHash)
         batch.touchAddress(frame.from, height)
         if (frame.to) batch.touchAddress(frame.to, height)
+        // Whether the code is gone depends on the hardfork (EIP-6780) and on what else the batch did:
+        // the node's code at the batch's end says, so the frame only makes the contract a candidate.
+        if (frame.type === 'selfdestruct') batch.touchAddress(frame.from, height).selfDestructed = true
         if (frame.createdContract && stands[i]) {
             const contract = batch.touchAddress(frame.createdContract, height)
             contract.isContract = true
+            contract.deployed = true
             contract.creator ??= frame.from
             contract.creationTransaction ??= frame.transactionHash
         }

@@ -103,7 +103,10 @@ export function indexChainBlock(
             contract.isContract = true
             contract.creator = tx.from
             contract.creationTransaction = tx.hash
-            if (tx.status === 1) verifier.verifyCreation(batch, created, tx.input, timestamp)
+            if (tx.status === 1) {
+                contract.deployed = true
+                verifier.verifyCreation(batch, created, tx.input, timestamp)
+            }
         }
     }
     // The miner's balance changes with every fee it collects.

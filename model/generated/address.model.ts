@@ -65,4 +65,10 @@ export class Address {
      */
     @IntColumn_({nullable: true})
     delegationBlock!: number | undefined | null
+
+    /**
+     * true when the contract's code was gone at the end of a batch with a selfdestruct frame of it; false when it was there then, or a creation made code here since; null when neither was seen
+     */
+    @BooleanColumn_({nullable: true})
+    selfDestructed!: boolean | undefined | null
 }

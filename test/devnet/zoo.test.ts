@@ -35,6 +35,7 @@ describe('devnet zoo: seeded, indexed and shown by the chain API', function () {
     const get = <T extends z.ZodTypeAny>(path: string, schema: T) => getShaped(api, path, schema)
     const transaction = (hash: Hash) => get(`/transactions/${hash}`, S.TransactionSingle)
     const address = (hash: Address) => get(`/addresses/${hash}`, S.Address)
+    const ContractPage = S.SmartContractVerified.or(S.SmartContractUnverified)
 
     before(async () => {
         chain = await startTestChain({ hardfork: DEVNET_HARDFORK })
@@ -107,11 +108,17 @@ describe('devnet zoo: seeded, indexed and shown by the chain API', function () {
         expect(await chain.client.getCode({ address: atCreation.address })).to.equal(undefined)
         expect(await chain.client.getCode({ address: later.address })).to.equal(loadArtifact('SelfDestructing').deployedBytecode)
         expect(await chain.client.getBalance({ address: later.address })).to.equal(0n)
-        // Its page answers, with the transaction that created and destroyed it (docs/devnet.md#the-zoo says how it is shown).
+        // Its page answers, with the transaction that created and destroyed it, as Blockscout shows a destroyed contract.
         const gone = await address(atCreation.address)
-        expect(gone).to.include({ coin_balance: '0', creation_transaction_hash: atCreation.transaction })
+        expect(gone).to.include({ coin_balance: '0', creation_transaction_hash: atCreation.transaction, is_contract: true, creation_status: 'selfdestructed' })
+        const goneContract = await get(`/smart-contracts/${atCreation.address}`, ContractPage)
+        expect(goneContract).to.include({ creation_status: 'selfdestructed', deployed_bytecode: null })
+        expect(goneContract.creation_bytecode).to.be.a('string')
         const kept = await address(later.address)
         expect(kept).to.include({ is_contract: true, coin_balance: '0', creation_status: 'success' })
+        expect(await get(`/smart-contracts/${later.address}`, ContractPage)).to.include({
+            creation_status: 'success', deployed_bytecode: loadArtifact('SelfDestructing').deployedBytecode,
+        })
         expect(await transaction(later.transaction)).to.include({ status: 'ok', method: 'destroy' })
         // Each sent its 1 coin back to the zoo's account by a selfdestruct frame.
         for (const hash of [atCreation.transaction, later.transaction]) {

@@ -40,6 +40,7 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
         const txRows = await rows(db, 'SELECT id FROM transaction ORDER BY block_number, index')
         expect(txRows.map((t) => t.id), 'transactions').to.deep.equal(txHashes)
         await expectTransactionTypesMatchNode(db, chain, blocks)
+        await expectSelfDestructsMatchNode(db, chain)
 
         const logs = await chain.getLogs({ fromBlock: 0n, toBlock: BigInt(head) })
         const [{ count: logCount }] = await rows(db, 'SELECT count(*)::int AS count FROM log')
@@ -229,6 +230,19 @@ async function expectTransactionTypesMatchNode(db: Client, chain: PublicClient, 
     const codes = await Promise.all(delegated.map((a) => chain.getCode({ address: a.id as `0x${string}` })))
     expect(delegated.map((a, i) => [a.id, codes[i]?.startsWith('0xef0100') ? '0x' + codes[i]!.slice(8).toLowerCase() : null]), 'EIP-7702 delegations')
         .to.deep.equal(delegated.map((a) => [a.id, a.delegated_to]))
+}
+
+/**
+ * A contract created or self-destructed has no code exactly when the indexer says it self-destructed.
+ * Without call trees no selfdestruct frame is seen (docs/indexer.md#self-destructed-contracts).
+ */
+async function expectSelfDestructsMatchNode(db: Client, chain: PublicClient): Promise<void> {
+    const [{ tracing }] = await rows(db, 'SELECT tracing FROM chain_counters')
+    if (tracing === 'none') return
+    const marked = await rows<{ id: string; self_destructed: boolean }>(db, 'SELECT id, self_destructed FROM address WHERE self_destructed IS NOT NULL ORDER BY id')
+    const markedCodes = await Promise.all(marked.map((a) => chain.getCode({ address: a.id as `0x${string}` })))
+    expect(marked.map((a, i) => [a.id, markedCodes[i] === undefined]), 'self-destructed contracts')
+        .to.deep.equal(marked.map((a) => [a.id, a.self_destructed]))
 }
 
 export async function expectProxiesMatchNode(db: Client, rpcUrl: string, block: number): Promise<void> {

@@ -33,6 +33,8 @@ export interface AddressRow {
     creation_transaction: string | null
     verified_name: string | null
     creation_status: number | null
+    /** whether the contract's code is gone since a SELFDESTRUCT (null: never seen destroyed nor created) */
+    self_destructed: boolean | null
     /** EIP-7702: the address an EOA's code delegates to, and that contract's verified name */
     delegated_to: string | null
     delegated_to_name: string | null
@@ -42,7 +44,7 @@ export async function addressById(db: Db, hash: string): Promise<AddressRow | un
     const { rows } = await db.query<AddressRow>(
         `SELECT a.id, a.balance, a.balance_block, a.is_contract, a.transaction_count, a.token_transfer_count, a.gas_used,
                 a.log_count, a.creator, a.creation_transaction, v.name AS verified_name, c.status AS creation_status,
-                a.delegated_to, (SELECT d.name FROM verified_contract d WHERE d.id = a.delegated_to) AS delegated_to_name
+                a.self_destructed, a.delegated_to, (SELECT d.name FROM verified_contract d WHERE d.id = a.delegated_to) AS delegated_to_name
            ${ADDRESS_WITH_CREATION}`,
         [hash]
     )

@@ -122,6 +122,8 @@ export interface ContractRow {
     is_contract: boolean
     creation_input: Buffer | null
     creation_status: number | null
+    /** whether the contract's code is gone since a SELFDESTRUCT */
+    self_destructed: boolean | null
     name: string | null
     source_name: string | null
     compiler_version: string | null
@@ -141,7 +143,7 @@ export interface ContractRow {
 /** An address as a contract: its creation and, when verified, its verification. */
 export async function contractByAddress(db: Db, hash: string): Promise<ContractRow | undefined> {
     const { rows } = await db.query<ContractRow>(
-        `SELECT a.is_contract, c.input AS creation_input, c.status AS creation_status, v.name, v.source_name,
+        `SELECT a.is_contract, c.input AS creation_input, c.status AS creation_status, a.self_destructed, v.name, v.source_name,
                 v.compiler_version, v.evm_version, v.optimization_enabled, v.optimization_runs, v.sources, v.abi,
                 v.constructor_arguments, v.verified_at, v.match_type, v.compiler_settings, v.spdx
            ${ADDRESS_WITH_CREATION}`,
@@ -174,4 +176,18 @@ export async function verifiedContract(db: Db, address: string): Promise<Verifie
         [address]
     )
     return rows[0]
+}
+
+/**
+ * The verified ABIs a call to `address` is decoded with, in the order they are tried: its
+ * implementation's when it is a detected proxy, then its own (docs/chain-api.md#decoded-calls).
+ * One statement, whichever of them exist.
+ */
+export async function callAbis(db: Db, address: string): Promise<unknown[][]> {
+    const { rows: [row] } = await db.query<{ implementation: unknown[] | null; own: unknown[] | null }>(
+        `SELECT (SELECT i.abi FROM proxy_contract p JOIN verified_contract i ON i.id = p.implementation WHERE p.id = $1) AS implementation,
+                (SELECT v.abi FROM verified_contract v WHERE v.id = $1) AS own`,
+        [address]
+    )
+    return [row.implementation, row.own].filter((abi): abi is unknown[] => abi !== null)
 }

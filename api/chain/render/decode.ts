@@ -46,17 +46,21 @@ export function displayValue(value: unknown): unknown {
 }
 
 /**
- * The function a selector calls: from `abi` when given (the called contract's verified ABI, or its
- * implementation's when it is a proxy: docs/chain-api.md#proxies), else from the ABIs known.
+ * The function a selector calls: from the first of `abis` that declares it (the called contract's
+ * verified ABIs, its implementation's first when it is a proxy: docs/chain-api.md#decoded-calls),
+ * else from the ABIs known.
  */
-export function knownFunction(selector: string, abi?: readonly unknown[] | null): AbiFunction | undefined {
-    const own = abi?.find((item): item is AbiFunction => (item as { type?: string }).type === 'function' && toFunctionSelector(item as AbiFunction) === selector)
-    return own ?? functions.get(selector)
+export function knownFunction(selector: string, abis: readonly (readonly unknown[])[] = []): AbiFunction | undefined {
+    for (const abi of abis) {
+        const declared = abi.find((item): item is AbiFunction => (item as { type?: string }).type === 'function' && toFunctionSelector(item as AbiFunction) === selector)
+        if (declared) return declared
+    }
+    return functions.get(selector)
 }
 
-export function decodeInput(input: Hex, abi?: readonly unknown[] | null): z.input<typeof DecodedInput> | null {
+export function decodeInput(input: Hex, abis?: readonly (readonly unknown[])[]): z.input<typeof DecodedInput> | null {
     if (input.length < 10) return null
-    const fn = knownFunction(input.slice(0, 10).toLowerCase(), abi)
+    const fn = knownFunction(input.slice(0, 10).toLowerCase(), abis)
     if (!fn) return null
     try {
         const { args } = decodeFunctionData({ abi: [fn], data: input })

@@ -34,6 +34,19 @@ export function licenseType(spdx: string | null | undefined): string {
     return LICENSES[id] ?? 'none'
 }
 
+/** How a contract's creation ended, as its address and smart-contract pages show it. */
+export type CreationStatus = 'success' | 'failed' | 'selfdestructed'
+
+/**
+ * Blockscout's creation_status of a contract: failed when its creating transaction failed,
+ * selfdestructed when it was created and its code is gone since (the indexer reads the code after
+ * every selfdestruct frame: docs/indexer.md#self-destructed-contracts), success otherwise.
+ */
+export function creationStatus(row: { creation_status: number | null; self_destructed: boolean | null }): CreationStatus {
+    if (row.creation_status === 0) return 'failed'
+    return row.self_destructed ? 'selfdestructed' : 'success'
+}
+
 /** An item of Blockscout's verified-contracts list. Every verified contract here is compiled Solidity. */
 export function renderContractListItem(row: ContractListRow): z.input<typeof SmartContractListItem> {
     return {

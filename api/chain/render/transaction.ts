@@ -34,8 +34,8 @@ export function renderTransaction(
     single?: {
         tokenTransfers: z.input<typeof TokenTransfer>[]
         overflow: boolean
-        /** the verified ABI of the called proxy's implementation, which decodes the input before the ABIs known */
-        implementationAbi?: readonly unknown[] | null
+        /** the called contract's verified ABIs (a proxy's implementation's first), which decode the input before the ABIs known */
+        inputAbis?: readonly (readonly unknown[])[]
         /** the verified ABIs of the contracts that may have raised a custom error, most likely first (queries/revert-reasons.ts) */
         revertAbis?: readonly (readonly unknown[])[]
     },
@@ -45,9 +45,9 @@ export function renderTransaction(
     const gasUsed = BigInt(row.gas_used)
     const effective = BigInt(row.effective_gas_price)
     const input = hex(row.input) as Hex
-    const decoded = decodeInput(input, single?.implementationAbi)
+    const decoded = decodeInput(input, single?.inputAbis)
     const selector = row.method_id
-    const method = selector ? knownFunction(selector, single?.implementationAbi)?.name ?? (to?.is_contract ? selector : null) : null
+    const method = selector ? knownFunction(selector, single?.inputAbis)?.name ?? (to?.is_contract ? selector : null) : null
     const types: string[] = []
     if (BigInt(row.value) > 0n) types.push('coin_transfer')
     if (row.to === null) types.push('contract_creation')

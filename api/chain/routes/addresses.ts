@@ -13,6 +13,7 @@ import { addressCollections, addressNfts, AddressNftRow, instanceRelations, Inst
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../queries/transactions'
 import { proxyOf } from '../queries/proxies'
 import { addressParam } from '../render/address'
+import { creationStatus } from '../render/smart-contract'
 import { related } from '../queries/related'
 import { renderInstance } from '../render/token-instance'
 import { coinSupply } from '../queries/stats'
@@ -180,7 +181,7 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
             ...base,
             creator_address_hash: row?.creator ? addressParam(row.creator, undefined).hash : null,
             creation_transaction_hash: row?.creation_transaction ?? null,
-            creation_status: row?.is_contract ? (row.creation_status === 0 ? 'failed' : 'success') : null,
+            creation_status: row?.is_contract ? creationStatus(row) : null,
             token: token ? renderToken(token) : null,
             coin_balance: row ? row.balance : null,
             exchange_rate: null,

@@ -13,7 +13,7 @@ import {
 import { proxyOf } from '../queries/proxies'
 import { proxyFields } from '../render/address'
 import { displayValue } from '../render/decode'
-import { licenseType, renderContractListItem } from '../render/smart-contract'
+import { creationStatus, licenseType, renderContractListItem } from '../render/smart-contract'
 import {
     chainOperation, pageOf, SmartContract, SmartContractBytecode, SmartContractCounters, SmartContractListItem, SmartContractVerified,
 } from '../schemas'
@@ -106,8 +106,10 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
         const [row, proxy] = await Promise.all([contractByAddress(ctx.db, hash), proxyOf(ctx.db, hash)])
         if (!row?.is_contract) throw notFound()
         // The indexer keeps the creation input, not the runtime code: that comes from the node, and
-        // a node that does not answer leaves it null rather than failing the page.
-        const deployed = await ctx.node.getCode({ address: hash as Hex }).catch((err) => {
+        // a node that does not answer leaves it null rather than failing the page. A destroyed
+        // contract has none, as Blockscout shows it.
+        const status = creationStatus(row)
+        const deployed = status === 'selfdestructed' ? undefined : await ctx.node.getCode({ address: hash as Hex }).catch((err) => {
             ctx.log.warn({ err, address: hash }, 'runtime code unavailable from the node')
             return undefined
         })
@@ -116,7 +118,7 @@ export function smartContractsRoutes(router: DocumentedRouter, ctx: ChainContext
             conflicting_implementations: null,
             deployed_bytecode: deployed ?? null,
             creation_bytecode: row.creation_input ? hex(row.creation_input) : null,
-            creation_status: row.creation_status === 0 ? 'failed' : 'success',
+            creation_status: status,
         } satisfies z.input<typeof SmartContractBytecode>
         setLiveCaching(res)
         if (!row.name || !row.sources || !row.source_name) return void res.json(unverified)

@@ -5,7 +5,7 @@ import { transactionOr404 } from '../loaders'
 import { carried, FETCH_SIZE, PAGE_SIZE, paginate, paginateTransfers } from '../pagination'
 import { parseQuery, q, transactionHashParam, TransactionPath } from '../params'
 import { transactionLogs } from '../queries/logs'
-import { proxyOf } from '../queries/proxies'
+import { callAbis } from '../queries/smart-contracts'
 import { revertAbis } from '../queries/revert-reasons'
 import { lastDayTransactions } from '../queries/stats'
 import { TOKEN_TYPES, transactionTransfers } from '../queries/token-transfers'
@@ -102,12 +102,12 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         const hash = transactionHashParam(req.params.hash)
         const row = await transactionOr404(ctx.db, hash)
         const address = transactionAddresses([row])
-        // A call to a proxy is decoded with its implementation's verified ABI, as Blockscout does;
-        // a custom error with the verified ABIs of the contracts that may have raised it.
+        // A call is decoded with the called contract's verified ABIs (a proxy's implementation's
+        // first), as Blockscout does; a custom error with the verified ABIs of the contracts that may have raised it.
         const revertData = row.revert_data
-        const [transfers, proxy, abis] = await Promise.all([
+        const [transfers, inputAbis, abis] = await Promise.all([
             transactionTransfers(ctx.db, row, { after: -1, types: null, limit: 11 }),
-            row.to ? proxyOf(ctx.db, row.to) : undefined,
+            row.to ? callAbis(ctx.db, row.to) : [],
             revertData !== null && revertData.length >= 4 ? revertAbis(ctx.db, { ...row, revert_data: revertData }) : undefined,
         ])
         const shown = transfers.slice(0, 10)
@@ -115,7 +115,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
         // confirmations grow with every block, so the single view is never cached for long.
         res.set('Cache-Control', 'public, max-age=1')
         res.json(renderTransaction(row, address, row.indexed_head, {
-            tokenTransfers, overflow: transfers.length > 10, implementationAbi: proxy?.implementation_abi, revertAbis: abis ?? [],
+            tokenTransfers, overflow: transfers.length > 10, inputAbis, revertAbis: abis ?? [],
         }))
     })
 

@@ -5,7 +5,7 @@ import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
 import { Client as PgClient } from 'pg'
-import { Abi, Address, createWalletClient, encodeAbiParameters, Hex, http } from 'viem'
+import { Abi, Address, createWalletClient, encodeAbiParameters, Hex, http, toFunctionSelector } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { WebSocket } from 'ws'
 import { waitFor } from '../../../common/processes'
@@ -66,6 +66,19 @@ contract Counter {
 
     function inc() external {
         count += 1;
+    }
+}
+`
+
+/** A function no ABI of this project declares: only the contract's own verified ABI decodes a call to it. */
+const BELL = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Bell {
+    uint256 public rung;
+
+    function ring(uint256 times, string calldata tune) external {
+        rung += times + bytes(tune).length;
     }
 }
 `
@@ -291,6 +304,36 @@ describe('chain data API: contract verification', function () {
             method: 'POST', body: standardInputForm(standardInput(GOOD), { compiler_version: V30 }),
         })
         expect(await again.json()).to.deep.equal({ message: 'Already verified' })
+    })
+
+    it('decodes a call on /transactions/{h} with the called contract\'s own verified ABI once it is verified, not before', async function () {
+        const input = { language: 'Solidity', sources: { 'contracts/Bell.sol': { content: BELL } }, settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+        const bell = compile(solc, input, 'contracts/Bell.sol', 'Bell')
+        const address = await deploy(bell)
+        const wallet = createWalletClient({ account: mnemonicToAccount(DEV_MNEMONIC, { addressIndex: deployer++ }), chain: devnetChain(CHAIN_ID, chain.url), transport: http(chain.url) })
+        const hash = await wallet.writeContract({ address, abi: bell.abi, functionName: 'ring', args: [3n, 'jingle'], maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as never)
+        await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+        await waitFor(`${hash} indexed`, async () => (await db.query('SELECT 1 FROM transaction WHERE id = $1', [hash])).rows.length === 1, 60_000, 50)
+        const selector = toFunctionSelector('ring(uint256,string)')
+
+        const before: any = await (await v2(`/transactions/${hash}`)).json()
+        expect(before).to.deep.include({ method: selector, decoded_input: null })
+
+        const res = await v2(`/smart-contracts/${address}/verification/via/standard-input`, {
+            method: 'POST', body: standardInputForm(input, { compiler_version: V30, contract_name: 'Bell' }),
+        })
+        expect(res.status).to.equal(200)
+        await waitFor('the Bell verified', async () => (await contractOf(address)).is_verified === true, 120_000, 200)
+
+        const after: any = await (await v2(`/transactions/${hash}`)).json()
+        expect(after).to.deep.include({
+            method: 'ring',
+            decoded_input: {
+                method_id: selector.slice(2),
+                method_call: 'ring(uint256 times, string tune)',
+                parameters: [{ name: 'times', type: 'uint256', value: '3' }, { name: 'tune', type: 'string', value: 'jingle' }],
+            },
+        })
     })
 
     it('lists verified contracts without reading a source: the licence is the one stored at verification, and the migration fills it for earlier rows', async function () {
