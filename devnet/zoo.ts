@@ -71,7 +71,7 @@ export interface Zoo {
     /** The EOA the 7702 transaction delegated, and its delegate. */
     delegation?: { authority: Address; delegate: Address }
     /** NFT collections by name (seedNftCollections). */
-    nftCollections: Record<string, Address>
+    nftCollections: { erc721: Address; erc1155: Address; recipient: Address }
     /** The metadata server the NFTs' token URIs point at. */
     metadataUrl: string
     /** The zoo's last block, to tell whether a restarted chain still holds it. */
@@ -229,12 +229,27 @@ async function seedTransactionTypes(sender: ZooSender, account: Account, authori
     }
 }
 
+/** Where the zoo's NFTs go: an EOA no zoo transaction sends from (ERC-1155 safe transfers call a recipient with code). */
+export const NFT_RECIPIENT_ACCOUNT_INDEX = 7
+
 /**
- * NFT collections (issue 40 item 1): an ERC-721 whose token URIs are `data:` URIs and
- * `${metadataUrl}/nft/{id}.json`, and an ERC-1155 with batch transfers whose URI is
- * `${metadataUrl}/erc1155/{id}.json`. Seeded last, so that the contracts before them keep their
- * addresses. None yet: the NFT contracts come with the NFT indexing.
+ * NFT collections: an ERC-721 whose token URIs are a `data:` URI and `${metadataUrl}/nft/{id}.json`
+ * (one token transferred, one burnt), and an ERC-1155 whose URI is `${metadataUrl}/erc1155/{id}.json`
+ * with a batch mint and a batch transfer. Seeded last, so that the contracts before them keep
+ * their addresses.
  */
-async function seedNftCollections(_sender: ZooSender, _account: Account, _metadataUrl: string): Promise<Zoo['nftCollections']> {
-    return {}
+async function seedNftCollections(sender: ZooSender, account: Account, metadataUrl: string): Promise<Zoo['nftCollections']> {
+    const recipient = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: NFT_RECIPIENT_ACCOUNT_INDEX }).address
+    const erc721 = (await sender.deploy(account, 'TestErc721', ['Devnet Zoo NFT', 'ZNFT'])).address
+    const inline = { name: 'Zoo NFT #1', description: 'An ERC-721 whose metadata is a data: URI', image: `${metadataUrl}/nft/1.svg` }
+    const dataUri = `data:application/json;base64,${Buffer.from(JSON.stringify(inline)).toString('base64')}`
+    await sender.call(account, erc721, 'TestErc721', 'mint', [account.address, 1n, dataUri])
+    for (const id of [2n, 3n]) await sender.call(account, erc721, 'TestErc721', 'mint', [account.address, id, `${metadataUrl}/nft/${id}.json`])
+    await sender.call(account, erc721, 'TestErc721', 'transferFrom', [account.address, recipient, 2n])
+    await sender.call(account, erc721, 'TestErc721', 'burn', [3n])
+    const erc1155 = (await sender.deploy(account, 'TestErc1155', [`${metadataUrl}/erc1155/{id}.json`])).address
+    await sender.call(account, erc1155, 'TestErc1155', 'mintBatch', [account.address, [1n, 2n, 3n], [10n, 20n, 1n]])
+    await sender.call(account, erc1155, 'TestErc1155', 'safeBatchTransferFrom', [account.address, recipient, [1n, 2n], [4n, 5n], '0x'])
+    await sender.call(account, erc1155, 'TestErc1155', 'safeTransferFrom', [account.address, recipient, 3n, 1n, '0x'])
+    return { erc721, erc1155, recipient }
 }

@@ -3,6 +3,7 @@ import * as fs from 'fs'
 import { Address, getAddress, getContractAddress, Hash, parseTransaction } from 'viem'
 import { z } from 'zod'
 import { abis, loadArtifact } from '../../abi'
+import { waitFor } from '../../common/processes'
 import { DEVNET_HARDFORK } from '../../devnet'
 import { Loopback } from '../../devnet/loopback'
 import { startMetadataServer } from '../../devnet/metadata-server'
@@ -42,7 +43,8 @@ describe('devnet zoo: seeded, indexed and shown by the chain API', function () {
         metadata = await startMetadataServer()
         zoo = await seedZoo({ rpcUrl: chain.url, chainId: CHAIN_ID, metadataUrl: metadata.url, setCode: DEVNET_HARDFORK === 'prague' })
         databaseUrl = await createTestDatabase('zoo')
-        indexer = startIndexer({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
+        // As npm start does: the metadata server is on loopback, which the fetcher refuses unless named.
+        indexer = startIndexer({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts, env: { NFT_METADATA_ALLOW_HOSTS: new URL(metadata.url).host } })
         await waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer)
         api = await startApi({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
     })
@@ -157,6 +159,34 @@ describe('devnet zoo: seeded, indexed and shown by the chain API', function () {
         expect(await chain.client.readContract({ address: zoo.delegation!.authority, abi: abis.ProxyLogicV1, functionName: 'stored' })).to.equal(7n)
     })
 
+    it('shows the NFT collections: owners, a burnt id, ERC-1155 holders after a batch transfer, metadata from a data: URI and from the metadata server', async () => {
+        const { erc721, erc1155, recipient } = zoo.nftCollections
+        const inventory = await get(`/tokens/${erc721}/instances`, S.page(S.Instance))
+        expect(inventory.items.map((i) => [i.id, i.owner?.hash])).to.deep.equal([
+            ['3', '0x0000000000000000000000000000000000000000'], ['2', recipient], ['1', zoo.account],
+        ])
+        const metadataOf = (token: Address, id: string) => waitFor(`metadata of ${token} #${id}`, async () => {
+            const instance = await get(`/tokens/${token}/instances/${id}`, S.Instance)
+            return instance.metadata ? instance : undefined
+        }, 60_000, 250)
+        const inline = await metadataOf(erc721, '1')
+        expect(inline.metadata).to.deep.include({ name: 'Zoo NFT #1' })
+        expect(inline.image_url).to.equal(`${zoo.metadataUrl}/nft/1.svg`)
+        const served = await metadataOf(erc721, '2')
+        expect(served.metadata).to.deep.include({ name: 'Devnet NFT #2' })
+        expect(served.image_url).to.equal(`${zoo.metadataUrl}/nft/2.svg`)
+
+        const semi = await metadataOf(erc1155, '1')
+        expect(semi.token.type).to.equal('ERC-1155')
+        expect(semi.image_url).to.match(/\/erc1155\/0{63}1\.svg$/)
+        const holders = await get(`/tokens/${erc1155}/instances/2/holders`, S.page(S.Holder))
+        expect(holders.items.map((h) => [h.address.hash, h.value])).to.deep.equal([[zoo.account, '15'], [recipient, '5']])
+        const nfts = await get(`/addresses/${recipient}/nft?type=ERC-1155`, S.page(S.AddressNft))
+        expect(nfts.items.map((n) => [n.id, n.value])).to.deep.equal([['3', '1'], ['2', '5'], ['1', '4']])
+        const collections = await get(`/addresses/${recipient}/nft/collections`, S.page(S.AddressNftCollection))
+        expect(collections.items.map((c) => c.token.address_hash).sort()).to.deep.equal([erc721, erc1155].sort())
+    })
+
     it('has the addresses docs/devnet.md lists: the zoo\'s accounts start fresh, so every devnet gets the same ones', async () => {
         const doc = fs.readFileSync(repoPath('docs', 'devnet.md'), 'utf8')
         const listed = new Map([...doc.matchAll(/^\| `([a-zA-Z.0-9]+)` \| (0x[0-9a-fA-F]{40}) \|/gm)].map((m) => [m[1], m[2]]))
@@ -165,7 +195,7 @@ describe('devnet zoo: seeded, indexed and shown by the chain API', function () {
             if (typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value)) seeded.set(prefix, value)
             else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) collect(prefix ? `${prefix}.${k}` : k, v)
         }
-        collect('', { account: zoo.account, proxies: zoo.proxies, tokens: zoo.tokens, selfDestructs: zoo.selfDestructs, delegation: zoo.delegation })
+        collect('', { account: zoo.account, proxies: zoo.proxies, tokens: zoo.tokens, selfDestructs: zoo.selfDestructs, delegation: zoo.delegation, nftCollections: zoo.nftCollections })
         expect(Object.fromEntries(listed)).to.deep.equal(Object.fromEntries([...seeded].map(([k, v]) => [k, getAddress(v)])))
     })
 
