@@ -108,6 +108,16 @@ describe('indexing a chain we did not deploy: another chain id, no contracts of 
         }
     })
 
+    it('indexes NFTs: the ERC-721 with its owner, and its data: URI metadata fetched', async () => {
+        const instance = await waitFor('the NFT\'s metadata', async () => {
+            const { status, body } = await v2(`/tokens/${chain.nft}/instances/5`)
+            return status === 200 && body.metadata ? body : undefined
+        }, 60_000, 250)
+        expect(instance.owner.hash).to.equal(deployer.address)
+        expect(instance.token).to.deep.include({ type: 'ERC-721', symbol: 'OWN' })
+        expect(instance.metadata).to.deep.equal({ name: 'five' })
+    })
+
     it('indexes the pools of every listed factory, with reserves as the node holds them, and none of the unlisted one', async () => {
         const { rows } = await db.query(`SELECT p.id, p.token0_id, p.token1_id, p.reserve0::text, p.reserve1::text, p.swaps_total, a.creator
             FROM pair p JOIN address a ON a.id = p.id ORDER BY p.id`)
@@ -199,11 +209,13 @@ async function activity(rpcUrl: string) {
     await addLiquidity(secondRouter, 1_000n * 10n ** 6n, 10n ** 18n)
     await mined(await wallet.writeContract({ address: unlistedFactory, abi: abis.AmmFactory, functionName: 'createPair', args: [wnative, stable], ...ZERO_FEES }))
     const pairOf = (f: Address) => publicClient.readContract({ address: f, abi: abis.AmmFactory, functionName: 'getPair', args: [wnative, stable] })
+    const nft = await deploy('TestErc721', ['Own Chain NFT', 'OWN'])
+    await mined(await wallet.writeContract({ address: nft, abi: abis.TestErc721, functionName: 'mint', args: [deployer.address, 5n, 'data:application/json,{"name":"five"}'], ...ZERO_FEES }))
     return {
-        wnative, stable, factory, router, secondFactory, unlistedFactory, swapTransaction,
+        wnative, stable, factory, router, secondFactory, unlistedFactory, swapTransaction, nft,
         pair: await pairOf(factory), secondPair: await pairOf(secondFactory), unlistedPair: await pairOf(unlistedFactory),
-        // 7 deployments, a mint, 2 approvals, 2 liquidity additions, a swap, a createPair
-        transactions: 14,
+        // 8 deployments, 2 mints, 2 approvals, 2 liquidity additions, a swap, a createPair
+        transactions: 16,
     }
 }
 
