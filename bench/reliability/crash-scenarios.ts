@@ -252,7 +252,9 @@ const sigkill: Scenario = {
             const [held] = await world.query(`SELECT (SELECT count(*)::int FROM proxy_contract) AS proxies,
                 (SELECT count(DISTINCT type)::int FROM transaction WHERE type IN (1, 2, 3, 4)) AS types,
                 (SELECT count(*)::int FROM transaction WHERE revert_data IS NOT NULL) AS reverts,
-                (SELECT count(*)::int FROM internal_transaction WHERE index > 0 AND error IS NOT NULL) AS failed_frames`)
+                (SELECT count(*)::int FROM internal_transaction WHERE index > 0 AND error IS NOT NULL) AS failed_frames,
+                (SELECT count(*)::int FROM token_instance) AS instances,
+                (SELECT count(*)::int FROM nft_balance) AS nft_balances`)
             await reader.stop()
             const reIndexed = kills.map((k) => k.max - k.checkpoint)
             return {
@@ -264,8 +266,8 @@ const sigkill: Scenario = {
                     consistency,
                     {
                         // Two rounds of sendVariety: what the consistency check compared includes their rows.
-                        name: 'the history compared holds the variety: proxies, types 1 to 4, revert data, failed inner calls',
-                        pass: held.proxies >= 2 && held.types === 4 && held.reverts >= 4 && held.failed_frames >= 4,
+                        name: 'the history compared holds the variety: proxies, types 1 to 4, revert data, failed inner calls, NFT owners and balances',
+                        pass: held.proxies >= 2 && held.types === 4 && held.reverts >= 4 && held.failed_frames >= 4 && held.instances >= 8 && held.nft_balances >= 8,
                         detail: JSON.stringify(held),
                     },
                     {

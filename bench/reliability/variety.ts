@@ -12,7 +12,9 @@ import { World } from './harness'
  * covers them (docs/RELIABILITY.md): an EIP-1967 proxy deployed and upgraded (proxy_contract),
  * EIP-2930 and EIP-1559 transactions with access lists, a blob transaction, an EIP-7702
  * authorization (on a Prague chain), a failed transaction whose revert data is a custom error passed
- * up by a caller, and a failed inner call that its caller caught (revert data, internal errors).
+ * up by a caller, a failed inner call that its caller caught (revert data, internal errors), and
+ * NFTs: an ERC-721 minted and transferred (token_instance) and an ERC-1155 batch minted and partly
+ * moved by a batch transfer (flattened transfers, nft_balance).
  * Every transaction is mined in a block of its own (the devnet automines).
  */
 export async function sendVariety(world: World, round: number): Promise<void> {
@@ -52,4 +54,13 @@ export async function sendVariety(world: World, round: number): Promise<void> {
     await call(target, abis.Reverter as Abi, 'requireMessage', [100n + BigInt(round)])
     await call(caller, abis.RevertCaller as Abi, 'bubbleRefuse', [BigInt(round)])
     await call(caller, abis.RevertCaller as Abi, 'tryRefuse', [BigInt(round)])
+
+    const nft = (await deployContract(url, CHAIN_ID, deployer, 'TestErc721', [`Crash NFT ${round}`, 'CRASH'])).address
+    await call(nft, abis.TestErc721 as Abi, 'mint', [deployer.address, 1n, `data:application/json,{"round":${round}}`])
+    await call(nft, abis.TestErc721 as Abi, 'transferFrom', [deployer.address, authority.address, 1n])
+    const multi = (await deployContract(url, CHAIN_ID, deployer, 'TestErc1155', ['data:application/json,{}'])).address
+    await call(multi, abis.TestErc1155 as Abi, 'mintBatch', [deployer.address, [1n, 2n, 3n], [5n, 6n, 7n]])
+    // To an EOA without code: the authority above is delegated, and a safe transfer calls a recipient with code.
+    const holder = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 32 }).address
+    await call(multi, abis.TestErc1155 as Abi, 'safeBatchTransferFrom', [deployer.address, holder, [1n, 2n], [5n, 1n], '0x'])
 }
