@@ -170,6 +170,16 @@ export function ourContracts(env: SharedEnv): NativeContracts | undefined {
     return deployment && deployment.chainId === env.CHAIN_ID ? deployment.contracts : undefined
 }
 
+/** The four variables that configure `contracts`, as ourContracts reads them back (for a child process's environment). */
+export function contractsEnv(contracts: NativeContracts): Record<(typeof OUR_CONTRACT_VARIABLES)[number], string> {
+    return {
+        WNATIVE_ADDRESS: contracts.wnative,
+        STABLE_ADDRESS: contracts.stable,
+        AMM_FACTORY_ADDRESS: contracts.factory,
+        AMM_ROUTER_ADDRESS: contracts.router,
+    }
+}
+
 /** Our contracts, for a surface that cannot work without them (named in the error that says it is off). */
 export function nativeContracts(env: SharedEnv, surface = 'this surface'): NativeContracts {
     const contracts = ourContracts(env)

@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import * as path from 'path'
 import { WebSocket } from 'ws'
 import { z } from 'zod'
-import { NativeContracts } from '../../common/config'
+import { contractsEnv, NativeContracts } from '../../common/config'
 import { spawnManaged, Spawned, waitFor } from '../../common/processes'
 import { freePort } from './ports'
 
@@ -83,12 +83,7 @@ async function startService(name: string, main: string, ready: () => Promise<boo
         DATABASE_URL: options.databaseUrl,
         ...own,
         ...(options.rpcUrl ? { RPC_URL: options.rpcUrl } : {}),
-        ...(c ? {
-            WNATIVE_ADDRESS: c.wnative,
-            STABLE_ADDRESS: c.stable,
-            AMM_FACTORY_ADDRESS: c.factory,
-            AMM_ROUTER_ADDRESS: c.router,
-        } : {}),
+        ...(c ? contractsEnv(c) : {}),
         ...options.env,
     }
     const proc = spawnManaged(process.execPath, [main], { name, env })

@@ -1,6 +1,6 @@
 import * as path from 'path'
 import { Client } from 'pg'
-import { NativeContracts } from '../../common/config'
+import { contractsEnv, NativeContracts } from '../../common/config'
 import { spawnManaged, Spawned, waitFor } from '../../common/processes'
 
 const INDEXER_MAIN = path.resolve(__dirname, '../../indexer/main.js')
@@ -27,12 +27,7 @@ export function startIndexer(options: {
             LOG_LEVEL: 'warn',
             DATABASE_URL: options.databaseUrl,
             RPC_URL: options.rpcUrl,
-            ...(options.contracts ? {
-                WNATIVE_ADDRESS: options.contracts.wnative,
-                STABLE_ADDRESS: options.contracts.stable,
-                AMM_FACTORY_ADDRESS: options.contracts.factory,
-                AMM_ROUTER_ADDRESS: options.contracts.router,
-            } : {}),
+            ...(options.contracts ? contractsEnv(options.contracts) : {}),
             INDEXER_FINALITY_CONFIRMATION: '10',
             // Any free port: tests may run several indexers at once.
             INDEXER_HEALTH_PORT: '0',
