@@ -225,13 +225,17 @@ class ChainGenerator {
  * The chain has no node. Every token is registered in ChainState before its first block, so the
  * handlers never ask for token metadata. What they do ask of the contracts the chain creates (BIG
  * and SMALL at block 0) is whether they are proxies (indexer/proxies.ts): this answers as a node
- * would for plain contracts, some code and empty storage. Anything else throws, saying why the load failed.
+ * would for plain contracts, some code and empty storage; and its failed transactions are replayed
+ * for revert data, answered as calls that succeed. Anything else throws, saying why the load failed.
  */
 const NO_NODE = {
     async batchCall(calls: { method: string; params?: unknown[] }[]): Promise<string[]> {
         return calls.map(({ method }) => {
             if (method === 'eth_getCode') return '0x00'
             if (method === 'eth_getStorageAt') return '0x' + '0'.repeat(64)
+            // The replay of a failed transaction (no call trees: indexer/revert-data.ts): a call that
+            // succeeds now, as on a node whose state moved on, so no revert data is stored.
+            if (method === 'eth_call') return '0x'
             throw new Error(`the synthetic chain has no node to answer ${method}: register every token in ChainState before loading`)
         })
     },
@@ -302,8 +306,7 @@ function registerTokens(state: ChainState, batch: Batch): void {
         { id: SMALL, name: 'Small Token', symbol: 'SMALL', decimals: 6 },
     ]
     for (const token of tokens) {
-        state.tokens.add(token.id)
-        state.decimals.set(token.id, token.decimals)
+        state.addToken(token.id, 'ERC-20', token.decimals)
         // Supply starts at 0 and follows the mints the handlers see, as for a token the indexer detects at creation.
         batch.newTokens.set(token.id, { ...token, type: 'ERC-20', totalSupply: 0n, holderCount: 0, transferCount: 0, firstBlock: 0 })
     }

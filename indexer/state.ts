@@ -75,9 +75,7 @@ export class ChainState implements AmmSnapshot {
         this.beaconOf.clear()
         for (const row of await query('SELECT id, beacon FROM proxy_contract WHERE beacon IS NOT NULL')) this.setBeacon(row.id, row.beacon)
         for (const row of await query('SELECT id, type, decimals, derived_quote::text, total_liquidity::text FROM token')) {
-            this.tokens.add(row.id)
-            this.tokenTypes.set(row.id, row.type)
-            this.decimals.set(row.id, row.decimals)
+            this.addToken(row.id, row.type, row.decimals)
             if (row.derived_quote !== null) this.prices.set(row.id, parsePrice(row.derived_quote))
             if (row.total_liquidity !== '0') this.liquidity.set(row.id, BigInt(row.total_liquidity))
         }
@@ -92,6 +90,13 @@ export class ChainState implements AmmSnapshot {
             this.totalReserveQuote += BigInt(row.reserve_quote)
             for (const token of [row.token0_id, row.token1_id]) if (!this.prices.has(token)) this.prices.set(token, null)
         }
+    }
+
+    /** A token known from now on: its standard decides which of its logs are transfers, its decimals its figures. */
+    addToken(address: string, type: TokenType, decimals: number | null): void {
+        this.tokens.add(address)
+        this.tokenTypes.set(address, type)
+        this.decimals.set(address, decimals)
     }
 
     addPair(address: string, pair: PairState): void {

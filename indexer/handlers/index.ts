@@ -184,9 +184,7 @@ async function detectTokens(ctx: IndexerContext, batch: Batch, sightings: TokenS
         const meta = prefetched.get(token)!
         const type = ctx.state.tokenTypes.get(token) ?? sighted
         const decimals = type === 'ERC-20' ? meta.decimals : null
-        ctx.state.tokens.add(token)
-        ctx.state.tokenTypes.set(token, type)
-        ctx.state.decimals.set(token, decimals)
+        ctx.state.addToken(token, type, decimals)
         batch.newTokens.set(token, {
             id: token,
             type,
