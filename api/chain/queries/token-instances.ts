@@ -111,25 +111,23 @@ export interface NftCursor {
 
 /**
  * The NFTs an address holds, by token then id, both descending: the ERC-721s it owns (value 1) and
- * the ERC-1155 ids it has a balance of; one index scan per standard asked for, merged. `tokens`
- * narrows to some collections and `perToken` bounds each (the collections' preview).
+ * the ERC-1155 ids it has a balance of; one index scan per standard asked for, merged.
  */
 export async function addressNfts(
     db: Db,
     holder: string,
-    query: { types: readonly string[]; after?: NftCursor; tokens?: string[]; limit?: number }
+    query: { types: readonly string[]; after?: NftCursor }
 ): Promise<AddressNftRow[]> {
-    const limit = query.limit ?? FETCH_SIZE
+    const limit = FETCH_SIZE
     const params: unknown[] = [holder, query.after?.token ?? AFTER_ALL_TOKENS, String(query.after?.tokenId ?? ABOVE_ALL_IDS)]
     const branches: string[] = []
-    const tokens = query.tokens ? (params.push(query.tokens), `AND token = ANY($${params.length})`) : ''
     if (query.types.includes('ERC-721')) {
         branches.push(`(SELECT token, token_id, owner, 'ERC-721' AS token_type, '1' AS value FROM token_instance
-            WHERE owner = $1 AND (token, token_id) < ($2, $3::numeric) ${tokens} ORDER BY token DESC, token_id DESC LIMIT ${limit})`)
+            WHERE owner = $1 AND (token, token_id) < ($2, $3::numeric) ORDER BY token DESC, token_id DESC LIMIT ${limit})`)
     }
     if (query.types.includes('ERC-1155')) {
         branches.push(`(SELECT token, token_id, NULL AS owner, 'ERC-1155' AS token_type, value::text FROM nft_balance
-            WHERE holder = $1 AND (token, token_id) < ($2, $3::numeric) AND value > 0 ${tokens} ORDER BY token DESC, token_id DESC LIMIT ${limit})`)
+            WHERE holder = $1 AND (token, token_id) < ($2, $3::numeric) AND value > 0 ORDER BY token DESC, token_id DESC LIMIT ${limit})`)
     }
     if (branches.length === 0) return []
     const { rows } = await db.query<AddressNftRow>(
@@ -138,6 +136,31 @@ export async function addressNfts(
         params
     )
     return rows
+}
+
+/**
+ * The first `perToken` NFTs the holder has of each collection (its ERC-721s or ERC-1155 ids, by id
+ * descending), in one statement: a collections page previews up to 50 collections, each one index
+ * range, never one query per collection.
+ */
+export async function collectionPreviews(db: Db, holder: string, collections: readonly { id: string; type: string }[], perToken: number): Promise<Map<string, AddressNftRow[]>> {
+    const previews = new Map<string, AddressNftRow[]>(collections.map((c) => [c.id, []]))
+    if (collections.length === 0) return previews
+    const { rows } = await db.query<AddressNftRow>(
+        `SELECT p.token, p.token_id::text, p.owner, p.token_type, p.value
+           FROM unnest($2::text[], $3::text[]) AS c(token, type)
+           CROSS JOIN LATERAL (
+             (SELECT token, token_id, owner, 'ERC-721' AS token_type, '1' AS value FROM token_instance
+               WHERE c.type = 'ERC-721' AND owner = $1 AND token = c.token ORDER BY token_id DESC LIMIT ${perToken})
+             UNION ALL
+             (SELECT token, token_id, NULL AS owner, 'ERC-1155' AS token_type, value::text FROM nft_balance
+               WHERE c.type = 'ERC-1155' AND holder = $1 AND token = c.token AND value > 0 ORDER BY token_id DESC LIMIT ${perToken})
+           ) p
+          ORDER BY p.token DESC, p.token_id DESC`,
+        [holder, collections.map((c) => c.id), collections.map((c) => c.type)]
+    )
+    for (const row of rows) previews.get(row.token)!.push(row)
+    return previews
 }
 
 export interface CollectionRow extends TokenRow {

@@ -9,7 +9,7 @@ import { countAddressFrames } from '../queries/internal-transactions'
 import { addressLogs } from '../queries/logs'
 import { addressTransfers, TOKEN_TYPES } from '../queries/token-transfers'
 import { addressTokenBalances, TokenBalanceRow } from '../queries/tokens'
-import { addressCollections, addressNfts, AddressNftRow, instanceRelations, InstanceRelations } from '../queries/token-instances'
+import { addressCollections, addressNfts, AddressNftRow, collectionPreviews, instanceRelations, InstanceRelations } from '../queries/token-instances'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../queries/transactions'
 import { proxyOf } from '../queries/proxies'
 import { addressParam } from '../render/address'
@@ -331,7 +331,8 @@ export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): vo
         const types = nftTypes(query.type)
         const rows = await addressCollections(ctx.db, hash, types, query.token_contract_address_hash)
         const { rows: shown, next } = paginateByKeys(rows, (r) => ({ token_contract_address_hash: r.id, token_type: r.type }), carried(req.query, ['type']))
-        const held = await Promise.all(shown.map((c) => addressNfts(ctx.db, hash, { types: [c.type], tokens: [c.id], limit: COLLECTION_PREVIEW })))
+        const previews = await collectionPreviews(ctx.db, hash, shown, COLLECTION_PREVIEW)
+        const held = shown.map((c) => previews.get(c.id)!)
         const loaded = await instanceRelations(ctx.db, held.flat())
         setLiveCaching(res)
         res.json({

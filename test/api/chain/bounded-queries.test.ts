@@ -5,7 +5,7 @@ import { Db } from '../../../api/chain/db'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../../../api/chain/queries/transactions'
 import { erc1155Holders, tokenList } from '../../../api/chain/queries/tokens'
 import { addressTransfers, instanceTransfers, tokenTransfers } from '../../../api/chain/queries/token-transfers'
-import { addressNfts, tokenInstances } from '../../../api/chain/queries/token-instances'
+import { addressNfts, collectionPreviews, tokenInstances } from '../../../api/chain/queries/token-instances'
 import { ApiProcess, startApi } from '../../support/api'
 import { createTestDatabase } from '../../support/postgres'
 
@@ -208,6 +208,9 @@ describe('chain API: bounded queries', function () {
             expect(await indexesUsed((d) => erc1155Holders(d, tokens[0], after)), 'ERC-1155 holders').to.deep.equal(['nft_balance_token_holders'])
         }
         expect(await indexesUsed((d) => addressNfts(d, holder, { types: ['ERC-721', 'ERC-1155'] })))
+            .to.include.members(['IDX_6ba744146e54d3cd705e47418b', 'IDX_d354d32af7a959e67a27635f2e'])
+        const collections = [{ id: tokens[0], type: 'ERC-721' }, { id: tokens[0], type: 'ERC-1155' }]
+        expect(await indexesUsed((d) => collectionPreviews(d, holder, collections, 9)), 'collection previews')
             .to.include.members(['IDX_6ba744146e54d3cd705e47418b', 'IDX_d354d32af7a959e67a27635f2e'])
     })
 })
