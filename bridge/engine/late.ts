@@ -32,6 +32,10 @@ export async function watchLateDeposits(ctx: EngineContext, adapter: ChainAdapte
     // Read at the head just read: a late deposit found by its balance is dated there, so that the
     // head being final means the deposit is.
     const balances = adapter.balances ? await adapter.balances(requests, head.number) : await balancesOneByOne(adapter, requests)
+    // A network without balances at a block (BITCOIN's coins, read as they are) may show blocks mined
+    // after `head`: the transfers making up a balance are looked for, and it is dated, up to a head
+    // read after the balances, or a deposit mined meanwhile would be found but not its transfers.
+    const asOf = adapter.balances ? head.number : (await adapter.head()).number
     const coin = ctx.coin(adapter.chain)
     let coinThreshold: bigint | undefined
     let found = false
@@ -48,7 +52,7 @@ export async function watchLateDeposits(ctx: EngineContext, adapter: ChainAdapte
         }
         if (balance.value < threshold) continue
         try {
-            if (await recordLate(ctx, adapter, w, asset, balance.value, head.number)) found = true
+            if (await recordLate(ctx, adapter, w, asset, balance.value, asOf)) found = true
         } catch (err) {
             ctx.log.warn({ err, swap: w.id, chain: adapter.chain }, 'late deposit not recorded; looked at again next cycle')
         }
