@@ -504,6 +504,7 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
             // The configuration error names a path of the host: it goes to the log, the answer is ours.
             expect(error.message).to.not.include(dataDir)
             expectError(await bare.client().get('/defi/volume'), 503, 'not_configured')
+            expectError(await bare.client().get('/v1/chains/3009/pools'), 503, 'not_configured')
         } finally {
             await bare.stop()
             fs.rmSync(dataDir, { recursive: true, force: true })
