@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { nativeContracts } from '../../../common/config'
 import { ApiDoc, DocumentedRouter, Operation } from '../../../common/service/api-doc'
 import { Db } from '../../chain/db'
-import { badRequest, notFound } from '../errors'
+import { notFound } from '../errors'
 import { ExplorerServices } from '../services'
 import { address, parseInput, wholeNumber } from '../validate'
 import { cachedAnswerHeaders, notModified, render, ResponseCache } from './cache'
@@ -135,7 +135,7 @@ function listPools(s: ExplorerServices, db: Db, cache: ResponseCache): RequestHa
         const { chainId } = parseInput(ChainParams, req.params, 'params')
         const { page_size: pageSize, page_token: pageToken, query } = parseInput(PoolsQuery, req.query, 'query')
         thisChain(s, chainId)
-        const pools = await listedPools(s, db, cache)
+        const { pools } = await listedPools(s, db, cache)
         const matching = query?.trim() ? pools.filter(matcher(query.trim().toLowerCase())) : pools
         const after = pageToken ? afterToken(pageToken) : undefined
         const start = after ? matching.findIndex((p) => compareDesc(p.liquidity, after.liquidity) > 0 || (p.liquidity === after.liquidity && p.pool.pool_id > after.address)) : 0
@@ -153,7 +153,7 @@ function getPool(s: ExplorerServices, db: Db, cache: ResponseCache): RequestHand
     return async (req, res) => {
         const { chainId, hash } = parseInput(PoolParams, req.params, 'params')
         thisChain(s, chainId)
-        const found = (await listedPools(s, db, cache)).find((p) => p.pool.pool_id === hash)
+        const found = (await listedPools(s, db, cache)).byId.get(hash)
         if (!found) throw notFound('no pool has this address')
         cache.send(req, res, render(found.pool))
     }
@@ -163,19 +163,21 @@ function thisChain(s: ExplorerServices, chainId: string): void {
     if (chainId !== String(s.ctx.env.CHAIN_ID)) throw notFound(`chain ${chainId} is not served here; this is chain ${s.ctx.env.CHAIN_ID}`)
 }
 
+/** A page_token the query schema has accepted (PAGE_TOKEN). */
 function afterToken(token: string): { liquidity: bigint; address: string } {
-    const match = PAGE_TOKEN.exec(token)
-    if (!match) throw badRequest('page_token: must be a page_token of an earlier answer', 'page_token')
-    return { liquidity: BigInt(match[1]), address: match[2] }
+    const [, liquidity, address] = PAGE_TOKEN.exec(token)!
+    return { liquidity: BigInt(liquidity), address }
 }
 
-/** The pools of the current window in this shape, most liquid first: made once per window and cache lifetime. */
-function listedPools(s: ExplorerServices, db: Db, cache: ResponseCache): Promise<Listed[]> {
-    return currentPools(s, db, cache).then((all) => cache.value(`contract-info-pools:${all.since.getTime()}`, async () => {
+/** The pools of the current window in this shape, most liquid first, and by address: made once per window and cache lifetime. */
+async function listedPools(s: ExplorerServices, db: Db, cache: ResponseCache): Promise<{ pools: Listed[]; byId: Map<string, Listed> }> {
+    const all = await currentPools(s, db, cache)
+    return cache.value(`contract-info-pools:${all.since.getTime()}`, async () => {
         const ours = nativeContracts(s.ctx.env, 'The DeFi routes').factory.toLowerCase()
-        const listed = [...all.byAddress.values()].map((entry) => listedPool(entry, all, ours, String(s.ctx.env.CHAIN_ID)))
-        return listed.sort((a, b) => compareDesc(a.liquidity, b.liquidity) || (a.pool.pool_id < b.pool.pool_id ? -1 : 1))
-    }))
+        const pools = [...all.byAddress.values()].map((entry) => listedPool(entry, all, ours, String(s.ctx.env.CHAIN_ID)))
+        pools.sort((a, b) => compareDesc(a.liquidity, b.liquidity) || (a.pool.pool_id < b.pool.pool_id ? -1 : 1))
+        return { pools, byId: new Map(pools.map((p) => [p.pool.pool_id, p])) }
+    })
 }
 
 function listedPool(entry: PoolEntry, all: PoolList, ourFactory: string, chainId: string): Listed {
