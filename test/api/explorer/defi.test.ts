@@ -469,6 +469,14 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
             expectError(await client.get(`/v1/chains/1/pools/${all.body.items[0].pool_id}`), 404, 'not_found')
         })
 
+        it('answers the contract-info routes it does not serve 404 with CORS, so the frontend\'s token pages render without verified info', async function () {
+            // NEXT_PUBLIC_CONTRACT_INFO_API_HOST also turns on the frontend's verified token info: it does not retry a 4xx
+            // it can read, whereas an answer without CORS is a network error to the browser, retried.
+            const reply = await stack!.client().request('GET', `/v1/chains/3009/token-infos/${replay.stable}`, { headers: { Origin: 'https://explorer.example.org' } })
+            expectError(reply, 404, 'not_found')
+            expect(reply.headers.get('access-control-allow-origin')).to.equal('*')
+        })
+
         it('refuses bad input with 400', async function () {
             const client = stack!.client()
             for (const query of ['page_size=0', 'page_size=101', 'page_size=ten', 'page_token=abc', `page_token=1:0x${'ab'.repeat(19)}`, `query=${'x'.repeat(101)}`]) {
