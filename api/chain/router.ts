@@ -1,6 +1,7 @@
 import cors from 'cors'
 import express from 'express'
 import { ApiDoc } from '../../common/service/api-doc'
+import { readCors } from '../../common/service/cors'
 import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
 import { createChainContext } from './context'
@@ -26,8 +27,7 @@ import { indexerLagCheck, replicaLagCheck } from './readiness'
 import { ChainError } from './schemas'
 import { ChainSocket } from './socket'
 
-/** Read-only and public: any origin may call it from a browser (a Blockscout frontend on its own host). */
-export const readCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'OPTIONS'], maxAge: 86_400 })
+export { readCors }
 
 /**
  * The same, with POST: the only writes are verification submissions, which carry no credentials,

@@ -70,6 +70,8 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
                 hash: [miner, holder, token, blockHash(2)],
                 address: [miner, holder],
                 block: ['1', '2', '3', blockHash(1)],
+                // This chain's id, so the DEX pools routes (/api/v1/chains/{chainId}/...) answer beyond their 404.
+                chainId: ['3009', '1'],
             },
         })
         if (settings.verbose) console.log(describeCoverage(report))
