@@ -22,7 +22,7 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
         // Budgets far above what the fuzzer sends, so its requests reach the handlers rather than the limits.
         const budgets = ['SIGNIN_PER_IP', 'SIGNIN_FAILURES_PER_ACCOUNT_IP', 'SIGNUP_PER_IP', 'FORMS_PER_IP', 'VERIFY_CODE_PER_IP', 'RESET_PASSWORD_PER_IP', 'MAIL_REQUESTS_PER_IP']
         stack = await startExplorerStack({
-            env: Object.fromEntries(budgets.map((b) => [`EXPLORER_${b}`, '1000000'])),
+            env: { ...Object.fromEntries(budgets.map((b) => [`EXPLORER_${b}`, '1000000'])), CHAIN_API_CSV_EXPORTS_PER_IP: '1000000' },
             contracts: { wnative: `0x${'a1'.repeat(20)}`, stable: `0x${'a2'.repeat(20)}`, factory: `0x${'a3'.repeat(20)}`, router: `0x${'a4'.repeat(20)}` },
         })
         session = (await verifiedAccount(stack)).token
