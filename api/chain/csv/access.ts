@@ -1,5 +1,5 @@
 import { Request, Response } from 'express'
-import { clientIp, clientKey } from '../../../common/service/client-ip'
+import { clientKey } from '../../../common/service/client-ip'
 import { HttpError } from '../../../common/service/http-error'
 import { RateLimit } from '../../../common/service/rate-limit'
 import { ChainContext } from '../context'
@@ -42,7 +42,7 @@ export class CsvAccess {
         await this.limit.take(res, clientKey(req))
         if (!this.captcha) return
         if (!token) throw new HttpError(429, 'A captcha is required for CSV exports: solve it and send its token as recaptcha_response', { code: 'captcha_required' })
-        await this.captcha.verify(token, clientIp(req))
+        await this.captcha.verify(token)
     }
 }
 

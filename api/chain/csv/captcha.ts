@@ -2,8 +2,9 @@ import { HttpError } from '../../../common/service/http-error'
 
 /**
  * A captcha token checked with its provider, server-side: reCAPTCHA, hCaptcha and Turnstile all take
- * the same siteverify request (a form POST of `secret`, `response` and optionally `remoteip`) and
- * answer `{"success": true|false, ...}`. Stands in for Blockscout's reCAPTCHA check of CSV exports.
+ * the same siteverify request (a form POST of `secret` and `response`) and answer
+ * `{"success": true|false, ...}`. Stands in for Blockscout's reCAPTCHA check of CSV exports. The
+ * optional `remoteip` is not sent: the provider need not learn the client's address.
  */
 export interface CaptchaSettings {
     secret: string
@@ -15,8 +16,8 @@ export class CaptchaVerifier {
     constructor(private readonly settings: CaptchaSettings) {}
 
     /** Resolves when the provider accepts the token; 403 when it refuses it, 503 when it cannot be asked. */
-    async verify(token: string, remoteIp: string): Promise<void> {
-        const body = new URLSearchParams({ secret: this.settings.secret, response: token, remoteip: remoteIp })
+    async verify(token: string): Promise<void> {
+        const body = new URLSearchParams({ secret: this.settings.secret, response: token })
         let answer: unknown
         try {
             const res = await fetch(this.settings.verifyUrl, {
