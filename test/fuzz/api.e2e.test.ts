@@ -70,6 +70,10 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
                 hash: [miner, holder, token, blockHash(2)],
                 address: [miner, holder],
                 block: ['1', '2', '3', blockHash(1)],
+                // The CSV exports: a known address and a period around the blocks above (mined now).
+                address_id: [miner, holder],
+                from_period: [new Date(Date.now() - 86_400_000).toISOString()],
+                to_period: [new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)],
             },
         })
         if (settings.verbose) console.log(describeCoverage(report))
