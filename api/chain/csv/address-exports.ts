@@ -7,7 +7,7 @@ import { related } from '../queries/related'
 import { addressTransfers, TokenTransferRow } from '../queries/token-transfers'
 import { addressTransactionKeys, transactionsByIds, TransactionRow } from '../queries/transactions'
 import { renderTransaction, transactionAddresses } from '../render/transaction'
-import { CsvColumn, keysetPages, mapPages } from './writer'
+import { keysetPages, mapPages, RowSource } from './writer'
 
 /**
  * Blockscout's four address exports (Explorer.Chain.CsvExport.Address.*): an address's
@@ -31,11 +31,6 @@ export interface AddressExportRequest {
     topic?: string
     /** the indexed head, for the rendered transactions' confirmations */
     head: number
-}
-
-export interface RowSource<R> {
-    columns: readonly CsvColumn<R>[]
-    pages: AsyncIterable<R[]>
 }
 
 /** Blockscout writes a DateTime as Elixir prints it: `2024-01-31 12:00:00.000000Z`. */

@@ -8,16 +8,18 @@ import { addressParam, parseQuery, q } from '../params'
 import { addressById } from '../queries/addresses'
 import { ChainRoute, chainOperation } from '../schemas'
 import { CsvAccess, captchaToken } from './access'
-import { AddressExportKind, addressExport, RowSource } from './address-exports'
+import { AddressExportKind, addressExport } from './address-exports'
 import { holdersExport } from './holders-export'
 import { parsePeriod, PeriodBound, periodBlocks } from './period'
-import { streamCsv } from './writer'
+import { RowSource, streamCsv } from './writer'
 
 /**
  * The CSV export routes' handlers (docs/chain-api.md#csv-export): the query as Blockscout's
  * frontend sends it, checked first (422); then the client's budget and captcha (CsvAccess); then
  * the object (404); then the rows, streamed. Registered by routes/v1.ts (the address exports),
- * routes/tokens.ts (holders) and routes/config.ts (what is on).
+ * routes/tokens.ts (holders) and routes/config.ts (what is on). Another CSV route (the advanced
+ * filter's) takes the same steps: `access.admit(req, res, captchaToken(req, query))`, then
+ * `stream(req, res, {columns, pages}, fileName)`, so it shares the budget, the captcha and the row cap.
  */
 
 /** The frontend writes an absent value as the text "null" (its buildUrl sends String(null)). */
@@ -99,7 +101,7 @@ export class CsvExports {
             const [blocks, head] = await Promise.all([periodBlocks(this.ctx.db, period), this.ctx.head.get()])
             const source = addressExport(kind, { db: this.ctx.db, address, blocks: blocks ?? { from: 0, to: 0 }, head: head.number, ...filter })
             const fileName = `${kind.replace(/-/g, '_')}_${address}_${query.from_period}_${query.to_period}.csv`
-            await this.send(req, res, source, fileName, blocks !== undefined)
+            await this.stream(req, res, blocks ? source : { columns: source.columns, pages: noRows() }, fileName)
         }
     }
 
@@ -110,17 +112,19 @@ export class CsvExports {
             const query = parseQuery(HoldersCsvQuery, req.query)
             await this.access.admit(req, res, captchaToken(req, query))
             const token = await tokenOr404(this.ctx.db, addressParam(req.params.hash))
-            await this.send(req, res, holdersExport(this.ctx.db, token), `holders_${token.id}.csv`, true)
+            await this.stream(req, res, holdersExport(this.ctx.db, token), `holders_${token.id}.csv`)
         }
     }
 
-    /** Streams the rows (none when `any` is false: the period holds no block), and logs a failure that cut the answer short. */
-    private async send(req: Request, res: Response, source: RowSource<unknown>, fileName: string, any: boolean): Promise<void> {
-        const pages = any ? source.pages : (async function* () {})()
-        const outcome = await streamCsv(res, { columns: source.columns, pages, maxRows: this.ctx.env.CHAIN_API_CSV_EXPORT_MAX_ROWS, fileName })
+    /** Streams an export's rows, at most CHAIN_API_CSV_EXPORT_MAX_ROWS, and logs a failure that cut the answer short. */
+    async stream<R>(req: Request, res: Response, source: RowSource<R>, fileName: string): Promise<void> {
+        const outcome = await streamCsv(res, { ...source, maxRows: this.ctx.env.CHAIN_API_CSV_EXPORT_MAX_ROWS, fileName })
         if (outcome.error) this.ctx.log.warn({ err: outcome.error, path: req.path, rows: outcome.rows }, 'a CSV export failed after it had started')
     }
 }
+
+/** The pages of a period that holds no block. */
+async function* noRows(): AsyncGenerator<never[]> {}
 
 /** The export's filter from filter_type/filter_value, as Blockscout's Helper.valid_filter? takes them; anything else is a 422. */
 function addressFilter(kind: AddressExportKind, type: string | undefined, value: string | undefined): { side?: 'from' | 'to'; topic?: string } {

@@ -3,8 +3,7 @@ import { Db } from '../db'
 import { checksum } from '../format'
 import { FETCH_SIZE } from '../pagination'
 import { erc1155Holders, HolderRow, tokenHolders, TokenRow } from '../queries/tokens'
-import { RowSource } from './address-exports'
-import { keysetPages } from './writer'
+import { keysetPages, RowSource } from './writer'
 
 /**
  * Blockscout's token-holder export (Explorer.Chain.CsvExport.Token.Holders): every holder by

@@ -54,6 +54,12 @@ export async function* mapPages<A, B>(pages: AsyncIterable<A[]>, f: (rows: A[]) 
     for await (const rows of pages) yield await f(rows)
 }
 
+/** What an export is made of, before its limits: its columns and its pages of rows. */
+export interface RowSource<R> {
+    columns: readonly CsvColumn<R>[]
+    pages: AsyncIterable<R[]>
+}
+
 export interface CsvExport<R> {
     columns: readonly CsvColumn<R>[]
     /** Pages of rows in the file's order; each page is turned into lines and written before the next is read. */

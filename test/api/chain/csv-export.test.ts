@@ -292,6 +292,18 @@ describe('chain API: CSV export', function () {
             expect((await status('/api/v2/tokens/0x12/holders/csv', {})).status).to.equal(422)
         })
 
+        it('a frontend on another host may ask: the preflight of its request (content-type and recaptcha-v2-response headers) is allowed', async () => {
+            for (const path of ['/api/v1/transactions-csv', `/api/v2/tokens/${(await stack()).tokens.STABLE}/holders/csv`]) {
+                const res = await fetch(`${baseUrl}${path}`, {
+                    method: 'OPTIONS',
+                    headers: { origin: 'https://explorer.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'content-type,recaptcha-v2-response' },
+                })
+                expect(res.status, path).to.equal(204)
+                expect(res.headers.get('access-control-allow-origin'), path).to.equal('*')
+                expect(res.headers.get('access-control-allow-headers'), path).to.match(/recaptcha-v2-response/)
+            }
+        })
+
         it('/api/v2/config/csv-export says what is on: Blockscout\'s limit and async_enabled, the captcha off, the period and the budget', async () => {
             const res = await v2('/config/csv-export')
             expectStatus(res, 200, 'config')
