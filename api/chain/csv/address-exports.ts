@@ -208,12 +208,17 @@ function logsExport(r: AddressExportRequest): RowSource<LogRow> {
     }
 }
 
-/** The rows and columns of one export kind. */
-export function addressExport(kind: AddressExportKind, r: AddressExportRequest): RowSource<unknown> {
-    switch (kind) {
-        case 'transactions': return transactionsExport(r) as RowSource<unknown>
-        case 'internal-transactions': return internalTransactionsExport(r) as RowSource<unknown>
-        case 'token-transfers': return tokenTransfersExport(r) as RowSource<unknown>
-        case 'logs': return logsExport(r) as RowSource<unknown>
-    }
+const BUILDERS: Record<AddressExportKind, (r: AddressExportRequest) => RowSource<unknown>> = {
+    'transactions': transactionsExport as (r: AddressExportRequest) => RowSource<unknown>,
+    'internal-transactions': internalTransactionsExport as (r: AddressExportRequest) => RowSource<unknown>,
+    'token-transfers': tokenTransfersExport as (r: AddressExportRequest) => RowSource<unknown>,
+    'logs': logsExport as (r: AddressExportRequest) => RowSource<unknown>,
 }
+
+/** The rows and columns of one export kind; a period that holds no block (`blocks` undefined) is the header alone. */
+export function addressExport(kind: AddressExportKind, r: Omit<AddressExportRequest, 'blocks'> & { blocks: AddressExportRequest['blocks'] | undefined }): RowSource<unknown> {
+    if (r.blocks) return BUILDERS[kind]({ ...r, blocks: r.blocks })
+    return { columns: BUILDERS[kind]({ ...r, blocks: { from: 0, to: -1 } }).columns, pages: noRows() }
+}
+
+async function* noRows(): AsyncGenerator<never[]> {}

@@ -99,19 +99,18 @@ export class CsvExports {
             // Blockscout answers 404 for an address it has never seen.
             if (!(await addressById(this.ctx.db, address))) throw notFound()
             const [blocks, head] = await Promise.all([periodBlocks(this.ctx.db, period), this.ctx.head.get()])
-            const source = addressExport(kind, { db: this.ctx.db, address, blocks: blocks ?? { from: 0, to: 0 }, head: head.number, ...filter })
-            const fileName = `${kind.replace(/-/g, '_')}_${address}_${query.from_period}_${query.to_period}.csv`
-            await this.stream(req, res, blocks ? source : { columns: source.columns, pages: noRows() }, fileName)
+            const source = addressExport(kind, { db: this.ctx.db, address, blocks, head: head.number, ...filter })
+            await this.stream(req, res, source, `${kind.replace(/-/g, '_')}_${address}_${query.from_period}_${query.to_period}.csv`)
         }
     }
 
     /** GET /api/v2/tokens/{hash}/holders/csv: every holder of a token by balance. */
     holders(): RequestHandler {
         return async (req, res) => {
-            addressParam(req.params.hash)
+            const hash = addressParam(req.params.hash)
             const query = parseQuery(HoldersCsvQuery, req.query)
             await this.access.admit(req, res, captchaToken(req, query))
-            const token = await tokenOr404(this.ctx.db, addressParam(req.params.hash))
+            const token = await tokenOr404(this.ctx.db, hash)
             await this.stream(req, res, holdersExport(this.ctx.db, token), `holders_${token.id}.csv`)
         }
     }
@@ -122,9 +121,6 @@ export class CsvExports {
         if (outcome.error) this.ctx.log.warn({ err: outcome.error, path: req.path, rows: outcome.rows }, 'a CSV export failed after it had started')
     }
 }
-
-/** The pages of a period that holds no block. */
-async function* noRows(): AsyncGenerator<never[]> {}
 
 /** The export's filter from filter_type/filter_value, as Blockscout's Helper.valid_filter? takes them; anything else is a 422. */
 function addressFilter(kind: AddressExportKind, type: string | undefined, value: string | undefined): { side?: 'from' | 'to'; topic?: string } {
