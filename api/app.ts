@@ -42,6 +42,7 @@ export function createApiApp(ctx: ApiContext) {
     doc.mount(app, operationsRoutes(doc, { ready }))
     // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
     doc.mount(app, chain.router)
+    doc.mount(app, chain.v1)
     doc.mount(app, chain.etherscan)
     const explorer = explorerServices(ctx)
     doc.mount(app, explorerRouter(explorer, doc))

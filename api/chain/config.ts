@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { boolFlag, url } from '../../common/config'
 import { WsLimits } from '../../common/service/ws-hub'
 
 /** The chain data API's variables (docs/configuration.md). */
@@ -24,6 +25,22 @@ export const ChainApiSettingsSchema = z.object({
         .describe('most blocks counted for an address\'s validations_count (/api/v2/addresses/{hash}/counters); an address that mined more is answered with this number'),
     CHAIN_API_TOKEN_BALANCES_MAX: z.coerce.number().int().min(1).max(100_000).default(500)
         .describe('most entries of /api/v2/addresses/{hash}/token-balances (a plain array, as Blockscout answers it): the largest balances first'),
+    CHAIN_API_CSV_EXPORT_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000)
+        .describe('most rows of one CSV export (`/api/v1/*-csv`, `/api/v2/tokens/{hash}/holders/csv`), as Blockscout\'s `CSV_EXPORT_LIMIT`; the file ends there ([chain-api.md](chain-api.md#csv-export))'),
+    CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS: z.coerce.number().int().min(1).max(36_600).default(366)
+        .describe('longest `from_period`..`to_period` span of a CSV export, in days; a longer one answers 422'),
+    CHAIN_API_CSV_EXPORTS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(50)
+        .describe('CSV exports one client IP may start per `CHAIN_API_CSV_EXPORT_WINDOW_SECONDS` (all CSV routes together, counted in Postgres for every replica); the next answers 429'),
+    CHAIN_API_CSV_EXPORT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600)
+        .describe('the window of `CHAIN_API_CSV_EXPORTS_PER_IP`'),
+    CHAIN_API_CSV_CAPTCHA: boolFlag.default(false)
+        .describe('require a captcha token with every CSV export, checked with the provider (`CHAIN_API_CSV_CAPTCHA_VERIFY_URL`); needs `CHAIN_API_CSV_CAPTCHA_SECRET`. Off on the devnet'),
+    CHAIN_API_CSV_CAPTCHA_SECRET: z.string().min(1).optional()
+        .meta({ description: 'the captcha provider\'s secret key (reCAPTCHA, hCaptcha or Turnstile), sent with each token to the verify URL; required when `CHAIN_API_CSV_CAPTCHA` is on', unset: 'none' }),
+    CHAIN_API_CSV_CAPTCHA_VERIFY_URL: url.default('https://www.google.com/recaptcha/api/siteverify')
+        .describe('the provider\'s siteverify endpoint (hCaptcha: `https://api.hcaptcha.com/siteverify`, Turnstile: `https://challenges.cloudflare.com/turnstile/v0/siteverify`)'),
+    CHAIN_API_CSV_CAPTCHA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000)
+        .describe('longest wait for the captcha provider\'s answer; past it the export answers 503'),
     CHAIN_SOCKET_MAX_TOPICS: z.coerce.number().int().min(1).max(10_000).default(100)
         .describe('channels one live-update socket may join; the next join is answered with a `phx_reply` error'),
     CHAIN_SOCKET_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20)

@@ -66,11 +66,18 @@ export const CHAIN_EXAMPLES: Record<string, RequestExample> = {
     listAddressNftCollections: { params: address, query: { type: 'ERC-721,ERC-1155' } },
     listAddressWithdrawals: { params: address },
 
+    // CSV exports (/api/v1), as Blockscout's frontend asks them
+    exportAddressTransactionsCsv: { query: { address_id: ACCOUNT, from_period: '2026-01-01T00:00:00.000Z', to_period: '2026-01-31T23:59:59.999Z' } },
+    exportAddressInternalTransactionsCsv: { query: { address_id: ACCOUNT, from_period: '2026-01-01', to_period: '2026-01-31', filter_type: 'address', filter_value: 'to' } },
+    exportAddressTokenTransfersCsv: { query: { address_id: ACCOUNT, from_period: '2026-01-01', to_period: '2026-01-31', filter_type: 'address', filter_value: 'from' } },
+    exportAddressLogsCsv: { query: { address_id: TOKEN, from_period: '2026-01-01', to_period: '2026-01-31', filter_type: 'topic', filter_value: TRANSFER_TOPIC } },
+
     // Tokens and token transfers
     listTokens: { query: { q: 'USD', type: 'ERC-20', sort: 'holders_count', order: 'desc' } },
     getToken: { params: token },
     getTokenCounters: { params: token },
     listTokenHolders: { params: token },
+    exportTokenHoldersCsv: { params: token },
     listTokenTransfersOfToken: { params: token },
     listTokenInstances: { params: { hash: CONTRACT }, query: { holder_address_hash: ACCOUNT } },
     getTokenInstance: { params: { hash: CONTRACT, id: '1' } },

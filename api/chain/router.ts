@@ -5,6 +5,7 @@ import { readCors } from '../../common/service/cors'
 import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
 import { createChainContext } from './context'
+import { CsvExports } from './csv/exports'
 import { chainErrors, unknownAction } from './errors'
 import { etherscanApi, etherscanBodyErrors, etherscanOperation, etherscanPostOperation } from './etherscan'
 import { EtherscanFailure } from './etherscan/envelope'
@@ -23,11 +24,10 @@ import { statsRoutes } from './routes/stats'
 import { tokenTransfersRoutes } from './routes/token-transfers'
 import { tokensRoutes } from './routes/tokens'
 import { transactionsRoutes } from './routes/transactions'
+import { v1Routes } from './routes/v1'
 import { indexerLagCheck, replicaLagCheck } from './readiness'
 import { ChainError } from './schemas'
 import { ChainSocket } from './socket'
-
-export { readCors }
 
 /**
  * The same, with POST: the only writes are verification submissions, which carry no credentials,
@@ -42,6 +42,7 @@ const publicCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'POST', 'OPTIONS
  */
 export function createChainApi(api: ApiContext, doc: ApiDoc) {
     const ctx = createChainContext(api)
+    const csv = new CsvExports(ctx)
     const router = doc.router('/api/v2', 'chain data API', { errorSchema: ChainError })
     // First: every statement of a request, and the head it answers at, on one read database.
     router.use(ctx.reads.pin)
@@ -53,16 +54,23 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
     blocksRoutes(router, ctx)
     transactionsRoutes(router, ctx)
     addressesRoutes(router, ctx)
-    tokensRoutes(router, ctx)
+    tokensRoutes(router, ctx, csv)
     tokenTransfersRoutes(router, ctx)
     smartContractVerificationRoutes(router, ctx)
     smartContractsRoutes(router, ctx)
     searchRoutes(router, ctx)
     statsRoutes(router, ctx)
     mainPageRoutes(router, ctx)
-    configRoutes(router)
+    configRoutes(router, csv)
     router.use(unknownAction)
     router.express.use(errorHandler(chainErrors, ctx.log))
+    // Blockscout keeps its frontend's address CSV exports under /api/v1; errors in the /api/v2 shapes.
+    const v1 = doc.router('/api/v1', 'chain data API', { errorSchema: ChainError })
+    v1.use(ctx.reads.pin)
+    v1.use(readCors)
+    v1.use(jsonResponses)
+    v1Routes(v1, csv)
+    v1.express.use(errorHandler(chainErrors, ctx.log))
     const etherscan = etherscanApi(ctx)
     // Its own router at /api with the one route `/`: the explorer services own the rest of /api,
     // so CORS and the JSON sender are this route's handlers, not the router's middleware.
@@ -74,6 +82,7 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
     etherscanRouter.express.use(etherscanBodyErrors)
     return {
         router,
+        v1,
         etherscan: etherscanRouter,
         socket: new ChainSocket(ctx),
         indexerLag: indexerLagCheck(ctx, api.env.INDEXER_READY_MAX_LAG),

@@ -22,7 +22,7 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
         // Budgets far above what the fuzzer sends, so its requests reach the handlers rather than the limits.
         const budgets = ['SIGNIN_PER_IP', 'SIGNIN_FAILURES_PER_ACCOUNT_IP', 'SIGNUP_PER_IP', 'FORMS_PER_IP', 'VERIFY_CODE_PER_IP', 'RESET_PASSWORD_PER_IP', 'MAIL_REQUESTS_PER_IP']
         stack = await startExplorerStack({
-            env: Object.fromEntries(budgets.map((b) => [`EXPLORER_${b}`, '1000000'])),
+            env: { ...Object.fromEntries(budgets.map((b) => [`EXPLORER_${b}`, '1000000'])), CHAIN_API_CSV_EXPORTS_PER_IP: '1000000' },
             contracts: { wnative: `0x${'a1'.repeat(20)}`, stable: `0x${'a2'.repeat(20)}`, factory: `0x${'a3'.repeat(20)}`, router: `0x${'a4'.repeat(20)}` },
         })
         session = (await verifiedAccount(stack)).token
@@ -72,6 +72,10 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
                 block: ['1', '2', '3', blockHash(1)],
                 // This chain's id, so the DEX pools routes (/api/v1/chains/{chainId}/...) answer beyond their 404.
                 chainId: ['3009', '1'],
+                // The CSV exports: a known address and a period around the blocks above (mined now).
+                address_id: [miner, holder],
+                from_period: [new Date(Date.now() - 86_400_000).toISOString()],
+                to_period: [new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)],
             },
         })
         if (settings.verbose) console.log(describeCoverage(report))

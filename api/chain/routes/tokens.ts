@@ -1,6 +1,7 @@
 import { zeroAddress } from 'viem'
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
+import { CaptchaHeaders, csvOperation, CsvExports, HoldersCsvQuery } from '../csv/exports'
 import { ChainContext, setLiveCaching } from '../context'
 import { notFound } from '../errors'
 import { tokenOr404 } from '../loaders'
@@ -67,7 +68,7 @@ const TransfersQuery = z.object({
     items_count: q.itemsCount.optional(),
 })
 
-export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext, csv: CsvExports): void {
     /**
      * The token registry in Blockscout's order: holder count descending, then name (unnamed last),
      * then address. There is no price feed, so the fiat and market-cap sorts order the same way;
@@ -130,6 +131,13 @@ export function tokensRoutes(router: DocumentedRouter, ctx: ChainContext): void 
         setLiveCaching(res)
         sendJson(res, listBody(await holderItems(ctx, hash, shown), next))
     })
+
+    router.get('/tokens/:hash/holders/csv', csvOperation(TAG, {
+        operationId: 'exportTokenHoldersCsv',
+        summary: "A token's holders as CSV (HolderAddress, Balance in whole tokens), largest balance first",
+        description: 'At most CHAIN_API_CSV_EXPORT_MAX_ROWS rows; the period and filter keys the frontend sends are ignored (docs/chain-api.md#csv-export).',
+        params: AddressPath, query: HoldersCsvQuery, headers: CaptchaHeaders, notFound: 'token',
+    }, 'The holders as CSV'), csv.holders())
 
     router.get('/tokens/:hash/transfers', chainOperation(TAG, {
         operationId: 'listTokenTransfersOfToken',
