@@ -9,6 +9,7 @@ import { etherscanApi, etherscanBodyErrors, etherscanOperation, etherscanPostOpe
 import { EtherscanFailure } from './etherscan/envelope'
 import { jsonResponses } from './json-response'
 import { addressesRoutes } from './routes/addresses'
+import { advancedFiltersRoutes } from './routes/advanced-filters'
 import { blocksRoutes } from './routes/blocks'
 import { coinBalanceHistoryRoutes } from './routes/coin-balance-history'
 import { configRoutes } from './routes/config'
@@ -55,6 +56,7 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
     addressesRoutes(router, ctx)
     tokensRoutes(router, ctx)
     tokenTransfersRoutes(router, ctx)
+    advancedFiltersRoutes(router, ctx)
     smartContractVerificationRoutes(router, ctx)
     smartContractsRoutes(router, ctx)
     searchRoutes(router, ctx)
