@@ -131,14 +131,20 @@ function sideCondition(p: Params, column: string, set: AddressSet): string | nul
         const include = set.include.filter((a) => !set.exclude.includes(a))
         return `${column} = ANY(${p.add(include)}::text[])`
     }
-    if (set.exclude.length > 0) return `${column} <> ALL(${p.add(set.exclude)}::text[])`
+    // A creation has no `to`: excluding recipients keeps it.
+    if (set.exclude.length > 0) return `(${column} IS NULL OR ${column} <> ALL(${p.add(set.exclude)}::text[]))`
     return null
 }
 
-/** The from/to condition under address_relation. */
-function addressCondition(p: Params, f: AdvancedFilter, fromColumn: string, toColumn: string): string | null {
-    const from = sideCondition(p, fromColumn, f.from)
-    const to = sideCondition(p, `${toColumn}`, f.to)
+/**
+ * The from/to condition under address_relation, on the rows a scan finds. Rows found by an address
+ * probe (addressProbes) already hold their side's condition: only the other side's is left (under
+ * `and`), so that the planner estimates each probe's range by the address alone.
+ */
+function addressCondition(p: Params, f: AdvancedFilter, fromColumn: string, toColumn: string, probed: readonly ('from' | 'to')[]): string | null {
+    const from = probed.includes('from') ? null : sideCondition(p, fromColumn, f.from)
+    const to = probed.includes('to') ? null : sideCondition(p, toColumn, f.to)
+    if (probed.length > 0) return f.relation === 'and' ? from ?? to : null
     if (from && to) return f.relation === 'and' ? `(${from} AND ${to})` : `(${from} OR ${to})`
     return from ?? to
 }
@@ -231,15 +237,18 @@ async function transactionRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
     where.push(...ageConditions(p, f, 't.timestamp'))
     const kind = kindCondition(f, 't.value', 't."to"')
     if (kind) where.push(kind)
-    if (f.methods) where.push(`t.method_id = ANY(${p.add(f.methods)}::text[])`)
+    const byMethod = addressProbes(f).length === 0 && f.methods !== null
+    // A method probe finds only the methods asked for.
+    if (f.methods && !byMethod) where.push(`t.method_id = ANY(${p.add(f.methods)}::text[])`)
     where.push(...amountConditions(p, f, 't.value', '18'))
-    const address = addressCondition(p, f, 't."from"', 't."to"')
+    const byAddress = addressProbes(f)
+    const address = addressCondition(p, f, 't."from"', 't."to"', byAddress.map((b) => b.side))
     if (address) where.push(address)
-    const probes = addressProbes(f).map(({ side, addresses }) => ({
+    const probes = byAddress.map(({ side, addresses }) => ({
         values: p.add(addresses),
         branch: (v: string) => ({ where: onIndex(`t."${side}"`, v), order: `t."${side}" DESC, t.block_number DESC, t.index DESC` }),
     }))
-    if (probes.length === 0 && f.methods) {
+    if (byMethod) {
         probes.push({
             values: p.add(f.methods),
             branch: (v: string) => ({ where: onIndex('t.method_id', v), order: 't.method_id DESC, t.block_number DESC, t.index DESC' }),
@@ -291,20 +300,23 @@ async function transferRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
     if (f.tokenTypes) where.push(`tt.token_type = ANY(${p.add(f.tokenTypes)}::text[])`)
     if (f.methods) where.push(`t.method_id = ANY(${p.add(f.methods)}::text[])`)
     const tokensIn = f.tokens.include.filter((a) => !f.tokens.exclude.includes(a))
-    if (f.tokens.include.length > 0) where.push(`tt.token = ANY(${p.add(tokensIn)}::text[])`)
+    const byToken = addressProbes(f).length === 0 && tokensIn.length > 0
+    // A token probe finds only the tokens included.
+    if (f.tokens.include.length > 0 && !byToken) where.push(`tt.token = ANY(${p.add(tokensIn)}::text[])`)
     if (f.tokens.exclude.length > 0) where.push(`tt.token <> ALL(${p.add(f.tokens.exclude)}::text[])`)
     if (f.amount.from !== null || f.amount.to !== null) {
         // An ERC-721 transfer moves one token.
         where.push(...amountConditions(p, f, 'COALESCE(tt.value, 1)', '(SELECT COALESCE(k.decimals, 0) FROM token k WHERE k.id = tt.token)'))
     }
-    const address = addressCondition(p, f, 'tt."from"', 'tt."to"')
+    const byAddress = addressProbes(f)
+    const address = addressCondition(p, f, 'tt."from"', 'tt."to"', byAddress.map((b) => b.side))
     if (address) where.push(address)
     const order = (lead: string) => `${lead}tt.block_number DESC, tt.log_index DESC, tt.batch_index DESC`
-    const probes = addressProbes(f).map(({ side, addresses }) => ({
+    const probes = byAddress.map(({ side, addresses }) => ({
         values: p.add(addresses),
         branch: (v: string) => ({ where: onIndex(`tt."${side}"`, v), order: order(`tt."${side}" DESC, `) }),
     }))
-    if (probes.length === 0 && tokensIn.length > 0) {
+    if (byToken) {
         probes.push({ values: p.add(tokensIn), branch: (v: string) => ({ where: onIndex('tt.token', v), order: order('tt.token DESC, ') }) })
     }
     const { rows } = await db.query<AdvancedFilterRow>(sourceStatement({
@@ -346,12 +358,13 @@ async function frameRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
     if (kind) where.push(kind)
     if (f.methods) where.push(`'0x' || encode(substring(i.input FROM 1 FOR 4), 'hex') = ANY(${p.add(f.methods)}::text[])`)
     where.push(...amountConditions(p, f, 'i.value', '18'))
-    const address = addressCondition(p, f, 'i."from"', 'i."to"')
+    const byAddress = addressProbes(f)
+    const address = addressCondition(p, f, 'i."from"', 'i."to"', byAddress.map((b) => b.side))
     if (address) where.push(address)
     // The partial (side, id) indexes hold exactly the listed frames.
-    const probes = addressProbes(f).map(({ side, addresses }) => ({
+    const probes = byAddress.map(({ side, addresses }) => ({
         values: p.add(addresses),
-        branch: (v: string) => ({ where: `i."${side}" = ${v}`, order: 'i.id DESC' }),
+        branch: (v: string) => ({ where: onIndex(`i."${side}"`, v), order: `i."${side}" DESC, i.id DESC` }),
     }))
     const { rows } = await db.query<AdvancedFilterRow>(sourceStatement({
         columns: `i.id, ${FRAME_ROW}`,
