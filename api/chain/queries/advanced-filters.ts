@@ -349,7 +349,7 @@ async function frameRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
     if (c) {
         // After a transaction or one of its token transfers, its frames follow.
         const before = c.internal_transaction_index !== null
-            ? internalTransactionId(c.block_number, c.transaction_index, c.internal_transaction_index)
+            ? internalTransactionId(c.block_number, Math.min(c.transaction_index, LAST), Math.min(c.internal_transaction_index, LAST))
             : c.transaction_index >= LAST ? internalTransactionId(c.block_number + 1, 0, 0) : internalTransactionId(c.block_number, c.transaction_index + 1, 0)
         where.push(`i.id < ${p.add(before)}`)
     }

@@ -45,6 +45,11 @@ const addresses = commaList(isAddress, 'a comma list of addresses')
 const tokenAddresses = commaList((v) => v === 'native' || isAddress(v), 'a comma list of token addresses or `native`')
 /** A non-negative decimal in plain notation: whole units of the coin or of a token. */
 const amount = z.string().regex(/^\d{1,60}(\.\d{1,36})?$/, 'a non-negative decimal, e.g. 1.5')
+/** A time in ISO 8601 between 1970 and 9999 (Postgres refuses some years JavaScript dates accept). */
+const ageTime = z.string().max(64).refine((s) => {
+    const t = Date.parse(s)
+    return !Number.isNaN(t) && t >= 0 && t <= Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+}, 'Invalid datetime: ISO 8601 between 1970 and 9999')
 /** A cursor index of next_page_params: null (sent back as "null" or "") when the last item was not of that kind. */
 const nullableIndex = z.union([z.enum(['', 'null']).transform(() => null), q.int])
 
@@ -60,8 +65,8 @@ export const AdvancedFilterQuery = z.object({
     }).optional().describe(`comma list of ${TYPES.join(', ')}, any case`),
     methods: commaList((v) => /^0x[0-9a-f]{8}$/.test(v), 'a comma list of 4-byte selectors (0x and 8 hex digits)').optional(),
     methods_names: q.text.optional().describe("names of the common methods (GET /advanced-filters/methods); the frontend's labels of `methods`"),
-    age_from: q.timestamp.optional().describe('ISO 8601; inclusive'),
-    age_to: q.timestamp.optional().describe('ISO 8601; inclusive'),
+    age_from: ageTime.optional().describe('ISO 8601; inclusive'),
+    age_to: ageTime.optional().describe('ISO 8601; inclusive'),
     age: q.text.optional().describe("the frontend's own preset (1h, 24h, ...); ignored: it sends age_from and age_to with it"),
     from_address_hashes_to_include: addresses.optional(),
     from_address_hashes_to_exclude: addresses.optional(),

@@ -220,9 +220,10 @@ describe('chain API: advanced filter', function () {
 
     it('each type alone: coin transfers, contract interactions, contract creations, ERC-20, ERC-721, ERC-1155; ERC-404 answers none', async () => {
         for (const type of ['COIN_TRANSFER', 'contract_interaction', 'CONTRACT_CREATION', 'ERC-20', 'ERC-721', 'ERC-1155']) {
-            const items = await expectFilter({ types: [type] }, `type ${type}`)
+            // The seeded stack mints no ERC-1155 (the devnet's zoo does): that list is checked empty like the database's.
+            const items = await expectFilter({ types: [type] }, `type ${type}`, { min: type === 'ERC-1155' ? 0 : 1 })
             if (type === 'COIN_TRANSFER') expect(items.every((i) => BigInt(i.value) > 0n), 'every coin transfer moves coin').to.equal(true)
-            else expect(new Set(items.map((i) => i.type.toLowerCase())), type).to.deep.equal(new Set([type.toLowerCase()]))
+            else if (items.length > 0) expect(new Set(items.map((i) => i.type.toLowerCase())), type).to.deep.equal(new Set([type.toLowerCase()]))
         }
         const none = await walkAll({ transaction_types: 'ERC-404' }, 50)
         expect(none).to.deep.equal([])
