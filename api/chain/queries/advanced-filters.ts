@@ -381,7 +381,7 @@ async function frameRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
 /** Which sources a filter reads, as Blockscout decides it: the coin's (transactions and frames) and the tokens'. */
 export function advancedFilterSources(f: AdvancedFilter): { coin: boolean; tokens: boolean } {
     const coinKinds = f.kinds === null || f.kinds.length > 0
-    const coinToken = (f.tokens.include.length === 0 && !f.tokens.includeNative) || f.tokens.includeNative
+    const coinToken = f.tokens.include.length === 0 || f.tokens.includeNative
     const tokenTypes = f.tokenTypes === null || f.tokenTypes.length > 0
     const tokenContracts = !f.tokens.includeNative || f.tokens.include.length > 0
     return { coin: coinKinds && coinToken && !f.tokens.excludeNative, tokens: tokenTypes && tokenContracts }

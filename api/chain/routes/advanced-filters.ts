@@ -53,16 +53,19 @@ const ageTime = z.string().max(64).refine((s) => {
 /** A cursor index of next_page_params: null (sent back as "null" or "") when the last item was not of that kind. */
 const nullableIndex = z.union([z.enum(['', 'null']).transform(() => null), q.int])
 
+const transactionTypes = z.string().max(1024).transform((s, ctx) => {
+    const items = [...new Set(s.split(',').map((v) => v.trim().toUpperCase()).filter(Boolean))]
+    const bad = items.find((v) => !(TYPES as readonly string[]).includes(v))
+    if (bad !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `Invalid value ${JSON.stringify(bad.slice(0, 80))}; expected any of ${TYPES.join(', ')} (any case)` })
+        return z.NEVER
+    }
+    return items
+})
+
 export const AdvancedFilterQuery = z.object({
-    transaction_types: z.string().max(1024).transform((s, ctx) => {
-        const items = [...new Set(s.split(',').map((v) => v.trim().toUpperCase()).filter(Boolean))]
-        const bad = items.find((v) => !(TYPES as readonly string[]).includes(v))
-        if (bad !== undefined) {
-            ctx.addIssue({ code: 'custom', message: `Invalid value ${JSON.stringify(bad.slice(0, 80))}; expected any of ${TYPES.join(', ')} (any case)` })
-            return z.NEVER
-        }
-        return items
-    }).optional().describe(`comma list of ${TYPES.join(', ')}, any case`),
+    transaction_types: transactionTypes.optional().describe(`comma list of ${TYPES.join(', ')}, any case`),
+    tx_types: transactionTypes.optional().describe('the name older frontends give transaction_types; used when transaction_types is absent'),
     methods: commaList((v) => /^0x[0-9a-f]{8}$/.test(v), 'a comma list of 4-byte selectors (0x and 8 hex digits)').optional(),
     methods_names: q.text.optional().describe("names of the common methods (GET /advanced-filters/methods); the frontend's labels of `methods`"),
     age_from: ageTime.optional().describe('ISO 8601; inclusive'),
@@ -90,7 +93,7 @@ export const AdvancedFilterQuery = z.object({
 
 /** The request's filter parameters, carried into next_page_params so that following it alone keeps the filter. */
 const FILTER_KEYS = [
-    'transaction_types', 'methods', 'methods_names', 'age_from', 'age_to', 'from_address_hashes_to_include', 'from_address_hashes_to_exclude',
+    'transaction_types', 'tx_types', 'methods', 'methods_names', 'age_from', 'age_to', 'from_address_hashes_to_include', 'from_address_hashes_to_exclude',
     'to_address_hashes_to_include', 'to_address_hashes_to_exclude', 'address_relation', 'amount_from', 'amount_to',
     'token_contract_address_hashes_to_include', 'token_contract_address_hashes_to_exclude', 'limit',
 ] as const
@@ -111,7 +114,8 @@ export function parseAdvancedFilter(query: unknown): ParsedAdvancedFilter {
     if (v.amount_from !== undefined && v.amount_to !== undefined && compareDecimals(v.amount_from, v.amount_to) > 0) {
         throw invalidParam('amount_from', 'must not be above amount_to')
     }
-    const types = v.transaction_types && v.transaction_types.length > 0 ? v.transaction_types : null
+    const given = v.transaction_types ?? v.tx_types
+    const types = given && given.length > 0 ? given : null
     const named = (v.methods_names ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean)
         .flatMap((n) => COMMON_METHODS.filter((m) => m.name.toLowerCase() === n).map((m) => m.method_id))
     const methods = [...new Set([...(v.methods ?? []), ...named])].slice(0, ADVANCED_FILTER_LIST_MAX)
