@@ -95,6 +95,9 @@ export function advancedFilterCursor(r: AdvancedFilterRow): AdvancedFilterCursor
     }
 }
 
+/** The last block number a cursor or a range can name (a Postgres integer). */
+const MAX_BLOCK = 2_147_483_647
+
 /** Parameters of one statement, numbered as they are added. */
 class Params {
     readonly values: unknown[] = []
@@ -119,34 +122,43 @@ async function blockRange(db: Db, age: AdvancedFilter['age']): Promise<{ lo: num
 /** What every source shares: the filter, the block range, the cursor and the page size. */
 interface Scan {
     filter: AdvancedFilter
-    lo: number | null
-    hi: number | null
+    /** the first and last block of the age range, the chain's ends without one */
+    lo: number
+    hi: number
     cursor: AdvancedFilterCursor | null
     limit: number
 }
 
-/** One side's condition (include minus exclude, or exclude alone), or null when the side is not filtered. */
-function sideCondition(p: Params, column: string, set: AddressSet): string | null {
-    if (set.include.length > 0) {
-        const include = set.include.filter((a) => !set.exclude.includes(a))
-        return `${column} = ANY(${p.add(include)}::text[])`
-    }
+/*
+ * Every filter is a condition whose parameters are null (or a flag false) when the filter is not
+ * given, so a source's statement text varies only with how it reads (its access path and the
+ * cursor's kind): the API prepares each text once per connection (db.ts), and a text per
+ * combination of filters would be thousands.
+ */
+
+/** One side's condition: its addresses to include (less those excluded), else not those excluded; true when the side is not filtered. */
+function sideCondition(p: Params, column: string, set: AddressSet): string {
+    const include = set.include.length > 0 ? set.include.filter((a) => !set.exclude.includes(a)) : null
+    const exclude = set.include.length === 0 && set.exclude.length > 0 ? set.exclude : null
+    const [i, e] = [p.add(include), p.add(exclude)]
     // A creation has no `to`: excluding recipients keeps it.
-    if (set.exclude.length > 0) return `(${column} IS NULL OR ${column} <> ALL(${p.add(set.exclude)}::text[]))`
-    return null
+    return `(${i}::text[] IS NULL OR ${column} = ANY(${i}::text[])) AND (${e}::text[] IS NULL OR ${column} IS NULL OR ${column} <> ALL(${e}::text[]))`
 }
+
+const given = (set: AddressSet) => set.include.length > 0 || set.exclude.length > 0
 
 /**
  * The from/to condition under address_relation, on the rows a scan finds. Rows found by an address
- * probe (addressProbes) already hold their side's condition: only the other side's is left (under
- * `and`), so that the planner estimates each probe's range by the address alone.
+ * probe (addressProbes) already hold their side's condition, which is left out, so that the planner
+ * estimates each probe's range by the address alone: a probe of one side leaves the other's (`and`),
+ * a probe of both sides (`or`) nothing.
  */
-function addressCondition(p: Params, f: AdvancedFilter, fromColumn: string, toColumn: string, probed: readonly ('from' | 'to')[]): string | null {
-    const from = probed.includes('from') ? null : sideCondition(p, fromColumn, f.from)
-    const to = probed.includes('to') ? null : sideCondition(p, toColumn, f.to)
-    if (probed.length > 0) return f.relation === 'and' ? from ?? to : null
-    if (from && to) return f.relation === 'and' ? `(${from} AND ${to})` : `(${from} OR ${to})`
-    return from ?? to
+function addressCondition(p: Params, f: AdvancedFilter, fromColumn: string, toColumn: string, probed: readonly ('from' | 'to')[]): string {
+    const from = probed.includes('from') ? 'TRUE' : `(${sideCondition(p, fromColumn, f.from)})`
+    const to = probed.includes('to') ? 'TRUE' : `(${sideCondition(p, toColumn, f.to)})`
+    if (probed.length > 0) return `${from} AND ${to}`
+    const either = f.relation === 'or' && given(f.from) && given(f.to)
+    return `(CASE WHEN ${p.add(either)}::boolean THEN ${from} OR ${to} ELSE ${from} AND ${to} END)`
 }
 
 /**
@@ -156,11 +168,9 @@ function addressCondition(p: Params, f: AdvancedFilter, fromColumn: string, toCo
  */
 function addressProbes(f: AdvancedFilter): { side: 'from' | 'to'; addresses: readonly string[] }[] {
     const include = (set: AddressSet) => set.include.filter((a) => !set.exclude.includes(a))
-    const fromGiven = f.from.include.length > 0 || f.from.exclude.length > 0
-    const toGiven = f.to.include.length > 0 || f.to.exclude.length > 0
     const fromIn = f.from.include.length > 0
     const toIn = f.to.include.length > 0
-    if (fromGiven && toGiven && f.relation === 'or') {
+    if (given(f.from) && given(f.to) && f.relation === 'or') {
         return fromIn && toIn ? [{ side: 'from', addresses: include(f.from) }, { side: 'to', addresses: include(f.to) }] : []
     }
     if (fromIn) return [{ side: 'from', addresses: include(f.from) }]
@@ -168,30 +178,31 @@ function addressProbes(f: AdvancedFilter): { side: 'from' | 'to'; addresses: rea
     return []
 }
 
-/** The coin amount bounds, in wei, on `column`. */
-function amountConditions(p: Params, f: AdvancedFilter, column: string, decimals: string): string[] {
-    const out: string[] = []
-    if (f.amount.from !== null) out.push(`${column} >= ${p.add(f.amount.from)}::numeric * 10::numeric ^ ${decimals}`)
-    if (f.amount.to !== null) out.push(`${column} <= ${p.add(f.amount.to)}::numeric * 10::numeric ^ ${decimals}`)
-    return out
+/** The amount bounds on `column` in base units: whole units times 10 ^ `decimals`, exact (numeric). */
+function amountCondition(p: Params, f: AdvancedFilter, column: string, decimals: string): string {
+    const [from, to] = [p.add(f.amount.from), p.add(f.amount.to)]
+    return `(${from}::numeric IS NULL OR ${column} >= ${from}::numeric * 10::numeric ^ ${decimals})
+        AND (${to}::numeric IS NULL OR ${column} <= ${to}::numeric * 10::numeric ^ ${decimals})`
 }
 
-/** Blockscout's kinds of a transaction or a frame, on its `to` column and value. */
-function kindCondition(f: AdvancedFilter, value: string, to: string): string | null {
-    if (f.kinds === null || TRANSACTION_KINDS.every((k) => f.kinds!.includes(k))) return null
-    const conditions: Record<TransactionKind, string> = {
-        coin_transfer: `${value} > 0`,
-        contract_creation: `${to} IS NULL`,
-        contract_interaction: `EXISTS (SELECT 1 FROM address a WHERE a.id = ${to} AND a.is_contract)`,
-    }
-    return `(${f.kinds.map((k) => conditions[k]).join(' OR ')})`
+/** Blockscout's kinds of a transaction or a frame, on its value and `to` column. */
+function kindCondition(p: Params, f: AdvancedFilter, value: string, to: string): string {
+    const all = f.kinds === null || TRANSACTION_KINDS.every((k) => f.kinds!.includes(k))
+    const kept = (k: TransactionKind) => p.add(all || f.kinds!.includes(k))
+    return `(${p.add(all)}::boolean OR (${kept('coin_transfer')}::boolean AND ${value} > 0)
+        OR (${kept('contract_creation')}::boolean AND ${to} IS NULL)
+        OR (${kept('contract_interaction')}::boolean AND EXISTS (SELECT 1 FROM address a WHERE a.id = ${to} AND a.is_contract)))`
 }
 
-function ageConditions(p: Params, f: AdvancedFilter, column: string): string[] {
-    const out: string[] = []
-    if (f.age.from) out.push(`${column} >= ${p.add(f.age.from)}`)
-    if (f.age.to) out.push(`${column} <= ${p.add(f.age.to)}`)
-    return out
+function ageCondition(p: Params, f: AdvancedFilter, column: string): string {
+    const [from, to] = [p.add(f.age.from), p.add(f.age.to)]
+    return `(${from}::timestamptz IS NULL OR ${column} >= ${from}::timestamptz) AND (${to}::timestamptz IS NULL OR ${column} <= ${to}::timestamptz)`
+}
+
+/** `column = ANY(values)`, true when `values` is null. */
+function anyOf(p: Params, column: string, values: readonly string[] | null): string {
+    const v = p.add(values)
+    return `(${v}::text[] IS NULL OR ${column} = ANY(${v}::text[]))`
 }
 
 /**
@@ -229,21 +240,15 @@ const TRANSACTION_ROW = `'transaction' AS kind, t.id AS hash, t.block_number, t.
 async function transactionRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
     const p = new Params()
     const f = s.filter
-    const where: string[] = []
-    if (s.lo !== null) where.push(`t.block_number >= ${p.add(s.lo)}`)
-    if (s.hi !== null) where.push(`t.block_number <= ${p.add(s.hi)}`)
+    const where = [`t.block_number >= ${p.add(s.lo)}`, `t.block_number <= ${p.add(s.hi)}`]
     // Every item of a transaction comes after the transaction itself: the next page starts before it.
     if (s.cursor) where.push(`(t.block_number, t.index) < (${p.add(s.cursor.block_number)}, ${p.add(s.cursor.transaction_index)})`)
-    where.push(...ageConditions(p, f, 't.timestamp'))
-    const kind = kindCondition(f, 't.value', 't."to"')
-    if (kind) where.push(kind)
-    const byMethod = addressProbes(f).length === 0 && f.methods !== null
-    // A method probe finds only the methods asked for.
-    if (f.methods && !byMethod) where.push(`t.method_id = ANY(${p.add(f.methods)}::text[])`)
-    where.push(...amountConditions(p, f, 't.value', '18'))
+    where.push(ageCondition(p, f, 't.timestamp'), kindCondition(p, f, 't.value', 't."to"'), amountCondition(p, f, 't.value', '18'))
     const byAddress = addressProbes(f)
-    const address = addressCondition(p, f, 't."from"', 't."to"', byAddress.map((b) => b.side))
-    if (address) where.push(address)
+    where.push(addressCondition(p, f, 't."from"', 't."to"', byAddress.map((b) => b.side)))
+    const byMethod = byAddress.length === 0 && f.methods !== null
+    // A method probe finds only the methods asked for.
+    if (!byMethod) where.push(anyOf(p, 't.method_id', f.methods))
     const probes = byAddress.map(({ side, addresses }) => ({
         values: p.add(addresses),
         branch: (v: string) => ({ where: onIndex(`t."${side}"`, v), order: `t."${side}" DESC, t.block_number DESC, t.index DESC` }),
@@ -277,10 +282,8 @@ async function transferRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
     const p = new Params()
     const f = s.filter
     const c = s.cursor
-    const where: string[] = []
-    // The primary key (zero-padded block and log index) bounds the walk; the conditions below are exact.
-    if (s.lo !== null) where.push(`tt.id >= ${p.add(logId(s.lo, 0))}`, `tt.block_number >= ${p.add(s.lo)}`)
-    if (s.hi !== null) where.push(`tt.id < ${p.add(logId(s.hi + 1, 0))}`, `tt.block_number <= ${p.add(s.hi)}`)
+    // The primary key (zero-padded block and log index) bounds the walk; the cursor's conditions below are exact.
+    const where = [`tt.id >= ${p.add(logId(s.lo, 0))}`, `tt.id < ${p.add(logId(s.hi + 1, 0))}`]
     if (c) {
         if (c.token_transfer_index !== null) {
             const l = Math.min(c.token_transfer_index, LAST)
@@ -296,21 +299,21 @@ async function transferRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
                 `(tt.block_number < ${b} OR t.index ${op} ${p.add(c.transaction_index)})`)
         }
     }
-    where.push(...ageConditions(p, f, 'tt.timestamp'))
-    if (f.tokenTypes) where.push(`tt.token_type = ANY(${p.add(f.tokenTypes)}::text[])`)
-    if (f.methods) where.push(`t.method_id = ANY(${p.add(f.methods)}::text[])`)
-    const tokensIn = f.tokens.include.filter((a) => !f.tokens.exclude.includes(a))
-    const byToken = addressProbes(f).length === 0 && tokensIn.length > 0
-    // A token probe finds only the tokens included.
-    if (f.tokens.include.length > 0 && !byToken) where.push(`tt.token = ANY(${p.add(tokensIn)}::text[])`)
-    if (f.tokens.exclude.length > 0) where.push(`tt.token <> ALL(${p.add(f.tokens.exclude)}::text[])`)
-    if (f.amount.from !== null || f.amount.to !== null) {
-        // An ERC-721 transfer moves one token.
-        where.push(...amountConditions(p, f, 'COALESCE(tt.value, 1)', '(SELECT COALESCE(k.decimals, 0) FROM token k WHERE k.id = tt.token)'))
-    }
+    const tokensIn = f.tokens.include.length > 0 ? f.tokens.include.filter((a) => !f.tokens.exclude.includes(a)) : null
     const byAddress = addressProbes(f)
-    const address = addressCondition(p, f, 'tt."from"', 'tt."to"', byAddress.map((b) => b.side))
-    if (address) where.push(address)
+    const byToken = byAddress.length === 0 && tokensIn !== null
+    const tokensOut = p.add(f.tokens.exclude.length > 0 ? f.tokens.exclude : null)
+    where.push(`(${tokensOut}::text[] IS NULL OR tt.token <> ALL(${tokensOut}::text[]))`)
+    where.push(
+        ageCondition(p, f, 'tt.timestamp'),
+        anyOf(p, 'tt.token_type', f.tokenTypes),
+        anyOf(p, 't.method_id', f.methods),
+        // An ERC-721 transfer moves one token.
+        amountCondition(p, f, 'COALESCE(tt.value, 1)', '(SELECT COALESCE(k.decimals, 0) FROM token k WHERE k.id = tt.token)'),
+        addressCondition(p, f, 'tt."from"', 'tt."to"', byAddress.map((b) => b.side)),
+    )
+    // A token probe finds only the tokens included.
+    if (!byToken) where.push(anyOf(p, 'tt.token', tokensIn))
     const order = (lead: string) => `${lead}tt.block_number DESC, tt.log_index DESC, tt.batch_index DESC`
     const probes = byAddress.map(({ side, addresses }) => ({
         values: p.add(addresses),
@@ -343,9 +346,7 @@ async function frameRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
     const p = new Params()
     const f = s.filter
     const c = s.cursor
-    const where: string[] = [LISTED]
-    if (s.lo !== null) where.push(`i.id >= ${p.add(internalTransactionId(s.lo, 0, 0))}`)
-    if (s.hi !== null) where.push(`i.id < ${p.add(internalTransactionId(s.hi + 1, 0, 0))}`)
+    const where = [LISTED, `i.id >= ${p.add(internalTransactionId(s.lo, 0, 0))}`, `i.id < ${p.add(internalTransactionId(s.hi + 1, 0, 0))}`]
     if (c) {
         // After a transaction or one of its token transfers, its frames follow.
         const before = c.internal_transaction_index !== null
@@ -353,14 +354,14 @@ async function frameRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
             : c.transaction_index >= LAST ? internalTransactionId(c.block_number + 1, 0, 0) : internalTransactionId(c.block_number, c.transaction_index + 1, 0)
         where.push(`i.id < ${p.add(before)}`)
     }
-    where.push(...ageConditions(p, f, 'i.timestamp'))
-    const kind = kindCondition(f, 'i.value', 'i."to"')
-    if (kind) where.push(kind)
-    if (f.methods) where.push(`'0x' || encode(substring(i.input FROM 1 FOR 4), 'hex') = ANY(${p.add(f.methods)}::text[])`)
-    where.push(...amountConditions(p, f, 'i.value', '18'))
     const byAddress = addressProbes(f)
-    const address = addressCondition(p, f, 'i."from"', 'i."to"', byAddress.map((b) => b.side))
-    if (address) where.push(address)
+    where.push(
+        ageCondition(p, f, 'i.timestamp'),
+        kindCondition(p, f, 'i.value', 'i."to"'),
+        anyOf(p, `'0x' || encode(substring(i.input FROM 1 FOR 4), 'hex')`, f.methods),
+        amountCondition(p, f, 'i.value', '18'),
+        addressCondition(p, f, 'i."from"', 'i."to"', byAddress.map((b) => b.side)),
+    )
     // The partial (side, id) indexes hold exactly the listed frames.
     const probes = byAddress.map(({ side, addresses }) => ({
         values: p.add(addresses),
@@ -397,7 +398,7 @@ export async function advancedFilterPage(
 ): Promise<{ rows: AdvancedFilterRow[]; more: boolean }> {
     const range = await blockRange(db, filter.age)
     if (range.empty) return { rows: [], more: false }
-    const scan: Scan = { filter, lo: range.lo, hi: range.hi, cursor, limit: limit + 1 }
+    const scan: Scan = { filter, lo: range.lo ?? 0, hi: range.hi ?? MAX_BLOCK, cursor, limit: limit + 1 }
     const sources = advancedFilterSources(filter)
     const found: AdvancedFilterRow[] = []
     if (sources.coin) found.push(...await transactionRows(db, scan), ...await frameRows(db, scan))
