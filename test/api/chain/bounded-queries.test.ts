@@ -81,10 +81,14 @@ describe('chain API: bounded queries', function () {
         try {
             // The api's reads wait for this lock until Postgres cancels them at the timeout.
             await locker.query('BEGIN')
-            await locker.query('LOCK TABLE address, block, token, pair IN ACCESS EXCLUSIVE MODE')
+            await locker.query('LOCK TABLE address, block, token, pair, transaction IN ACCESS EXCLUSIVE MODE')
             const v2 = await get(`/api/v2/addresses/${miner}/counters`)
             expect(v2.status, JSON.stringify(v2.body)).to.equal(503)
             expect(v2.body).to.deep.equal({ message: `The query took longer than ${TIMEOUT_MS} ms and was cancelled; try again later or narrow the request` })
+            // The advanced filter's scans, whichever filter: a walk through many rows ends the same way.
+            const filter = await get(`/api/v2/advanced-filters?methods=0xa9059cbb&amount_from=1`)
+            expect(filter.status, JSON.stringify(filter.body)).to.equal(503)
+            expect(filter.body).to.deep.equal(v2.body)
             const etherscan = await get(`/api?module=account&action=balance&address=${miner}`)
             expect(etherscan.status, JSON.stringify(etherscan.body)).to.equal(503)
             expect(etherscan.body).to.deep.equal({ status: '0', message: 'Query Timeout occured. Please select a smaller result dataset', result: null })
@@ -98,6 +102,7 @@ describe('chain API: bounded queries', function () {
         expect((await get(`/api/v2/addresses/${miner}/counters`)).status).to.equal(200)
         expect((await get(`/api?module=account&action=balance&address=${miner}`)).body.status).to.equal('1')
         expect((await get('/api/defi/pools')).status).to.equal(200)
+        expect((await get('/api/v2/advanced-filters?methods=0xa9059cbb&amount_from=1')).status).to.equal(200)
     })
 
     it('/addresses/{h}/counters counts mined blocks up to CHAIN_API_VALIDATIONS_COUNT_CAP and reads the rest from the address row', async () => {
