@@ -160,7 +160,7 @@ describe('chain API: advanced filter', function () {
     })
 
     /** Walks the filtered list to its end with pages of `limit`; checks every page's shape and cursor. */
-    async function walkAll(params: Record<string, string | undefined>, limit: number, cursorOnly = false): Promise<any[]> {
+    async function walkAll(params: Record<string, string | undefined>, limit: number, cursorOnly = false, afterPage?: (page: number) => Promise<void>): Promise<any[]> {
         const items: any[] = []
         let cursor: Record<string, unknown> = {}
         for (let page = 1; ; page++) {
@@ -171,6 +171,7 @@ describe('chain API: advanced filter', function () {
             expectStatus(res, 200, what)
             const body = shape(Page, res.body, what)
             items.push(...body.items)
+            await afterPage?.(page)
             if (body.next_page_params === null) return items
             expect(body.items, `${what}: a page followed by another is full`).to.have.length(limit)
             expect(body.next_page_params).to.include.keys('block_number', 'transaction_index', 'internal_transaction_index', 'token_transfer_index', 'token_transfer_batch_index', 'items_count')
@@ -337,5 +338,17 @@ describe('chain API: advanced filter', function () {
         ]
         for (const q of bad) await expect422('/advanced-filters', q)
         await expect422('/advanced-filters/methods', { q: 'x'.repeat(300) })
+    })
+
+    // Last: it sends transactions, which the rows read before the tests do not hold.
+    it('a walk stays the same while new blocks arrive above it', async () => {
+        const payer = s.account(1)
+        const f: Filter = { fromIn: [lower(payer.address)] }
+        const expected = rows.filter((r) => matches(r, f)).map((r) => r.key)
+        expect(expected.length, 'the payer\'s items fill several pages').to.be.greaterThan(14)
+        const items = await walkAll(query(f), 7, false, async (page) => {
+            if (page <= 2) await s.send(payer, { to: s.account(2).address, value: 1n, gas: 21_000n })
+        })
+        expectSameSequence(items.map(itemKey), expected, 'walked while blocks arrive')
     })
 })
