@@ -1,6 +1,11 @@
 import { expect } from 'chai'
+import { Pool } from 'pg'
 import { toFunctionSelector } from 'viem'
 import { abis } from '../../../abi'
+import { applyMigrations } from '../../../db/migrate'
+import { batchTransferId, internalTransactionId, logId } from '../../../db/row-ids'
+import { AdvancedFilter, advancedFilterCursor, AdvancedFilterCursor, advancedFilterPage, AdvancedFilterRow } from '../../../api/chain/queries/advanced-filters'
+import { createTestDatabase } from '../../support/postgres'
 import { Stack } from '../../support/stack'
 import * as Api from '../../../api/chain/schemas'
 import { expect422, expectSameSequence, expectStatus, frontendQuery, shape, stack, v2 } from './helpers'
@@ -350,5 +355,74 @@ describe('chain API: advanced filter', function () {
             if (page <= 2) await s.send(payer, { to: s.account(2).address, value: 1n, gas: 21_000n })
         })
         expectSameSequence(items.map(itemKey), expected, 'walked while blocks arrive')
+    })
+})
+
+/**
+ * The order inside one transaction and the cursor at every position, on hand-written rows (the
+ * seeded stack has no ERC-1155 batch): advancedFilterPage walked with pages of 1, 2 and 3.
+ */
+describe('chain API: advanced filter pages inside a transaction (own database)', function () {
+    this.timeout(120_000)
+    let pool: Pool
+    const a = '0x' + 'a1'.repeat(20)
+    const b = '0x' + 'b2'.repeat(20)
+    const none: AdvancedFilter = {
+        kinds: null, tokenTypes: null, methods: null, age: { from: null, to: null }, from: { include: [], exclude: [] }, to: { include: [], exclude: [] },
+        relation: 'or', tokens: { include: [], exclude: [], includeNative: false, excludeNative: false }, amount: { from: null, to: null },
+    }
+
+    before(async () => {
+        const databaseUrl = await createTestDatabase('advfilter')
+        await applyMigrations(databaseUrl)
+        pool = new Pool({ connectionString: databaseUrl, max: 2 })
+        const tx = (id: string, block: number, index: number) => pool.query(
+            `INSERT INTO transaction (id, block_number, block_hash, timestamp, index, "from", "to", value, nonce, gas_limit, gas_used,
+                                      effective_gas_price, fee, status, input, log_count, token_transfer_count)
+             VALUES ($1, $2, '0x', now(), $3, $4, $5, 1, 0, 21000, 21000, 1, 21000, 1, '\\x', 0, 0)`, [id, block, index, a, b])
+        const transfer = (id: string, hash: string, block: number, log: number, type: string, batch: number | null) => pool.query(
+            `INSERT INTO token_transfer (id, block_number, block_hash, timestamp, log_index, transaction_hash, token, token_type, "from", "to", value, token_id, batch_index)
+             VALUES ($1, $2, '0x', now(), $3, $4, $5, $6, $7, $8, 1, $9, $10)`, [id, block, log, hash, b, type, a, b, type === 'ERC-20' ? null : 7, batch])
+        const frame = (hash: string, block: number, txIndex: number, index: number, type: string) => pool.query(
+            `INSERT INTO internal_transaction (id, block_number, block_hash, timestamp, transaction_hash, transaction_index, index, trace_address, type, "from", "to", value)
+             VALUES ($1, $2, '0x', now(), $3, $4, $5, '{}', $6, $7, $8, 0)`, [internalTransactionId(block, txIndex, index), block, hash, txIndex, index, type, a, type === 'create' ? null : b])
+        await tx('C', 9, 0)
+        await tx('A', 10, 0)
+        await transfer(logId(10, 0), 'A', 10, 0, 'ERC-20', null)
+        await frame('A', 10, 0, 0, 'call')
+        await frame('A', 10, 0, 1, 'call')
+        await tx('B', 10, 1)
+        await transfer(logId(10, 2), 'B', 10, 2, 'ERC-20', null)
+        for (const k of [0, 1, 2]) await transfer(batchTransferId(10, 3, k), 'B', 10, 3, 'ERC-1155', k)
+        await frame('B', 10, 1, 0, 'call')
+        await frame('B', 10, 1, 1, 'call')
+        await frame('B', 10, 1, 2, 'create')
+    })
+
+    after(async () => {
+        await pool?.end()
+    })
+
+    const key = (r: AdvancedFilterRow) => r.kind === 'transaction' ? `${r.hash}`
+        : r.kind === 'token_transfer' ? `${r.hash} tt ${r.log_index}${r.batch_index === null ? '' : `.${r.batch_index}`}` : `${r.hash} it ${r.frame_index}`
+
+    async function walk(filter: AdvancedFilter, limit: number): Promise<string[]> {
+        const db = { query: (text: string, values?: unknown[]) => pool.query(text, values) }
+        const keys: string[] = []
+        let cursor: AdvancedFilterCursor | null = null
+        for (let page = 0; page < 50; page++) {
+            const { rows, more } = await advancedFilterPage(db, filter, cursor, limit)
+            keys.push(...rows.map(key))
+            if (!more) return keys
+            cursor = advancedFilterCursor(rows.at(-1)!)
+        }
+        expect.fail('the walk does not end')
+    }
+
+    it('lists a transaction, then its transfers (an ERC-1155 batch last position first), then its frames, at any page size', async () => {
+        const expected = ['B', 'B tt 3.2', 'B tt 3.1', 'B tt 3.0', 'B tt 2', 'B it 2', 'B it 1', 'A', 'A tt 0', 'A it 1', 'C']
+        for (const limit of [1, 2, 3, 50]) expect(await walk(none, limit), `pages of ${limit}`).to.deep.equal(expected)
+        expect(await walk({ ...none, tokenTypes: ['ERC-1155'], kinds: [] }, 1), 'a batch alone').to.deep.equal(['B tt 3.2', 'B tt 3.1', 'B tt 3.0'])
+        expect(await walk({ ...none, kinds: ['contract_creation'], tokenTypes: [] }, 1), 'creations').to.deep.equal(['B it 2'])
     })
 })
