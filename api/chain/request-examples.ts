@@ -86,6 +86,17 @@ export const CHAIN_EXAMPLES: Record<string, RequestExample> = {
     getTokenInstanceTransfersCount: { params: { hash: CONTRACT, id: '1' } },
     listTokenTransfers: { query: { type: 'ERC-20,ERC-721' } },
 
+    // Advanced filter
+    listAdvancedFilter: {
+        query: {
+            transaction_types: 'coin_transfer,ERC-20', methods: '0xa9059cbb', age_from: '2026-11-01T00:00:00Z', age_to: '2026-11-30T00:00:00Z',
+            from_address_hashes_to_include: ACCOUNT, to_address_hashes_to_exclude: RECIPIENT, address_relation: 'and',
+            amount_from: '0.5', amount_to: '1000', token_contract_address_hashes_to_include: `native,${TOKEN}`,
+            block_number: BLOCK, transaction_index: '3', internal_transaction_index: 'null', token_transfer_index: '7', token_transfer_batch_index: 'null', items_count: '50',
+        },
+    },
+    listAdvancedFilterMethods: { query: { q: 'transfer' } },
+
     // Smart contracts and their verification
     listVerifiedContracts: { query: { q: 'Counter', filter: 'solidity' } },
     getSmartContract: { params: { hash: CONTRACT } },

@@ -11,6 +11,7 @@ import { etherscanApi, etherscanBodyErrors, etherscanOperation, etherscanPostOpe
 import { EtherscanFailure } from './etherscan/envelope'
 import { jsonResponses } from './json-response'
 import { addressesRoutes } from './routes/addresses'
+import { advancedFiltersRoutes } from './routes/advanced-filters'
 import { blocksRoutes } from './routes/blocks'
 import { coinBalanceHistoryRoutes } from './routes/coin-balance-history'
 import { configRoutes } from './routes/config'
@@ -56,6 +57,7 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
     addressesRoutes(router, ctx)
     tokensRoutes(router, ctx, csv)
     tokenTransfersRoutes(router, ctx)
+    advancedFiltersRoutes(router, ctx)
     smartContractVerificationRoutes(router, ctx)
     smartContractsRoutes(router, ctx)
     searchRoutes(router, ctx)

@@ -609,6 +609,44 @@ export const IndexingStatus = z.looseObject({
 export const BackendVersion = z.looseObject({ backend_version: z.string().nullable() }).meta({ id: 'BackendVersion' })
 
 // ---------------------------------------------------------------------------------------------
+// Advanced filter
+
+/** One item of the advanced filter: a transaction, a token transfer or an internal transaction (which of the three indexes is set). */
+export const AdvancedFilterItem = z.looseObject({
+    hash: Hash32,
+    type: z.enum(['coin_transfer', 'contract_interaction', 'contract_creation', 'ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984']),
+    status: z.enum(['ok', 'error']).describe("the transaction's status"),
+    method: z.string().nullable(),
+    from: orNull(AddressParam),
+    to: orNull(AddressParam),
+    created_contract: orNull(AddressParam),
+    value: IntString.nullable().describe('wei moved; null for a token transfer'),
+    total: z.union([Erc1155Total, Erc20Total, Erc721Total]).nullable().describe("a token transfer's amount or token id; null otherwise"),
+    token: orNull(Token),
+    timestamp: IsoTimestamp,
+    block_number: Count,
+    transaction_index: Count,
+    internal_transaction_index: Count.nullable(),
+    token_transfer_index: Count.nullable(),
+    token_transfer_batch_index: Count.nullable().describe('position in an ERC-1155 TransferBatch; null for every other transfer'),
+    fee: IntString,
+}).meta({ id: 'AdvancedFilterItem' })
+
+export const AdvancedFilterMethod = z.looseObject({
+    method_id: z.string().regex(/^0x[0-9a-f]{8}$/, '0x and 8 lowercase hex digits'),
+    name: z.string(),
+}).meta({ id: 'AdvancedFilterMethod' })
+
+export const AdvancedFilterPage = z.object({
+    items: z.array(AdvancedFilterItem),
+    search_params: z.object({
+        methods: z.record(z.string(), z.string()).describe('the names of the methods filtered by, by selector'),
+        tokens: z.record(z.string(), Token).describe('the tokens filtered by (included or excluded), by lowercase address'),
+    }),
+    next_page_params: JsonObject.nullable(),
+}).meta({ id: 'AdvancedFilterPage' })
+
+// ---------------------------------------------------------------------------------------------
 // Operations
 
 /** A GET route of /api/v2, for its OpenAPI operation. */

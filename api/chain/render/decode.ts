@@ -58,6 +58,11 @@ export function knownFunction(selector: string, abis: readonly (readonly unknown
     return functions.get(selector)
 }
 
+/** Every function of the ABIs known, by selector (0x and 8 hex digits). */
+export function knownFunctions(): ReadonlyMap<string, AbiFunction> {
+    return functions
+}
+
 export function decodeInput(input: Hex, abis?: readonly (readonly unknown[])[]): z.input<typeof DecodedInput> | null {
     if (input.length < 10) return null
     const fn = knownFunction(input.slice(0, 10).toLowerCase(), abis)

@@ -42,7 +42,7 @@ export function renderTokenTransfers(rows: readonly TokenTransferRow[], related:
  * Blockscout's `total` by the transfer's standard: an ERC-721 id; an ERC-1155 id with its amount; an
  * ERC-20 amount. The instance is not shown inside a transfer (docs/chain-api.md#nfts).
  */
-function transferTotal(r: TokenTransferRow, decimals: number | null): z.input<typeof TokenTransfer>['total'] {
+export function transferTotal(r: Pick<TokenTransferRow, 'token_type' | 'token_id' | 'value'>, decimals: number | null): z.input<typeof TokenTransfer>['total'] {
     const shownDecimals = decimals === null ? null : String(decimals)
     if (r.token_type === 'ERC-721') return { token_id: r.token_id, token_instance: null }
     if (r.value === null) return null

@@ -6,6 +6,7 @@ import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../../../api/
 import { erc1155Holders, tokenList } from '../../../api/chain/queries/tokens'
 import { addressTransfers, instanceTransfers, tokenTransfers } from '../../../api/chain/queries/token-transfers'
 import { addressNfts, collectionPreviews, tokenInstances } from '../../../api/chain/queries/token-instances'
+import { AdvancedFilter, advancedFilterPage } from '../../../api/chain/queries/advanced-filters'
 import { ApiProcess, startApi } from '../../support/api'
 import { createTestDatabase } from '../../support/postgres'
 
@@ -80,10 +81,14 @@ describe('chain API: bounded queries', function () {
         try {
             // The api's reads wait for this lock until Postgres cancels them at the timeout.
             await locker.query('BEGIN')
-            await locker.query('LOCK TABLE address, block, token, pair IN ACCESS EXCLUSIVE MODE')
+            await locker.query('LOCK TABLE address, block, token, pair, transaction IN ACCESS EXCLUSIVE MODE')
             const v2 = await get(`/api/v2/addresses/${miner}/counters`)
             expect(v2.status, JSON.stringify(v2.body)).to.equal(503)
             expect(v2.body).to.deep.equal({ message: `The query took longer than ${TIMEOUT_MS} ms and was cancelled; try again later or narrow the request` })
+            // The advanced filter's scans, whichever filter: a walk through many rows ends the same way.
+            const filter = await get(`/api/v2/advanced-filters?methods=0xa9059cbb&amount_from=1`)
+            expect(filter.status, JSON.stringify(filter.body)).to.equal(503)
+            expect(filter.body).to.deep.equal(v2.body)
             const etherscan = await get(`/api?module=account&action=balance&address=${miner}`)
             expect(etherscan.status, JSON.stringify(etherscan.body)).to.equal(503)
             expect(etherscan.body).to.deep.equal({ status: '0', message: 'Query Timeout occured. Please select a smaller result dataset', result: null })
@@ -97,6 +102,7 @@ describe('chain API: bounded queries', function () {
         expect((await get(`/api/v2/addresses/${miner}/counters`)).status).to.equal(200)
         expect((await get(`/api?module=account&action=balance&address=${miner}`)).body.status).to.equal('1')
         expect((await get('/api/defi/pools')).status).to.equal(200)
+        expect((await get('/api/v2/advanced-filters?methods=0xa9059cbb&amount_from=1')).status).to.equal(200)
     })
 
     it('/addresses/{h}/counters counts mined blocks up to CHAIN_API_VALIDATIONS_COUNT_CAP and reads the rest from the address row', async () => {
@@ -212,5 +218,69 @@ describe('chain API: bounded queries', function () {
         const collections = [{ id: tokens[0], type: 'ERC-721' }, { id: tokens[0], type: 'ERC-1155' }]
         expect(await indexesUsed((d) => collectionPreviews(d, holder, collections, 9)), 'collection previews')
             .to.include.members(['IDX_6ba744146e54d3cd705e47418b', 'IDX_d354d32af7a959e67a27635f2e'])
+    })
+
+    it('the advanced filter reads an index range per address, token or method, and walks chain order by an index without them', async () => {
+        const none: AdvancedFilter = {
+            kinds: null, tokenTypes: null, methods: null, age: { from: null, to: null }, from: { include: [], exclude: [] }, to: { include: [], exclude: [] },
+            relation: 'or', tokens: { include: [], exclude: [], includeNative: false, excludeNative: false }, amount: { from: null, to: null },
+        }
+        const cursors = [null, { block_number: 15000, transaction_index: 1, internal_transaction_index: null, token_transfer_index: 4, token_transfer_batch_index: 2 },
+            { block_number: 15000, transaction_index: 1, internal_transaction_index: 5, token_transfer_index: null, token_transfer_batch_index: null }]
+        // Addresses of the rows inserted below: each is on both sides of some rows.
+        const [a, b] = [7, 100007].map((n) => '0x' + n.toString(16).padStart(40, '0'))
+        const cases: [string, Partial<AdvancedFilter>, string[]][] = [
+            ['no filter', {}, ['IDX_1cbb39872f017e9d1168ebb44e', 'PK_a260e6e5fee2f818eb8808f9964', 'PK_77384b7f5874553f012eba9da41']],
+            ['from', { from: { include: [a, b], exclude: [] } }, ['IDX_607f7872f250772aff26dd13e2', 'internal_transaction_from', 'IDX_e87966ce19d9ff9f5e2098ce4a']],
+            ['to', { to: { include: [b], exclude: [] } }, ['IDX_5304217e644fc66558b720bd2c', 'internal_transaction_to', 'IDX_a4a0e452ac5a3574ab3cff1d0e']],
+            ['from or to', { from: { include: [a], exclude: [] }, to: { include: [b], exclude: [] } },
+                ['IDX_607f7872f250772aff26dd13e2', 'IDX_5304217e644fc66558b720bd2c', 'internal_transaction_from', 'internal_transaction_to']],
+            ['tokens', { tokens: { include: ['0x' + (200001).toString(16).padStart(40, '0')], exclude: [], includeNative: false, excludeNative: false } },
+                ['IDX_8d13ccbb6ce9531749bb708a28']],
+            ['methods', { methods: ['0x00000007', '0x00000008'] }, ['transaction_method']],
+            ['an age and an amount', { age: { from: new Date(0), to: new Date() }, amount: { from: '1', to: '2' } },
+                ['IDX_1cbb39872f017e9d1168ebb44e', 'PK_a260e6e5fee2f818eb8808f9964', 'PK_77384b7f5874553f012eba9da41']],
+        ]
+        // EXPLAIN returns no rows: the age's blocks are made up, so that the sources are explained too.
+        const withBlocks = (d: Db): Db => ({
+            query: async (text, values) => {
+                const result = await d.query(text, values)
+                return text.startsWith('SELECT number FROM block') ? { ...result, rows: [{ number: 5 }] } : result
+            },
+        })
+        expect(await indexesUsed((d) => advancedFilterPage(withBlocks(d), { ...none, age: { from: new Date(0), to: null } }, null, 50)))
+            .to.include('IDX_5c67cbcf4960c1a39e5fe25e87')
+        // 20,000 rows of each kind, so that Postgres plans as it would on a chain (an empty table makes any index as cheap as another).
+        const other = (n: string) => `'0x' || lpad(to_hex(${n}), 40, '0')`
+        await db.query(
+            `INSERT INTO transaction (id, block_number, block_hash, timestamp, index, "from", "to", value, nonce, gas_limit, gas_used,
+                                      effective_gas_price, fee, status, input, method_id, log_count, token_transfer_count)
+             SELECT 'af-' || n, 1000 + n, '0x', now(), 0, ${other('n % 20')}, ${other('100000 + n % 30')}, n, 0, 21000, 21000, 1, 21000, 1, '\\x',
+                    '0x' || lpad(to_hex(n % 10), 8, '0'), 1, 1
+             FROM generate_series(1, 20000) n`)
+        await db.query(
+            `INSERT INTO internal_transaction (id, block_number, block_hash, timestamp, transaction_hash, transaction_index, index, trace_address, type,
+                                               "from", "to", value)
+             SELECT lpad((1000 + n)::text, 10, '0') || '-000000-000001', 1000 + n, '0x', now(), 'af-' || n, 0, 1, '{0}', 'call',
+                    ${other('100000 + n % 30')}, ${other('n % 20')}, n
+             FROM generate_series(1, 20000) n`)
+        await db.query(
+            `INSERT INTO token_transfer (id, block_number, block_hash, timestamp, log_index, transaction_hash, token, token_type, "from", "to", value)
+             SELECT lpad((1000 + n)::text, 10, '0') || '-000000', 1000 + n, '0x', now(), 0, 'af-' || n, ${other('200000 + n % 50')}, 'ERC-20',
+                    ${other('n % 20')}, ${other('100000 + n % 30')}, n
+             FROM generate_series(1, 20000) n`)
+        await db.query('ANALYZE transaction; ANALYZE internal_transaction; ANALYZE token_transfer')
+        try {
+            for (const [what, filter, indexes] of cases) {
+                for (const cursor of cursors) {
+                    const used = await indexesUsed((d) => advancedFilterPage(withBlocks(d), { ...none, ...filter }, cursor, 50), false)
+                    expect(used, `${what} ${JSON.stringify(cursor)}`).to.include.members(indexes)
+                }
+            }
+        } finally {
+            await db.query(`DELETE FROM transaction WHERE id LIKE 'af-%'`)
+            await db.query(`DELETE FROM internal_transaction WHERE transaction_hash LIKE 'af-%'`)
+            await db.query(`DELETE FROM token_transfer WHERE transaction_hash LIKE 'af-%'`)
+        }
     })
 })
