@@ -43,6 +43,7 @@ export function createApiApp(ctx: ApiContext) {
     // /api/v2 and the Etherscan-style API (GET /api?module=...) first: the explorer services own the rest of /api.
     doc.mount(app, chain.router)
     doc.mount(app, chain.etherscan)
+    doc.mount(app, chain.stats)
     const explorer = explorerServices(ctx)
     doc.mount(app, explorerRouter(explorer, doc))
     return { app, doc, chain, alerts: new WatchlistAlerts(explorer) }

@@ -25,6 +25,7 @@ import { transactionsRoutes } from './routes/transactions'
 import { indexerLagCheck, replicaLagCheck } from './readiness'
 import { ChainError } from './schemas'
 import { ChainSocket } from './socket'
+import { statsServiceRouter } from '../stats-service/router'
 
 /** Read-only and public: any origin may call it from a browser (a Blockscout frontend on its own host). */
 export const readCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'OPTIONS'], maxAge: 86_400 })
@@ -75,6 +76,8 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
     return {
         router,
         etherscan: etherscanRouter,
+        /** Blockscout's stats service API under /api/v1 (docs/stats-api.md). */
+        stats: statsServiceRouter(ctx, doc),
         socket: new ChainSocket(ctx),
         indexerLag: indexerLagCheck(ctx, api.env.INDEXER_READY_MAX_LAG),
         /** With CHAIN_API_READ_DATABASE_URL: how far each replica is behind the primary (readiness.ts). */
