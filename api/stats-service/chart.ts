@@ -29,10 +29,11 @@ export async function linePoints(db: Db, line: LineDef, resolution: Resolution, 
     const periods = periodsBetween(start, end, resolution)
     const rangeStart = periods[0]
     const rangeEnd = nextPeriod(periods[periods.length - 1], resolution)
+    const source = line.sourceAt?.[resolution] ?? line.source
     const [rows, base] = await Promise.all([
-        periodFigures(db, line.source, TRUNC_UNIT[resolution], rangeStart, rangeEnd),
-        line.aggregate === 'cumulative' ? sumBefore(db, line.source, rangeStart)
-            : line.aggregate === 'last' ? lastBefore(db, line.source, rangeStart) : Promise.resolve(null),
+        periodFigures(db, source, TRUNC_UNIT[resolution], rangeStart, rangeEnd),
+        line.aggregate === 'cumulative' ? sumBefore(db, source, rangeStart)
+            : line.aggregate === 'last' ? lastBefore(db, source, rangeStart) : Promise.resolve(null),
     ])
     const byPeriod = new Map(rows.map((r) => [r.period, r]))
     let carried: bigint | null = base === null ? null : BigInt(base)

@@ -40,6 +40,8 @@ export interface LineDef {
     units?: string
     resolutions: readonly Resolution[]
     source: Source
+    /** Where a resolution is not the sum of the days (distinct senders of a week), its own rows. */
+    sourceAt?: Partial<Record<Resolution, Source>>
     aggregate: Aggregate
     /** The point's value from the period's num (and den for averages), as the service writes it. */
     format: (num: bigint, den: bigint) => string
@@ -74,7 +76,8 @@ export function sections(quote: QuoteUnits | null): SectionDef[] {
                 // The service offers no MONTH or YEAR here: distinct senders do not add up across weeks.
                 {
                     id: 'activeAccounts', title: 'Active accounts', description: 'Active accounts number per period',
-                    resolutions: ['DAY', 'WEEK'], source: activity('active_accounts'), aggregate: 'sum', format: count,
+                    resolutions: ['DAY', 'WEEK'], source: activity('active_accounts'), sourceAt: { WEEK: activity('active_accounts_week') },
+                    aggregate: 'sum', format: count,
                 },
                 {
                     id: 'newAccounts', title: 'New accounts', description: 'Number of newly added accounts',
