@@ -62,17 +62,18 @@ module.exports = class StatsLines1795435900000 {
                       WHERE c.is_contract GROUP BY 1) s
               WHERE a.id = s.day`
         )
-        // The indexer's own verifications have no match type; the API's have one.
+        // The API's verifications are those a submission passed (contract_verification); the rest are the indexer's own.
+        const BY_API = `EXISTS (SELECT 1 FROM "contract_verification" j WHERE j.address = v.id AND j.status = 'pass')`
         await db.query(
             `UPDATE "daily_chain_activity" a SET "verified_contracts" = s.n
-               FROM (SELECT to_char("verified_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*) AS n
-                       FROM "verified_contract" WHERE "match_type" IS NULL GROUP BY 1) s
+               FROM (SELECT to_char(v."verified_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*) AS n
+                       FROM "verified_contract" v WHERE NOT ${BY_API} GROUP BY 1) s
               WHERE a.id = s.day`
         )
         await db.query(
             `INSERT INTO "verified_contract_day" ("id", "date", "count")
              SELECT day, (day || 'T00:00:00Z')::timestamptz, count(*)
-               FROM (SELECT to_char("verified_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM "verified_contract" WHERE "match_type" IS NOT NULL) v
+               FROM (SELECT to_char(v."verified_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM "verified_contract" v WHERE ${BY_API}) d
               GROUP BY day`
         )
         await db.query(`UPDATE "chain_counters" SET "coin_holders" = (SELECT count(*) FROM "address" WHERE "balance" > 0)`)
