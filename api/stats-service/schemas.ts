@@ -65,7 +65,8 @@ export const ContractsPageStats = z.object({
 }).meta({ id: 'StatsContractsPage' })
 
 const dayParam = (what: string) => z.string()
-    .refine(isDayKey, 'must be a date written YYYY-MM-DD')
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
+    .refine(isDayKey, 'must be a calendar day from 1970 on')
     .meta({ description: `${what} (a UTC day, YYYY-MM-DD, inclusive)`, example: '2026-11-01' })
 
 export const LineQuery = z.object({
