@@ -25,10 +25,10 @@ import { transactionsRoutes } from './routes/transactions'
 import { indexerLagCheck, replicaLagCheck } from './readiness'
 import { ChainError } from './schemas'
 import { ChainSocket } from './socket'
+import { readCors } from './cors'
 import { statsServiceRouter } from '../stats-service/router'
 
-/** Read-only and public: any origin may call it from a browser (a Blockscout frontend on its own host). */
-export const readCors = cors({ origin: '*', methods: ['GET', 'HEAD', 'OPTIONS'], maxAge: 86_400 })
+export { readCors }
 
 /**
  * The same, with POST: the only writes are verification submissions, which carry no credentials,
