@@ -103,7 +103,7 @@ export function statsServiceRouter(ctx: ChainContext, doc: ApiDoc): DocumentedRo
             const issue = parsed.error.issues[0]
             throw invalidArgument(`invalid ${String(issue.path[0] ?? 'query')}: ${issue.message}`)
         }
-        const { from, to, resolution = 'DAY' } = parsed.data
+        const { from, to, resolution } = parsed.data
         const name = String(req.params.name)
         const line = (await lineSections()).flatMap((s) => s.charts).find((c) => c.id === name)
         if (!line) throw chartNotFound(name)

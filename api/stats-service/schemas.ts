@@ -72,7 +72,10 @@ const dayParam = (what: string) => z.string()
 export const LineQuery = z.object({
     from: dayParam('First day').optional(),
     to: dayParam('Last day').optional(),
-    resolution: z.enum(RESOLUTIONS).optional().meta({ description: 'DAY (default), WEEK (from Monday), MONTH or YEAR' }),
+    // The proto's unset value reads as DAY, as the service does.
+    resolution: z.enum([...RESOLUTIONS, 'RESOLUTION_UNSPECIFIED']).optional()
+        .transform((r) => (r === undefined || r === 'RESOLUTION_UNSPECIFIED' ? 'DAY' : r))
+        .meta({ description: 'DAY (default, also for RESOLUTION_UNSPECIFIED), WEEK (from Monday), MONTH or YEAR' }),
 })
 
 export const LinePath = z.object({ name: z.string().max(100).meta({ description: 'The line\'s id, as /api/v1/lines lists it', example: 'newTxns' }) })

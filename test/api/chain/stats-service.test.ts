@@ -207,6 +207,8 @@ describe('stats service API: /api/v1 counters, lines, pages', function () {
         expect((await line('newTxns', { from: day, to: days[0][0] })).chart.length, 'from after to').to.equal(days[0][0] === day ? 1 : 0)
         const all = await line('newTxns', { from: '1999-01-01', to: '2999-01-01' })
         expect(all.chart.length, 'clamped to first day..today').to.equal(days.length)
+        expect((await line('newTxns', { from: day, to: day, resolution: 'RESOLUTION_UNSPECIFIED' })).chart, 'the proto\'s unset resolution is DAY')
+            .to.deep.equal(one.chart)
         const week = await line('newTxns', { from: day, to: day, resolution: 'WEEK' })
         expect(week.chart.length).to.equal(1)
         expect(week.chart[0].date <= day && week.chart[0].date_to >= day, 'the week holding the day').to.equal(true)
