@@ -1,6 +1,7 @@
 import cors from 'cors'
 import express from 'express'
 import { ApiDoc } from '../../common/service/api-doc'
+import { readCors } from '../../common/service/cors'
 import { errorHandler } from '../../common/service/error-handler'
 import { ApiContext } from '../context'
 import { createChainContext } from './context'
@@ -25,10 +26,7 @@ import { transactionsRoutes } from './routes/transactions'
 import { indexerLagCheck, replicaLagCheck } from './readiness'
 import { ChainError } from './schemas'
 import { ChainSocket } from './socket'
-import { readCors } from './cors'
 import { statsServiceRouter } from '../stats-service/router'
-
-export { readCors }
 
 /**
  * The same, with POST: the only writes are verification submissions, which carry no credentials,

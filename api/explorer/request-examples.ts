@@ -38,4 +38,6 @@ export const EXPLORER_EXAMPLES: Record<string, RequestExample> = {
     getDefiPoolHistory: { params: { address: POOL }, query: { interval: 'hour', from: '2026-11-28T00:00:00Z', to: '2026-11-28T23:00:00Z' } },
     getDefiToken: { params: { address: TOKEN } },
     getDefiTokenHistory: { params: { address: TOKEN }, query: { from: '2026-11-01', to: '2026-11-30' } },
+    listContractInfoPools: { params: { chainId: '3009' }, query: { page_size: '50', query: 'STABLE' } },
+    getContractInfoPool: { params: { chainId: '3009', hash: POOL } },
 }

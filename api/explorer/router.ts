@@ -9,7 +9,7 @@ import { authRouter } from './auth'
 import { Challenges } from './auth/challenges'
 import { Passwords } from './auth/passwords'
 import { Sessions } from './auth/sessions'
-import { defiRouter } from './defi'
+import { defiRouters } from './defi'
 import { explorerErrors, unknownPath } from './errors'
 import { Mailer } from './mail'
 import { subscribe, subscribeOperation } from './newsletter'
@@ -65,7 +65,7 @@ export function explorerRouter(s: ExplorerServices, doc: ApiDoc): DocumentedRout
     router.mount(watchlistRouter(s, doc))
     router.post('/support/requests', supportRequestOperation, supportRequest(s))
     router.post('/newsletter/subscribe', subscribeOperation, subscribe(s))
-    router.mount(defiRouter(s, doc))
+    for (const defi of defiRouters(s, doc)) router.mount(defi)
 
     router.use(unknownPath)
     router.use(errorHandler(explorerErrors, ctx.log))

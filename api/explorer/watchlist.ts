@@ -20,6 +20,12 @@ export const WATCHLIST_LIMIT = 100
 /** The transfer kinds an entry can alert on, as Blockscout names them, and their columns. */
 export const ALERT_KINDS = { native: 'native', 'ERC-20': 'erc20', 'ERC-721': 'erc721' } as const
 export type AlertKind = keyof typeof ALERT_KINDS
+/**
+ * The kinds of transfer that alert, and the switch each is behind. Blockscout's settings have no
+ * ERC-1155 switch, so ERC-1155 transfers, NFTs too, are behind the ERC-721 one.
+ */
+export const ALERT_SWITCHES = { ...ALERT_KINDS, 'ERC-1155': ALERT_KINDS['ERC-721'] } as const
+export type AlertTransferKind = keyof typeof ALERT_SWITCHES
 const KIND_NAMES = Object.keys(ALERT_KINDS) as AlertKind[]
 
 const Directions = z.strictObject({ incoming: z.boolean().optional(), outgoing: z.boolean().optional() })

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, ResponseConfig, RouteConfig } fro
 import express, { ErrorRequestHandler, Express, Request, RequestHandler, Router } from 'express'
 import swaggerUi from 'swagger-ui-express'
 import { z } from 'zod'
+import { readCors } from './cors'
 
 /**
  * The OpenAPI 3.1 document of one HTTP surface, written where its routes are registered: a
@@ -163,9 +164,13 @@ export class ApiDoc {
         })
         this.mount(app, root)
         const docs = this.router('/api/docs', 'Documentation')
+        // Any origin may read the document (and preflight it): a docs page on another host, such as the
+        // Blockscout frontend's /api-docs (NEXT_PUBLIC_API_SPEC_URL), loads it from the browser.
+        docs.express.use('/openapi.json', readCors)
         docs.get('/openapi.json', {
             operationId: 'getOpenApiDocument',
             summary: 'This OpenAPI 3.1 document',
+            description: 'Readable from any origin (CORS: Access-Control-Allow-Origin `*`, GET, HEAD and OPTIONS), so a docs page on another host can show it.',
             responses: { 200: { description: 'The document', schema: z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }) } },
         }, (_req, res) => {
             res.json(this.document())

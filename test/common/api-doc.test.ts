@@ -47,6 +47,42 @@ describe('service kit: OpenAPI documents written where routes are registered', (
         expect(doc.documentedRoutes().map((r) => `${r.method} ${r.path}`).sort()).to.deep.equal(['get /', 'get /api/docs/openapi.json', 'get /api/things/{id}'])
     })
 
+    it('lets a page of any origin read the document: a cross-origin GET and its preflight carry Access-Control-Allow-Origin', async () => {
+        const doc = sampleDoc()
+        const app = express()
+        doc.serve(app)
+        const server = await listen(app, 0)
+        const url = `http://127.0.0.1:${server.port}/api/docs/openapi.json`
+        const origin = 'https://explorer.example.org'
+        try {
+            // What the Blockscout frontend's /api-docs page sends from its own host (NEXT_PUBLIC_API_SPEC_URL).
+            const get = await fetch(url, { headers: { Origin: origin } })
+            expect(get.status).to.equal(200)
+            expect(get.headers.get('access-control-allow-origin')).to.equal('*')
+            expect((await get.json() as { openapi: string }).openapi).to.equal('3.1.0')
+            const head = await fetch(url, { method: 'HEAD', headers: { Origin: origin } })
+            expect(head.status).to.equal(200)
+            expect(head.headers.get('access-control-allow-origin')).to.equal('*')
+            // A client that adds a header of its own (swagger-ui's Accept is safe; an X- header is not) preflights first.
+            const preflight = await fetch(url, {
+                method: 'OPTIONS',
+                headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-requested-with' },
+            })
+            expect(preflight.status).to.equal(204)
+            expect(preflight.headers.get('access-control-allow-origin')).to.equal('*')
+            expect(preflight.headers.get('access-control-allow-methods')).to.equal('GET,HEAD,OPTIONS')
+            expect(preflight.headers.get('access-control-allow-headers')).to.equal('x-requested-with')
+            // Only the document: the interactive page stays same-origin, as a page needs no CORS.
+            const page = await fetch(`http://127.0.0.1:${server.port}/api/docs/`, { headers: { Origin: origin } })
+            expect(page.status).to.equal(200)
+            expect(page.headers.get('access-control-allow-origin')).to.equal(null)
+        } finally {
+            await server.close()
+        }
+        // The CORS layer is middleware, not a route: the document still lists exactly what is registered.
+        expect(registeredRoutes(app)).to.deep.equal(['get /', 'get /api/docs/openapi.json'])
+    })
+
     it('refuses a route whose path parameters, success answer or bad-input answer are not documented', () => {
         const router = sampleDoc().router('/x', 'X')
         const ok = { 200: 'fine' as const }

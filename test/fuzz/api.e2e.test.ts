@@ -70,6 +70,8 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
                 hash: [miner, holder, token, blockHash(2)],
                 address: [miner, holder],
                 block: ['1', '2', '3', blockHash(1)],
+                // This chain's id, so the DEX pools routes (/api/v1/chains/{chainId}/...) answer beyond their 404.
+                chainId: ['3009', '1'],
                 // The stats service's lines (/api/v1/lines/{name}): known ids reach the charts, not only their 404.
                 name: ['newTxns', 'activeAccounts', 'nativeCoinSupply', 'txnsGrowth', 'averageGasPrice'],
                 from: ['2026-01-01', new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10)],

@@ -16,21 +16,26 @@ export interface PairRow {
     swaps_total: number
     symbol0: string | null
     symbol1: string | null
+    name0: string | null
+    name1: string | null
     decimals0: number | null
     decimals1: number | null
     volume_24h: string
     swaps_24h: number
+    /** The factory that created the pair (its address row's creator); null before the indexer saw the creation. */
+    factory: string | null
 }
 
-/** Every pair with its tokens' symbols and decimals, and its volume and swaps summed over the hourly buckets from `since` on. */
+/** Every pair with its tokens' symbols, names and decimals, its factory, and its volume and swaps summed over the hourly buckets from `since` on. */
 export async function pairsWithRecentVolume(db: Db, since: Date): Promise<PairRow[]> {
     const { rows } = await db.query<PairRow>(
         `SELECT p.id, p.token0_id AS token0, p.token1_id AS token1, p.reserve0::text, p.reserve1::text, p.volume_total::text, p.swaps_total,
-                t0.symbol AS symbol0, t1.symbol AS symbol1, t0.decimals AS decimals0, t1.decimals AS decimals1,
-                COALESCE(h.volume, 0)::text AS volume_24h, COALESCE(h.swaps, 0)::int AS swaps_24h
+                t0.symbol AS symbol0, t1.symbol AS symbol1, t0.name AS name0, t1.name AS name1, t0.decimals AS decimals0, t1.decimals AS decimals1,
+                COALESCE(h.volume, 0)::text AS volume_24h, COALESCE(h.swaps, 0)::int AS swaps_24h, a.creator AS factory
          FROM pair p
          LEFT JOIN token t0 ON t0.id = p.token0_id
          LEFT JOIN token t1 ON t1.id = p.token1_id
+         LEFT JOIN address a ON a.id = p.id
          -- Per pair, its last hours by the (pair, hour) index: flat however long the history.
          LEFT JOIN LATERAL (
              SELECT sum(volume) AS volume, sum(swaps) AS swaps FROM pair_hour_data WHERE pair_id = p.id AND hour >= $1

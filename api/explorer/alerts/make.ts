@@ -1,6 +1,6 @@
 import { Pool } from 'pg'
 import { inTransaction } from '../../../db/transaction'
-import { ALERT_KINDS, AlertKind } from '../watchlist'
+import { ALERT_SWITCHES, AlertTransferKind } from '../watchlist'
 
 /** Turning final blocks into alert rows: docs/explorer-api.md#watchlist-alerts */
 
@@ -8,10 +8,10 @@ import { ALERT_KINDS, AlertKind } from '../watchlist'
 const BLOCKS_PER_PASS = 500
 
 export interface AlertTransfer {
-    kind: AlertKind
+    kind: AlertTransferKind
     direction: 'incoming' | 'outgoing'
     counterparty: string
-    /** Base units (coin, ERC-20); null for an ERC-721. */
+    /** Base units (coin, ERC-20), how many of the id (ERC-1155); null for an ERC-721. */
     value: string | null
     token: string | null
     token_id: string | null
@@ -80,8 +80,8 @@ export async function makeAlerts(pool: Pool, dailyCap: number): Promise<number> 
             const { rows } = await db.query<MatchRow>(MATCHES, [from, to, watched])
             const alerts = new Map<string, { account: string; address: string; block: number; transfers: AlertTransfer[] }>()
             for (const row of rows) {
-                const kind = row.kind as AlertKind
-                if (!(kind in ALERT_KINDS) || !row[`notify_${ALERT_KINDS[kind]}_${row.direction}`]) continue
+                const kind = row.kind as AlertTransferKind
+                if (!(kind in ALERT_SWITCHES) || !row[`notify_${ALERT_SWITCHES[kind]}_${row.direction}`]) continue
                 const key = `${row.account_id}/${row.address}/${row.block_number}`
                 let alert = alerts.get(key)
                 if (!alert) alerts.set(key, alert = { account: row.account_id, address: row.address, block: row.block_number, transfers: [] })

@@ -62,6 +62,7 @@ function amount(t: AlertTransfer): string {
     if (t.kind === 'native') return `${formatUnits(BigInt(t.value ?? '0'), 18)} NATIVE`
     const name = t.symbol ?? `token ${t.token}`
     if (t.kind === 'ERC-721') return `${name} #${t.token_id}`
+    if (t.kind === 'ERC-1155') return `${t.value} of ${name} #${t.token_id}`
     return t.decimals === null ? `${t.value} base units of ${name}` : `${formatUnits(BigInt(t.value ?? '0'), t.decimals)} ${name}`
 }
 

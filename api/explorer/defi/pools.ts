@@ -91,6 +91,9 @@ export function currentPools(s: ExplorerServices, db: Db, cache: ResponseCache):
 
 export type PoolList = Awaited<ReturnType<typeof build>>
 
+/** One pool of a PoolList: its list item, its row and its exact liquidity. */
+export type PoolEntry = PoolList['byAddress'] extends Map<string, infer E> ? E : never
+
 export function pools(s: ExplorerServices, db: Db, cache: ResponseCache): RequestHandler {
     return async (req, res) => {
         const { limit, offset } = parseInput(PoolsQuery, req.query, 'query')
@@ -130,8 +133,9 @@ async function build(s: ExplorerServices, db: Db, since: Date) {
         b.row.swaps_24h - a.row.swaps_24h ||
         compareDesc(a.volumeTotal, b.volumeTotal) ||
         (a.row.id < b.row.id ? -1 : 1))
-    const items = pairs.map((p) => {
-        const liquidity = 2n * valuation.pairValue(p, p.reserve0, p.reserve1)
+    const liquidities = pairs.map((p) => 2n * valuation.pairValue(p, p.reserve0, p.reserve1))
+    const items = pairs.map((p, i) => {
+        const liquidity = liquidities[i]
         return {
             address: p.row.id,
             name: `${p.row.symbol0 ?? p.token0}/${p.row.symbol1 ?? p.token1}`,
@@ -153,7 +157,7 @@ async function build(s: ExplorerServices, db: Db, since: Date) {
         quote,
         quote_symbol: quote.symbol,
         pools: items,
-        /** Each pool's list item and the row it was made from (its tokens), by address. */
-        byAddress: new Map(items.map((item, i) => [item.address, { item, row: pairs[i].row }])),
+        /** Each pool's list item, the row it was made from (its tokens) and its exact liquidity in quote base units, by address. */
+        byAddress: new Map(items.map((item, i) => [item.address, { item, row: pairs[i].row, liquidity: liquidities[i] }])),
     }
 }

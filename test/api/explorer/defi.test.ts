@@ -5,14 +5,39 @@ import * as path from 'path'
 import { Client as PgClient } from 'pg'
 import { Address, erc20Abi, formatUnits, parseUnits } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
+import { z } from 'zod'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
 import { startTestChain, TestChain } from '../../support/chain'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../../support/indexer'
 import { createTestDatabase } from '../../support/postgres'
-import { expectError, ExplorerStack, startExplorerStack, verifiedAccount } from './harness'
+import { expectError, ExplorerStack, Reply, startExplorerStack, verifiedAccount } from './harness'
 import { expectedPools, expectedVolume, Replay, replaySwaps } from './swap-replay'
 
 const HOUR = 3_600_000
+
+/**
+ * The Blockscout frontend's `Pool` (types/api/pools.ts, v2): the fields its pools list and pool page
+ * read, with the frontend's types. Fields beyond them are allowed (the API adds its own after them).
+ */
+const FrontendPool = z.looseObject({
+    pool_id: z.string(),
+    is_contract: z.boolean(),
+    chain_id: z.string(),
+    base_token_address: z.string(),
+    base_token_symbol: z.string(),
+    base_token_icon_url: z.string().nullable(),
+    quote_token_address: z.string(),
+    quote_token_symbol: z.string(),
+    quote_token_icon_url: z.string().nullable(),
+    base_token_fully_diluted_valuation_usd: z.string().nullable(),
+    base_token_market_cap_usd: z.string().nullable(),
+    quote_token_fully_diluted_valuation_usd: z.string().nullable(),
+    quote_token_market_cap_usd: z.string().nullable(),
+    liquidity: z.string().regex(/^\d+(\.\d+)?$/),
+    dex: z.object({ id: z.string(), name: z.string() }),
+    fee: z.string().optional(),
+    coin_gecko_terminal_url: z.string(),
+})
 const DAY = 86_400_000
 
 /**
@@ -323,6 +348,145 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
         expectError(await client.get('/defi/volume?from=2020-01-01&to=2026-01-01'), 400, 'invalid_request')
     })
 
+    describe('the pools in Blockscout\'s contract-info shape (/api/v1/chains/{chainId}/pools)', function () {
+        const CHAIN = '/v1/chains/3009/pools'
+        const bySize = (a: bigint, b: bigint) => (a > b ? -1 : a < b ? 1 : 0)
+
+        /** What the list must hold for the 24 hours from `since`, most liquid first: recomputed from the replayed logs. */
+        function expectedItems(since: number) {
+            const figures = new Map(expectedPools(replay, since).map((p) => [p.address, p]))
+            const quoteDecimals = replay.tokens.get(replay.stable)!.decimals
+            return [...replay.pairs.values()].map((pair) => {
+                const quoteIs1 = [replay.stable, replay.wnative].find((t) => t === pair.token0 || t === pair.token1) !== pair.token0
+                const [base, baseReserve, quote, quoteReserve] = quoteIs1
+                    ? [pair.token0, pair.reserve0, pair.token1, pair.reserve1] : [pair.token1, pair.reserve1, pair.token0, pair.reserve0]
+                const f = figures.get(pair.address)!
+                return {
+                    liquidity: parseUnits(f.liquidity_quote_exact, quoteDecimals),
+                    item: {
+                        pool_id: pair.address, is_contract: true, chain_id: '3009',
+                        base_token_address: base, base_token_symbol: replay.tokens.get(base)!.symbol, base_token_icon_url: null,
+                        quote_token_address: quote, quote_token_symbol: replay.tokens.get(quote)!.symbol, quote_token_icon_url: null,
+                        base_token_fully_diluted_valuation_usd: null, base_token_market_cap_usd: null,
+                        quote_token_fully_diluted_valuation_usd: null, quote_token_market_cap_usd: null,
+                        liquidity: f.liquidity_quote_exact,
+                        dex: { id: 'amm', name: 'AMM' }, fee: '0.2', coin_gecko_terminal_url: '',
+                        base_token_reserve: formatUnits(baseReserve, replay.tokens.get(base)!.decimals),
+                        quote_token_reserve: formatUnits(quoteReserve, replay.tokens.get(quote)!.decimals),
+                        volume_24h: f.volume_24h_exact, swaps_24h: f.swaps_24h, value_symbol: 'STABLE',
+                    },
+                }
+            }).sort((a, b) => bySize(a.liquidity, b.liquidity) || (a.item.pool_id < b.item.pool_id ? -1 : 1)).map((e) => e.item)
+        }
+
+        /** Every page from the first, following next_page_params as the frontend does. */
+        async function allPages(query: string, pageSize: number) {
+            const client = stack!.client()
+            const items: { pool_id: string }[] = []
+            let params: string | null = `page_size=${pageSize}${query}`
+            let pages = 0
+            while (params !== null) {
+                const reply: Reply = await client.get(`${CHAIN}?${params}`)
+                expect(reply.status, reply.text).to.equal(200)
+                expect(reply.body.items.length).to.be.at.most(pageSize)
+                items.push(...reply.body.items)
+                const next: { page_token: string; page_size: number } | null = reply.body.next_page_params
+                if (next) expect(next.page_size).to.equal(pageSize)
+                params = next ? `page_size=${next.page_size}&page_token=${encodeURIComponent(next.page_token)}${query}` : null
+                pages++
+            }
+            return { ids: items.map((i) => i.pool_id), pages }
+        }
+
+        it('lists every pool as the frontend\'s Pool type, with liquidity, reserves and 24-hour volume recomputed from the raw logs, most liquid first', async function () {
+            const { reply, now } = await inOneWindow(HOUR, () => stack!.client().request('GET', CHAIN, { headers: { Origin: 'https://explorer.example.org' } }))
+            expect(reply.status, reply.text).to.equal(200)
+            expect(reply.headers.get('access-control-allow-origin'), 'the frontend calls from its own origin').to.equal('*')
+            const items = reply.body.items as Record<string, unknown>[]
+            for (const item of items) FrontendPool.parse(item)
+            expect(reply.body.next_page_params).to.equal(null)
+            expect(items).to.deep.equal(expectedItems(Math.floor(now / HOUR) * HOUR - 23 * HOUR))
+            expect(items.some((i) => i.swaps_24h as number > 0), 'the seed traded in the last 24 hours').to.equal(true)
+            // Liquidity is both reserves' value: twice the quote side where the quote token is STABLE itself.
+            const stableQuoted = items.filter((i) => i.quote_token_address === replay.stable)
+            expect(stableQuoted).to.not.be.empty
+            const decimals = replay.tokens.get(replay.stable)!.decimals
+            for (const i of stableQuoted) expect(parseUnits(i.liquidity as string, decimals)).to.equal(2n * parseUnits(i.quote_token_reserve as string, decimals))
+            expect(items.some((i) => i.quote_token_address === replay.wnative), 'a pool without STABLE is quoted in WNATIVE').to.equal(true)
+        })
+
+        it('pages by page_token across every page with no gap or repeat, alone and with a search', async function () {
+            const { reply: all } = await inOneWindow(HOUR, () => stack!.client().get(CHAIN))
+            const ids = (all.body.items as { pool_id: string }[]).map((i) => i.pool_id)
+            expect(ids).to.have.length(5)
+            for (const size of [1, 2, 4]) {
+                const { ids: paged, pages } = await inOneWindow(HOUR, () => allPages('', size)).then((r) => r.reply)
+                expect(paged, `page_size=${size}`).to.deep.equal(ids)
+                expect(pages).to.equal(Math.ceil(ids.length / size))
+            }
+            const stable = `&query=${replay.tokens.get(replay.stable)!.symbol.toLowerCase()}`
+            const { reply: searched } = await inOneWindow(HOUR, () => stack!.client().get(`${CHAIN}?${stable.slice(1)}`))
+            const { reply: paged } = await inOneWindow(HOUR, () => allPages(stable, 1))
+            expect(searched.body.items.length).to.be.greaterThan(1)
+            expect(paged.ids).to.deep.equal(searched.body.items.map((i: { pool_id: string }) => i.pool_id))
+        })
+
+        it('searches by token symbol, name, address, a BASE/QUOTE pair and the pool address', async function () {
+            const client = stack!.client()
+            const search = async (query: string) => {
+                const reply = await client.get(`${CHAIN}?query=${encodeURIComponent(query)}`)
+                expect(reply.status, reply.text).to.equal(200)
+                return (reply.body.items as { pool_id: string }[]).map((i) => i.pool_id).sort()
+            }
+            const holding = (token: string) => [...replay.pairs.values()].filter((p) => p.token0 === token || p.token1 === token).map((p) => p.address).sort()
+            const wnative = replay.tokens.get(replay.wnative)!.symbol
+            const stable = replay.tokens.get(replay.stable)!.symbol
+            expect(await search(wnative.toLowerCase()), 'a symbol, any case').to.deep.equal(holding(replay.wnative))
+            expect(await search(replay.stable), 'a token address').to.deep.equal(holding(replay.stable))
+            const { rows: [named] } = await db.query('SELECT name FROM token WHERE id = $1', [replay.stable])
+            expect(await search(` ${named.name.slice(1, -1).toUpperCase()} `), 'part of a name').to.deep.equal(holding(replay.stable))
+            const pair = [...replay.pairs.values()].find((p) => [p.token0, p.token1].sort().join() === [replay.stable, replay.wnative].sort().join())!
+            expect(await search(`${wnative}/${stable}`), 'a pair').to.deep.equal([pair.address])
+            expect(await search(`${stable} / ${wnative}`), 'a pair either way round').to.deep.equal([pair.address])
+            expect(await search(pair.address.toUpperCase().replace('0X', '0x')), 'the pool').to.deep.equal([pair.address])
+            expect(await search('no-such-token'), 'nothing').to.deep.equal([])
+            const empty = await client.get(`${CHAIN}?query=no-such-token`)
+            expect(empty.body).to.deep.equal({ items: [], next_page_params: null })
+        })
+
+        it('gives one pool as its list item, and 404 for another chain or an unknown pool', async function () {
+            const client = stack!.client()
+            const { reply: all } = await inOneWindow(HOUR, () => client.get(CHAIN))
+            for (const item of all.body.items as { pool_id: string }[]) {
+                const { reply } = await inOneWindow(HOUR, () => client.get(`${CHAIN}/${item.pool_id.toUpperCase().replace('0X', '0x')}`))
+                expect(reply.status, reply.text).to.equal(200)
+                FrontendPool.parse(reply.body)
+                const listed = (await inOneWindow(HOUR, () => client.get(CHAIN))).reply.body.items.find((p: { pool_id: string }) => p.pool_id === item.pool_id)
+                expect(reply.body).to.deep.equal(listed)
+            }
+            expectError(await client.get(`${CHAIN}/0x${'ab'.repeat(20)}`), 404, 'not_found')
+            expectError(await client.get('/v1/chains/1/pools'), 404, 'not_found')
+            expectError(await client.get(`/v1/chains/1/pools/${all.body.items[0].pool_id}`), 404, 'not_found')
+        })
+
+        it('answers the contract-info routes it does not serve 404 with CORS, so the frontend\'s token pages render without verified info', async function () {
+            // NEXT_PUBLIC_CONTRACT_INFO_API_HOST also turns on the frontend's verified token info: it does not retry a 4xx
+            // it can read, whereas an answer without CORS is a network error to the browser, retried.
+            const reply = await stack!.client().request('GET', `/v1/chains/3009/token-infos/${replay.stable}`, { headers: { Origin: 'https://explorer.example.org' } })
+            expectError(reply, 404, 'not_found')
+            expect(reply.headers.get('access-control-allow-origin')).to.equal('*')
+        })
+
+        it('refuses bad input with 400', async function () {
+            const client = stack!.client()
+            for (const query of ['page_size=0', 'page_size=101', 'page_size=ten', 'page_token=abc', `page_token=1:0x${'ab'.repeat(19)}`, `query=${'x'.repeat(101)}`]) {
+                expectError(await client.get(`${CHAIN}?${query}`), 400, 'invalid_request')
+            }
+            expectError(await client.get('/v1/chains/ethereum/pools'), 400, 'invalid_request')
+            expectError(await client.get(`${CHAIN}/0x1234`), 400, 'invalid_request')
+        })
+    })
+
     it('shows watched addresses with the native balance the indexer holds', async function () {
         const { token } = await verifiedAccount(stack!)
         const client = stack!.client()
@@ -348,6 +512,7 @@ describe('explorer services API: DeFi routes over a seeded, indexed devnet', fun
             // The configuration error names a path of the host: it goes to the log, the answer is ours.
             expect(error.message).to.not.include(dataDir)
             expectError(await bare.client().get('/defi/volume'), 503, 'not_configured')
+            expectError(await bare.client().get('/v1/chains/3009/pools'), 503, 'not_configured')
         } finally {
             await bare.stop()
             fs.rmSync(dataDir, { recursive: true, force: true })

@@ -5,7 +5,7 @@ import { mnemonicToAccount } from 'viem/accounts'
 import { abis } from '../../../abi'
 import { waitFor } from '../../../common/processes'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
-import { devnetChain } from '../../../devnet/deploy'
+import { deployContract, devnetChain } from '../../../devnet/deploy'
 import { CHAIN_ID, startTestChain, TestChain } from '../../support/chain'
 import { IndexerProcess, startIndexer } from '../../support/indexer'
 import { createTestDatabase } from '../../support/postgres'
@@ -127,6 +127,28 @@ describe('explorer services API: watchlist alerts', function () {
         await settled(await mined([await sendCoin(7, account(8).address, '0.5')]))
         expect(alertsTo(owner.email)).to.have.length(2)
         expect(alertsTo(owner.email)[1].text).to.include(`sent 0.5 NATIVE to ${account(8).address.toLowerCase()}`)
+    })
+
+    it('an ERC-1155 transfer mails behind the ERC-721 switch (Blockscout has no ERC-1155 one): the id and how many', async function () {
+        const owner = await verifiedAccount(stack)
+        const watched = account(14).address
+        const multi = (await deployContract(chain.url, CHAIN_ID, account(0), 'TestErc1155', ['https://meta.example/{id}.json'])).address
+        const mint = (id: bigint, amount: bigint) => wallet(0).writeContract({ address: multi, abi: abis.TestErc1155, functionName: 'mint', args: [watched, id, amount], ...fees })
+        const set = await stack.client().post('/watchlist', {
+            address: watched, notification_methods: { email: true }, notification_settings: { 'ERC-721': { incoming: false } },
+        }, owner.token)
+        expect(set.status, set.text).to.equal(201)
+        await settled(await mined([await mint(1n, 3n)]))
+        expect(alertsTo(owner.email), 'incoming NFTs are off').to.have.length(0)
+
+        const on = await stack.client().post('/watchlist', { address: watched, notification_settings: { 'ERC-721': { incoming: true } } }, owner.token)
+        expect(on.status, on.text).to.equal(200)
+        expect(on.body.notification_settings['ERC-721']).to.deep.equal({ incoming: true, outgoing: true })
+        const hash = await mint(7n, 5n)
+        await settled(await mined([hash]))
+        const mails = alertsTo(owner.email)
+        expect(mails).to.have.length(1)
+        expect(mails[0].text).to.include(`received 5 of token ${multi.toLowerCase()} #7 from 0x0000000000000000000000000000000000000000 (transaction ${hash})`)
     })
 
     it(`mails at most ${CAP} alerts per account a day; the rest are recorded as capped`, async function () {
