@@ -53,7 +53,8 @@ export function statsServiceRouter(ctx: ChainContext, doc: ApiDoc): DocumentedRo
         id: line.id, title: line.title, description: line.description, ...(line.units ? { units: line.units } : {}), resolutions: [...line.resolutions],
     })
 
-    router.use(ctx.reads.pin, readCors, jsonResponses)
+    // Only on this API's paths: the rest of /api/v1 (DEX pools, CSV exports) passes through untouched.
+    router.express.use(['/counters', '/lines', '/pages'], ctx.reads.pin, readCors, jsonResponses)
 
     router.get('/counters', statsOperation({
         operationId: 'getStatsCounters',
