@@ -44,6 +44,7 @@ export function createApiApp(ctx: ApiContext) {
     doc.mount(app, chain.router)
     doc.mount(app, chain.v1)
     doc.mount(app, chain.etherscan)
+    doc.mount(app, chain.stats)
     const explorer = explorerServices(ctx)
     doc.mount(app, explorerRouter(explorer, doc))
     return { app, doc, chain, alerts: new WatchlistAlerts(explorer) }

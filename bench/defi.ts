@@ -6,13 +6,17 @@ import { createDatabase, runOnBenchPostgres } from './bench-postgres'
 import { ownCpuMs, treeCpuMs } from './cpu'
 import { appendBenchmark, machine } from './report'
 
-/** npm run bench:defi — the DeFi routes over a small and a large swap history, side by side: docs/testing.md#benchmarks */
+/**
+ * npm run bench:defi — the DeFi routes and the stats service's lines (docs/stats-api.md) over a small
+ * and a large history, side by side: docs/testing.md#benchmarks. Each swap stands for a transaction
+ * of the chain too: the stats lines' per-day rows are made from the same history.
+ */
 
 const SIZES = [Number(process.env.BENCH_DEFI_SMALL ?? 10_000), Number(process.env.BENCH_DEFI_LARGE ?? 1_000_000)]
 const CONNECTIONS = 10
 const SECONDS = Number(process.env.BENCH_DEFI_SECONDS ?? 10)
 const WARMUP_SECONDS = 2
-/** Target: each route's latency with the large history at most this many times the small one's. */
+/** Target: each route's latency with the large history at most this many times the small one's (DeFi routes and stats lines alike). */
 const MAX_RATIO = 1.2
 const HISTORY_DAYS = 365
 /**
@@ -36,7 +40,12 @@ const PAIRS: [string, string][] = [
     [TOKENS[0], TOKENS[1]], [TOKENS[2], TOKENS[3]], [TOKENS[4], TOKENS[5]],
 ]
 
-const ROUTES = ['/api/defi/pools', '/api/defi/volume?days=30', '/api/defi/volume?days=365']
+const ROUTES = [
+    '/api/defi/pools', '/api/defi/volume?days=30', '/api/defi/volume?days=365',
+    // The stats lines at each kind of aggregation (sum, cumulative, average, weekly distinct) over the whole year.
+    '/api/v1/lines/newTxns', '/api/v1/lines/txnsGrowth?resolution=WEEK', '/api/v1/lines/averageGasPrice?resolution=MONTH',
+    '/api/v1/lines/activeAccounts?resolution=WEEK', '/api/v1/lines/dexVolume?resolution=MONTH', '/api/v1/pages/main',
+]
 const BASELINE = '/api/v2/config/backend-version'
 
 interface Measurement {
@@ -92,12 +101,22 @@ async function loadHistory(databaseUrl: string, swaps: number): Promise<Record<s
             `INSERT INTO dex_day_data (id, date, volume, swaps, trade_volume_quote, trades, liquidity_quote, pair_count)
              SELECT to_char(date_trunc('day', timestamp), 'YYYY-MM-DD'), date_trunc('day', timestamp), sum(volume), count(*), sum(volume), count(*), 0, ${PAIRS.length}
              FROM swap GROUP BY date_trunc('day', timestamp)`)
+        // The stats lines' rows, in the indexer's shapes: a day's swaps as its transactions (one a block),
+        // and the sender facts, one per transaction, whose table grows with history as the indexer's does.
+        await db.query(
+            `INSERT INTO daily_chain_activity (id, date, blocks, transactions, gas_used, fees, block_size, gas_price, active_accounts,
+                                               active_accounts_week, new_accounts, new_contracts, verified_contracts, coin_supply, coin_holders)
+             SELECT to_char(day, 'YYYY-MM-DD'), day, n, n, 100000 * n, 100000 * 1000000000::numeric * n, 600 * n, 1000000000::numeric * n,
+                    least(n, 500), CASE WHEN extract(isodow FROM day) = 1 THEN least(n, 2000) ELSE 0 END, least(n, 50), n / 100, n / 1000,
+                    10::numeric ^ 24, 1000
+             FROM (SELECT date_trunc('day', timestamp) AS day, count(*) AS n FROM swap GROUP BY 1) d`)
+        await db.query(`INSERT INTO account_activity (id) SELECT 'D:' || to_char(timestamp, 'YYYY-MM-DD') || ':' || id FROM swap`)
         await db.query(
             `UPDATE pair SET volume_total = s.volume, swaps_total = s.swaps
              FROM (SELECT pair_id, sum(volume) AS volume, count(*) AS swaps FROM swap GROUP BY pair_id) s WHERE s.pair_id = pair.id`)
         await db.query('ANALYZE')
         const rows: Record<string, number> = {}
-        for (const table of ['swap', 'pair_hour_data', 'dex_day_data', 'pair']) {
+        for (const table of ['swap', 'pair_hour_data', 'dex_day_data', 'pair', 'daily_chain_activity', 'account_activity']) {
             rows[table] = Number((await db.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n)
         }
         return rows
@@ -184,10 +203,10 @@ function report(results: { swaps: number; rows: Record<string, number>; byRoute:
         if (route !== BASELINE) verdicts.push(`${route} ${verdict}`)
         log(`${route.padEnd(30)} large/small mean latency ${verdict}${route === BASELINE ? '' : ` (target <= ${MAX_RATIO}x)`}`)
     }
-    appendBenchmark('DeFi routes over history (npm run bench:defi)', figures, [
-        `Two databases side by side: ${results.map((r) => `${r.swaps} swaps (${Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(', ')})`).join('; ')}; the newest ${RECENT_SWAPS} swaps over the last ${RECENT_DAYS} days in both, the rest spread evenly over the year before, round ${PAIRS.length} pairs; the aggregates made from them in SQL in the indexer's shapes. Postgres with fsync on.`,
+    appendBenchmark('DeFi routes and stats lines over history (npm run bench:defi)', figures, [
+        `Two databases side by side: ${results.map((r) => `${r.swaps} swaps (${Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(', ')})`).join('; ')}; the newest ${RECENT_SWAPS} swaps over the last ${RECENT_DAYS} days in both, the rest spread evenly over the year before, round ${PAIRS.length} pairs; the aggregates made from them in SQL in the indexer's shapes (the stats lines' per-day rows with each swap as a transaction, and a sender fact per transaction). Postgres with fsync on.`,
         `One api process per database, both up at once, with EXPLORER_DEFI_CACHE_SECONDS=0 (every answer computed; as deployed, all but one request per window are a cached copy). autocannon on loopback, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up, ${SECONDS} s per URL, ${ROUNDS} rounds alternating the sizes; each size keeps its best round. The ratio compares mean latencies (autocannon's percentiles are whole milliseconds); CPU is the api's and Postgres's per request.`,
-        `Target: each DeFi route's latency with the large history <= ${MAX_RATIO}x the small one's: ${verdicts.join('; ')}.`,
+        `Target: each DeFi route's and stats line's latency with the large history <= ${MAX_RATIO}x the small one's: ${verdicts.join('; ')}.`,
     ], [`${small.swaps} swaps`, `${large.swaps} swaps`, 'large / small'])
     log(`machine: ${machine()}`)
 }

@@ -53,6 +53,11 @@ export interface ActivityDelta {
     transactions: number
     gasUsed: bigint
     fees: bigint
+    blockSize: bigint
+    /** effective gas prices summed */
+    gasPrice: bigint
+    newContracts: number
+    verifiedContracts: number
 }
 
 /**
@@ -86,6 +91,8 @@ export class Batch {
     /** The AMM's rows and figures. */
     readonly amm = new AmmBatch()
     readonly dailyActivity = new Map<string, ActivityDelta & { date: Date }>()
+    /** UTC day (YYYY-MM-DD) -> the senders of its transactions, in block order (the writer counts the distinct and first-time ones). */
+    readonly senders = new Map<string, Set<string>>()
     /** address -> block -> change of its native balance during that block */
     readonly coinDeltas = new Map<string, Map<number, CoinDelta>>()
     /** EIP-7702 authorities of these blocks: their delegation is read from the node at the batch's last block. */
@@ -175,17 +182,38 @@ export class Batch {
         return delta
     }
 
-    addActivity(timestamp: number, transactions: number, gasUsed: bigint, fees: bigint): void {
+    /** The day's activity row of `timestamp` (ms), made empty on first use. */
+    activityOf(timestamp: number): ActivityDelta {
         const date = utcDay(timestamp)
         let day = this.dailyActivity.get(date.key)
         if (!day) {
-            day = { date: date.date, blocks: 0, transactions: 0, gasUsed: 0n, fees: 0n }
+            day = {
+                date: date.date, blocks: 0, transactions: 0, gasUsed: 0n, fees: 0n,
+                blockSize: 0n, gasPrice: 0n, newContracts: 0, verifiedContracts: 0,
+            }
             this.dailyActivity.set(date.key, day)
         }
+        return day
+    }
+
+    addActivity(timestamp: number, block: { transactions: number; gasUsed: bigint; fees: bigint; size: bigint; gasPrice: bigint }): void {
+        const day = this.activityOf(timestamp)
         day.blocks += 1
-        day.transactions += transactions
-        day.gasUsed += gasUsed
-        day.fees += fees
+        day.transactions += block.transactions
+        day.gasUsed += block.gasUsed
+        day.fees += block.fees
+        day.blockSize += block.size
+        day.gasPrice += block.gasPrice
+    }
+
+    addSender(timestamp: number, sender: string): void {
+        const key = utcDay(timestamp).key
+        let senders = this.senders.get(key)
+        if (!senders) {
+            senders = new Set()
+            this.senders.set(key, senders)
+        }
+        senders.add(sender)
     }
 }
 

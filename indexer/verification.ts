@@ -60,6 +60,7 @@ export class ContractVerifier {
 
     private record(batch: Batch, address: string, artifact: Artifact, args: string | null, at: Date): void {
         const optimizer = artifact.compiler.settings.optimizer ?? {}
+        batch.activityOf(at.getTime()).verifiedContracts += 1
         batch.verifiedContracts.push({
             id: address,
             name: artifact.contractName,

@@ -1,11 +1,11 @@
 import { PoolClient } from 'pg'
 import { EntityManager, EntityTarget } from 'typeorm'
 import {
-    Address, Block, Burn, ChainCounters, CoinBalance, DailyChainActivity, InternalTransaction, Log, Mint,
+    AccountActivity, Address, Block, Burn, ChainCounters, CoinBalance, DailyChainActivity, InternalTransaction, Log, Mint,
     NftBalance, ProxyContract, Swap, Token, TokenBalance, TokenInstance, TokenTransfer, Trade, Transaction, VerifiedContract,
 } from '../model'
 import { TOKEN_AMM_CONFLICT, tokenAmmColumns, writeAmmAggregates } from './amm-writer'
-import { Batch } from './batch'
+import { Batch, utcDay } from './batch'
 import { coinBalanceRows } from './coin-balances'
 import { connectionOf, copyRows, tableShape, upsertRows } from './copy'
 import { AmmSnapshot } from './state'
@@ -94,7 +94,8 @@ export async function writeBatch(
     await upsert(ProxyContract, [...batch.proxies.values()], {
         proxy_type: 'excluded.proxy_type', implementation: 'excluded.implementation', beacon: 'excluded.beacon', block: 'excluded.block',
     })
-    await writeCounters(batch, addresses, upsert, client)
+    const accounts = await writeAccountActivity(batch, upsert)
+    await writeCounters(batch, addresses, accounts, upsert, client)
 }
 
 type Upsert = <R>(
@@ -178,6 +179,8 @@ interface AddressChanges {
     added: number
     /** how much the sum of every address's balance changed, in wei */
     supplyChange: bigint
+    /** how many more addresses hold a balance above 0 */
+    holdersChange: number
 }
 
 /**
@@ -186,9 +189,9 @@ interface AddressChanges {
  * before, read in this transaction (the indexer is the only writer of the table).
  */
 async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: Upsert, client: PoolClient): Promise<AddressChanges> {
-    if (batch.addresses.size === 0) return { added: 0, supplyChange: 0n }
-    const { rows: [before] } = await client.query<{ total: string }>(
-        'SELECT COALESCE(sum(balance), 0)::text AS total FROM address WHERE id = ANY($1)',
+    if (batch.addresses.size === 0) return { added: 0, supplyChange: 0n, holdersChange: 0 }
+    const { rows: [before] } = await client.query<{ total: string; holders: number }>(
+        'SELECT COALESCE(sum(balance), 0)::text AS total, (count(*) FILTER (WHERE balance > 0))::int AS holders FROM address WHERE id = ANY($1)',
         [[...batch.addresses.keys()]]
     )
     const rows = [...batch.addresses].map(([id, a]) => ({
@@ -229,7 +232,52 @@ async function writeAddresses(batch: Batch, readings: AddressReadings, upsert: U
         self_destructed: 'COALESCE(excluded.self_destructed, t.self_destructed)',
     }, '(xmax = 0) AS inserted')
     const after = rows.reduce((sum, r) => sum + r.balance, 0n)
-    return { added: written.filter((r) => r.inserted).length, supplyChange: after - BigInt(before.total) }
+    const holders = rows.filter((r) => r.balance > 0n).length
+    return { added: written.filter((r) => r.inserted).length, supplyChange: after - BigInt(before.total), holdersChange: holders - before.holders }
+}
+
+/** Per UTC day (YYYY-MM-DD): the senders counted for the first time that day, that ISO week (on the Monday's key) and ever. */
+interface AccountCounts {
+    active: Map<string, number>
+    activeWeek: Map<string, number>
+    added: Map<string, number>
+}
+
+const DAY_MS = 86_400_000
+
+/** The Monday (UTC) of the ISO week of a day key; 1970-01-01 was a Thursday. */
+export function weekOf(day: string): string {
+    const days = Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS)
+    return new Date((days - ((days + 3) % 7)) * DAY_MS).toISOString().slice(0, 10)
+}
+
+/**
+ * Records who sent the batch's transactions per day, per week and ever, and counts what is new:
+ * a fact already recorded (by an earlier batch) conflicts and is not counted again, so a day's
+ * count is its distinct senders however many batches its blocks came in. For a hot block the
+ * change log holds the facts it added, so undoing the block deletes them and only them.
+ */
+async function writeAccountActivity(batch: Batch, upsert: Upsert): Promise<AccountCounts> {
+    const counts: AccountCounts = { active: new Map(), activeWeek: new Map(), added: new Map() }
+    const firstDay = new Map<string, string>()
+    const ids = new Set<string>()
+    // Days in order, so that a sender's first appearance (A:) is credited to its earliest day.
+    for (const day of [...batch.senders.keys()].sort()) {
+        const week = weekOf(day)
+        for (const sender of batch.senders.get(day)!) {
+            ids.add(`D:${day}:${sender}`).add(`W:${week}:${sender}`).add(`A:${sender}`)
+            if (!firstDay.has(sender)) firstDay.set(sender, day)
+        }
+    }
+    const inserted = await upsert<{ id: string }>(AccountActivity, [...ids].map((id) => ({ id })), {}, 'id')
+    const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
+    for (const { id } of inserted) {
+        const [kind, key] = id.split(':')
+        if (kind === 'D') bump(counts.active, key)
+        else if (kind === 'W') bump(counts.activeWeek, key)
+        else bump(counts.added, firstDay.get(key)!)
+    }
+    return counts
 }
 
 /** Weight of the newest block interval in the moving average: 2 / (N + 1) for N = 100 blocks. */
@@ -256,39 +304,75 @@ export function averageBlockTime(previous: { average: number; lastTimestamp: Dat
     return Math.round(average)
 }
 
-async function writeCounters(batch: Batch, addresses: AddressChanges, upsert: Upsert, client: PoolClient): Promise<void> {
-    const activity = [...batch.dailyActivity].map(([id, d]) => ({ id, ...d }))
-    await upsert(DailyChainActivity, activity, {
-        blocks: add('blocks'),
-        transactions: add('transactions'),
-        gas_used: add('gas_used'),
-        fees: add('fees'),
-    })
+async function writeCounters(batch: Batch, addresses: AddressChanges, accounts: AccountCounts, upsert: Upsert, client: PoolClient): Promise<void> {
     const { rows: [current] } = await client.query('SELECT average_block_time, last_block_timestamp, blocks FROM chain_counters WHERE id = $1', ['chain'])
+    const lastTimestamp = batch.blocks[batch.blocks.length - 1].timestamp
     const counters = {
         id: 'chain',
         averageBlockTime: averageBlockTime(
             { average: current?.average_block_time ?? 0, lastTimestamp: current?.last_block_timestamp ?? null, blocksBefore: Number(current?.blocks ?? 0) },
             batch.blocks
         ),
-        lastBlockTimestamp: batch.blocks[batch.blocks.length - 1].timestamp,
+        lastBlockTimestamp: lastTimestamp,
         blocks: batch.blocks.length,
         transactions: batch.transactions.length,
         addresses: addresses.added,
         coinSupply: addresses.supplyChange,
+        coinHolders: addresses.holdersChange,
         tokenTransfers: batch.tokenTransfers.length,
         lastBlock: batch.lastBlock,
         tracing: batch.tracing,
     }
-    await upsert(ChainCounters, [counters], {
+    const [totals] = await upsert<{ coin_supply: string; coin_holders: number }>(ChainCounters, [counters], {
         blocks: add('blocks'),
         transactions: add('transactions'),
         addresses: add('addresses'),
         token_transfers: add('token_transfers'),
         coin_supply: add('coin_supply'),
+        coin_holders: add('coin_holders'),
         last_block: 'GREATEST(t.last_block, excluded.last_block)',
         last_block_timestamp: 'excluded.last_block_timestamp',
         average_block_time: 'excluded.average_block_time',
         tracing: 'COALESCE(excluded.tracing, t.tracing)',
+    }, 'coin_supply::text, coin_holders')
+    await writeDailyActivity(batch, accounts, utcDay(lastTimestamp.getTime()).key, totals, upsert)
+}
+
+/**
+ * The per-day rows: the batch's sums added to each day's, and the coin supply and holders as of
+ * the batch's end set on its last block's day (the balances are read there only: a batch spanning
+ * several days leaves the earlier ones without a value, which the lines fill from the day before).
+ */
+async function writeDailyActivity(
+    batch: Batch,
+    accounts: AccountCounts,
+    lastDay: string,
+    totals: { coin_supply: string; coin_holders: number },
+    upsert: Upsert
+): Promise<void> {
+    // A Monday's weekly count may come from blocks of later days: its row is made if it has none.
+    for (const week of accounts.activeWeek.keys()) batch.activityOf(Date.parse(`${week}T00:00:00Z`))
+    const activity = [...batch.dailyActivity].map(([id, d]) => ({
+        id, ...d,
+        activeAccounts: accounts.active.get(id) ?? 0,
+        activeAccountsWeek: accounts.activeWeek.get(id) ?? 0,
+        newAccounts: accounts.added.get(id) ?? 0,
+        coinSupply: id === lastDay ? BigInt(totals.coin_supply) : null,
+        coinHolders: id === lastDay ? totals.coin_holders : null,
+    }))
+    await upsert(DailyChainActivity, activity, {
+        blocks: add('blocks'),
+        transactions: add('transactions'),
+        gas_used: add('gas_used'),
+        fees: add('fees'),
+        block_size: add('block_size'),
+        gas_price: add('gas_price'),
+        active_accounts: add('active_accounts'),
+        active_accounts_week: add('active_accounts_week'),
+        new_accounts: add('new_accounts'),
+        new_contracts: add('new_contracts'),
+        verified_contracts: add('verified_contracts'),
+        coin_supply: 'COALESCE(excluded.coin_supply, t.coin_supply)',
+        coin_holders: 'COALESCE(excluded.coin_holders, t.coin_holders)',
     })
 }

@@ -29,6 +29,7 @@ import { v1Routes } from './routes/v1'
 import { indexerLagCheck, replicaLagCheck } from './readiness'
 import { ChainError } from './schemas'
 import { ChainSocket } from './socket'
+import { statsServiceRouter } from '../stats-service/router'
 
 /**
  * The same, with POST: the only writes are verification submissions, which carry no credentials,
@@ -86,6 +87,8 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
         router,
         v1,
         etherscan: etherscanRouter,
+        /** Blockscout's stats service API under /api/v1 (docs/stats-api.md). */
+        stats: statsServiceRouter(ctx, doc),
         socket: new ChainSocket(ctx),
         indexerLag: indexerLagCheck(ctx, api.env.INDEXER_READY_MAX_LAG),
         /** With CHAIN_API_READ_DATABASE_URL: how far each replica is behind the primary (readiness.ts). */

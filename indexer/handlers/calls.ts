@@ -67,6 +67,7 @@ export function indexCallFrames(batch: Batch, block: BlockData, frames: Frame[])
             const contract = batch.touchAddress(frame.createdContract, height)
             contract.isContract = true
             contract.deployed = true
+            batch.activityOf(block.header.timestamp).newContracts += 1
             contract.creator ??= frame.from
             contract.creationTransaction ??= frame.transactionHash
         }

@@ -50,6 +50,7 @@ export function indexChainBlock(
     }
 
     let fees = 0n
+    let gasPrices = 0n
     let blobGasPrice: bigint | null = null
     for (const tx of block.transactions) {
         const typed = typedFieldsOf(tx)
@@ -62,6 +63,8 @@ export function indexChainBlock(
         }
         const fee = tx.gasUsed * tx.effectiveGasPrice
         fees += fee
+        gasPrices += tx.effectiveGasPrice
+        batch.addSender(header.timestamp, tx.from)
         const created = tx.contractAddress ?? null
         const top = calls?.topFrames.get(tx.hash)
         const revert = tx.status === 1 ? NO_REVERT : top ? revertFromFrame(top) : { error: null, revertData: replays?.get(tx.hash) ?? null }
@@ -105,6 +108,7 @@ export function indexChainBlock(
             contract.creationTransaction = tx.hash
             if (tx.status === 1) {
                 contract.deployed = true
+                batch.activityOf(header.timestamp).newContracts += 1
                 verifier.verifyCreation(batch, created, tx.input, timestamp)
             }
         }
@@ -134,6 +138,8 @@ export function indexChainBlock(
         ...blobFieldsOf(header),
         blobGasPrice,
     })
-    batch.addActivity(header.timestamp, block.transactions.length, header.gasUsed, fees)
+    batch.addActivity(header.timestamp, {
+        transactions: block.transactions.length, gasUsed: header.gasUsed, fees, size: BigInt(header.size), gasPrice: gasPrices,
+    })
     batch.addBlockRange(height, header.hash)
 }

@@ -47,4 +47,10 @@ export class ChainCounters {
      */
     @BigIntColumn_({nullable: false})
     coinSupply!: bigint
+
+    /**
+     * addresses whose native balance is above 0, changed in the same commit as the balances
+     */
+    @IntColumn_({nullable: false})
+    coinHolders!: number
 }

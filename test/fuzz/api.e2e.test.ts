@@ -76,6 +76,10 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
                 address_id: [miner, holder],
                 from_period: [new Date(Date.now() - 86_400_000).toISOString()],
                 to_period: [new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)],
+                // The stats service's lines (/api/v1/lines/{name}): known ids reach the charts, not only their 404.
+                name: ['newTxns', 'activeAccounts', 'nativeCoinSupply', 'txnsGrowth', 'averageGasPrice'],
+                from: ['2026-01-01', new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10)],
+                to: [new Date().toISOString().slice(0, 10)],
             },
         })
         if (settings.verbose) console.log(describeCoverage(report))

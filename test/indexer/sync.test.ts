@@ -183,4 +183,26 @@ describe('indexer: a seeded chain', function () {
             await db.query('ROLLBACK')
         }
     })
+
+    it('the stats-lines migration fills the per-day aggregates, sender facts and holders of a database indexed before it as the indexer keeps them', async () => {
+        const kept = async () => ({
+            days: (await db.query(`SELECT id, block_size::text, gas_price::text, active_accounts, active_accounts_week, new_accounts, new_contracts, verified_contracts
+                                     FROM daily_chain_activity WHERE blocks > 0 OR active_accounts_week > 0 ORDER BY id`)).rows,
+            facts: (await db.query('SELECT id FROM account_activity ORDER BY id')).rows.map((r) => r.id),
+            holders: (await db.query('SELECT coin_holders FROM chain_counters')).rows[0].coin_holders,
+        })
+        const indexed = await kept()
+        expect(indexed.days.some((d) => d.active_accounts > 0 && d.new_contracts > 0), 'the indexer counted senders and contracts').to.equal(true)
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
+        const Migration = require(repoPath('db', 'migrations', '1795435900000-StatsLines.js'))
+        const migration = new Migration()
+        await db.query('BEGIN')
+        try {
+            await migration.down(db)
+            await migration.up(db)
+            expect(await kept()).to.deep.equal(indexed)
+        } finally {
+            await db.query('ROLLBACK')
+        }
+    })
 })

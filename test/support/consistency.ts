@@ -110,6 +110,7 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
             (SELECT COALESCE(sum(balance), 0)::text FROM address) AS coin_supply`)
         const { blocks: b, transactions: t, addresses: a, token_transfers: tt, coin_supply: cs } = counters
         expect({ blocks: b, transactions: t, addresses: a, token_transfers: tt, coin_supply: cs }, 'counters').to.deep.equal(actual)
+        await expectStatsAggregatesMatchRows(db)
         expect(counters.last_block).to.equal(head)
         expect(new Date(counters.last_block_timestamp).getTime()).to.equal(Number(blocks[head].timestamp) * 1000)
         // The indexer's moving average, rounded once per batch, against the same average over the
@@ -120,6 +121,44 @@ export async function expectDatabaseMatchesChain(databaseUrl: string, rpcUrl: st
     } finally {
         await db.end()
     }
+}
+
+const DAY_OF = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
+
+/**
+ * The stats lines' aggregates (docs/stats-api.md) against the rows they count: per day the blocks'
+ * sizes, the gas prices, distinct and first-time senders and the contracts created; per ISO week
+ * the distinct senders; the sender facts and the coin holder count. After a reorg, what the
+ * orphaned blocks added must be gone from each.
+ */
+async function expectStatsAggregatesMatchRows(db: Client): Promise<void> {
+    const kept = await rows(db, `SELECT id, block_size::text, gas_price::text, active_accounts, new_accounts, new_contracts
+                                   FROM daily_chain_activity WHERE blocks > 0 ORDER BY id`)
+    const actual = await rows(db, `
+        WITH blocks AS (SELECT ${DAY_OF('timestamp')} AS id, sum(size)::text AS block_size FROM block GROUP BY 1),
+             txs AS (SELECT ${DAY_OF('timestamp')} AS id, sum(effective_gas_price) AS gas_price, count(DISTINCT "from")::int AS active FROM transaction GROUP BY 1),
+             firsts AS (SELECT day AS id, count(*)::int AS n FROM (SELECT "from", min(${DAY_OF('timestamp')}) AS day FROM transaction GROUP BY 1) f GROUP BY 1),
+             -- A transaction's own creation is also its call tree's top frame: each (transaction, contract) once.
+             created AS (SELECT id, count(*)::int AS n FROM (
+                 SELECT ${DAY_OF('timestamp')} AS id, id AS tx, created_contract FROM transaction WHERE created_contract IS NOT NULL AND status = 1
+                 UNION SELECT ${DAY_OF('timestamp')}, transaction_hash, created_contract FROM internal_transaction WHERE created_contract IS NOT NULL AND error IS NULL) c GROUP BY 1)
+        SELECT b.id, b.block_size, COALESCE(t.gas_price, 0)::text AS gas_price, COALESCE(t.active, 0) AS active_accounts,
+               COALESCE(f.n, 0) AS new_accounts, COALESCE(c.n, 0) AS new_contracts
+          FROM blocks b LEFT JOIN txs t USING (id) LEFT JOIN firsts f USING (id) LEFT JOIN created c USING (id) ORDER BY b.id`)
+    expect(kept, 'per-day stats aggregates').to.deep.equal(actual)
+    const weeks = await rows(db, 'SELECT id, active_accounts_week AS n FROM daily_chain_activity WHERE active_accounts_week > 0 ORDER BY id')
+    const actualWeeks = await rows(db, `SELECT to_char(date_trunc('week', timestamp AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS id, count(DISTINCT "from")::int AS n
+                                          FROM transaction GROUP BY 1 ORDER BY 1`)
+    expect(weeks, 'distinct senders per week').to.deep.equal(actualWeeks)
+    const [facts] = await rows(db, `SELECT
+        (SELECT count(*)::int FROM account_activity WHERE id LIKE 'A:%') AS ever,
+        (SELECT count(*)::int FROM account_activity WHERE id LIKE 'D:%') AS days,
+        (SELECT count(DISTINCT "from")::int FROM transaction) AS senders,
+        (SELECT count(*)::int FROM (SELECT DISTINCT ${DAY_OF('timestamp')}, "from" FROM transaction) d) AS sender_days,
+        (SELECT coin_holders FROM chain_counters WHERE id = 'chain') AS holders,
+        (SELECT count(*)::int FROM address WHERE balance > 0) AS actual_holders`)
+    expect([facts.ever, facts.days], 'sender facts (ever, per day)').to.deep.equal([facts.senders, facts.sender_days])
+    expect(facts.holders, 'coin holders').to.equal(facts.actual_holders)
 }
 
 /**

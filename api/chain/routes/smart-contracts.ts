@@ -46,7 +46,7 @@ function contractCursor(query: z.infer<typeof ContractsQuery>): (c: ContractList
 }
 
 /** The counters, shared by the requests of five minutes (ctx.caches.contractCounters says why). */
-function contractCounters(ctx: ChainContext): Promise<ContractCounters> {
+export function contractCounters(ctx: ChainContext): Promise<ContractCounters> {
     return ctx.caches.contractCounters.get(async () => {
         const r = await contractCounts(ctx.db)
         return {

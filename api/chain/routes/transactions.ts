@@ -148,7 +148,7 @@ export function transactionsRoutes(router: DocumentedRouter, ctx: ChainContext):
 }
 
 /** Last-24-hours figures (see lastDayTransactions), reused as ctx.caches.transactionStats says. */
-function transactionStats(ctx: ChainContext): Promise<z.input<typeof TransactionStats>> {
+export function transactionStats(ctx: ChainContext): Promise<z.input<typeof TransactionStats>> {
     return ctx.caches.transactionStats.get(() => lastDayTransactions(ctx.db).then((r) => {
         const count = BigInt(r.count)
         const fees = BigInt(r.fees)

@@ -98,12 +98,15 @@ export class VerificationStore {
 
     /**
      * Records a verified contract. An existing verification is replaced only by a full match over a
-     * partial one; returns whether this one was recorded.
+     * partial one; returns whether this one was recorded. A contract verified for the first time is
+     * counted in its UTC day's verified_contract_day row by the same statement, so the stats lines
+     * (docs/stats-api.md) never count the verifications themselves.
      */
     async save(v: Verified): Promise<boolean> {
         const optimizer = (v.settings.optimizer ?? {}) as { enabled?: boolean; runs?: number }
-        const { rowCount } = await this.pool.query(
-            `INSERT INTO verified_contract (id, name, source_name, compiler_version, evm_version, optimization_enabled,
+        const { rows } = await this.pool.query<{ recorded: string }>(
+            `WITH saved AS (
+             INSERT INTO verified_contract (id, name, source_name, compiler_version, evm_version, optimization_enabled,
                                             optimization_runs, sources, abi, constructor_arguments, verified_at, match_type, compiler_settings, spdx)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), $11, $12, $13)
              ON CONFLICT (id) DO UPDATE SET
@@ -112,7 +115,15 @@ export class VerificationStore {
                 optimization_runs = EXCLUDED.optimization_runs, sources = EXCLUDED.sources, abi = EXCLUDED.abi,
                 constructor_arguments = EXCLUDED.constructor_arguments, verified_at = EXCLUDED.verified_at,
                 match_type = EXCLUDED.match_type, compiler_settings = EXCLUDED.compiler_settings, spdx = EXCLUDED.spdx
-              WHERE verified_contract.match_type = 'partial' AND EXCLUDED.match_type = 'full'`,
+              WHERE verified_contract.match_type = 'partial' AND EXCLUDED.match_type = 'full'
+             RETURNING (xmax = 0) AS inserted
+             ), counted AS (
+             INSERT INTO verified_contract_day AS d (id, date, count)
+             SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD'), date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', 1
+               FROM saved WHERE inserted
+             ON CONFLICT (id) DO UPDATE SET count = d.count + 1
+             )
+             SELECT count(*) AS recorded FROM saved`,
             [
                 v.address, v.name, v.sourceName, v.compilerVersion, String(v.settings.evmVersion ?? 'default'),
                 optimizer.enabled ?? false, optimizer.enabled ? optimizer.runs ?? 200 : null,
@@ -120,6 +131,6 @@ export class VerificationStore {
                 v.match, JSON.stringify(v.settings), declaredSpdx(v.sources[v.sourceName]),
             ]
         )
-        return (rowCount ?? 0) > 0
+        return Number(rows[0].recorded) > 0
     }
 }

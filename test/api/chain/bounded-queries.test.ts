@@ -7,6 +7,9 @@ import { erc1155Holders, tokenList } from '../../../api/chain/queries/tokens'
 import { addressTransfers, instanceTransfers, tokenTransfers } from '../../../api/chain/queries/token-transfers'
 import { addressNfts, collectionPreviews, tokenInstances } from '../../../api/chain/queries/token-instances'
 import { AdvancedFilter, advancedFilterPage } from '../../../api/chain/queries/advanced-filters'
+import { sections } from '../../../api/stats-service/lines'
+import { TRUNC_UNIT } from '../../../api/stats-service/periods'
+import { lastBefore, periodFigures, sumBefore } from '../../../api/stats-service/queries'
 import { ApiProcess, startApi } from '../../support/api'
 import { createTestDatabase } from '../../support/postgres'
 
@@ -81,7 +84,7 @@ describe('chain API: bounded queries', function () {
         try {
             // The api's reads wait for this lock until Postgres cancels them at the timeout.
             await locker.query('BEGIN')
-            await locker.query('LOCK TABLE address, block, token, pair, transaction IN ACCESS EXCLUSIVE MODE')
+            await locker.query('LOCK TABLE address, block, token, pair, transaction, daily_chain_activity IN ACCESS EXCLUSIVE MODE')
             const v2 = await get(`/api/v2/addresses/${miner}/counters`)
             expect(v2.status, JSON.stringify(v2.body)).to.equal(503)
             expect(v2.body).to.deep.equal({ message: `The query took longer than ${TIMEOUT_MS} ms and was cancelled; try again later or narrow the request` })
@@ -95,6 +98,9 @@ describe('chain API: bounded queries', function () {
             const defi = await get('/api/defi/pools')
             expect(defi.status, JSON.stringify(defi.body)).to.equal(503)
             expect(defi.body.error.code).to.equal('query_timeout')
+            const stats = await get('/api/v1/lines/newTxns')
+            expect(stats.status, JSON.stringify(stats.body)).to.equal(503)
+            expect(stats.body.code, 'the stats service\'s UNAVAILABLE').to.equal(14)
         } finally {
             await locker.query('ROLLBACK')
             await locker.end()
@@ -103,6 +109,26 @@ describe('chain API: bounded queries', function () {
         expect((await get(`/api?module=account&action=balance&address=${miner}`)).body.status).to.equal('1')
         expect((await get('/api/defi/pools')).status).to.equal(200)
         expect((await get('/api/v2/advanced-filters?methods=0xa9059cbb&amount_from=1')).status).to.equal(200)
+        expect((await get('/api/v1/lines/newTxns')).status).to.equal(200)
+    })
+
+    it('every stats line reads its days by the per-day tables\' primary keys, at every resolution', async () => {
+        for (const line of sections({ symbol: 'STABLE', decimals: 6 }).flatMap((x) => x.charts)) {
+            for (const resolution of line.resolutions) {
+                const source = line.sourceAt?.[resolution] ?? line.source
+                const tables = source.split(' FROM ').length - 1
+                const what = `${line.id} at ${resolution}`
+                for (const [step, run] of [
+                    ['periods', (d: Db) => periodFigures(d, source, TRUNC_UNIT[resolution], '2026-01-01', '2026-03-01')],
+                    // The explained statement answers no rows, which sumBefore's reading of its one row does not expect.
+                    ['before', (d: Db) => (line.aggregate === 'last' ? lastBefore(d, source, '2026-01-01') : sumBefore(d, source, '2026-01-01').catch(() => '0'))],
+                ] as const) {
+                    const used = await indexesUsed(run)
+                    expect(used.length, `${what} (${step}): ${used.join(', ')}`).to.equal(tables)
+                    for (const name of used) expect(name, `${what} (${step})`).to.match(/^PK_/)
+                }
+            }
+        }
     })
 
     it('/addresses/{h}/counters counts mined blocks up to CHAIN_API_VALIDATIONS_COUNT_CAP and reads the rest from the address row', async () => {
