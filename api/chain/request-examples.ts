@@ -95,6 +95,9 @@ export const CHAIN_EXAMPLES: Record<string, RequestExample> = {
             block_number: BLOCK, transaction_index: '3', internal_transaction_index: 'null', token_transfer_index: '7', token_transfer_batch_index: 'null', items_count: '50',
         },
     },
+    exportAdvancedFilterCsv: {
+        query: { transaction_types: 'ERC-20', age_from: '2026-11-01T00:00:00Z', age_to: '2026-11-30T00:00:00Z', to_address_hashes_to_include: ACCOUNT },
+    },
     listAdvancedFilterMethods: { query: { q: 'transfer' } },
 
     // Smart contracts and their verification

@@ -58,7 +58,7 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
     addressesRoutes(router, ctx)
     tokensRoutes(router, ctx, csv)
     tokenTransfersRoutes(router, ctx)
-    advancedFiltersRoutes(router, ctx)
+    advancedFiltersRoutes(router, ctx, csv)
     smartContractVerificationRoutes(router, ctx)
     smartContractsRoutes(router, ctx)
     searchRoutes(router, ctx)

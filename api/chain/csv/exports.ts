@@ -25,7 +25,7 @@ import { RowSource, streamCsv } from './writer'
 /** The frontend writes an absent value as the text "null" (its buildUrl sends String(null)). */
 const orNull = <T extends z.ZodType>(schema: T) => z.union([z.literal('null'), schema]).optional()
 
-const CaptchaResponse = z.string().min(1).max(8192)
+export const CaptchaResponse = z.string().min(1).max(8192)
     .meta({ description: 'the captcha token, when CHAIN_API_CSV_CAPTCHA is on (also accepted as the recaptcha-v2-response header)' })
 
 export const AddressCsvQuery = z.object({

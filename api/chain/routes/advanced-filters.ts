@@ -1,6 +1,9 @@
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
 import { ChainContext, setLiveCaching } from '../context'
+import { advancedFilterExport } from '../csv/advanced-filter-export'
+import { captchaToken } from '../csv/access'
+import { CaptchaHeaders, CaptchaResponse, csvOperation, CsvExports } from '../csv/exports'
 import { invalidParam } from '../errors'
 import { carried, PAGE_SIZE } from '../pagination'
 import { isAddress, parseQuery, q } from '../params'
@@ -173,11 +176,33 @@ function compareDecimals(a: string, b: string): number {
     return x === y ? 0 : x > y ? 1 : -1
 }
 
+const DAY_MS = 86_400_000
+
+/**
+ * The export's filter: the list's, with its age bounded as an address export's period is. Without
+ * age_from, the period starts CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS before age_to (or now); a longer
+ * one is a 422.
+ */
+function exportFilter(query: unknown, maxDays: number): AdvancedFilter {
+    const { filter } = parseAdvancedFilter(query)
+    const to = filter.age.to ?? new Date()
+    const from = filter.age.from ?? new Date(to.getTime() - maxDays * DAY_MS)
+    if (to.getTime() - from.getTime() > maxDays * DAY_MS) {
+        throw invalidParam('age_from', `The period is longer than ${maxDays} days (CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS): export it in parts`)
+    }
+    return { ...filter, age: { from, to: filter.age.to } }
+}
+
+const AdvancedFilterCsvQuery = AdvancedFilterQuery.omit({
+    block_number: true, transaction_index: true, internal_transaction_index: true, token_transfer_index: true,
+    token_transfer_batch_index: true, items_count: true, limit: true,
+}).extend({ recaptcha_response: CaptchaResponse.optional() })
+
 const MethodsQuery = z.object({ q: q.text.optional() })
 
 const TAG = 'advanced-filters'
 
-export function advancedFiltersRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+export function advancedFiltersRoutes(router: DocumentedRouter, ctx: ChainContext, csv: CsvExports): void {
     router.get('/advanced-filters', chainOperation(TAG, {
         operationId: 'listAdvancedFilter',
         summary: 'Transactions, token transfers and internal transactions in one filtered list, newest first',
@@ -207,6 +232,20 @@ export function advancedFiltersRoutes(router: DocumentedRouter, ctx: ChainContex
                 ? { ...carried(req.query, FILTER_KEYS), ...advancedFilterCursor(last), items_count: page.rows.length }
                 : null,
         })
+    })
+
+    router.get('/advanced-filters/csv', csvOperation(TAG, {
+        operationId: 'exportAdvancedFilterCsv',
+        summary: 'The advanced filter\'s items as CSV (Blockscout\'s columns), newest first',
+        description: 'The list\'s parameters, without its cursor. At most CHAIN_API_CSV_EXPORT_MAX_ROWS rows; an age range longer than ' +
+            'CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS answers 422, and without age_from the range is that many days back (docs/chain-api.md#advanced-filter).',
+        query: AdvancedFilterCsvQuery,
+        headers: CaptchaHeaders,
+    }, 'The items as CSV'), async (req, res) => {
+        const query = parseQuery(AdvancedFilterCsvQuery, req.query)
+        const filter = exportFilter(req.query, ctx.env.CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS)
+        await csv.access.admit(req, res, captchaToken(req, query))
+        await csv.stream(req, res, advancedFilterExport(ctx.db, filter), 'advanced_filter.csv')
     })
 
     router.get('/advanced-filters/methods', chainOperation(TAG, {

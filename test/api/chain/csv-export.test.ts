@@ -28,6 +28,8 @@ const CSV_HEADERS = {
         'TokensTransferred', 'TransactionFee', 'Status', 'ErrCode'],
     logs: ['TxHash', 'Index', 'BlockNumber', 'BlockHash', 'ContractAddress', 'Data', 'FirstTopic', 'SecondTopic', 'ThirdTopic', 'FourthTopic'],
     holders: ['HolderAddress', 'Balance'],
+    advanced: ['TxHash', 'Type', 'MethodId', 'UtcTimestamp', 'FromAddress', 'ToAddress', 'CreatedContractAddress', 'Value', 'TokenContractAddressHash',
+        'TokenDecimals', 'TokenSymbol', 'TokenValue', 'TokenID', 'BlockNumber', 'Fee', 'CurrentPrice', 'TxDateOpeningPrice', 'TxDateClosingPrice'],
 }
 
 /** RFC 4180, written here apart from the API's writer so that its quoting is checked too. */
@@ -259,6 +261,49 @@ describe('chain API: CSV export', function () {
             expect(csv.rows).to.deep.equal(holders.map((h) => ({ HolderAddress: S.Holder.parse(h).address.hash, Balance: whole(h.value) })))
             // What each Disperse recipient was sent, in whole tokens, exactly.
             expect(csv.rows.find((r) => r.HolderAddress === getAddress(s.extras.disperse.recipients[0]))?.Balance).to.equal(whole(String(s.extras.disperse.amount)))
+        })
+
+        it('the advanced filter\'s export: the list\'s items for the same parameters, in order, with the fee once per transaction; an age range past the bound is a 422', async () => {
+            const query = { transaction_types: 'ERC-20,coin_transfer,contract_interaction', age_from: period.from_period, age_to: period.to_period }
+            const csv = await getCsv(baseUrl, '/api/v2/advanced-filters/csv', query)
+            expect(csv.status, csv.text).to.equal(200)
+            expect(csv.headers.get('content-disposition')).to.equal('attachment; filename="advanced_filter.csv"')
+            expect(csv.header).to.deep.equal(CSV_HEADERS.advanced)
+            const items: any[] = []
+            let cursor: Record<string, unknown> = {}
+            for (let page = 0; page < 400; page++) {
+                const res = expectStatus(await v2('/advanced-filters', { ...query, ...cursor }), 200, 'GET /api/v2/advanced-filters')
+                items.push(...res.body.items)
+                if (res.body.next_page_params === null) break
+                cursor = res.body.next_page_params
+            }
+            expect(items.length, 'more than a page of items').to.be.greaterThan(50)
+            expect(csv.rows.length).to.equal(items.length)
+            // The list shows a transaction's fee once per page; the file, once in all.
+            const feeOf = new Map(items.filter((i) => i.internal_transaction_index === null && i.fee !== '0').map((i) => [i.hash, i.fee]))
+            const feeShown = new Set<string>()
+            csv.rows.forEach((row, n) => {
+                const i = items[n]
+                const internal = i.internal_transaction_index !== null
+                const fee = internal ? i.fee : feeShown.has(i.hash) ? '0' : feeOf.get(i.hash) ?? '0'
+                if (!internal) feeShown.add(i.hash)
+                const { MethodId, ...shown } = row
+                expect(shown, `${i.hash} item ${n}`).to.deep.equal({
+                    TxHash: i.hash, Type: i.type, UtcTimestamp: csvTime(i.timestamp), FromAddress: i.from.hash, ToAddress: orEmpty(i.to?.hash),
+                    CreatedContractAddress: orEmpty(i.created_contract?.hash), Value: orEmpty(i.value), TokenContractAddressHash: orEmpty(i.token?.address_hash),
+                    TokenDecimals: orEmpty(i.token?.decimals), TokenSymbol: orEmpty(i.token?.symbol),
+                    TokenValue: i.total?.value ? formatUnits(BigInt(i.total.value), Number(i.total.decimals ?? 0)) : '', TokenID: orEmpty(i.total?.token_id),
+                    BlockNumber: String(i.block_number), Fee: fee, CurrentPrice: '', TxDateOpeningPrice: '', TxDateClosingPrice: '',
+                })
+                if (i.method === 'transfer') expect(MethodId, i.hash).to.equal('0xa9059cbb')
+                else if (/^0x[0-9a-f]{8}$/.test(i.method ?? '')) expect(MethodId, i.hash).to.equal(i.method)
+            })
+            expect(csv.rows.some((r) => r.TokenValue !== '' && r.TokenValue.includes('.')), 'some transfer in whole tokens with a fraction').to.equal(true)
+            const tooLong = await fetch(`${baseUrl}/api/v2/advanced-filters/csv?${new URLSearchParams({ age_from: '2024-01-01T00:00:00Z', age_to: '2025-06-30T00:00:00Z' })}`)
+            expect(tooLong.status).to.equal(422)
+            const body = await tooLong.json() as any
+            expect(body.errors[0]).to.deep.include({ source: { pointer: '/age_from' } })
+            expect(body.errors[0].detail).to.match(/longer than 366 days/)
         })
 
         it('a period with no block answers the header alone; the CSV routes answer 422 for bad input and 404 for what is unknown', async () => {
