@@ -1,9 +1,8 @@
 import { applyMigrations } from '../db/migrate'
 import { ApiProcess, startApi } from '../test/support/api'
-import { autocannon } from './autocannon'
 import { createDatabase, runOnBenchPostgres } from './bench-postgres'
-import { ownCpuMs, treeCpuMs } from './cpu'
 import { appendBenchmark, machine } from './report'
+import { Measurement, measureRoute, showMeasurement } from './route-measurement'
 import { loadSyntheticRows, SyntheticDataset, syntheticBlockTimeMs, TRANSACTIONS_PER_BLOCK } from './synthetic-rows'
 
 /**
@@ -17,6 +16,7 @@ const SIZES = [Number(process.env.BENCH_FILTER_SMALL ?? 10_000), Number(process.
 const CONNECTIONS = 10
 const SECONDS = Number(process.env.BENCH_FILTER_SECONDS ?? 10)
 const WARMUP_SECONDS = 2
+const LOAD = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS }
 /** Rounds of small, then large, per URL: the machine's speed drifts, so each size keeps its best round. */
 const ROUNDS = 2
 /** Target: each filter's latency on the large history at most this many times the small one's. */
@@ -37,33 +37,6 @@ function filters(d: SyntheticDataset): Record<string, string> {
         'a method': `methods=${MINT}`,
         'last day, coin transfers from 0.001': `age_from=${dayBefore}&transaction_types=coin_transfer&amount_from=0.001`,
     }
-}
-
-interface Measurement {
-    reqPerSec: number
-    average: number
-    p50: number
-    p99: number
-    cpu: { api: number; postgres: number }
-}
-
-async function measure(url: string, api: ApiProcess, postgresPid: number): Promise<Measurement> {
-    const apiPid = api.process.child.pid!
-    const before = { api: treeCpuMs(apiPid), postgres: treeCpuMs(postgresPid), load: ownCpuMs() }
-    const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS } })
-    if (result.non2xx + result.errors + result.timeouts > 0 || result.requests.total === 0) {
-        throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total}\n${api.output().slice(-2000)}`)
-    }
-    const requests = result.requests.average * (SECONDS + WARMUP_SECONDS)
-    const m = {
-        reqPerSec: result.requests.average,
-        average: result.latency.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        cpu: { api: (treeCpuMs(apiPid) - before.api) / requests, postgres: (treeCpuMs(postgresPid) - before.postgres) / requests },
-    }
-    log(`  ${Math.round(m.reqPerSec)} req/s, mean ${m.average.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, CPU ms/request api ${m.cpu.api.toFixed(2)}, postgres ${m.cpu.postgres.toFixed(2)}`)
-    return m
 }
 
 /** A full first page of every filter: a filter that finds nothing would measure nothing. */
@@ -96,7 +69,7 @@ async function run(serverUrl: string, postgresPid: number): Promise<void> {
             for (let round = 1; round <= ROUNDS; round++) {
                 for (const [i, h] of histories.entries()) {
                     log(`${name}, ${h.transactions} transactions, round ${round}:`)
-                    const m = await measure(`${h.api.explorerUrl}${h.urls[name]}`, h.api, postgresPid)
+                    const m = await measureRoute(`${h.api.explorerUrl}${h.urls[name]}`, h.api, postgresPid, LOAD)
                     if (!best[i][name] || m.average < best[i][name].average) best[i][name] = m
                 }
             }
@@ -109,7 +82,6 @@ async function run(serverUrl: string, postgresPid: number): Promise<void> {
 
 function report(results: { transactions: number; rows: Record<string, number>; byName: Record<string, Measurement> }[], names: string[]): void {
     const [small, large] = results
-    const show = (m: Measurement) => `${Math.round(m.reqPerSec)} req/s, mean ${m.average.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, CPU ms/req api ${m.cpu.api.toFixed(2)} postgres ${m.cpu.postgres.toFixed(2)}`
     const figures: Record<string, string[]> = {}
     const verdicts: string[] = []
     log('')
@@ -117,7 +89,7 @@ function report(results: { transactions: number; rows: Record<string, number>; b
         const [s, l] = [small.byName[name], large.byName[name]]
         const ratio = l.average / s.average
         const verdict = name === 'baseline' ? `${ratio.toFixed(2)}x (baseline)` : `${ratio.toFixed(2)}x (${ratio <= MAX_RATIO ? 'ok' : 'MISSED'})`
-        figures[name] = [show(s), show(l), verdict]
+        figures[name] = [showMeasurement(s), showMeasurement(l), verdict]
         if (name !== 'baseline') verdicts.push(`${name} ${verdict}`)
         log(`${name.padEnd(40)} large/small mean latency ${verdict}`)
     }

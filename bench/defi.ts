@@ -1,10 +1,9 @@
 import { Client } from 'pg'
 import { applyMigrations } from '../db/migrate'
 import { ApiProcess, startApi } from '../test/support/api'
-import { autocannon } from './autocannon'
 import { createDatabase, runOnBenchPostgres } from './bench-postgres'
-import { ownCpuMs, treeCpuMs } from './cpu'
 import { appendBenchmark, machine } from './report'
+import { Measurement, measureRoute, showMeasurement } from './route-measurement'
 
 /**
  * npm run bench:defi — the DeFi routes and the stats service's lines (docs/stats-api.md) over a small
@@ -16,6 +15,7 @@ const SIZES = [Number(process.env.BENCH_DEFI_SMALL ?? 10_000), Number(process.en
 const CONNECTIONS = 10
 const SECONDS = Number(process.env.BENCH_DEFI_SECONDS ?? 10)
 const WARMUP_SECONDS = 2
+const LOAD = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS }
 /** Target: each route's latency with the large history at most this many times the small one's (DeFi routes and stats lines alike). */
 const MAX_RATIO = 1.2
 const HISTORY_DAYS = 365
@@ -47,15 +47,6 @@ const ROUTES = [
     '/api/v1/lines/activeAccounts?resolution=WEEK', '/api/v1/lines/dexVolume?resolution=MONTH', '/api/v1/pages/main',
 ]
 const BASELINE = '/api/v2/config/backend-version'
-
-interface Measurement {
-    reqPerSec: number
-    average: number
-    p50: number
-    p99: number
-    /** CPU milliseconds per request of the api process and Postgres. */
-    cpu: { api: number; postgres: number }
-}
 
 /**
  * `swaps` swaps round the pairs, the newest RECENT_SWAPS over the last RECENT_DAYS days and the
@@ -125,26 +116,6 @@ async function loadHistory(databaseUrl: string, swaps: number): Promise<Record<s
     }
 }
 
-async function measure(url: string, api: ApiProcess, postgresPid: number): Promise<Measurement> {
-    const apiPid = api.process.child.pid!
-    const before = { api: treeCpuMs(apiPid), postgres: treeCpuMs(postgresPid), load: ownCpuMs() }
-    const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS } })
-    if (result.non2xx + result.errors + result.timeouts > 0 || result.requests.total === 0) {
-        throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total}\n${api.output().slice(-2000)}`)
-    }
-    const requests = result.requests.average * (SECONDS + WARMUP_SECONDS)
-    const m = {
-        reqPerSec: result.requests.average,
-        average: result.latency.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        cpu: { api: (treeCpuMs(apiPid) - before.api) / requests, postgres: (treeCpuMs(postgresPid) - before.postgres) / requests },
-    }
-    log(`  ${new URL(url).pathname}${new URL(url).search}: ${Math.round(m.reqPerSec)} req/s, mean ${m.average.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, ` +
-        `CPU ms/request api ${m.cpu.api.toFixed(2)}, postgres ${m.cpu.postgres.toFixed(2)}`)
-    return m
-}
-
 /** Rounds of small, then large, per route: the machine's speed drifts, so each size keeps its best round. */
 const ROUNDS = 2
 
@@ -175,7 +146,7 @@ async function run(serverUrl: string, postgresPid: number): Promise<void> {
             for (let round = 1; round <= ROUNDS; round++) {
                 for (const [i, h] of histories.entries()) {
                     log(`${h.swaps} swaps, round ${round}:`)
-                    const m = await measure(`${h.api.explorerUrl}${route}`, h.api, postgresPid)
+                    const m = await measureRoute(`${h.api.explorerUrl}${route}`, h.api, postgresPid, LOAD)
                     if (!best[i][route] || m.average < best[i][route].average) best[i][route] = m
                 }
             }
@@ -190,7 +161,6 @@ function report(results: { swaps: number; rows: Record<string, number>; byRoute:
     const [small, large] = results
     const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED')
     const cpu = (m: Measurement) => m.cpu.api + m.cpu.postgres
-    const show = (m: Measurement) => `${Math.round(m.reqPerSec)} req/s, mean ${m.average.toFixed(2)} ms, p50 ${m.p50} ms, p99 ${m.p99} ms, CPU ms/req api ${m.cpu.api.toFixed(2)} postgres ${m.cpu.postgres.toFixed(2)}`
     const figures: Record<string, string[]> = {}
     const verdicts: string[] = []
     log('')
@@ -199,7 +169,7 @@ function report(results: { swaps: number; rows: Record<string, number>; byRoute:
         const ratio = l.average / s.average
         const cpuRatio = cpu(l) / cpu(s)
         const verdict = route === BASELINE ? `${ratio.toFixed(2)}x (baseline)` : `${ratio.toFixed(2)}x (${mark(ratio <= MAX_RATIO)}); CPU ${cpuRatio.toFixed(2)}x`
-        figures[route] = [show(s), show(l), verdict]
+        figures[route] = [showMeasurement(s), showMeasurement(l), verdict]
         if (route !== BASELINE) verdicts.push(`${route} ${verdict}`)
         log(`${route.padEnd(30)} large/small mean latency ${verdict}${route === BASELINE ? '' : ` (target <= ${MAX_RATIO}x)`}`)
     }
