@@ -11,12 +11,15 @@ import { Chain, defineChain } from 'viem'
  */
 export const ZERO_FEES = { maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as const
 
+/** The native chain's coin, as wallets and the services' texts name it. */
+export const NATIVE_CURRENCY = { name: 'NATIVE', symbol: 'NATIVE', decimals: 18 } as const
+
 /** The native chain as viem knows it. */
 export function nativeChain(chainId: number, rpcUrl: string): Chain {
     return defineChain({
         id: chainId,
         name: 'Native chain',
-        nativeCurrency: { name: 'NATIVE', symbol: 'NATIVE', decimals: 18 },
+        nativeCurrency: NATIVE_CURRENCY,
         rpcUrls: { default: { http: [rpcUrl] } },
     })
 }

@@ -1,4 +1,5 @@
 import { formatUnits } from 'viem'
+import { NATIVE_CURRENCY } from '../../common/chain'
 import { Resolution, RESOLUTIONS } from './periods'
 
 /**
@@ -8,8 +9,11 @@ import { Resolution, RESOLUTIONS } from './periods'
  * API's count of verifications (verified_contract_day). docs/stats-api.md lists them.
  */
 
-/** Blockscout's default native coin symbol, the template value of its charts' units and titles. */
-export const COIN = 'ETH'
+/**
+ * The native coin's symbol in the charts' units and titles (the service's template, ETH by default):
+ * this chain's coin, as wallets and the alert mails name it.
+ */
+export const COIN = NATIVE_CURRENCY.symbol
 
 /**
  * How a period's value comes from its days (the stats service's rules):
