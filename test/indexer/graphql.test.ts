@@ -5,6 +5,7 @@ import { headHash, startTestChain, TestChain } from '../support/chain'
 import { GraphqlAnswer, GraphqlProcess, startGraphql } from '../support/graphql'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
 import { createTestDatabase } from '../support/postgres'
+import { waitForOutput } from '../support/output'
 
 const PROJECT_ROOT = path.resolve(__dirname, '../../..')
 
@@ -160,8 +161,8 @@ describe('GraphQL for analysts: limits that fit and fail politely', function () 
             await release()
         }
         // The log keeps what the answers leave out.
-        expect(tight.output()).to.include('canceling statement due to statement timeout')
-        expect(tight.output()).to.include('graphql query ended with errors')
+        await waitForOutput(tight, 'canceling statement due to statement timeout')
+        await waitForOutput(tight, 'graphql query ended with errors')
     })
 
     it('moves each limit with its setting: what the tight server refuses, the defaults answer', async () => {

@@ -9,6 +9,7 @@ import { Client as PgClient } from 'pg'
 import { waitFor } from '../../../common/processes'
 import { ApiProcess, startApi } from '../../support/api'
 import { createTestDatabase } from '../../support/postgres'
+import { waitForOutput } from '../../support/output'
 import {
     codeIn, expectError, ExplorerStack, JWT_SECRET, jwtClaims, resetTokenIn, startExplorerStack, uniqueEmail,
     verifiedAccount, verifyLinkIn,
@@ -336,7 +337,7 @@ describe('explorer services API: mail without SMTP', function () {
         const message = fs.readFileSync(path.join(outbox, file), 'utf8')
         expect(message).to.match(new RegExp(`^To: ${email}`, 'im'))
         const code = /verification code is (\d{6})/.exec(message.replace(/=\r?\n/g, ''))![1]
-        await waitFor('the outbox log line', async () => api!.output().includes(file), 10_000, 50)
+        await waitForOutput(api!, file)
         expect(api.output()).to.not.include(code)
         expect((await post('/auth/verify-code', { email, code })).status).to.equal(200)
     })

@@ -10,6 +10,7 @@ import { CHAIN_ID, startTestChain, TestChain } from '../../support/chain'
 import { IndexerProcess, startIndexer } from '../../support/indexer'
 import { createTestDatabase } from '../../support/postgres'
 import { ExplorerStack, startExplorerStack, verifiedAccount } from './harness'
+import { waitForOutput } from '../../support/output'
 
 const account = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index })
 const CAP = 3
@@ -221,7 +222,7 @@ describe('explorer services API: watchlist alerts before the indexer has made it
         stack = await startExplorerStack({ databaseUrl, env: { LOG_LEVEL: 'info' } })
         const api = stack.api
         const waiting = 'watchlist alerts wait for the indexer\'s tables'
-        await waitFor('the first pass to meet the missing tables', async () => api.output().includes(waiting), 20_000, 50)
+        await waitForOutput(api, waiting, 20_000)
         db = new PgClient({ connectionString: databaseUrl })
         await db.connect()
         // Each announcement wakes a pass, as the indexer's commits would.

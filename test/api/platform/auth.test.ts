@@ -3,6 +3,7 @@ import { Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { PlatformProcess, startPlatformProcess } from '../../support/api'
 import { newWallet, PlatformClient, PlatformFixture, startPlatform } from './support'
+import { waitForOutput } from '../../support/output'
 
 const A_PWD = 'password-of-alice'
 const B_PWD = 'password-of-bobby'
@@ -106,7 +107,7 @@ describe('wallet platform: authentication', function () {
         expect(body.status).to.equal(201)
         const query = await f.http.get(`/api/wallet/balance/${alice}`, { user_id: 'alice', user_pwd: A_PWD })
         expect(query.status).to.equal(200)
-        expect(f.platform.output()).to.include('user_pwd query parameter')
+        await waitForOutput(f.platform, 'user_pwd query parameter')
         expect(f.platform.output()).to.not.include(A_PWD)
         const nonString = await f.http.post('/api/wallet/from-private-key', { user_id: 'alice', user_pwd: 12345678, privateKey: generatePrivateKey() })
         expect(nonString.status).to.equal(401)
