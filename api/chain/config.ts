@@ -26,7 +26,7 @@ export const ChainApiSettingsSchema = z.object({
     CHAIN_API_TOKEN_BALANCES_MAX: z.coerce.number().int().min(1).max(100_000).default(500)
         .describe('most entries of /api/v2/addresses/{hash}/token-balances (a plain array, as Blockscout answers it): the largest balances first'),
     CHAIN_API_CSV_EXPORT_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000)
-        .describe('most rows of one CSV export (`/api/v1/*-csv`, `/api/v2/tokens/{hash}/holders/csv`), as Blockscout\'s `CSV_EXPORT_LIMIT`; the file ends there ([chain-api.md](chain-api.md#csv-export))'),
+        .describe('most rows of one CSV export (`/api/v1/*-csv`, `/api/v2/addresses/{hash}/*/csv`, `/api/v2/tokens/{hash}/holders/csv`, `/api/v2/advanced-filters/csv`), as Blockscout\'s `CSV_EXPORT_LIMIT`; the file ends there ([chain-api.md](chain-api.md#csv-export))'),
     CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS: z.coerce.number().int().min(1).max(36_600).default(366)
         .describe('longest `from_period`..`to_period` span of a CSV export, in days; a longer one answers 422'),
     CHAIN_API_CSV_EXPORTS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(50)

@@ -306,6 +306,35 @@ describe('chain API: CSV export', function () {
             expect(body.errors[0].detail).to.match(/longer than 366 days/)
         })
 
+        it('the current frontend\'s paths, /api/v2/addresses/{hash}/<kind>/csv, answer the same files as /api/v1/<kind>-csv; address_id, when sent, must be the path\'s', async () => {
+            const s = await stack()
+            const account = s.account(1).address.toLowerCase()
+            const cases: { kind: string; header: keyof typeof CSV_HEADERS; address: string; extra: Record<string, string> }[] = [
+                { kind: 'transactions', header: 'transactions', address: account, extra: {} },
+                { kind: 'internal-transactions', header: 'internal', address: s.contracts.router.toLowerCase(), extra: { filter_type: 'address', filter_value: 'from' } },
+                { kind: 'token-transfers', header: 'transfers', address: s.account(3).address.toLowerCase(), extra: { filter_type: 'null', filter_value: 'null' } },
+                { kind: 'logs', header: 'logs', address: s.tokens.GOLD.toLowerCase(), extra: {} },
+            ]
+            for (const { kind, header, address, extra } of cases) {
+                const v1 = await ask(kind, address, extra)
+                // As the frontend's CsvExportForm asks it: address_id too, the period, the filter.
+                const v2 = await getCsv(baseUrl, `/api/v2/addresses/${address}/${kind}/csv`, { address_id: address, ...period, ...extra })
+                expect(v2.status, v2.text).to.equal(200)
+                expect(v2.header).to.deep.equal(CSV_HEADERS[header])
+                expect(v2.rows.length, `${kind}: rows in the period`).to.be.greaterThan(0)
+                expect(v2.text, kind).to.equal(v1.text)
+                expect(v2.headers.get('content-disposition')).to.equal(v1.headers.get('content-disposition'))
+                const withoutId = await getCsv(baseUrl, `/api/v2/addresses/${address}/${kind}/csv`, { ...period, ...extra })
+                expect(withoutId.text, `${kind} without address_id`).to.equal(v1.text)
+            }
+            const other = await fetch(`${baseUrl}/api/v2/addresses/${account}/transactions/csv?${new URLSearchParams({ address_id: s.account(2).address, ...period })}`)
+            expect(other.status).to.equal(422)
+            expect(((await other.json()) as any).errors[0]).to.deep.include({ source: { pointer: '/address_id' } })
+            expect((await fetch(`${baseUrl}/api/v2/addresses/0x12/logs/csv?${new URLSearchParams(period)}`)).status).to.equal(422)
+            const unknown = await fetch(`${baseUrl}/api/v2/addresses/0x${'ab'.repeat(20)}/transactions/csv?${new URLSearchParams(period)}`)
+            expect({ status: unknown.status, body: await unknown.json() }).to.deep.equal({ status: 404, body: { message: 'Not found' } })
+        })
+
         it('a period with no block answers the header alone; the CSV routes answer 422 for bad input and 404 for what is unknown', async () => {
             const s = await stack()
             const address = s.account(1).address
