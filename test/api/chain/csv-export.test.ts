@@ -389,6 +389,8 @@ describe('chain API: CSV export', function () {
         const BLOCKS = 11_000
         const SECRET = 'captcha-secret-for-the-test'
         const GOOD_TOKEN = 'solved-captcha-token'
+        const STALLING_TOKEN = 'token-the-provider-never-answers'
+        const FAILING_TOKEN = 'token-the-provider-fails-on'
         const BUDGET = 12
         const WIDE_DATA_BYTES = 8192
         let dataset: SyntheticDataset
@@ -410,6 +412,9 @@ describe('chain API: CSV export', function () {
                 req.on('end', () => {
                     const form = new URLSearchParams(body)
                     verified.push(form)
+                    // A provider that stalls (answers only when the test ends) or fails.
+                    if (form.get('response') === STALLING_TOKEN) return
+                    if (form.get('response') === FAILING_TOKEN) return void res.writeHead(500).end('upstream failure')
                     const success = req.method === 'POST' && form.get('secret') === SECRET && form.get('response') === GOOD_TOKEN
                     res.setHeader('content-type', 'application/json')
                     res.end(JSON.stringify(success ? { success: true, hostname: 'localhost' } : { success: false, 'error-codes': ['invalid-input-response'] }))
@@ -436,6 +441,7 @@ describe('chain API: CSV export', function () {
                     CHAIN_API_CSV_CAPTCHA: 'true',
                     CHAIN_API_CSV_CAPTCHA_SECRET: SECRET,
                     CHAIN_API_CSV_CAPTCHA_VERIFY_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/siteverify`,
+                    CHAIN_API_CSV_CAPTCHA_TIMEOUT_MS: '1000',
                     CHAIN_API_CSV_EXPORTS_PER_IP: String(BUDGET),
                     CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS: '30',
                 },
@@ -445,6 +451,7 @@ describe('chain API: CSV export', function () {
         after(async () => {
             await api?.stop()
             await node?.stop()
+            provider?.closeAllConnections()
             await new Promise((resolve) => provider?.close(resolve))
         })
 
@@ -471,6 +478,15 @@ describe('chain API: CSV export', function () {
             expect(right.status, right.text).to.equal(200)
             expect(right.rows.length).to.be.greaterThan(0)
             expect(verified.at(-1)?.get('response')).to.equal(GOOD_TOKEN)
+        })
+
+        it('a captcha provider that stalls past CHAIN_API_CSV_CAPTCHA_TIMEOUT_MS, or fails, answers 503: the export is neither refused as a bad token nor let through', async () => {
+            for (const token of [STALLING_TOKEN, FAILING_TOKEN]) {
+                const res = await ask({ ...recent, recaptcha_response: token })
+                expect(res.status, `${token}: ${res.text}`).to.equal(503)
+                expect(JSON.parse(res.text).message).to.match(/could not be checked with its provider/)
+                expect(verified.at(-1)?.get('response'), 'the provider was asked').to.equal(token)
+            }
         })
 
         it('an export stops at the row cap: 10,000 of the address\'s transactions (it has twice as many), newest first', async () => {
