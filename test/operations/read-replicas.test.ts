@@ -170,9 +170,14 @@ describe('chain API on a streaming replica (CHAIN_API_READ_DATABASE_URL)', funct
         const lagging = await committedHead(replicas[0].url)
         const [from, to] = await chain.client.request({ method: 'eth_accounts' } as any) as string[]
         const gasPrice = numberToHex(2n * await chain.client.getGasPrice())
-        const hash = await chain.client.request({ method: 'eth_sendTransaction', params: [{ from, to, value: '0x1', gasPrice }] } as any) as string
-        await waitForIndexedBlock(primary.url, await headHash(chain.client), indexer)
-        const head = await committedHead(primary.url)
+        const hash = await chain.client.request({ method: 'eth_sendTransaction', params: [{ from, to, value: '0x1', gasPrice }] } as any) as `0x${string}`
+        // Anvil answers eth_sendTransaction before it mines the block (its miner runs apart), so
+        // 'latest' may still be the block before: the transaction's own block is its receipt's.
+        const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+        const head = Number(receipt.blockNumber)
+        await waitForIndexedBlock(primary.url, receipt.blockHash, indexer)
+        expect(await committedHead(primary.url)).to.equal(head)
+        expect(head).to.equal(lagging + 1)
         await waitFor('replica 2 to hold the new head', async () => (await committedHead(replicas[1].url)) === head, 60_000, 100)
         const ready = await get('/ready')
         expect(ready.status).to.equal(200)
