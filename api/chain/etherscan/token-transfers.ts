@@ -50,7 +50,7 @@ function gas(r: EtherscanTransferRow) {
     }
 }
 
-/** Past Etherscan's fields: the log index (two transfers of one transaction told apart) and the method, as Blockscout adds it. */
+/** Etherscan's last field, then what this API adds: the log index (two transfers of one transaction told apart) and the method, as Blockscout adds it. */
 function tail(r: EtherscanTransferRow, head: number) {
     return { confirmations: String(Math.max(head - r.block_number, 0)), logIndex: String(r.log_index), ...method(r.input) }
 }
