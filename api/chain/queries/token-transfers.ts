@@ -39,6 +39,18 @@ const MAX_INT = 2_147_483_647
 export const TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] as const
 export type TokenStandard = (typeof TOKEN_TYPES)[number]
 
+/** The standards whose every transfer has a token id. */
+const NFT_TYPES: readonly string[] = ['ERC-721', 'ERC-1155'] satisfies TokenStandard[]
+
+/**
+ * For a list of NFT standards only, the condition that lets Postgres read an address's NFT transfers
+ * from the partial (side, block, log index) WHERE token_id IS NOT NULL indexes, not through every
+ * newer ERC-20 transfer of the address; it is written out, not a parameter, so the planner proves it.
+ */
+function nftsOnly(types: readonly string[]): string {
+    return types.every((t) => NFT_TYPES.includes(t)) ? ' AND token_id IS NOT NULL' : ''
+}
+
 /** The (block_number, index) cursor of the token-transfer lists, and the position within an ERC-1155 batch when the page ended inside one. */
 export interface TransferCursor {
     block_number?: number
@@ -128,7 +140,7 @@ export async function addressTransfers(db: Db, hash: string, query: AddressTrans
     let extra = ''
     if (query.type && query.type.length > 0) {
         params.push(query.type)
-        extra += ` AND token_type = ANY($${params.length})`
+        extra += ` AND token_type = ANY($${params.length})${nftsOnly(query.type)}`
     }
     if (query.token) {
         params.push(query.token)
@@ -240,7 +252,7 @@ export async function tokenTransferWindow(
     const where = `token_type = $8 AND ($2::text IS NULL OR token = $2) AND block_number BETWEEN $3 AND $4`
     const keys = 'id, block_number, log_index, batch_index'
     const branches = address
-        ? ['"from"', '"to"'].map((c) => `(SELECT ${keys} FROM token_transfer WHERE ${c} = $1 AND ${where} ORDER BY ${order} LIMIT $5)`)
+        ? ['"from"', '"to"'].map((c) => `(SELECT ${keys} FROM token_transfer WHERE ${c} = $1${nftsOnly([type])} AND ${where} ORDER BY ${order} LIMIT $5)`)
         : [`(SELECT ${keys} FROM token_transfer WHERE $1::text IS NULL AND token = $2 AND ${where} ORDER BY ${order} LIMIT $5)`]
     const { rows } = await db.query<EtherscanTransferRow>(
         `SELECT tt.block_number, tt.block_hash, tt.timestamp, tt.log_index, tt.token, tt."from", tt."to", tt.value::text, tt.token_id::text,
