@@ -83,6 +83,44 @@ contract Bell {
 }
 `
 
+/** Another function no ABI of this project declares, called directly and through a proxy (RELAY) in the lists test. */
+const CHIME = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Chime {
+    uint256 public struck;
+
+    function strike(uint8 note) external {
+        struck += note;
+    }
+}
+`
+
+/** A minimal EIP-1967 proxy: the indexer detects it by its logic slot when it is created. */
+const RELAY = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Relay {
+    bytes32 private constant LOGIC = 0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc;
+    event Upgraded(address indexed implementation);
+
+    constructor(address logic) {
+        assembly { sstore(LOGIC, logic) }
+        emit Upgraded(logic);
+    }
+
+    fallback() external payable {
+        assembly {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), sload(LOGIC), 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            if iszero(ok) { revert(0, returndatasize()) }
+            return(0, returndatasize())
+        }
+    }
+}
+`
+
 /** The standard JSON input a toolchain hands the compiler (and, unchanged, a verifier). */
 function standardInput(greeterSource: string) {
     return {
@@ -334,6 +372,91 @@ describe('chain data API: contract verification', function () {
                 parameters: [{ name: 'times', type: 'uint256', value: '3' }, { name: 'tune', type: 'string', value: 'jingle' }],
             },
         })
+    })
+
+    it('names a call in every list with the verified ABI once the contract, or the implementation behind the proxy called, is verified: the selector before', async function () {
+        const source = (file: string, content: string) => ({ language: 'Solidity', sources: { [file]: { content } }, settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } })
+        const input = source('contracts/Chime.sol', CHIME)
+        const chime = compile(solc, input, 'contracts/Chime.sol', 'Chime')
+        const implementation = await deploy(chime)
+        const proxy = await deploy(compile(solc, source('contracts/Relay.sol', RELAY), 'contracts/Relay.sol', 'Relay'), [implementation])
+        const [impl, prox] = [implementation.toLowerCase(), proxy.toLowerCase()]
+        expect((await db.query('SELECT implementation FROM proxy_contract WHERE id = $1', [prox])).rows[0]?.implementation).to.equal(impl)
+        const account = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: deployer++ })
+        const wallet = createWalletClient({ account, chain: devnetChain(CHAIN_ID, chain.url), transport: http(chain.url) })
+        const caller = account.address.toLowerCase()
+        const strike = async (address: Address): Promise<Hex> => {
+            const hash = await wallet.writeContract({ address, abi: chime.abi, functionName: 'strike', args: [7], maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as never)
+            await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+            await waitFor(`${hash} indexed`, async () => (await db.query('SELECT 1 FROM transaction WHERE id = $1', [hash])).rows.length === 1, 60_000, 50)
+            return hash
+        }
+        const selector = toFunctionSelector('strike(uint8)')
+        const direct = await strike(implementation)
+        const viaProxy = await strike(proxy)
+        const blockOf = async (hash: Hex): Promise<number> => (await db.query('SELECT block_number FROM transaction WHERE id = $1', [hash])).rows[0].block_number
+        const blocks = [...new Set([await blockOf(direct), await blockOf(viaProxy)])]
+        // The chain's clock, not this machine's, dates the blocks the CSV export's period selects.
+        const { rows: [period] } = await db.query('SELECT min(timestamp) AS first, max(timestamp) AS last FROM transaction WHERE id = ANY($1)', [[direct, viaProxy]])
+
+        const json = async (route: string): Promise<any> => (await v2(route)).json()
+        /** `method` of the direct call and of the call through the proxy in every list that shows them. */
+        const shown = async (): Promise<Record<string, unknown[]>> => {
+            const lists: Record<string, any[]> = {
+                '/transactions': (await json('/transactions')).items,
+                '/main-page/transactions': await json('/main-page/transactions'),
+                '/blocks/{n}/transactions': (await Promise.all(blocks.map((n) => json(`/blocks/${n}/transactions`)))).flatMap((page) => page.items),
+                '/addresses/{caller}/transactions': (await json(`/addresses/${caller}/transactions`)).items,
+                '/addresses/{proxy}/transactions': (await json(`/addresses/${prox}/transactions`)).items,
+                '/advanced-filters': (await json(`/advanced-filters?methods=${selector}`)).items,
+            }
+            const csv = await (await fetch(`${api.explorerUrl}/api/v1/transactions-csv?${new URLSearchParams({
+                address_id: caller, from_period: new Date(period.first.getTime() - 60_000).toISOString(), to_period: new Date(period.last.getTime() + 60_000).toISOString(),
+            })}`)).text()
+            const [header, ...lines] = csv.trim().split(/\r?\n/).map((l) => l.split(','))
+            const column = header.indexOf('MethodName')
+            return {
+                ...Object.fromEntries(Object.entries(lists).map(([route, items]) => [route, [direct, viaProxy].map((h) => items.find((i) => i.hash === h)?.method)])),
+                'CSV MethodName': [direct, viaProxy].map((h) => lines.find((l) => l[0] === h)?.[column]),
+            }
+        }
+        const everywhere = ([ownName, proxyName]: string[]) => ({
+            '/transactions': [ownName, proxyName], '/main-page/transactions': [ownName, proxyName], '/blocks/{n}/transactions': [ownName, proxyName],
+            '/addresses/{caller}/transactions': [ownName, proxyName], '/addresses/{proxy}/transactions': [undefined, proxyName],
+            '/advanced-filters': [ownName, proxyName], 'CSV MethodName': [ownName, proxyName],
+        })
+        expect(await shown()).to.deep.equal(everywhere([selector, selector]))
+
+        // The socket of the caller's address pushes its new transactions as the lists render them.
+        const ws = new WebSocket(`${api.explorerUrl.replace('http', 'ws')}/socket/v2/websocket?vsn=2.0.0`)
+        await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+        const pushed: any[] = []
+        const joined = new Promise<void>((resolve) => ws.on('message', (data) => {
+            const [, ref, topic, event, payload] = JSON.parse(data.toString())
+            if (ref === '1' && event === 'phx_reply') resolve()
+            if (topic === `addresses:${caller}` && event === 'transaction') pushed.push(...payload.transactions)
+        }))
+        ws.send(JSON.stringify(['1', '1', `addresses:${caller}`, 'phx_join', {}]))
+        await joined
+        try {
+            const before = await strike(proxy)
+            await waitFor('the push of a call before verification', async () => pushed.some((t) => t.hash === before), 30_000, 50)
+            expect(pushed.find((t) => t.hash === before).method).to.equal(selector)
+
+            const res = await v2(`/smart-contracts/${implementation}/verification/via/standard-input`, {
+                method: 'POST', body: standardInputForm(input, { compiler_version: V30, contract_name: 'Chime' }),
+            })
+            expect(res.status).to.equal(200)
+            await waitFor('the Chime verified', async () => (await contractOf(implementation)).is_verified === true, 120_000, 200)
+            // The items kept before are dropped when the next block arrives (the direct call's by its name, the proxy's by its implementation's).
+            const after = await strike(proxy)
+            await waitFor('the push of a call after verification', async () => pushed.some((t) => t.hash === after), 30_000, 50)
+            expect(pushed.find((t) => t.hash === after).method).to.equal('strike')
+        } finally {
+            ws.close()
+        }
+        expect(await shown()).to.deep.equal(everywhere(['strike', 'strike']))
+        expect((await json(`/transactions/${viaProxy}`)).method).to.equal('strike')
     })
 
     it('lists verified contracts without reading a source: the licence is the one stored at verification, and the migration fills it for earlier rows', async function () {
