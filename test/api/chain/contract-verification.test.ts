@@ -96,7 +96,7 @@ contract Chime {
 }
 `
 
-/** A minimal EIP-1967 proxy: the indexer detects it by its logic slot when it is created. */
+/** A minimal EIP-1967 proxy (anyone may upgrade it): the indexer detects it by its logic slot when it is created, and again when it emits Upgraded. */
 const RELAY = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
@@ -105,6 +105,10 @@ contract Relay {
     event Upgraded(address indexed implementation);
 
     constructor(address logic) {
+        relayTo(logic);
+    }
+
+    function relayTo(address logic) public {
         assembly { sstore(LOGIC, logic) }
         emit Upgraded(logic);
     }
@@ -379,7 +383,10 @@ describe('chain data API: contract verification', function () {
         const input = source('contracts/Chime.sol', CHIME)
         const chime = compile(solc, input, 'contracts/Chime.sol', 'Chime')
         const implementation = await deploy(chime)
-        const proxy = await deploy(compile(solc, source('contracts/Relay.sol', RELAY), 'contracts/Relay.sol', 'Relay'), [implementation])
+        // The same code at another address: not verified by the verification of the first.
+        const unverified = await deploy(chime)
+        const relay = compile(solc, source('contracts/Relay.sol', RELAY), 'contracts/Relay.sol', 'Relay')
+        const proxy = await deploy(relay, [implementation])
         const [impl, prox] = [implementation.toLowerCase(), proxy.toLowerCase()]
         expect((await db.query('SELECT implementation FROM proxy_contract WHERE id = $1', [prox])).rows[0]?.implementation).to.equal(impl)
         const account = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: deployer++ })
@@ -457,6 +464,15 @@ describe('chain data API: contract verification', function () {
         }
         expect(await shown()).to.deep.equal(everywhere(['strike', 'strike']))
         expect((await json(`/transactions/${viaProxy}`)).method).to.equal('strike')
+
+        // An upgrade to an unverified implementation: nothing verified names the proxy's calls any more, past ones
+        // included (Blockscout decodes them with the current implementation too), once the upgrade's block is the head.
+        const upgrade = await wallet.writeContract({ address: proxy, abi: relay.abi, functionName: 'relayTo', args: [unverified], maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as never)
+        await chain.client.waitForTransactionReceipt({ hash: upgrade, pollingInterval: 50 })
+        const upgraded = everywhere(['strike', selector])
+        await waitFor('the lists after the upgrade', async () => JSON.stringify(await shown()) === JSON.stringify(upgraded), 30_000, 200)
+        expect(await shown()).to.deep.equal(upgraded)
+        expect((await json(`/transactions/${viaProxy}`)).method).to.equal(selector)
     })
 
     it('lists verified contracts without reading a source: the licence is the one stored at verification, and the migration fills it for earlier rows', async function () {
