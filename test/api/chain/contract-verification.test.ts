@@ -125,6 +125,52 @@ contract Relay {
 }
 `
 
+/** An EIP-1967 beacon proxy and its beacon: the beacon's upgrade changes the proxy's implementation without an event of the proxy's. */
+const BEACON = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+interface IBeacon {
+    function implementation() external view returns (address);
+}
+
+contract Beacon is IBeacon {
+    address public implementation;
+    event Upgraded(address indexed implementation);
+
+    constructor(address logic) {
+        upgradeTo(logic);
+    }
+
+    function upgradeTo(address logic) public {
+        implementation = logic;
+        emit Upgraded(logic);
+    }
+}
+
+contract BeaconRelay {
+    bytes32 private constant BEACON = 0xa3f0ad74e5423aebfd80d3ef4346578335a9a72aeab7ee2c2c8b8dd2cf2a1a9d;
+    event BeaconUpgraded(address indexed beacon);
+
+    constructor(address beacon) {
+        assembly { sstore(BEACON, beacon) }
+        emit BeaconUpgraded(beacon);
+    }
+
+    fallback() external payable {
+        address beacon;
+        assembly { beacon := sload(BEACON) }
+        address logic = IBeacon(beacon).implementation();
+        assembly {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), logic, 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            if iszero(ok) { revert(0, returndatasize()) }
+            return(0, returndatasize())
+        }
+    }
+}
+`
+
 /** The standard JSON input a toolchain hands the compiler (and, unchanged, a verifier). */
 function standardInput(greeterSource: string) {
     return {
@@ -473,6 +519,46 @@ describe('chain data API: contract verification', function () {
         await waitFor('the lists after the upgrade', async () => JSON.stringify(await shown()) === JSON.stringify(upgraded), 30_000, 200)
         expect(await shown()).to.deep.equal(upgraded)
         expect((await json(`/transactions/${viaProxy}`)).method).to.equal(selector)
+    })
+
+    it('names the calls of a beacon\'s proxies anew in the lists when the beacon is upgraded, although no event of theirs says so', async function () {
+        const input = { language: 'Solidity', sources: { 'contracts/Chime.sol': { content: CHIME } }, settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+        const chime = compile(solc, input, 'contracts/Chime.sol', 'Chime')
+        const beaconInput = { language: 'Solidity', sources: { 'contracts/Beacon.sol': { content: BEACON } }, settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+        const verified = await deploy(chime)
+        const unverified = await deploy(chime)
+        const res = await v2(`/smart-contracts/${verified}/verification/via/standard-input`, {
+            method: 'POST', body: standardInputForm(input, { compiler_version: V30, contract_name: 'Chime' }),
+        })
+        expect(res.status).to.equal(200)
+        await waitFor('the Chime verified', async () => (await contractOf(verified)).is_verified === true, 120_000, 200)
+        const beaconArtifact = compile(solc, beaconInput, 'contracts/Beacon.sol', 'Beacon')
+        const beacon = await deploy(beaconArtifact, [verified])
+        const proxy = await deploy(compile(solc, beaconInput, 'contracts/Beacon.sol', 'BeaconRelay'), [beacon])
+        const implementationOf = async () => (await db.query('SELECT implementation FROM proxy_contract WHERE id = $1', [proxy.toLowerCase()])).rows[0]?.implementation
+        expect(await implementationOf()).to.equal(verified.toLowerCase())
+
+        const wallet = createWalletClient({ account: mnemonicToAccount(DEV_MNEMONIC, { addressIndex: deployer++ }), chain: devnetChain(CHAIN_ID, chain.url), transport: http(chain.url) })
+        const send = async (request: object): Promise<Hex> => {
+            const hash = await wallet.writeContract({ ...request, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as never)
+            await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+            await waitFor(`${hash} indexed`, async () => (await db.query('SELECT 1 FROM transaction WHERE id = $1', [hash])).rows.length === 1, 60_000, 50)
+            return hash
+        }
+        const call = await send({ address: proxy, abi: chime.abi, functionName: 'strike', args: [3] })
+        const methods = async () => {
+            const lists = [(await (await v2('/transactions')).json() as any).items, (await (await v2(`/addresses/${proxy}/transactions`)).json() as any).items]
+            return lists.map((items: any[]) => items.find((t) => t.hash === call)?.method)
+        }
+        // Kept by the lists at this head, named by the verified implementation.
+        expect(await methods()).to.deep.equal(['strike', 'strike'])
+
+        // The beacon's Upgraded: the indexer reads its proxies again and writes them with the block.
+        await send({ address: beacon, abi: beaconArtifact.abi, functionName: 'upgradeTo', args: [unverified] })
+        await waitFor('the proxy following its beacon', async () => (await implementationOf()) === unverified.toLowerCase(), 30_000, 50)
+        const selector = toFunctionSelector('strike(uint8)')
+        await waitFor('the lists after the beacon\'s upgrade', async () => (await methods()).every((m) => m === selector), 10_000, 100)
+        expect(await methods()).to.deep.equal([selector, selector])
     })
 
     it('lists verified contracts without reading a source: the licence is the one stored at verification, and the migration fills it for earlier rows', async function () {
