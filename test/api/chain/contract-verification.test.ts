@@ -8,6 +8,7 @@ import { Client as PgClient } from 'pg'
 import { Abi, Address, createWalletClient, encodeAbiParameters, Hex, http, toFunctionSelector } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { WebSocket } from 'ws'
+import { functionNames } from '../../../common/evm/function-names'
 import { waitFor } from '../../../common/processes'
 import { PROJECT_DIR } from '../../../db/migrate'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
@@ -559,6 +560,37 @@ describe('chain data API: contract verification', function () {
         const selector = toFunctionSelector('strike(uint8)')
         await waitFor('the lists after the beacon\'s upgrade', async () => (await methods()).every((m) => m === selector), 10_000, 100)
         expect(await methods()).to.deep.equal([selector, selector])
+    })
+
+    it('stores a verified ABI\'s function names by selector, as the migration fills them for earlier rows', async function () {
+        const input = { language: 'Solidity', sources: { 'contracts/Chime.sol': { content: CHIME } }, settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+        const address = await deploy(compile(solc, input, 'contracts/Chime.sol', 'Chime'))
+        const res = await v2(`/smart-contracts/${address}/verification/via/standard-input`, {
+            method: 'POST', body: standardInputForm(input, { compiler_version: V30, contract_name: 'Chime' }),
+        })
+        expect(res.status).to.equal(200)
+        await waitFor('the Chime verified', async () => (await contractOf(address)).is_verified === true, 120_000, 200)
+        const stored = async () => (await db.query<{ id: string; abi: unknown[]; selectors: Record<string, string> }>('SELECT id, abi, selectors FROM verified_contract ORDER BY id')).rows
+        const before = await stored()
+        expect(before.find((r) => r.id === address.toLowerCase())?.selectors).to.deep.equal({
+            [toFunctionSelector('strike(uint8)')]: 'strike', [toFunctionSelector('struck()')]: 'struck',
+        })
+        // Every row's, whoever verified it (the tests before, when they ran), as the writers' helper makes them.
+        for (const row of before) expect(row.selectors, row.id).to.deep.equal(functionNames(row.abi))
+
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
+        const Migration = require(path.join(PROJECT_DIR, 'db/migrations/1795436100000-VerifiedSelectors.js'))
+        const migration = new Migration()
+        await db.query('BEGIN')
+        try {
+            await migration.down(db)
+            await migration.up(db)
+            await db.query('COMMIT')
+        } catch (err) {
+            await db.query('ROLLBACK')
+            throw err
+        }
+        expect(await stored()).to.deep.equal(before)
     })
 
     it('lists verified contracts without reading a source: the licence is the one stored at verification, and the migration fills it for earlier rows', async function () {
