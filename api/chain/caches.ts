@@ -4,6 +4,7 @@ import { Db } from './db'
 import { HeadViews } from './head-views'
 import { RenderedItems } from './rendered-items'
 import { KeyPages } from './key-pages'
+import type { ReadDatabases } from './read-databases'
 import { renderingChanges } from './queries/rendering-changes'
 import type { SmartContractCounters, TransactionStats } from './schemas'
 
@@ -56,13 +57,25 @@ export const GAS_ORACLE_TTL_MS = 5_000
  * checksums, which never change.
  */
 export class ChainCaches {
+    /** Each read database's rendered items and key pages, in the order of ReadDatabases.urls. */
+    private readonly lists: readonly { rendered: RenderedItems; keyPages: KeyPages }[]
     /**
-     * Rendered list items (transactions, blocks, holders): kept across heads, each dropped when a
-     * commit changes an address it shows, all of them on a reorganisation (rendered-items.ts).
+     * Rendered list items (transactions, blocks, holders) of the database the running request
+     * reads: kept across heads, each dropped when a commit changes an address it shows, all of
+     * them on a reorganisation (rendered-items.ts).
      */
-    readonly rendered: RenderedItems
-    /** The keys of list pages: settled ones (before a cursor at or below the head) until a reorganisation, the others per head (key-pages.ts). */
-    readonly keyPages: KeyPages
+    get rendered(): RenderedItems {
+        return this.reads.select(this.lists).rendered
+    }
+
+    /**
+     * The keys of list pages of the database the running request reads: settled ones (before a
+     * cursor at or below the head) until a reorganisation, the others per head (key-pages.ts).
+     */
+    get keyPages(): KeyPages {
+        return this.reads.select(this.lists).keyPages
+    }
+
     /** Whole answers of the views every visitor opens, an address's first page of transactions among them: per indexed head, and 1 s at most (head-views.ts). */
     readonly views: HeadViews
     /**
@@ -79,9 +92,20 @@ export class ChainCaches {
     /** Gas price tiers: 5 s, whatever the head (the percentiles of 200 blocks barely move with one). */
     readonly gasOracle = new Recent<GasOracle>(GAS_ORACLE_TTL_MS)
 
-    constructor(head: HeadNumber, itemCacheBytes: number, db: Db) {
-        this.rendered = new RenderedItems(head, itemCacheBytes, (since, to) => renderingChanges(db, since, to))
-        this.keyPages = new KeyPages(this.rendered, Math.floor(itemCacheBytes / KEY_PAGE_BYTES))
+    /**
+     * `databases`: each read database's own head and statements, in the order of `reads.urls`;
+     * `head`: the running request's (ServedHead), which the views and figures made per head follow.
+     */
+    constructor(private readonly reads: Pick<ReadDatabases, 'select'>, databases: readonly { head: HeadNumber; db: Db }[], head: HeadNumber, itemCacheBytes: number) {
+        // Items and key pages follow the head they were read at, and replicas replay at their own
+        // pace: one cache for all would move to whichever replica's head a request read last (a
+        // replica a block behind reads as a reorganisation) and serve a request one replica's head
+        // or keys while it reads the other. So each database keeps its own, on a share of the budget.
+        const share = Math.floor(itemCacheBytes / databases.length)
+        this.lists = databases.map(({ head: own, db }) => {
+            const rendered = new RenderedItems(own, share, (since, to) => renderingChanges(db, since, to))
+            return { rendered, keyPages: new KeyPages(rendered, Math.floor(share / KEY_PAGE_BYTES)) }
+        })
         // Off with the item cache: CHAIN_API_ITEM_CACHE_MB=0 measures what making every answer costs.
         this.views = new HeadViews(head, itemCacheBytes === 0 ? 0 : HEAD_VIEW_TTL_MS, Math.floor(itemCacheBytes / 8 / VIEW_BYTES))
         this.transactionStats = new PerHead(head, 60_000)

@@ -5,7 +5,7 @@ import { WsLimits } from '../../common/service/ws-hub'
 /** The chain data API's variables (docs/configuration.md). */
 export const ChainApiSettingsSchema = z.object({
     CHAIN_API_ITEM_CACHE_MB: z.coerce.number().int().min(0).max(16_384).default(256)
-        .describe('memory for rendered chain API list items (transactions, blocks, holders), kept across heads until a commit changes an address they show or a reorganisation, and the reckoning for list key pages (16 KiB each); see [chain-api.md](chain-api.md#rendered-list-items) (0: render every item, read every page, and make every answer, every time)'),
+        .describe('memory for rendered chain API list items (transactions, blocks, holders), kept across heads until a commit changes an address they show or a reorganisation, and the reckoning for list key pages (16 KiB each); with `CHAIN_API_READ_DATABASE_URL`, shared equally by the replicas (each keeps its own); see [chain-api.md](chain-api.md#rendered-list-items) (0: render every item, read every page, and make every answer, every time)'),
     CHAIN_API_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000)
         .describe('longest a database statement of the chain data API (/api/v2, its socket) and the explorer DeFi routes may run before Postgres cancels it; the request answers 503'),
     CHAIN_API_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10)
@@ -26,7 +26,7 @@ export const ChainApiSettingsSchema = z.object({
     CHAIN_API_TOKEN_BALANCES_MAX: z.coerce.number().int().min(1).max(100_000).default(500)
         .describe('most entries of /api/v2/addresses/{hash}/token-balances (a plain array, as Blockscout answers it): the largest balances first'),
     CHAIN_API_CSV_EXPORT_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(10_000)
-        .describe('most rows of one CSV export (`/api/v1/*-csv`, `/api/v2/tokens/{hash}/holders/csv`), as Blockscout\'s `CSV_EXPORT_LIMIT`; the file ends there ([chain-api.md](chain-api.md#csv-export))'),
+        .describe('most rows of one CSV export (`/api/v1/*-csv`, `/api/v2/addresses/{hash}/*/csv`, `/api/v2/tokens/{hash}/holders/csv`, `/api/v2/advanced-filters/csv`), as Blockscout\'s `CSV_EXPORT_LIMIT`; the file ends there ([chain-api.md](chain-api.md#csv-export))'),
     CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS: z.coerce.number().int().min(1).max(36_600).default(366)
         .describe('longest `from_period`..`to_period` span of a CSV export, in days; a longer one answers 422'),
     CHAIN_API_CSV_EXPORTS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(50)

@@ -39,7 +39,8 @@ export function createChainContext(api: ApiContext): ChainContext {
     const readDbs = pools.map((pool) => preparedDb(pool, timeoutMs))
     // The database the running request reads: its statements, and the rendered items' checks of what a commit changed.
     const db = reads.route(readDbs)
-    const head = new ServedHead(reads, readDbs.map((each) => new ChainHead(each)))
+    const heads = readDbs.map((each) => new ChainHead(each))
+    const head = new ServedHead(reads, heads)
     const node = createPublicClient({ transport: http(rpcUrl(api.env), { timeout: 5_000, retryCount: 1 }) }) as PublicClient
     // Writes (jobs, verified contracts) go through the process's main pool, on the primary: the chain API's pools are for bounded public reads.
     const verification = new ContractVerification({ pool: api.pool, node, log: api.log, settings: api.env })
@@ -49,7 +50,7 @@ export function createChainContext(api: ApiContext): ChainContext {
         head,
         reads,
         readDbs,
-        caches: new ChainCaches(head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024, db),
+        caches: new ChainCaches(reads, readDbs.map((each, i) => ({ head: heads[i], db: each })), head, api.env.CHAIN_API_ITEM_CACHE_MB * 1024 * 1024),
         node,
         verification,
         closeDb: async () => {

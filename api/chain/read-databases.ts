@@ -5,6 +5,12 @@ import { Logger } from '../../common/logger'
 import { boundedPool, Db } from './db'
 
 /**
+ * The response header naming the replica a request read: its position in
+ * CHAIN_API_READ_DATABASE_URL, from 1, as /ready numbers them (never its address).
+ */
+export const READ_REPLICA_HEADER = 'X-Read-Replica'
+
+/**
  * Where the chain API's reads go: the servers of CHAIN_API_READ_DATABASE_URL (streaming replicas
  * of the primary), or DATABASE_URL alone when it is unset. A request reads one of them, the next
  * in turn, for all of its statements and for the head it answers at: each replica replays the
@@ -37,10 +43,15 @@ export class ReadDatabases {
         return this.urls.map((databaseUrl, i) => boundedPool({ ...options, databaseUrl, name: i === 0 ? options.name : `${options.name} ${i + 1}` }))
     }
 
-    /** Middleware: the rest of the request reads one database (again after a body parser: the same one). */
-    readonly pin: RequestHandler = (req, _res, next) => {
+    /**
+     * Middleware: the rest of the request reads one database (again after a body parser: the same
+     * one). With replicas, the answer names it in READ_REPLICA_HEADER: which replica gave an
+     * answer is what a report of an old or missing block needs.
+     */
+    readonly pin: RequestHandler = (req, res, next) => {
         let index = this.chosen.get(req)
         if (index === undefined) this.chosen.set(req, (index = this.next()))
+        if (this.replicated) res.set(READ_REPLICA_HEADER, String(index + 1))
         this.pinned.run(index, next)
     }
 

@@ -71,6 +71,11 @@ export const CHAIN_EXAMPLES: Record<string, RequestExample> = {
     exportAddressInternalTransactionsCsv: { query: { address_id: ACCOUNT, from_period: '2026-01-01', to_period: '2026-01-31', filter_type: 'address', filter_value: 'to' } },
     exportAddressTokenTransfersCsv: { query: { address_id: ACCOUNT, from_period: '2026-01-01', to_period: '2026-01-31', filter_type: 'address', filter_value: 'from' } },
     exportAddressLogsCsv: { query: { address_id: TOKEN, from_period: '2026-01-01', to_period: '2026-01-31', filter_type: 'topic', filter_value: TRANSFER_TOPIC } },
+    // and at /api/v2/addresses/{hash}/<kind>/csv, as its current frontend asks them
+    exportAddressTransactionsCsvByPath: { params: address, query: { address_id: ACCOUNT, from_period: '2026-01-01T00:00:00.000Z', to_period: '2026-01-31T23:59:59.999Z' } },
+    exportAddressInternalTransactionsCsvByPath: { params: address, query: { from_period: '2026-01-01', to_period: '2026-01-31', filter_type: 'address', filter_value: 'to' } },
+    exportAddressTokenTransfersCsvByPath: { params: address, query: { from_period: '2026-01-01', to_period: '2026-01-31', filter_type: 'address', filter_value: 'from' } },
+    exportAddressLogsCsvByPath: { params: { hash: TOKEN }, query: { from_period: '2026-01-01', to_period: '2026-01-31', filter_type: 'topic', filter_value: TRANSFER_TOPIC } },
 
     // Tokens and token transfers
     listTokens: { query: { q: 'USD', type: 'ERC-20', sort: 'holders_count', order: 'desc' } },

@@ -55,7 +55,7 @@ export function createChainApi(api: ApiContext, doc: ApiDoc) {
     stateChangesRoutes(router, ctx)
     blocksRoutes(router, ctx)
     transactionsRoutes(router, ctx)
-    addressesRoutes(router, ctx)
+    addressesRoutes(router, ctx, csv)
     tokensRoutes(router, ctx, csv)
     tokenTransfersRoutes(router, ctx)
     advancedFiltersRoutes(router, ctx, csv)

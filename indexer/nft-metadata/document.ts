@@ -8,7 +8,8 @@ import { HttpGetResult } from './http-get'
  * (jsonb refuses them) and at most MAX_DEPTH levels (deeper documents are refused, not truncated).
  */
 
-export type DocumentResult = { ok: true; metadata: Record<string, unknown> } | { ok: false; error: string }
+/** `busyHost`: not read, because a redirect led to a host at its bound (http-get.ts); nothing to record. */
+export type DocumentResult = { ok: true; metadata: Record<string, unknown> } | { ok: false; error: string; busyHost?: string }
 
 export interface DocumentSources {
     gateways: Gateways
@@ -31,7 +32,7 @@ export async function readDocument(uri: string, sources: DocumentSources): Promi
     if (url === null) return { ok: false, error: 'unsupported: ar:// URIs need NFT_METADATA_ARWEAVE_GATEWAY' }
     if (!/^https?:\/\//i.test(url)) return { ok: false, error: `unsupported: scheme of ${url.slice(0, 40)}` }
     const got = await sources.get(url)
-    return got.ok ? parseMetadata(got.body, sources.maxBytes) : { ok: false, error: got.error }
+    return got.ok ? parseMetadata(got.body, sources.maxBytes) : got
 }
 
 /** RFC 2397: `data:[<media type>][;base64],<data>`; the data percent-encoded unless base64. */

@@ -19,7 +19,11 @@ import { readTokenUris } from './token-uri'
  * its own RPC client), so a stalled metadata server or a slow node read never holds up indexing.
  * Each pass finds new instances (discovery.ts), takes the instances due, reads their token URIs in
  * one JSON-RPC batch, and starts their fetches within the bounds: CONCURRENCY at once, PER_HOST per
- * host (the host of the first URL), each fetch bounded in time and size (http-get.ts).
+ * host, each fetch bounded in time and size (http-get.ts). A fetch counts against every host it asks:
+ * the first URL's, and each host a redirect leads to. A redirect to a host at its bound ends the fetch
+ * before that host is asked, without an attempt counted; the job waits until every host it is known to
+ * ask has room, so token URIs on many hosts that all redirect to one cannot put more than PER_HOST
+ * fetches on it.
  */
 
 export interface FetcherOptions {
@@ -35,11 +39,20 @@ export interface FetcherOptions {
 /** Redirects followed per document, as browsers bound them (a loop ends here, not at the deadline). */
 export const MAX_REDIRECTS = 5
 
+/**
+ * Times a document's fetch may end at a busy redirect host and wait, unrecorded: each time adds a host to
+ * those it waits for, so a chain of at most MAX_REDIRECTS redirects settles; a server redirecting to a
+ * new host each time ends here, recorded as the failure `busy`.
+ */
+const MAX_DEFERRALS = MAX_REDIRECTS + 1
+
 interface Job {
     instance: DueInstance
     uri: string
-    /** the host a fetch counts against; null for what needs no network (`data:`, inline JSON, an unsupported URI) */
-    host: string | null
+    /** the hosts the fetch is known to ask (the first URL's, then redirects'); none for what needs no network (`data:`, inline JSON, an unsupported URI) */
+    hosts: string[]
+    /** times a redirect to a busy host ended it before it was recorded */
+    deferrals: number
 }
 
 const keyOf = (i: { token: string; token_id: string }) => `${i.token}/${i.token_id}`
@@ -143,7 +156,10 @@ export class NftMetadataFetcher {
         due.forEach((instance, i) => {
             const answer = answers[i]
             if ('error' in answer) this.spawn(() => this.record(instance, null, { ok: false, error: answer.error }))
-            else this.waiting.push({ instance, uri: answer.uri, host: hostOf(answer.uri, this.gateways) })
+            else {
+                const host = hostOf(answer.uri, this.gateways)
+                this.waiting.push({ instance, uri: answer.uri, hosts: host === null ? [] : [host], deferrals: 0 })
+            }
         })
         this.pump()
     }
@@ -153,22 +169,37 @@ export class NftMetadataFetcher {
         const concurrency = this.options.settings.NFT_METADATA_CONCURRENCY
         for (let i = 0; i < this.waiting.length && this.runs.size < concurrency;) {
             const job = this.waiting[i]
-            if (job.host !== null && this.hosts.atCap(job.host)) {
+            if (job.hosts.some((h) => this.hosts.atCap(h))) {
                 i++
                 continue
             }
             this.waiting.splice(i, 1)
-            if (job.host !== null) this.hosts.take(job.host)
+            const taken = [...job.hosts]
+            for (const host of taken) this.hosts.take(host)
+            // A redirect's host is taken when it has room (and given back with the rest), else the fetch ends there.
+            const admit = (host: string) => {
+                if (taken.includes(host)) return true
+                if (this.hosts.atCap(host)) return false
+                this.hosts.take(host)
+                taken.push(host)
+                return true
+            }
             this.spawn(async () => {
                 try {
-                    const result = await readDocument(job.uri, { gateways: this.gateways, maxBytes: this.limits.maxBytes, get: (url) => boundedGet(url, this.limits, this.abort.signal) })
+                    const result = await readDocument(job.uri, { gateways: this.gateways, maxBytes: this.limits.maxBytes, get: (url) => boundedGet(url, this.limits, this.abort.signal, admit) })
                     if (this.stopped) this.held.delete(keyOf(job.instance))
+                    else if (!result.ok && result.busyHost && job.deferrals < MAX_DEFERRALS) this.defer(job, taken, result.busyHost)
                     else await this.record(job.instance, job.uri, result)
                 } finally {
-                    if (job.host !== null) this.hosts.release(job.host)
+                    for (const host of taken) this.hosts.release(host)
                 }
             })
         }
+    }
+
+    /** Back to waiting, now counting against every host it asked and the busy one; no attempt recorded. */
+    private defer(job: Job, asked: readonly string[], busyHost: string): void {
+        this.waiting.push({ ...job, hosts: [...new Set([...asked, busyHost])], deferrals: job.deferrals + 1 })
     }
 
     private spawn(work: () => Promise<void>): void {

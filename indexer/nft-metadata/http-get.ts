@@ -22,14 +22,21 @@ export interface HttpGetLimits {
     resolver?: Resolver
 }
 
-export type HttpGetResult = { ok: true; body: Buffer; url: string } | { ok: false; error: string }
+/** `busyHost`: the fetch stopped before a hop to a host that `admit` refused; nothing was asked of it. */
+export type HttpGetResult = { ok: true; body: Buffer; url: string } | { ok: false; error: string; busyHost?: string }
+
+/**
+ * Asked before each hop with the hop's host (`name` or `name:port`, lowercase): whether it may be
+ * asked now. The caller counts the hosts it is let into (the fetcher's per-host bound).
+ */
+export type AdmitHost = (host: string) => boolean
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
 type Hop = { body: Buffer } | { redirect: string } | { error: string }
 
 /** `signal` ends the request at once (the fetcher stopping), answered as the error `stopped`. */
-export async function boundedGet(rawUrl: string, limits: HttpGetLimits, signal?: AbortSignal): Promise<HttpGetResult> {
+export async function boundedGet(rawUrl: string, limits: HttpGetLimits, signal?: AbortSignal, admit?: AdmitHost): Promise<HttpGetResult> {
     const deadline = Date.now() + limits.timeoutMs
     const timedOut = (): HttpGetResult => ({ ok: false, error: `timeout: no complete answer within ${limits.timeoutMs} ms` })
     let current = rawUrl
@@ -44,6 +51,8 @@ export async function boundedGet(rawUrl: string, limits: HttpGetLimits, signal?:
             if (err instanceof TargetRefused) return { ok: false, error: `${err.kind}: ${err.message}` }
             return { ok: false, error: `network: ${(err as Error).message}` }
         }
+        const host = url.host.toLowerCase()
+        if (admit && !admit(host)) return { ok: false, error: `busy: ${host} is at its bound of fetches at once`, busyHost: host }
         const remaining = deadline - Date.now()
         if (remaining <= 0) return timedOut()
         if (signal?.aborted) return { ok: false, error: 'stopped' }

@@ -14,6 +14,8 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
     const miner = `0x${'11'.repeat(20)}`
     const holder = `0x${'33'.repeat(20)}`
     const token = `0x${'aa'.repeat(20)}`
+    const [nft, multi] = [`0x${'ab'.repeat(20)}`, `0x${'ac'.repeat(20)}`]
+    const nftTransaction = `0x${'cd'.repeat(32)}`
     const blockHash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
     let stack: ExplorerStack | undefined
     let session: string
@@ -48,6 +50,32 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
                 [token],
             )
             await db.query('INSERT INTO token_balance (id, token, holder, value) VALUES ($1, $2, $3, 1000)', [`${token}-${holder}`, token, holder])
+            // An ERC-721 transfer and a two-id ERC-1155 TransferBatch in one transaction, for the Etherscan-style token lists.
+            for (const [id, type] of [[nft, 'ERC-721'], [multi, 'ERC-1155']]) {
+                await db.query(
+                    `INSERT INTO token (id, type, name, symbol, decimals, total_supply, holder_count, transfer_count, first_block)
+                     VALUES ($1, $2, 'NFT', 'NFT', NULL, NULL, 1, 1, 2)`,
+                    [id, type],
+                )
+            }
+            await db.query(
+                `INSERT INTO transaction (id, block_number, block_hash, timestamp, index, "from", "to", value, nonce, gas_limit, gas_used,
+                                          effective_gas_price, fee, status, input, log_count, token_transfer_count)
+                 VALUES ($1, 2, $2, now(), 0, $3, $4, 0, 0, 100000, 60000, 1, 60000, 1, '\\x2eb2c2d6', 2, 3)`,
+                [nftTransaction, blockHash(2), miner, multi],
+            )
+            const transfers: [string, string, string, string, string, string | null, number | null][] = [
+                ['0000000002-000000', nft, 'ERC-721', miner, holder, '5', null],
+                ['0000000002-000001-000000', multi, 'ERC-1155', holder, miner, '1', 0],
+                ['0000000002-000001-000001', multi, 'ERC-1155', holder, miner, '2', 1],
+            ]
+            for (const [id, tokenAddress, type, from, to, tokenId, batchIndex] of transfers) {
+                await db.query(
+                    `INSERT INTO token_transfer (id, block_number, block_hash, timestamp, log_index, transaction_hash, token, token_type, "from", "to", value, token_id, batch_index)
+                     VALUES ($1, 2, $2, now(), $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+                    [id, blockHash(2), Number(id.slice(11, 17)), nftTransaction, tokenAddress, type, from, to, type === 'ERC-721' ? null : '3', tokenId, batchIndex],
+                )
+            }
         } finally {
             await db.end()
         }
@@ -87,5 +115,32 @@ describe('fuzz: explorer port (explorer services and chain data API)', function 
         if (settings.replay) return
         expect(report.operations.map((o) => o.key)).to.include.members(['GET /api/docs/openapi.json', 'GET /api/v2/advanced-filters', 'GET /api/v2/advanced-filters/methods'])
         expect(report.statuses[200], 'valid requests answered 200').to.be.greaterThan(0)
+    })
+
+    it('reaches the Etherscan-style token lists (tokentx, tokennfttx, token1155tx) over real rows: no 5xx, documented answers', async () => {
+        // GET /api is one operation for every action: here its requests go mostly to the token lists, with the rows' addresses.
+        const document = await (await fetch(`${stack!.api.explorerUrl}/api/docs/openapi.json`)).json() as { paths: Record<string, object> }
+        const methods = ['get', 'post', 'put', 'patch', 'delete']
+        const others = Object.entries(document.paths)
+            .flatMap(([path, ops]) => Object.keys(ops).filter((m) => methods.includes(m)).map((m) => `${m.toUpperCase()} ${path}`))
+            .filter((key) => key !== 'GET /api')
+        const report = await fuzzApi({
+            baseUrl: stack!.api.explorerUrl,
+            document,
+            seed: settings.seed,
+            runs: settings.runs,
+            replay: settings.replay?.operation === 'GET /api' ? settings.replay : undefined,
+            skip: others,
+            values: {
+                module: ['account'],
+                action: ['tokentx', 'tokennfttx', 'token1155tx'],
+                address: [miner, holder],
+                contractaddress: [token, nft, multi],
+            },
+        })
+        expect(report.failures.length, describeFailures(report)).to.equal(0)
+        if (settings.replay) return
+        expect(report.operations.map((o) => o.key)).to.deep.equal(['GET /api'])
+        expect(report.byOperation['GET /api']?.[200], 'requests answered 200').to.be.greaterThan(0)
     })
 })

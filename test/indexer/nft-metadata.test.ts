@@ -230,6 +230,35 @@ describe('NFT metadata fetcher: bounded, recorded, retried', function () {
         expect(origin.seen.mostOpen).to.equal(2)
     })
 
+    it('counts a redirect against the host it leads to: URIs on four hosts that redirect to one stalling host put at most PER_HOST fetches on it', async function () {
+        const sink = await startServer(() => undefined) // never answers
+        const fans = await Promise.all([0, 1, 2, 3].map(() => startServer((_path, res) => void res.writeHead(302, { Location: `${sink.url}/held.json` }).end())))
+        const ids = [30, 31, 32, 33]
+        const settings = NftMetadataSettingsSchema.parse({
+            NFT_METADATA_CONCURRENCY: '6',
+            NFT_METADATA_PER_HOST: '2',
+            NFT_METADATA_TIMEOUT_MS: '1500',
+            NFT_METADATA_ALLOW_HOSTS: [origin.host, sink.host, ...fans.map((f) => f.host)].join(','),
+        })
+        const funnel = new NftMetadataFetcher(pool, createRpcClient(chain.url, createLogger('test')), createLogger('test'), { settings, marginBlocks: 10 })
+        try {
+            for (const [i, id] of ids.entries()) {
+                await send('mint', [deployer.address, BigInt(id), `${fans[i].url}/meta.json`])
+                await transfer(id, 'ERC-721')
+            }
+            await funnel.pass()
+            await funnel.settled()
+            expect(sink.seen.mostOpen, 'fetches held open on the host the redirects lead to').to.equal(2)
+            // Each document asked of it once: the two that met it busy waited, unrecorded, then went again from their first URL.
+            expect(sink.seen.paths).to.have.length(4)
+            expect(fans.map((f) => f.seen.paths.length).reduce((a, b) => a + b)).to.equal(6)
+            for (const id of ids) expect(await row(id), `id ${id}`).to.deep.include({ status: 'failed', error: 'timeout: no complete answer within 1500 ms', attempts: 1 })
+        } finally {
+            await funnel.stop()
+            await Promise.all([sink.close(), ...fans.map((f) => f.close())])
+        }
+    })
+
     it('retries a failure when due, with the pause doubled, and stores the document once it is good', async function () {
         await makeDue(6)
         await drain()

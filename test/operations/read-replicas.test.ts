@@ -55,12 +55,44 @@ describe('chain API on a streaming replica (CHAIN_API_READ_DATABASE_URL)', funct
     /** The primary's head by then. */
     let top: number
 
+    /** Paused replica 1's head, replica 2's (the primary's), and the transaction only replica 2 holds, in its newest block. */
+    let lagging: number
+    let newest: number
+    let sent: `0x${string}`
+
+    /** An answer, with the replica that served it (the X-Read-Replica header). */
     const get = async (route: string) => {
         const res = await fetch(`${api.explorerUrl}${route}`)
-        return { status: res.status, body: await res.json() as any }
+        return { status: res.status, replica: res.headers.get('x-read-replica'), body: await res.json() as any }
     }
     const lags = (heads: number[], primaryHead: number) => heads.map((head, i) => ({ replica: i + 1, head, lag_blocks: primaryHead - head }))
     const newBlocksAbove = (height: number) => socket.received((f) => f[3] === 'new_block' && f[4].block.height > height)
+
+    /**
+     * With replica 1 paused at `lagging` and replica 2 at `newest`: the answer is its replica's
+     * alone, at its head, with that replica's rows (transactions one confirmation deep at block
+     * `newest`, the transaction `sent` from replica 2 only).
+     */
+    const expectOwnReplicas = (route: string, a: Awaited<ReturnType<typeof get>>) => {
+        const why = `${route} from replica ${a.replica}: ${a.status} ${JSON.stringify(a.body).slice(0, 600)}`
+        expect(a.replica, why).to.be.oneOf(['1', '2'])
+        const head = a.replica === '1' ? lagging : newest
+        if (route === `/api/v2/blocks/${newest}/transactions`) {
+            expect(a.status, why).to.equal(a.replica === '1' ? 404 : 200)
+            if (a.replica === '2') expect(a.body.items.map((t: any) => [t.hash, t.confirmations]), why).to.deep.equal([[sent, 1]])
+            return
+        }
+        expect(a.status, why).to.equal(200)
+        const items: any[] = Array.isArray(a.body) ? a.body : a.body.items
+        expect(items.length, why).to.be.greaterThan(0)
+        if (route.endsWith('/blocks')) {
+            expect(items[0].height, why).to.equal(head)
+            return
+        }
+        // Transactions: the newest one is `sent` on replica 2 only; each counts its confirmations from its replica's head.
+        expect(items[0].hash === sent, why).to.equal(a.replica === '2')
+        for (const t of items) expect(t.confirmations, why).to.equal(head - t.block_number + 1)
+    }
 
     before(async function () {
         dir = fs.mkdtempSync(path.join(os.tmpdir(), 'read-replicas-'))
@@ -167,31 +199,50 @@ describe('chain API on a streaming replica (CHAIN_API_READ_DATABASE_URL)', funct
 
     it('one replica behind, the other not: each request reads one of them throughout, its head with its rows', async function () {
         await replicas[0].pauseReplay()
-        const lagging = await committedHead(replicas[0].url)
+        lagging = await committedHead(replicas[0].url)
         const [from, to] = await chain.client.request({ method: 'eth_accounts' } as any) as string[]
         const gasPrice = numberToHex(2n * await chain.client.getGasPrice())
-        const hash = await chain.client.request({ method: 'eth_sendTransaction', params: [{ from, to, value: '0x1', gasPrice }] } as any) as string
-        await waitForIndexedBlock(primary.url, await headHash(chain.client), indexer)
-        const head = await committedHead(primary.url)
-        await waitFor('replica 2 to hold the new head', async () => (await committedHead(replicas[1].url)) === head, 60_000, 100)
+        sent = await chain.client.request({ method: 'eth_sendTransaction', params: [{ from, to, value: '0x1', gasPrice }] } as any) as `0x${string}`
+        // Anvil answers eth_sendTransaction before it mines the block (its miner runs apart), so
+        // 'latest' may still be the block before: the transaction's own block is its receipt's.
+        const receipt = await chain.client.waitForTransactionReceipt({ hash: sent, pollingInterval: 50 })
+        newest = Number(receipt.blockNumber)
+        await waitForIndexedBlock(primary.url, receipt.blockHash, indexer)
+        expect(await committedHead(primary.url)).to.equal(newest)
+        expect(newest).to.equal(lagging + 1)
+        await waitFor('replica 2 to hold the new head', async () => (await committedHead(replicas[1].url)) === newest, 60_000, 100)
         const ready = await get('/ready')
         expect(ready.status).to.equal(200)
-        expect(ready.body.details.replicas).to.deep.equal(lags([lagging, head], head))
+        expect(ready.body.details.replicas).to.deep.equal(lags([lagging, newest], newest))
 
         // The block's transactions need the block (one statement), its transactions (another) and the
         // head (a third): from replica 1, 404; from replica 2, the transaction one block deep. A head
         // from one replica with rows from the other would show 0 confirmations.
         const answers = []
-        for (let i = 0; i < 20; i++) answers.push(await get(`/api/v2/blocks/${head}/transactions`))
-        for (const a of answers) {
-            if (a.status === 404) continue
-            expect(a.status).to.equal(200)
-            expect(a.body.items.map((t: any) => [t.hash, t.confirmations])).to.deep.equal([[hash, 1]])
+        for (let i = 0; i < 20; i++) answers.push(await get(`/api/v2/blocks/${newest}/transactions`))
+        for (const a of answers) expectOwnReplicas(`/api/v2/blocks/${newest}/transactions`, a)
+        expect(new Set(answers.map((a) => a.replica))).to.deep.equal(new Set(['1', '2']))
+        for (let i = 0; i < 6; i++) expectOwnReplicas('/api/v2/main-page/blocks', await get('/api/v2/main-page/blocks'))
+    })
+
+    it('concurrent requests on both replicas: nothing kept from one (head, list keys, rendered items) reaches an answer of the other', async function () {
+        // The lists' caches (rendered items, key pages, whole first pages) follow the head they
+        // were read at; with the replicas a block apart, requests on both interleave in the process.
+        const routes = ['/api/v2/blocks', '/api/v2/transactions', `/api/v2/blocks/${newest}/transactions`, '/api/v2/main-page/blocks', '/api/v2/main-page/transactions']
+        const seen = new Set<string | null>()
+        for (let round = 0; round < 6; round++) {
+            const answers = await Promise.all(Array.from({ length: 30 }, async (_, i) => {
+                const route = routes[i % routes.length]
+                return { route, answer: await get(route) }
+            }))
+            for (const { route, answer } of answers) {
+                expectOwnReplicas(route, answer)
+                seen.add(answer.replica)
+            }
         }
-        expect(new Set(answers.map((a) => a.status))).to.deep.equal(new Set([200, 404]))
-        for (let i = 0; i < 6; i++) expect([lagging, head]).to.include((await get('/api/v2/main-page/blocks')).body[0].height)
+        expect([...seen].sort()).to.deep.equal(['1', '2'])
 
         await replicas[0].resumeReplay()
-        await waitFor('replica 1 to catch up', async () => (await committedHead(replicas[0].url)) === head, 60_000, 100)
+        await waitFor('replica 1 to catch up', async () => (await committedHead(replicas[0].url)) === newest, 60_000, 100)
     })
 })

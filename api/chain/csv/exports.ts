@@ -4,7 +4,7 @@ import { Operation } from '../../../common/service/api-doc'
 import { ChainContext } from '../context'
 import { invalidParam, notFound } from '../errors'
 import { tokenOr404 } from '../loaders'
-import { addressParam, parseQuery, q } from '../params'
+import { AddressPath, addressParam, parseQuery, q } from '../params'
 import { addressById } from '../queries/addresses'
 import { ChainRoute, chainOperation } from '../schemas'
 import { CsvAccess, captchaToken } from './access'
@@ -35,6 +35,15 @@ export const AddressCsvQuery = z.object({
     filter_type: orNull(z.enum(['address', 'topic'])).meta({ description: '`address` (transactions, internal transactions, token transfers) or `topic` (logs)' }),
     filter_value: orNull(z.string().max(66)).meta({ description: 'with filter_type=address: `from` or `to`; with filter_type=topic: a 32-byte topic' }),
     recaptcha_response: CaptchaResponse.optional(),
+})
+
+/**
+ * The same export at /api/v2/addresses/{hash}/<kind>/csv, where Blockscout's current frontend asks it
+ * (lib/api/services/general/address.ts): the address is the path's; the frontend still sends
+ * `address_id`, which must then name the same address.
+ */
+export const AddressPathCsvQuery = AddressCsvQuery.extend({
+    address_id: orNull(q.address).meta({ description: 'optional; when given, the path\'s address' }),
 })
 
 /** The holders export takes no period: the frontend still sends the address and the period keys, as "null". */
@@ -69,6 +78,27 @@ export function csvOperation(tag: string, route: ChainRoute & Pick<Operation, 'h
     return op
 }
 
+const ADDRESS_EXPORT_NAMES: Record<AddressExportKind, { id: string; what: string }> = {
+    'transactions': { id: 'Transactions', what: 'transactions' },
+    'internal-transactions': { id: 'InternalTransactions', what: 'internal transactions' },
+    'token-transfers': { id: 'TokenTransfers', what: 'token transfers' },
+    'logs': { id: 'Logs', what: 'logs' },
+}
+
+/** The OpenAPI operation of an address export, at /api/v1/<kind>-csv (`query`) or /api/v2/addresses/{hash}/<kind>/csv (`path`). */
+export function addressCsvOperation(kind: AddressExportKind, from: 'query' | 'path'): Operation {
+    const { id, what } = ADDRESS_EXPORT_NAMES[kind]
+    return csvOperation('addresses', {
+        operationId: `exportAddress${id}Csv${from === 'path' ? 'ByPath' : ''}`,
+        summary: `An address's ${what} in a period, as CSV (Blockscout's columns), newest first`,
+        description: 'At most CHAIN_API_CSV_EXPORT_MAX_ROWS rows; a period longer than CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS answers 422. ' +
+            'Streamed as the rows are read (docs/chain-api.md#csv-export).',
+        ...(from === 'path' ? { params: AddressPath, query: AddressPathCsvQuery } : { query: AddressCsvQuery }),
+        headers: CaptchaHeaders,
+        notFound: 'address',
+    }, `The ${what} as CSV`)
+}
+
 export class CsvExports {
     readonly access: CsvAccess
 
@@ -88,14 +118,16 @@ export class CsvExports {
         }
     }
 
-    /** GET /api/v1/<kind>-csv?address_id=…&from_period=…&to_period=…: an address's rows of the period. */
-    address(kind: AddressExportKind): RequestHandler {
+    /**
+     * An address's rows of the period: GET /api/v1/<kind>-csv?address_id=…&from_period=…&to_period=…
+     * (`from: 'query'`), or GET /api/v2/addresses/{hash}/<kind>/csv?from_period=…&to_period=… (`from: 'path'`).
+     */
+    address(kind: AddressExportKind, from: 'query' | 'path'): RequestHandler {
         return async (req, res) => {
-            const query = parseQuery(AddressCsvQuery, req.query)
+            const { query, address } = from === 'query' ? addressFromQuery(req) : addressFromPath(req)
             const filter = addressFilter(kind, query.filter_type, query.filter_value)
             const period = parsePeriod(query.from_period, query.to_period, this.ctx.env.CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS)
             await this.access.admit(req, res, captchaToken(req, query))
-            const address = query.address_id
             // Blockscout answers 404 for an address it has never seen.
             if (!(await addressById(this.ctx.db, address))) throw notFound()
             const [blocks, head] = await Promise.all([periodBlocks(this.ctx.db, period), this.ctx.head.get()])
@@ -120,6 +152,20 @@ export class CsvExports {
         const outcome = await streamCsv(res, { ...source, maxRows: this.ctx.env.CHAIN_API_CSV_EXPORT_MAX_ROWS, fileName })
         if (outcome.error) this.ctx.log.warn({ err: outcome.error, path: req.path, rows: outcome.rows }, 'a CSV export failed after it had started')
     }
+}
+
+function addressFromQuery(req: Request) {
+    const query = parseQuery(AddressCsvQuery, req.query)
+    return { query, address: query.address_id }
+}
+
+function addressFromPath(req: Request) {
+    const address = addressParam(req.params.hash)
+    const query = parseQuery(AddressPathCsvQuery, req.query)
+    if (query.address_id !== undefined && query.address_id !== 'null' && query.address_id !== address) {
+        throw invalidParam('address_id', 'names another address than the path')
+    }
+    return { query, address }
 }
 
 /** The export's filter from filter_type/filter_value, as Blockscout's Helper.valid_filter? takes them; anything else is a 422. */

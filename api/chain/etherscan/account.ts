@@ -2,7 +2,6 @@ import { z } from 'zod'
 import { hex } from '../format'
 import { coinBalances } from '../queries/addresses'
 import { addressFrameWindow, CALL_TYPES, InternalTransactionRow, transactionFrameWindow } from '../queries/internal-transactions'
-import { erc20TransferWindow } from '../queries/token-transfers'
 import { tokenBalance } from '../queries/tokens'
 import { addressTransactionWindow, transactionPosition } from '../queries/transactions'
 import { Window } from '../queries/window'
@@ -11,6 +10,7 @@ import { EtherscanError, nothingFound, parseParams } from './envelope'
 import { Module, ModuleQueries } from './module'
 import { addressParam, hashParam, isAddress, paging, required, text, windowOf } from './params'
 import { method, unix } from './rows'
+import { tokenTransferActions, TokenTxQuery } from './token-transfers'
 
 const INVALID_ADDRESS = 'Invalid address format'
 const MAX_MULTI = 20
@@ -136,49 +136,6 @@ async function txlistinternal(ctx: EtherscanContext, query: unknown) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// tokentx
-
-const TokenTxQuery = z.object({
-    address: addressParam(required('address'), INVALID_ADDRESS).optional(),
-    contractaddress: addressParam(required('contractaddress'), 'Invalid contract address format').optional(),
-    ...paging,
-})
-
-/** ERC-20 transfers only (tokennfttx would list the ERC-721 ones), in (block, log index) order. */
-async function tokentx(ctx: EtherscanContext, query: unknown) {
-    const params = parseParams(TokenTxQuery, query)
-    if (params.address === undefined && params.contractaddress === undefined) {
-        throw new EtherscanError('Query parameter address or contractaddress is required')
-    }
-    const w = windowOf(params)
-    const [rows, head] = await Promise.all([erc20TransferWindow(ctx.edb, params.address, params.contractaddress, w), ctx.head.get()])
-    if (rows.length === 0) throw nothingFound('No token transfers found')
-    return rows.map((r) => ({
-        blockNumber: String(r.block_number),
-        timeStamp: unix(r.timestamp),
-        hash: r.tx_hash,
-        nonce: String(r.nonce),
-        blockHash: r.block_hash,
-        from: r.from,
-        contractAddress: r.token,
-        to: r.to,
-        value: r.value ?? '0',
-        tokenName: r.name,
-        tokenSymbol: r.symbol,
-        tokenDecimal: r.decimals === null ? '' : String(r.decimals),
-        transactionIndex: String(r.tx_index),
-        gas: r.gas_limit,
-        gasPrice: r.effective_gas_price,
-        gasUsed: r.gas_used,
-        cumulativeGasUsed: r.cumulative_gas_used,
-        input: hex(r.input),
-        confirmations: String(Math.max(head.number - r.block_number, 0)),
-        logIndex: String(r.log_index),
-        ...method(r.input),
-    }))
-}
-
-// ---------------------------------------------------------------------------------------------
 // tokenbalance
 
 const TokenBalanceQuery = z.object({
@@ -195,5 +152,5 @@ async function tokenbalance(ctx: EtherscanContext, query: unknown) {
     return (await tokenBalance(ctx.edb, params.address, params.contractaddress)) ?? '0'
 }
 
-export const account: Module = { balance, balancemulti, txlist, txlistinternal, tokentx, tokenbalance }
+export const account: Module = { balance, balancemulti, txlist, txlistinternal, ...tokenTransferActions, tokenbalance }
 export const accountQueries: ModuleQueries = [BalanceQuery, TxListQuery, InternalQuery, TokenTxQuery, TokenBalanceQuery]

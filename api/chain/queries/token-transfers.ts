@@ -214,7 +214,7 @@ export async function transferCounts(db: Db, tokens: string[], from: number, to:
     return rows
 }
 
-export interface Erc20TransferRow extends EtherscanTxColumns {
+export interface EtherscanTransferRow extends EtherscanTxColumns {
     block_number: number
     block_hash: string
     timestamp: Date
@@ -223,31 +223,38 @@ export interface Erc20TransferRow extends EtherscanTxColumns {
     from: string
     to: string
     value: string | null
+    token_id: string | null
     name: string | null
     symbol: string | null
     decimals: number | null
 }
 
 /**
- * ERC-20 transfers of an address (either side) or of a token, in a window of the block range, in
- * (block, log index) order, with their token's name and their transaction's columns.
+ * Transfers of one token standard of an address (either side) or of a token, in a window of the
+ * block range, in (block, log index, position in an ERC-1155 batch) order, with their token's name
+ * and their transaction's columns. Each branch is a range scan of the side's (or the token's)
+ * (…, block_number, log_index) index that stops after `depth` rows of the standard; an ERC-1155
+ * batch's rows share their log's (block, log index), so its position orders them within it.
  */
-export async function erc20TransferWindow(db: Db, address: string | undefined, token: string | undefined, w: Window): Promise<Erc20TransferRow[]> {
+export async function tokenTransferWindow(
+    db: Db, type: TokenStandard, address: string | undefined, token: string | undefined, w: Window,
+): Promise<EtherscanTransferRow[]> {
     const dir = w.desc ? 'DESC' : 'ASC'
-    const order = `block_number ${dir}, log_index ${dir}`
-    const where = `token_type = 'ERC-20' AND ($2::text IS NULL OR token = $2) AND block_number BETWEEN $3 AND $4`
+    const order = `block_number ${dir}, log_index ${dir}, batch_index ${dir}`
+    const where = `token_type = $8 AND ($2::text IS NULL OR token = $2) AND block_number BETWEEN $3 AND $4`
+    const keys = 'id, block_number, log_index, batch_index'
     const branches = address
-        ? ['"from"', '"to"'].map((c) => `(SELECT id, block_number, log_index FROM token_transfer WHERE ${c} = $1 AND ${where} ORDER BY ${order} LIMIT $5)`)
-        : [`(SELECT id, block_number, log_index FROM token_transfer WHERE $1::text IS NULL AND token = $2 AND ${where} ORDER BY ${order} LIMIT $5)`]
-    const { rows } = await db.query<Erc20TransferRow>(
-        `SELECT tt.block_number, tt.block_hash, tt.timestamp, tt.log_index, tt.token, tt."from", tt."to", tt.value::text,
+        ? ['"from"', '"to"'].map((c) => `(SELECT ${keys} FROM token_transfer WHERE ${c} = $1 AND ${where} ORDER BY ${order} LIMIT $5)`)
+        : [`(SELECT ${keys} FROM token_transfer WHERE $1::text IS NULL AND token = $2 AND ${where} ORDER BY ${order} LIMIT $5)`]
+    const { rows } = await db.query<EtherscanTransferRow>(
+        `SELECT tt.block_number, tt.block_hash, tt.timestamp, tt.log_index, tt.token, tt."from", tt."to", tt.value::text, tt.token_id::text,
                 k.name, k.symbol, k.decimals, ${ETHERSCAN_TX_COLUMNS}
            FROM (SELECT id FROM (${branches.join(' UNION ')}) u ORDER BY ${order} OFFSET $6 LIMIT $7) page
            JOIN token_transfer tt ON tt.id = page.id
            JOIN transaction t ON t.id = tt.transaction_hash
            LEFT JOIN token k ON k.id = tt.token
-          ORDER BY tt.block_number ${dir}, tt.log_index ${dir}`,
-        [address ?? null, token ?? null, w.from, w.to, w.depth, w.offset, w.limit]
+          ORDER BY tt.block_number ${dir}, tt.log_index ${dir}, tt.batch_index ${dir}`,
+        [address ?? null, token ?? null, w.from, w.to, w.depth, w.offset, w.limit, type]
     )
     return rows
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import { DocumentedRouter } from '../../../common/service/api-doc'
+import { ADDRESS_EXPORTS } from '../csv/address-exports'
+import { addressCsvOperation, CsvExports } from '../csv/exports'
 import { ChainContext, setLiveCaching } from '../context'
 import { carried, FETCH_SIZE, paginate, paginateByKeys, paginateTransfers } from '../pagination'
 import { AddressPath, addressParam as parseAddress, parseQuery, q } from '../params'
@@ -133,7 +135,12 @@ function renderBalance(row: TokenBalanceRow): z.input<typeof TokenBalance> {
     return { token: renderToken(row), token_id: null, value: row.value, token_instance: null }
 }
 
-export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext): void {
+export function addressesRoutes(router: DocumentedRouter, ctx: ChainContext, csv: CsvExports): void {
+    // The address tabs' CSV exports as Blockscout's current frontend asks them; also at /api/v1/<kind>-csv (routes/v1.ts).
+    for (const kind of ADDRESS_EXPORTS) {
+        router.get(`/addresses/:hash/${kind}/csv`, addressCsvOperation(kind, 'path'), csv.address(kind, 'path'))
+    }
+
     /** Top accounts: every address holding coin, in Blockscout's order (see topAccounts). */
     router.get('/addresses', chainOperation(TAG, {
         operationId: 'listTopAddresses',

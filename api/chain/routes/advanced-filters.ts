@@ -111,6 +111,13 @@ export interface ParsedAdvancedFilter {
 /** The advanced filter of a query string (the list's and the CSV export's): 422 for a value that fails, or for a range that is upside down. */
 export function parseAdvancedFilter(query: unknown): ParsedAdvancedFilter {
     const v = parseQuery(AdvancedFilterQuery, query)
+    return { filter: filterOf(v), cursor: cursorOf(v), limit: v.limit ?? PAGE_SIZE }
+}
+
+/** The filter parameters, shared by the list and its export (which takes no cursor). */
+type FilterParams = Omit<z.infer<typeof AdvancedFilterQuery>, CursorKey>
+
+function filterOf(v: FilterParams): AdvancedFilter {
     const ageFrom = v.age_from === undefined ? null : new Date(v.age_from)
     const ageTo = v.age_to === undefined ? null : new Date(v.age_to)
     if (ageFrom && ageTo && ageFrom > ageTo) throw invalidParam('age_from', 'must not be after age_to')
@@ -140,7 +147,7 @@ export function parseAdvancedFilter(query: unknown): ParsedAdvancedFilter {
         },
         amount: { from: v.amount_from ?? null, to: v.amount_to ?? null },
     }
-    return { filter, cursor: cursorOf(v), limit: v.limit ?? PAGE_SIZE }
+    return filter
 }
 
 /** The cursor of next_page_params: block_number and transaction_index, and at most one item index below them. */
@@ -183,8 +190,8 @@ const DAY_MS = 86_400_000
  * age_from, the period starts CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS before age_to (or now); a longer
  * one is a 422.
  */
-function exportFilter(query: unknown, maxDays: number): AdvancedFilter {
-    const { filter } = parseAdvancedFilter(query)
+function exportFilter(v: FilterParams, maxDays: number): AdvancedFilter {
+    const filter = filterOf(v)
     const to = filter.age.to ?? new Date()
     const from = filter.age.from ?? new Date(to.getTime() - maxDays * DAY_MS)
     if (to.getTime() - from.getTime() > maxDays * DAY_MS) {
@@ -193,10 +200,13 @@ function exportFilter(query: unknown, maxDays: number): AdvancedFilter {
     return { ...filter, age: { from, to: filter.age.to } }
 }
 
-const AdvancedFilterCsvQuery = AdvancedFilterQuery.omit({
+const CURSOR_KEYS = {
     block_number: true, transaction_index: true, internal_transaction_index: true, token_transfer_index: true,
     token_transfer_batch_index: true, items_count: true, limit: true,
-}).extend({ recaptcha_response: CaptchaResponse.optional() })
+} as const
+type CursorKey = keyof typeof CURSOR_KEYS
+
+const AdvancedFilterCsvQuery = AdvancedFilterQuery.omit(CURSOR_KEYS).extend({ recaptcha_response: CaptchaResponse.optional() })
 
 const MethodsQuery = z.object({ q: q.text.optional() })
 
@@ -243,7 +253,7 @@ export function advancedFiltersRoutes(router: DocumentedRouter, ctx: ChainContex
         headers: CaptchaHeaders,
     }, 'The items as CSV'), async (req, res) => {
         const query = parseQuery(AdvancedFilterCsvQuery, req.query)
-        const filter = exportFilter(req.query, ctx.env.CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS)
+        const filter = exportFilter(query, ctx.env.CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS)
         await csv.access.admit(req, res, captchaToken(req, query))
         await csv.stream(req, res, advancedFilterExport(ctx.db, filter), 'advanced_filter.csv')
     })

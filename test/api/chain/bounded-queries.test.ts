@@ -4,7 +4,8 @@ import { getAddress } from 'viem'
 import { Db } from '../../../api/chain/db'
 import { ADDRESS_TRANSACTION_SORTS, addressTransactionKeys } from '../../../api/chain/queries/transactions'
 import { erc1155Holders, tokenList } from '../../../api/chain/queries/tokens'
-import { addressTransfers, instanceTransfers, tokenTransfers } from '../../../api/chain/queries/token-transfers'
+import { addressTransfers, instanceTransfers, tokenTransfers, tokenTransferWindow } from '../../../api/chain/queries/token-transfers'
+import { MAX_BLOCK } from '../../../api/chain/etherscan/params'
 import { addressNfts, collectionPreviews, tokenInstances } from '../../../api/chain/queries/token-instances'
 import { AdvancedFilter, advancedFilterPage } from '../../../api/chain/queries/advanced-filters'
 import { sections } from '../../../api/stats-service/lines'
@@ -244,6 +245,39 @@ describe('chain API: bounded queries', function () {
         const collections = [{ id: tokens[0], type: 'ERC-721' }, { id: tokens[0], type: 'ERC-1155' }]
         expect(await indexesUsed((d) => collectionPreviews(d, holder, collections, 9)), 'collection previews')
             .to.include.members(['IDX_6ba744146e54d3cd705e47418b', 'IDX_d354d32af7a959e67a27635f2e'])
+    })
+
+    it('the Etherscan-style token lists (tokentx, tokennfttx, token1155tx) read each side\'s index by address, the token\'s without one', async () => {
+        // 20,000 transfers of 20 senders, 30 recipients and 50 tokens, a tenth ERC-721 and a tenth ERC-1155 batches, so that Postgres plans as on a chain.
+        const other = (n: string) => `'0x' || lpad(to_hex(${n}), 40, '0')`
+        const type = `CASE WHEN n % 10 = 0 THEN 'ERC-721' WHEN n % 10 = 1 THEN 'ERC-1155' ELSE 'ERC-20' END`
+        await db.query(
+            `INSERT INTO token_transfer (id, block_number, block_hash, timestamp, log_index, transaction_hash, token, token_type, "from", "to", value, token_id, batch_index)
+             SELECT lpad((1000 + n / 3)::text, 10, '0') || '-000000-' || lpad((n % 3)::text, 6, '0'), 1000 + n / 3, '0x', now(), 0, 'es-' || n,
+                    ${other('200000 + n % 50')}, ${type}, ${other('n % 20')}, ${other('100000 + n % 30')}, n, n, n % 3
+             FROM generate_series(1, 20000) n`)
+        await db.query('ANALYZE token_transfer')
+        const [sender, token] = ['0x' + (7).toString(16).padStart(40, '0'), '0x' + (200001).toString(16).padStart(40, '0')]
+        try {
+            for (const standard of ['ERC-20', 'ERC-721', 'ERC-1155'] as const) {
+                for (const desc of [true, false]) {
+                    for (const w of [{ offset: 0, limit: 10_000, depth: 10_000 }, { offset: 40, limit: 20, depth: 60 }]) {
+                        const window = { ...w, desc, from: 0, to: MAX_BLOCK }
+                        const what = `${standard} ${JSON.stringify(window)}`
+                        expect(await indexesUsed((d) => tokenTransferWindow(d, standard, sender, undefined, window), false), `by address: ${what}`)
+                            .to.include.members(['IDX_e87966ce19d9ff9f5e2098ce4a', 'IDX_a4a0e452ac5a3574ab3cff1d0e'])
+                        // Both given: each side's index, or the token's when Postgres finds the token's rows fewer; either is an index range.
+                        const both = await indexesUsed((d) => tokenTransferWindow(d, standard, sender, token, window), false)
+                        const sides = ['IDX_e87966ce19d9ff9f5e2098ce4a', 'IDX_a4a0e452ac5a3574ab3cff1d0e'].every((name) => both.includes(name))
+                        expect(sides || both.includes('IDX_8d13ccbb6ce9531749bb708a28'), `by address and token: ${what}: ${both.join(', ')}`).to.equal(true)
+                        expect(await indexesUsed((d) => tokenTransferWindow(d, standard, undefined, token, window), false), `by token: ${what}`)
+                            .to.include('IDX_8d13ccbb6ce9531749bb708a28')
+                    }
+                }
+            }
+        } finally {
+            await db.query(`DELETE FROM token_transfer WHERE transaction_hash LIKE 'es-%'`)
+        }
     })
 
     it('the advanced filter reads an index range per address, token or method, and walks chain order by an index without them', async () => {

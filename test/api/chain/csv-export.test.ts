@@ -306,6 +306,35 @@ describe('chain API: CSV export', function () {
             expect(body.errors[0].detail).to.match(/longer than 366 days/)
         })
 
+        it('the current frontend\'s paths, /api/v2/addresses/{hash}/<kind>/csv, answer the same files as /api/v1/<kind>-csv; address_id, when sent, must be the path\'s', async () => {
+            const s = await stack()
+            const account = s.account(1).address.toLowerCase()
+            const cases: { kind: string; header: keyof typeof CSV_HEADERS; address: string; extra: Record<string, string> }[] = [
+                { kind: 'transactions', header: 'transactions', address: account, extra: {} },
+                { kind: 'internal-transactions', header: 'internal', address: s.contracts.router.toLowerCase(), extra: { filter_type: 'address', filter_value: 'from' } },
+                { kind: 'token-transfers', header: 'transfers', address: s.account(3).address.toLowerCase(), extra: { filter_type: 'null', filter_value: 'null' } },
+                { kind: 'logs', header: 'logs', address: s.tokens.GOLD.toLowerCase(), extra: {} },
+            ]
+            for (const { kind, header, address, extra } of cases) {
+                const v1 = await ask(kind, address, extra)
+                // As the frontend's CsvExportForm asks it: address_id too, the period, the filter.
+                const v2 = await getCsv(baseUrl, `/api/v2/addresses/${address}/${kind}/csv`, { address_id: address, ...period, ...extra })
+                expect(v2.status, v2.text).to.equal(200)
+                expect(v2.header).to.deep.equal(CSV_HEADERS[header])
+                expect(v2.rows.length, `${kind}: rows in the period`).to.be.greaterThan(0)
+                expect(v2.text, kind).to.equal(v1.text)
+                expect(v2.headers.get('content-disposition')).to.equal(v1.headers.get('content-disposition'))
+                const withoutId = await getCsv(baseUrl, `/api/v2/addresses/${address}/${kind}/csv`, { ...period, ...extra })
+                expect(withoutId.text, `${kind} without address_id`).to.equal(v1.text)
+            }
+            const other = await fetch(`${baseUrl}/api/v2/addresses/${account}/transactions/csv?${new URLSearchParams({ address_id: s.account(2).address, ...period })}`)
+            expect(other.status).to.equal(422)
+            expect(((await other.json()) as any).errors[0]).to.deep.include({ source: { pointer: '/address_id' } })
+            expect((await fetch(`${baseUrl}/api/v2/addresses/0x12/logs/csv?${new URLSearchParams(period)}`)).status).to.equal(422)
+            const unknown = await fetch(`${baseUrl}/api/v2/addresses/0x${'ab'.repeat(20)}/transactions/csv?${new URLSearchParams(period)}`)
+            expect({ status: unknown.status, body: await unknown.json() }).to.deep.equal({ status: 404, body: { message: 'Not found' } })
+        })
+
         it('a period with no block answers the header alone; the CSV routes answer 422 for bad input and 404 for what is unknown', async () => {
             const s = await stack()
             const address = s.account(1).address
@@ -360,6 +389,8 @@ describe('chain API: CSV export', function () {
         const BLOCKS = 11_000
         const SECRET = 'captcha-secret-for-the-test'
         const GOOD_TOKEN = 'solved-captcha-token'
+        const STALLING_TOKEN = 'token-the-provider-never-answers'
+        const FAILING_TOKEN = 'token-the-provider-fails-on'
         const BUDGET = 12
         const WIDE_DATA_BYTES = 8192
         let dataset: SyntheticDataset
@@ -381,6 +412,9 @@ describe('chain API: CSV export', function () {
                 req.on('end', () => {
                     const form = new URLSearchParams(body)
                     verified.push(form)
+                    // A provider that stalls (answers only when the test ends) or fails.
+                    if (form.get('response') === STALLING_TOKEN) return
+                    if (form.get('response') === FAILING_TOKEN) return void res.writeHead(500).end('upstream failure')
                     const success = req.method === 'POST' && form.get('secret') === SECRET && form.get('response') === GOOD_TOKEN
                     res.setHeader('content-type', 'application/json')
                     res.end(JSON.stringify(success ? { success: true, hostname: 'localhost' } : { success: false, 'error-codes': ['invalid-input-response'] }))
@@ -407,6 +441,7 @@ describe('chain API: CSV export', function () {
                     CHAIN_API_CSV_CAPTCHA: 'true',
                     CHAIN_API_CSV_CAPTCHA_SECRET: SECRET,
                     CHAIN_API_CSV_CAPTCHA_VERIFY_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/siteverify`,
+                    CHAIN_API_CSV_CAPTCHA_TIMEOUT_MS: '1000',
                     CHAIN_API_CSV_EXPORTS_PER_IP: String(BUDGET),
                     CHAIN_API_CSV_EXPORT_MAX_PERIOD_DAYS: '30',
                 },
@@ -416,6 +451,7 @@ describe('chain API: CSV export', function () {
         after(async () => {
             await api?.stop()
             await node?.stop()
+            provider?.closeAllConnections()
             await new Promise((resolve) => provider?.close(resolve))
         })
 
@@ -442,6 +478,15 @@ describe('chain API: CSV export', function () {
             expect(right.status, right.text).to.equal(200)
             expect(right.rows.length).to.be.greaterThan(0)
             expect(verified.at(-1)?.get('response')).to.equal(GOOD_TOKEN)
+        })
+
+        it('a captcha provider that stalls past CHAIN_API_CSV_CAPTCHA_TIMEOUT_MS, or fails, answers 503: the export is neither refused as a bad token nor let through', async () => {
+            for (const token of [STALLING_TOKEN, FAILING_TOKEN]) {
+                const res = await ask({ ...recent, recaptcha_response: token })
+                expect(res.status, `${token}: ${res.text}`).to.equal(503)
+                expect(JSON.parse(res.text).message).to.match(/could not be checked with its provider/)
+                expect(verified.at(-1)?.get('response'), 'the provider was asked').to.equal(token)
+            }
         })
 
         it('an export stops at the row cap: 10,000 of the address\'s transactions (it has twice as many), newest first', async () => {

@@ -1,7 +1,8 @@
 import { expect } from 'chai'
 import { Address, erc20Abi, getAddress, Hex, keccak256, toHex } from 'viem'
 import { Stack } from '../../support/stack'
-import { ApiResponse, call, hex, stack, unknownAddress, unknownHash } from './helpers'
+import { etherscanClient } from './etherscan-client'
+import { hex, stack, unknownAddress, unknownHash } from './helpers'
 
 /**
  * The Etherscan-style API at GET /api?module=...&action=...: answers compared with the node and
@@ -11,59 +12,7 @@ import { ApiResponse, call, hex, stack, unknownAddress, unknownHash } from './he
 const TRANSFER = keccak256(toHex('Transfer(address,address,uint256)'))
 const topicOf = (address: string) => `0x${address.slice(2).toLowerCase().padStart(64, '0')}`
 
-function describeRes(res: ApiResponse): string {
-    return `HTTP ${res.status}: ${res.text.slice(0, 500)}`
-}
-
-function es(query: Record<string, unknown>): Promise<ApiResponse> {
-    return call('/api', { query })
-}
-
-/** A success: HTTP 200, status "1", message "OK"; returns the result. */
-async function result(query: Record<string, unknown>): Promise<any> {
-    const res = await es(query)
-    const what = `${JSON.stringify(query)} → ${describeRes(res)}`
-    expect(res.status, what).to.equal(200)
-    expect(res.body?.status, what).to.equal('1')
-    expect(res.body?.message, what).to.equal('OK')
-    return res.body.result
-}
-
-/** A failure in the envelope: status "0", the message, the result (null for a bad request, [] for nothing found). */
-async function expectError(query: Record<string, unknown> | string, message: string | RegExp, options: { result?: unknown; http?: number } = {}): Promise<void> {
-    const res = typeof query === 'string' ? await call(query) : await es(query)
-    const what = `${JSON.stringify(query)} → ${describeRes(res)}`
-    expect(res.status, what).to.equal(options.http ?? 200)
-    expect(res.body, what).to.be.an('object')
-    expect(Object.keys(res.body).sort(), what).to.deep.equal(['message', 'result', 'status'])
-    expect(res.body.status, what).to.equal('0')
-    if (typeof message === 'string') expect(res.body.message, what).to.equal(message)
-    else expect(res.body.message, what).to.match(message)
-    expect(res.body.result, what).to.deep.equal(options.result === undefined ? null : options.result)
-}
-
-/** Walks page=1,2,… with the offset until "No … found" and returns every row. */
-async function walkPages(query: Record<string, unknown>, offset: number, notFound: string): Promise<any[]> {
-    const rows: any[] = []
-    for (let page = 1; page <= 500; page++) {
-        const res = await es({ ...query, page, offset })
-        expect(res.status, describeRes(res)).to.equal(200)
-        if (res.body.status === '0') {
-            expect(res.body.message, describeRes(res)).to.equal(notFound)
-            expect(res.body.result).to.deep.equal([])
-            return rows
-        }
-        expect(res.body.result.length, `page ${page}`).to.be.at.most(offset)
-        if (res.body.result.length < offset) {
-            rows.push(...res.body.result)
-            // the page after a short one must be empty
-            await expectError({ ...query, page: page + 1, offset }, notFound, { result: [] })
-            return rows
-        }
-        rows.push(...res.body.result)
-    }
-    expect.fail('page walk does not end')
-}
+const { result, expectError, walkPages } = etherscanClient(async () => (await stack()).explorerUrl)
 
 const unix = (d: Date) => String(Math.floor(d.getTime() / 1000))
 
