@@ -65,4 +65,10 @@ export class VerifiedContract {
      */
     @StringColumn_({nullable: true})
     spdx!: string | undefined | null
+
+    /**
+     * the ABI's functions by selector (0x and 8 hex digits) -> name, computed when verified so that lists name a call without reading the ABI
+     */
+    @JSONColumn_({nullable: false})
+    selectors!: unknown
 }

@@ -60,6 +60,8 @@ interface ItemBase {
     created_contract: string | null
     /** the transaction's selector; a frame's own; null without one */
     method_id: string | null
+    /** the contract whose code method_id calls: the transaction's `to` (a transfer's too), a frame's own `to` */
+    callee: string | null
     fee: string
 }
 
@@ -235,7 +237,7 @@ function sourceStatement(options: {
 const onIndex = (column: string, v: string) => `${column} >= ${v} AND ${column} <= ${v}`
 
 const TRANSACTION_ROW = `'transaction' AS kind, t.id AS hash, t.block_number, t.index AS transaction_index, t.timestamp, t.status,
-    t."from", t."to", t.created_contract, t.method_id, t.fee::text AS fee, t.value::text AS value`
+    t."from", t."to", t.created_contract, t.method_id, t."to" AS callee, t.fee::text AS fee, t.value::text AS value`
 
 async function transactionRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
     const p = new Params()
@@ -275,7 +277,7 @@ async function transactionRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
 const LAST = 999_999
 
 const TRANSFER_ROW = `'token_transfer' AS kind, tt.transaction_hash AS hash, tt.block_number, t.index AS transaction_index, tt.timestamp,
-    t.status, tt."from", tt."to", NULL::text AS created_contract, t.method_id, t.fee::text AS fee, tt.log_index, tt.batch_index,
+    t.status, tt."from", tt."to", NULL::text AS created_contract, t.method_id, t."to" AS callee, t.fee::text AS fee, tt.log_index, tt.batch_index,
     tt.token, tt.token_type, tt.value::text AS amount, tt.token_id::text AS token_id`
 
 async function transferRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {
@@ -339,7 +341,7 @@ const LISTED = `NOT (i.index = 0 AND i.type IN ('call', 'delegatecall', 'staticc
 
 const FRAME_ROW = `'internal_transaction' AS kind, i.transaction_hash AS hash, i.block_number, i.transaction_index, i.index AS frame_index,
     i.timestamp, t.status, i."from", i."to", i.created_contract, i.value::text AS value,
-    CASE WHEN octet_length(i.input) >= 4 THEN '0x' || encode(substring(i.input FROM 1 FOR 4), 'hex') END AS method_id,
+    CASE WHEN octet_length(i.input) >= 4 THEN '0x' || encode(substring(i.input FROM 1 FOR 4), 'hex') END AS method_id, i."to" AS callee,
     (COALESCE(i.gas_used, 0) * t.effective_gas_price)::text AS fee`
 
 async function frameRows(db: Db, s: Scan): Promise<AdvancedFilterRow[]> {

@@ -1,4 +1,5 @@
 import { Db } from '../db'
+import { Call, CalledMethods, calledMethods } from './called-methods'
 import { TOKEN_COLUMNS, TokenRow } from './tokens'
 
 /**
@@ -10,6 +11,8 @@ import { TOKEN_COLUMNS, TokenRow } from './tokens'
 export interface RelatedRefs {
     addresses?: Iterable<string | null | undefined>
     tokens?: Iterable<string>
+    /** the calls whose method names the page shows (queries/called-methods.ts) */
+    calls?: Iterable<Call>
 }
 
 export interface KnownAddressRow {
@@ -23,12 +26,16 @@ export interface KnownAddressRow {
 export interface Related {
     addresses: ReadonlyMap<string, KnownAddressRow>
     tokens: ReadonlyMap<string, TokenRow>
+    /** the verified names of the calls, by callKey */
+    methods: CalledMethods
 }
 
-/** Loads what `refs` names, one query per kind (none for an empty list), both at once, so renderers only render. */
+/** Loads what `refs` names, one query per kind (none for an empty list), all at once, so renderers only render. */
 export async function related(db: Db, refs: RelatedRefs): Promise<Related> {
-    const [addresses, tokens] = await Promise.all([addressRows(db, refs.addresses ?? []), tokenRows(db, refs.tokens ?? [])])
-    return { addresses, tokens }
+    const [addresses, tokens, methods] = await Promise.all([
+        addressRows(db, refs.addresses ?? []), tokenRows(db, refs.tokens ?? []), calledMethods(db, refs.calls ?? []),
+    ])
+    return { addresses, tokens, methods }
 }
 
 /** What the AddressParams of a page need (contract flag, verified name), in one query. */

@@ -2,6 +2,7 @@ import type { StoredAuthorization } from '../../../common/evm/authorization'
 import { Db } from '../db'
 import { FETCH_SIZE } from '../pagination'
 import { addressInfo } from './addresses'
+import { implementationInfo, verifiedMethod } from './called-methods'
 import { Window } from './window'
 
 /** Reads of the indexer's `transaction` table; see docs/chain-api.md. */
@@ -53,6 +54,11 @@ export interface TransactionRow extends StoredTransactionRow {
     to_name: string | null
     created_contract_contract: boolean | null
     created_contract_name: string | null
+    /** the name the called contract's verified ABIs give method_id (queries/called-methods.ts), null when none does */
+    verified_method: string | null
+    /** the called contract's implementation when it is a detected proxy, and that implementation's verified name */
+    to_implementation: string | null
+    to_implementation_name: string | null
 }
 
 /** Columns of `transaction t` joined with its block `b`, as TransactionRow holds them. */
@@ -62,7 +68,8 @@ const TRANSACTION_COLUMNS = `t.id, t.block_number, t.block_hash, t.timestamp, t.
     t.max_fee_per_blob_gas, t.blob_versioned_hashes, t.blob_gas_used, t.blob_gas_price, t.authorization_list,
     t.error, t.revert_data, b.base_fee_per_gas,
     (t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM token k WHERE k.id = t.created_contract)) AS creates_token,
-    ${addressInfo('t."from"', 'from')}, ${addressInfo('t."to"', 'to')}, ${addressInfo('t.created_contract', 'created_contract')}`
+    ${addressInfo('t."from"', 'from')}, ${addressInfo('t."to"', 'to')}, ${addressInfo('t.created_contract', 'created_contract')},
+    ${verifiedMethod('t.method_id', 't."to"')} AS verified_method, ${implementationInfo('t."to"', 'to')}`
 
 const TRANSACTION_JOIN = 'JOIN block b ON b.number = t.block_number'
 

@@ -5,6 +5,7 @@ import { renderToken } from './token'
 import { transferTotal } from './token-transfer'
 import { isoTimestamp } from '../format'
 import { AdvancedFilterRow } from '../queries/advanced-filters'
+import { callKey } from '../queries/called-methods'
 import { Related, RelatedRefs } from '../queries/related'
 import type { AdvancedFilterItem, AdvancedFilterMethod } from '../schemas'
 
@@ -62,6 +63,7 @@ export function advancedFilterRefs(rows: readonly AdvancedFilterRow[]): RelatedR
     return {
         addresses: rows.flatMap((r) => [r.from, r.to, r.created_contract]),
         tokens: rows.flatMap((r) => (r.kind === 'token_transfer' ? [r.token] : [])),
+        calls: rows.flatMap((r) => (r.method_id && r.callee ? [{ contract: r.callee, selector: r.method_id }] : [])),
     }
 }
 
@@ -76,6 +78,8 @@ export function renderAdvancedFilterItems(rows: readonly AdvancedFilterRow[], re
     let previousHash: string | undefined
     return rows.map((r) => {
         const to = address(r.to)
+        // The verified ABIs of the contract called name it first, as in the transaction lists.
+        const named = r.method_id ? (r.callee && related.methods.get(callKey(r.callee, r.method_id))) ?? methodName(r.method_id) : undefined
         const repeated = previousHash === r.hash && r.kind !== 'internal_transaction'
         previousHash = r.hash
         const common = {
@@ -95,7 +99,7 @@ export function renderAdvancedFilterItems(rows: readonly AdvancedFilterRow[], re
                 ...common,
                 type: r.token_type as z.input<typeof AdvancedFilterItem>['type'],
                 // The transaction's method, as a token transfer list shows it.
-                method: r.method_id ? methodName(r.method_id) ?? r.method_id : null,
+                method: r.method_id ? named ?? r.method_id : null,
                 value: null,
                 total: transferTotal({ token_type: r.token_type as never, token_id: r.token_id, value: r.amount }, token?.decimals ?? null),
                 token: token ? renderToken(token) : null,
@@ -109,7 +113,7 @@ export function renderAdvancedFilterItems(rows: readonly AdvancedFilterRow[], re
             ...common,
             type,
             // As a transaction list shows it: the name, else the selector of a call to a contract.
-            method: r.method_id ? methodName(r.method_id) ?? (to?.is_contract ? r.method_id : null) : null,
+            method: r.method_id ? named ?? (to?.is_contract ? r.method_id : null) : null,
             value: r.value,
             total: null,
             token: null,

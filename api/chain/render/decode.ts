@@ -58,6 +58,15 @@ export function knownFunction(selector: string, abis: readonly (readonly unknown
     return functions.get(selector)
 }
 
+/**
+ * A call's method name in every list and on the single view: the name the called contract's
+ * verified ABIs give it (`verified`, read with the rows: queries/called-methods.ts), else the
+ * ABIs known.
+ */
+export function calledMethod(selector: string, verified: string | null | undefined): string | undefined {
+    return verified ?? functions.get(selector)?.name
+}
+
 /** Every function of the ABIs known, by selector (0x and 8 hex digits). */
 export function knownFunctions(): ReadonlyMap<string, AbiFunction> {
     return functions

@@ -1,7 +1,7 @@
 import { zeroAddress } from 'viem'
 import type { z } from 'zod'
 import { relatedAddresses } from './address'
-import { knownFunction } from './decode'
+import { calledMethod } from './decode'
 import { renderToken } from './token'
 import { isoTimestamp } from '../format'
 import { Related, RelatedRefs } from '../queries/related'
@@ -29,7 +29,7 @@ export function renderTokenTransfers(rows: readonly TokenTransferRow[], related:
             token: token ? renderToken(token) : null,
             type: minting && burning ? 'token_spawning' : minting ? 'token_minting' : burning ? 'token_burning' : 'token_transfer',
             timestamp: isoTimestamp(r.timestamp),
-            method: r.method_id ? knownFunction(r.method_id)?.name ?? r.method_id : null,
+            method: r.method_id ? calledMethod(r.method_id, r.verified_method) ?? r.method_id : null,
             block_hash: r.block_hash,
             block_number: r.block_number,
             log_index: r.log_index,

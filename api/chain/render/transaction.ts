@@ -1,8 +1,8 @@
 import { Hex } from 'viem'
 import type { z } from 'zod'
 import { RenderAddress, rowAddresses, shownAddresses } from './address'
-import { shownTokenKey, shownTokenState } from '../queries/rendering-changes'
-import { decodeInput, decodeRevertReason, knownFunction } from './decode'
+import { shownCallsKey, shownCallsState, shownTokenKey, shownTokenState } from '../queries/rendering-changes'
+import { calledMethod, decodeInput, decodeRevertReason } from './decode'
 import { checksum, decimal, hex, isoTimestamp } from '../format'
 import type { StoredAuthorization } from '../../../common/evm/authorization'
 import { TransactionRow } from '../queries/transactions'
@@ -15,10 +15,16 @@ export function transactionAddresses(rows: readonly TransactionRow[]): RenderAdd
     return rowAddresses(rows, ADDRESS_COLUMNS)
 }
 
-/** What a transaction's list item shows of other rows: its addresses, and whether the contract it created is a token (token_creation). */
+/**
+ * What a transaction's list item shows of other rows: its addresses, whether the contract it
+ * created is a token (token_creation), and the implementation of the contract it calls, whose
+ * verified ABI may name its method (the contract's own verification changes its name, which its
+ * address's state already records).
+ */
 export function transactionShown(row: TransactionRow): [string, string][] {
     const shown = shownAddresses(row, ADDRESS_COLUMNS)
     if (row.created_contract !== null) shown.push([shownTokenKey(row.created_contract), shownTokenState(row.creates_token)])
+    if (row.to !== null) shown.push([shownCallsKey(row.to), shownCallsState(row.to_implementation, row.to_implementation_name)])
     return shown
 }
 
@@ -34,7 +40,7 @@ export function renderTransaction(
     single?: {
         tokenTransfers: z.input<typeof TokenTransfer>[]
         overflow: boolean
-        /** the called contract's verified ABIs (a proxy's implementation's first), which decode the input before the ABIs known */
+        /** the called contract's verified ABIs (a proxy's implementation's first), which decode the input before the ABIs known; `method` comes from the row's verified_method, as in lists */
         inputAbis?: readonly (readonly unknown[])[]
         /** the verified ABIs of the contracts that may have raised a custom error, most likely first (queries/revert-reasons.ts) */
         revertAbis?: readonly (readonly unknown[])[]
@@ -47,7 +53,7 @@ export function renderTransaction(
     const input = hex(row.input) as Hex
     const decoded = decodeInput(input, single?.inputAbis)
     const selector = row.method_id
-    const method = selector ? knownFunction(selector, single?.inputAbis)?.name ?? (to?.is_contract ? selector : null) : null
+    const method = selector ? calledMethod(selector, row.verified_method) ?? (to?.is_contract ? selector : null) : null
     const types: string[] = []
     if (BigInt(row.value) > 0n) types.push('coin_transfer')
     if (row.to === null) types.push('contract_creation')

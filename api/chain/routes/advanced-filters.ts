@@ -223,7 +223,7 @@ export function advancedFiltersRoutes(router: DocumentedRouter, ctx: ChainContex
         const page = await advancedFilterPage(ctx.db, filter, cursor, limit)
         const tokenIds = [...new Set([...filter.tokens.include, ...filter.tokens.exclude])].slice(0, ADVANCED_FILTER_LIST_MAX)
         const refs = advancedFilterRefs(page.rows)
-        const loaded = await related(ctx.db, { addresses: refs.addresses, tokens: [...refs.tokens ?? [], ...tokenIds] })
+        const loaded = await related(ctx.db, { ...refs, tokens: [...refs.tokens ?? [], ...tokenIds] })
         const last = page.rows.at(-1)
         setLiveCaching(res)
         res.json({

@@ -1,4 +1,5 @@
 import { Pool } from 'pg'
+import { functionNames } from '../../../common/evm/function-names'
 import { declaredSpdx } from '../../../common/spdx'
 import { VERIFICATION_CHANNEL, VerificationNotification } from '../../../db/channels'
 import { MatchType } from './bytecode'
@@ -107,14 +108,15 @@ export class VerificationStore {
         const { rows } = await this.pool.query<{ recorded: string }>(
             `WITH saved AS (
              INSERT INTO verified_contract (id, name, source_name, compiler_version, evm_version, optimization_enabled,
-                                            optimization_runs, sources, abi, constructor_arguments, verified_at, match_type, compiler_settings, spdx)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), $11, $12, $13)
+                                            optimization_runs, sources, abi, constructor_arguments, verified_at, match_type, compiler_settings, spdx, selectors)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), $11, $12, $13, $14)
              ON CONFLICT (id) DO UPDATE SET
                 name = EXCLUDED.name, source_name = EXCLUDED.source_name, compiler_version = EXCLUDED.compiler_version,
                 evm_version = EXCLUDED.evm_version, optimization_enabled = EXCLUDED.optimization_enabled,
                 optimization_runs = EXCLUDED.optimization_runs, sources = EXCLUDED.sources, abi = EXCLUDED.abi,
                 constructor_arguments = EXCLUDED.constructor_arguments, verified_at = EXCLUDED.verified_at,
-                match_type = EXCLUDED.match_type, compiler_settings = EXCLUDED.compiler_settings, spdx = EXCLUDED.spdx
+                match_type = EXCLUDED.match_type, compiler_settings = EXCLUDED.compiler_settings, spdx = EXCLUDED.spdx,
+                selectors = EXCLUDED.selectors
               WHERE verified_contract.match_type = 'partial' AND EXCLUDED.match_type = 'full'
              RETURNING (xmax = 0) AS inserted
              ), counted AS (
@@ -128,7 +130,7 @@ export class VerificationStore {
                 v.address, v.name, v.sourceName, v.compilerVersion, String(v.settings.evmVersion ?? 'default'),
                 optimizer.enabled ?? false, optimizer.enabled ? optimizer.runs ?? 200 : null,
                 JSON.stringify(v.sources), JSON.stringify(v.abi), v.constructorArgs ? `0x${v.constructorArgs}` : null,
-                v.match, JSON.stringify(v.settings), declaredSpdx(v.sources[v.sourceName]),
+                v.match, JSON.stringify(v.settings), declaredSpdx(v.sources[v.sourceName]), JSON.stringify(functionNames(v.abi)),
             ]
         )
         return Number(rows[0].recorded) > 0

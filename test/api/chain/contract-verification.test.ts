@@ -8,6 +8,7 @@ import { Client as PgClient } from 'pg'
 import { Abi, Address, createWalletClient, encodeAbiParameters, Hex, http, toFunctionSelector } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { WebSocket } from 'ws'
+import { functionNames } from '../../../common/evm/function-names'
 import { waitFor } from '../../../common/processes'
 import { PROJECT_DIR } from '../../../db/migrate'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
@@ -79,6 +80,94 @@ contract Bell {
 
     function ring(uint256 times, string calldata tune) external {
         rung += times + bytes(tune).length;
+    }
+}
+`
+
+/** Another function no ABI of this project declares, called directly and through a proxy (RELAY) in the lists test. */
+const CHIME = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Chime {
+    uint256 public struck;
+
+    function strike(uint8 note) external {
+        struck += note;
+    }
+}
+`
+
+/** A minimal EIP-1967 proxy (anyone may upgrade it): the indexer detects it by its logic slot when it is created, and again when it emits Upgraded. */
+const RELAY = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+contract Relay {
+    bytes32 private constant LOGIC = 0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc;
+    event Upgraded(address indexed implementation);
+
+    constructor(address logic) {
+        relayTo(logic);
+    }
+
+    function relayTo(address logic) public {
+        assembly { sstore(LOGIC, logic) }
+        emit Upgraded(logic);
+    }
+
+    fallback() external payable {
+        assembly {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), sload(LOGIC), 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            if iszero(ok) { revert(0, returndatasize()) }
+            return(0, returndatasize())
+        }
+    }
+}
+`
+
+/** An EIP-1967 beacon proxy and its beacon: the beacon's upgrade changes the proxy's implementation without an event of the proxy's. */
+const BEACON = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+interface IBeacon {
+    function implementation() external view returns (address);
+}
+
+contract Beacon is IBeacon {
+    address public implementation;
+    event Upgraded(address indexed implementation);
+
+    constructor(address logic) {
+        upgradeTo(logic);
+    }
+
+    function upgradeTo(address logic) public {
+        implementation = logic;
+        emit Upgraded(logic);
+    }
+}
+
+contract BeaconRelay {
+    bytes32 private constant BEACON = 0xa3f0ad74e5423aebfd80d3ef4346578335a9a72aeab7ee2c2c8b8dd2cf2a1a9d;
+    event BeaconUpgraded(address indexed beacon);
+
+    constructor(address beacon) {
+        assembly { sstore(BEACON, beacon) }
+        emit BeaconUpgraded(beacon);
+    }
+
+    fallback() external payable {
+        address beacon;
+        assembly { beacon := sload(BEACON) }
+        address logic = IBeacon(beacon).implementation();
+        assembly {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), logic, 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            if iszero(ok) { revert(0, returndatasize()) }
+            return(0, returndatasize())
+        }
     }
 }
 `
@@ -334,6 +423,174 @@ describe('chain data API: contract verification', function () {
                 parameters: [{ name: 'times', type: 'uint256', value: '3' }, { name: 'tune', type: 'string', value: 'jingle' }],
             },
         })
+    })
+
+    it('names a call in every list with the verified ABI once the contract, or the implementation behind the proxy called, is verified: the selector before', async function () {
+        const source = (file: string, content: string) => ({ language: 'Solidity', sources: { [file]: { content } }, settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } })
+        const input = source('contracts/Chime.sol', CHIME)
+        const chime = compile(solc, input, 'contracts/Chime.sol', 'Chime')
+        const implementation = await deploy(chime)
+        // The same code at another address: not verified by the verification of the first.
+        const unverified = await deploy(chime)
+        const relay = compile(solc, source('contracts/Relay.sol', RELAY), 'contracts/Relay.sol', 'Relay')
+        const proxy = await deploy(relay, [implementation])
+        const [impl, prox] = [implementation.toLowerCase(), proxy.toLowerCase()]
+        expect((await db.query('SELECT implementation FROM proxy_contract WHERE id = $1', [prox])).rows[0]?.implementation).to.equal(impl)
+        const account = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: deployer++ })
+        const wallet = createWalletClient({ account, chain: devnetChain(CHAIN_ID, chain.url), transport: http(chain.url) })
+        const caller = account.address.toLowerCase()
+        const strike = async (address: Address): Promise<Hex> => {
+            const hash = await wallet.writeContract({ address, abi: chime.abi, functionName: 'strike', args: [7], maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as never)
+            await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+            await waitFor(`${hash} indexed`, async () => (await db.query('SELECT 1 FROM transaction WHERE id = $1', [hash])).rows.length === 1, 60_000, 50)
+            return hash
+        }
+        const selector = toFunctionSelector('strike(uint8)')
+        const direct = await strike(implementation)
+        const viaProxy = await strike(proxy)
+        const blockOf = async (hash: Hex): Promise<number> => (await db.query('SELECT block_number FROM transaction WHERE id = $1', [hash])).rows[0].block_number
+        const blocks = [...new Set([await blockOf(direct), await blockOf(viaProxy)])]
+        // The chain's clock, not this machine's, dates the blocks the CSV export's period selects.
+        const { rows: [period] } = await db.query('SELECT min(timestamp) AS first, max(timestamp) AS last FROM transaction WHERE id = ANY($1)', [[direct, viaProxy]])
+
+        const json = async (route: string): Promise<any> => (await v2(route)).json()
+        /** `method` of the direct call and of the call through the proxy in every list that shows them. */
+        const shown = async (): Promise<Record<string, unknown[]>> => {
+            const lists: Record<string, any[]> = {
+                '/transactions': (await json('/transactions')).items,
+                '/main-page/transactions': await json('/main-page/transactions'),
+                '/blocks/{n}/transactions': (await Promise.all(blocks.map((n) => json(`/blocks/${n}/transactions`)))).flatMap((page) => page.items),
+                '/addresses/{caller}/transactions': (await json(`/addresses/${caller}/transactions`)).items,
+                '/addresses/{proxy}/transactions': (await json(`/addresses/${prox}/transactions`)).items,
+                '/advanced-filters': (await json(`/advanced-filters?methods=${selector}`)).items,
+            }
+            const csv = await (await fetch(`${api.explorerUrl}/api/v1/transactions-csv?${new URLSearchParams({
+                address_id: caller, from_period: new Date(period.first.getTime() - 60_000).toISOString(), to_period: new Date(period.last.getTime() + 60_000).toISOString(),
+            })}`)).text()
+            const [header, ...lines] = csv.trim().split(/\r?\n/).map((l) => l.split(','))
+            const column = header.indexOf('MethodName')
+            return {
+                ...Object.fromEntries(Object.entries(lists).map(([route, items]) => [route, [direct, viaProxy].map((h) => items.find((i) => i.hash === h)?.method)])),
+                'CSV MethodName': [direct, viaProxy].map((h) => lines.find((l) => l[0] === h)?.[column]),
+            }
+        }
+        const everywhere = ([ownName, proxyName]: string[]) => ({
+            '/transactions': [ownName, proxyName], '/main-page/transactions': [ownName, proxyName], '/blocks/{n}/transactions': [ownName, proxyName],
+            '/addresses/{caller}/transactions': [ownName, proxyName], '/addresses/{proxy}/transactions': [undefined, proxyName],
+            '/advanced-filters': [ownName, proxyName], 'CSV MethodName': [ownName, proxyName],
+        })
+        expect(await shown()).to.deep.equal(everywhere([selector, selector]))
+
+        // The socket of the caller's address pushes its new transactions as the lists render them.
+        const ws = new WebSocket(`${api.explorerUrl.replace('http', 'ws')}/socket/v2/websocket?vsn=2.0.0`)
+        await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+        const pushed: any[] = []
+        const joined = new Promise<void>((resolve) => ws.on('message', (data) => {
+            const [, ref, topic, event, payload] = JSON.parse(data.toString())
+            if (ref === '1' && event === 'phx_reply') resolve()
+            if (topic === `addresses:${caller}` && event === 'transaction') pushed.push(...payload.transactions)
+        }))
+        ws.send(JSON.stringify(['1', '1', `addresses:${caller}`, 'phx_join', {}]))
+        await joined
+        try {
+            const before = await strike(proxy)
+            await waitFor('the push of a call before verification', async () => pushed.some((t) => t.hash === before), 30_000, 50)
+            expect(pushed.find((t) => t.hash === before).method).to.equal(selector)
+
+            const res = await v2(`/smart-contracts/${implementation}/verification/via/standard-input`, {
+                method: 'POST', body: standardInputForm(input, { compiler_version: V30, contract_name: 'Chime' }),
+            })
+            expect(res.status).to.equal(200)
+            await waitFor('the Chime verified', async () => (await contractOf(implementation)).is_verified === true, 120_000, 200)
+            // The items kept before are dropped when the next block arrives (the direct call's by its name, the proxy's by its implementation's).
+            const after = await strike(proxy)
+            await waitFor('the push of a call after verification', async () => pushed.some((t) => t.hash === after), 30_000, 50)
+            expect(pushed.find((t) => t.hash === after).method).to.equal('strike')
+        } finally {
+            ws.close()
+        }
+        expect(await shown()).to.deep.equal(everywhere(['strike', 'strike']))
+        expect((await json(`/transactions/${viaProxy}`)).method).to.equal('strike')
+
+        // An upgrade to an unverified implementation: nothing verified names the proxy's calls any more, past ones
+        // included (Blockscout decodes them with the current implementation too), once the upgrade's block is the head.
+        const upgrade = await wallet.writeContract({ address: proxy, abi: relay.abi, functionName: 'relayTo', args: [unverified], maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as never)
+        await chain.client.waitForTransactionReceipt({ hash: upgrade, pollingInterval: 50 })
+        const upgraded = everywhere(['strike', selector])
+        await waitFor('the lists after the upgrade', async () => JSON.stringify(await shown()) === JSON.stringify(upgraded), 30_000, 200)
+        expect(await shown()).to.deep.equal(upgraded)
+        expect((await json(`/transactions/${viaProxy}`)).method).to.equal(selector)
+    })
+
+    it('names the calls of a beacon\'s proxies anew in the lists when the beacon is upgraded, although no event of theirs says so', async function () {
+        const input = { language: 'Solidity', sources: { 'contracts/Chime.sol': { content: CHIME } }, settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+        const chime = compile(solc, input, 'contracts/Chime.sol', 'Chime')
+        const beaconInput = { language: 'Solidity', sources: { 'contracts/Beacon.sol': { content: BEACON } }, settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+        const verified = await deploy(chime)
+        const unverified = await deploy(chime)
+        const res = await v2(`/smart-contracts/${verified}/verification/via/standard-input`, {
+            method: 'POST', body: standardInputForm(input, { compiler_version: V30, contract_name: 'Chime' }),
+        })
+        expect(res.status).to.equal(200)
+        await waitFor('the Chime verified', async () => (await contractOf(verified)).is_verified === true, 120_000, 200)
+        const beaconArtifact = compile(solc, beaconInput, 'contracts/Beacon.sol', 'Beacon')
+        const beacon = await deploy(beaconArtifact, [verified])
+        const proxy = await deploy(compile(solc, beaconInput, 'contracts/Beacon.sol', 'BeaconRelay'), [beacon])
+        const implementationOf = async () => (await db.query('SELECT implementation FROM proxy_contract WHERE id = $1', [proxy.toLowerCase()])).rows[0]?.implementation
+        expect(await implementationOf()).to.equal(verified.toLowerCase())
+
+        const wallet = createWalletClient({ account: mnemonicToAccount(DEV_MNEMONIC, { addressIndex: deployer++ }), chain: devnetChain(CHAIN_ID, chain.url), transport: http(chain.url) })
+        const send = async (request: object): Promise<Hex> => {
+            const hash = await wallet.writeContract({ ...request, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } as never)
+            await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+            await waitFor(`${hash} indexed`, async () => (await db.query('SELECT 1 FROM transaction WHERE id = $1', [hash])).rows.length === 1, 60_000, 50)
+            return hash
+        }
+        const call = await send({ address: proxy, abi: chime.abi, functionName: 'strike', args: [3] })
+        const methods = async () => {
+            const lists = [(await (await v2('/transactions')).json() as any).items, (await (await v2(`/addresses/${proxy}/transactions`)).json() as any).items]
+            return lists.map((items: any[]) => items.find((t) => t.hash === call)?.method)
+        }
+        // Kept by the lists at this head, named by the verified implementation.
+        expect(await methods()).to.deep.equal(['strike', 'strike'])
+
+        // The beacon's Upgraded: the indexer reads its proxies again and writes them with the block.
+        await send({ address: beacon, abi: beaconArtifact.abi, functionName: 'upgradeTo', args: [unverified] })
+        await waitFor('the proxy following its beacon', async () => (await implementationOf()) === unverified.toLowerCase(), 30_000, 50)
+        const selector = toFunctionSelector('strike(uint8)')
+        await waitFor('the lists after the beacon\'s upgrade', async () => (await methods()).every((m) => m === selector), 10_000, 100)
+        expect(await methods()).to.deep.equal([selector, selector])
+    })
+
+    it('stores a verified ABI\'s function names by selector, as the migration fills them for earlier rows', async function () {
+        const input = { language: 'Solidity', sources: { 'contracts/Chime.sol': { content: CHIME } }, settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+        const address = await deploy(compile(solc, input, 'contracts/Chime.sol', 'Chime'))
+        const res = await v2(`/smart-contracts/${address}/verification/via/standard-input`, {
+            method: 'POST', body: standardInputForm(input, { compiler_version: V30, contract_name: 'Chime' }),
+        })
+        expect(res.status).to.equal(200)
+        await waitFor('the Chime verified', async () => (await contractOf(address)).is_verified === true, 120_000, 200)
+        const stored = async () => (await db.query<{ id: string; abi: unknown[]; selectors: Record<string, string> }>('SELECT id, abi, selectors FROM verified_contract ORDER BY id')).rows
+        const before = await stored()
+        expect(before.find((r) => r.id === address.toLowerCase())?.selectors).to.deep.equal({
+            [toFunctionSelector('strike(uint8)')]: 'strike', [toFunctionSelector('struck()')]: 'struck',
+        })
+        // Every row's, whoever verified it (the tests before, when they ran), as the writers' helper makes them.
+        for (const row of before) expect(row.selectors, row.id).to.deep.equal(functionNames(row.abi))
+
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
+        const Migration = require(path.join(PROJECT_DIR, 'db/migrations/1795436100000-VerifiedSelectors.js'))
+        const migration = new Migration()
+        await db.query('BEGIN')
+        try {
+            await migration.down(db)
+            await migration.up(db)
+            await db.query('COMMIT')
+        } catch (err) {
+            await db.query('ROLLBACK')
+            throw err
+        }
+        expect(await stored()).to.deep.equal(before)
     })
 
     it('lists verified contracts without reading a source: the licence is the one stored at verification, and the migration fills it for earlier rows', async function () {
