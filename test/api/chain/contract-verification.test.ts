@@ -271,6 +271,22 @@ describe('chain data API: contract verification', function () {
         return address
     }
 
+    /** Runs a migration's down and up again in one transaction: what it makes of the rows written before it. */
+    async function migrateDownAndUp(file: string): Promise<void> {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
+        const Migration = require(path.join(PROJECT_DIR, 'db/migrations', file))
+        const migration = new Migration()
+        await db.query('BEGIN')
+        try {
+            await migration.down(db)
+            await migration.up(db)
+            await db.query('COMMIT')
+        } catch (err) {
+            await db.query('ROLLBACK')
+            throw err
+        }
+    }
+
     const v2 = (route: string, init?: RequestInit) => fetch(`${api.explorerUrl}/api/v2${route}`, init)
     const contractOf = async (address: Address): Promise<any> => (await v2(`/smart-contracts/${address}`)).json()
 
@@ -578,18 +594,7 @@ describe('chain data API: contract verification', function () {
         // Every row's, whoever verified it (the tests before, when they ran), as the writers' helper makes them.
         for (const row of before) expect(row.selectors, row.id).to.deep.equal(functionNames(row.abi))
 
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
-        const Migration = require(path.join(PROJECT_DIR, 'db/migrations/1795436100000-VerifiedSelectors.js'))
-        const migration = new Migration()
-        await db.query('BEGIN')
-        try {
-            await migration.down(db)
-            await migration.up(db)
-            await db.query('COMMIT')
-        } catch (err) {
-            await db.query('ROLLBACK')
-            throw err
-        }
+        await migrateDownAndUp('1795436100000-VerifiedSelectors.js')
         expect(await stored()).to.deep.equal(before)
     })
 
@@ -611,18 +616,7 @@ describe('chain data API: contract verification', function () {
         expect((await db.query('SELECT spdx FROM verified_contract WHERE id = $1', [id])).rows[0].spdx).to.equal('MIT')
 
         // A row from before the column (the column dropped and added again by the migration) gets the licence of its sources.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
-        const Migration = require(path.join(PROJECT_DIR, 'db/migrations/1795433300000-VerifiedContractListColumns.js'))
-        const migration = new Migration()
-        await db.query('BEGIN')
-        try {
-            await migration.down(db)
-            await migration.up(db)
-            await db.query('COMMIT')
-        } catch (err) {
-            await db.query('ROLLBACK')
-            throw err
-        }
+        await migrateDownAndUp('1795433300000-VerifiedContractListColumns.js')
         expect((await db.query('SELECT spdx FROM verified_contract WHERE id = $1', [id])).rows[0].spdx).to.equal('GPL-3.0')
         expect((await listed()).map((i: any) => i.license_type)).to.deep.equal(['gnu_gpl_v3'])
         await db.query(`UPDATE verified_contract SET sources = $2, spdx = 'MIT' WHERE id = $1`, [id, JSON.stringify(sources)])

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { ApiResponse, frontendQuery } from './helpers'
+import { ApiResponse, frontendQuery, readResponse } from './helpers'
 
 /**
  * The Etherscan-style API's envelope as the tests read it (docs/etherscan-api.md): successes,
@@ -12,15 +12,7 @@ export function etherscanClient(baseUrl: () => Promise<string>) {
     /** GET a path (/api?...) as written, or /api with the query. */
     async function es(query: Record<string, unknown> | string): Promise<ApiResponse> {
         const path = typeof query === 'string' ? query : `/api${frontendQuery(query)}`
-        const res = await fetch(`${await baseUrl()}${path}`)
-        const text = await res.text()
-        let body: unknown
-        try {
-            body = text ? JSON.parse(text) : undefined
-        } catch {
-            body = undefined
-        }
-        return { status: res.status, headers: res.headers, text, body }
+        return readResponse(await fetch(`${await baseUrl()}${path}`))
     }
 
     /** A success: HTTP 200, status "1", message "OK"; returns the result. */

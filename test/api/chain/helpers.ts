@@ -37,7 +37,11 @@ export function frontendQuery(query: Record<string, unknown> = {}): string {
 /** GET (or another method) on the explorer port; `path` starts with /api/v2, /api or /socket. */
 export async function call(path: string, options: { query?: Record<string, unknown>; headers?: Record<string, string>; method?: string } = {}): Promise<ApiResponse> {
     const { explorerUrl } = await stack()
-    const res = await fetch(`${explorerUrl}${path}${frontendQuery(options.query)}`, { method: options.method ?? 'GET', headers: options.headers })
+    return readResponse(await fetch(`${explorerUrl}${path}${frontendQuery(options.query)}`, { method: options.method ?? 'GET', headers: options.headers }))
+}
+
+/** An answer as the tests read it: its text, and its body parsed when it is JSON (undefined when it is not). */
+export async function readResponse(res: Response): Promise<ApiResponse> {
     const text = await res.text()
     let body: unknown
     try {
