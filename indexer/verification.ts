@@ -1,6 +1,6 @@
 import * as fs from 'fs'
 import * as path from 'path'
-import { functionNames } from '../common/evm/function-names'
+import { functionSignatures } from '../common/evm/function-signatures'
 import { declaredSpdx } from '../common/spdx'
 import { Batch } from './batch'
 
@@ -77,7 +77,7 @@ export class ContractVerifier {
             matchType: 'full',
             compilerSettings: artifact.compiler.settings,
             spdx: declaredSpdx(artifact.sources[artifact.sourceName]),
-            selectors: functionNames(artifact.abi),
+            selectors: functionSignatures(artifact.abi),
         })
     }
 }

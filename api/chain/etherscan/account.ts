@@ -81,7 +81,7 @@ async function txlist(ctx: EtherscanContext, query: unknown) {
         cumulativeGasUsed: r.cumulative_gas_used,
         gasUsed: r.gas_used,
         confirmations: String(Math.max(head.number - r.block_number, 0)),
-        ...method(r.input),
+        ...method(r.input, r.verified_signature),
     }))
 }
 

@@ -13,13 +13,14 @@ export function hexNumber(value: number | string | bigint): string {
 
 /**
  * methodId is the input's selector ("0x" for a plain transfer); functionName the signature text
- * when one of the ABIs this chain knows decodes the input, "" otherwise, as Etherscan leaves it
- * for unverified targets.
+ * the called contract's verified ABIs give it (`verified`, read with the row), else the one of the
+ * ABIs this chain knows when it decodes the input, "" otherwise, as Etherscan leaves it for
+ * unverified targets.
  */
-export function method(input: Buffer): { methodId: string; functionName: string } {
+export function method(input: Buffer, verified: string | null): { methodId: string; functionName: string } {
     const data = hex(input) as Hex
     return {
         methodId: data.length >= 10 ? data.slice(0, 10) : '0x',
-        functionName: decodeInput(data)?.method_call ?? '',
+        functionName: verified ?? decodeInput(data)?.method_call ?? '',
     }
 }

@@ -52,7 +52,7 @@ function gas(r: EtherscanTransferRow) {
 
 /** Etherscan's last field, then what this API adds: the log index (two transfers of one transaction told apart) and the method, as Blockscout adds it. */
 function tail(r: EtherscanTransferRow, head: number) {
-    return { confirmations: String(Math.max(head - r.block_number, 0)), logIndex: String(r.log_index), ...method(r.input) }
+    return { confirmations: String(Math.max(head - r.block_number, 0)), logIndex: String(r.log_index), ...method(r.input, r.verified_signature) }
 }
 
 /** The input as Blockscout renders it; the NFT lists answer Etherscan's "deprecated" instead (docs/etherscan-api.md). */

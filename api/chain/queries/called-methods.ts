@@ -1,3 +1,4 @@
+import { signatureName } from '../../../common/evm/function-signatures'
 import { Db } from '../db'
 
 /**
@@ -8,10 +9,11 @@ import { Db } from '../db'
  */
 
 /**
- * SQL: the name the verified ABIs of the contract `contract` give the selector `selector`, null
- * when neither declares it (or either is null). Two primary-key probes and one key of a small map.
+ * SQL: the signature (common/evm/function-signatures.ts) the verified ABIs of the contract
+ * `contract` give the selector `selector`, null when neither declares it (or either is null). Two
+ * primary-key probes and one key of a small map.
  */
-export function verifiedMethod(selector: string, contract: string): string {
+export function verifiedSignature(selector: string, contract: string): string {
     return `COALESCE(
         (SELECT i.selectors ->> ${selector} FROM proxy_contract p JOIN verified_contract i ON i.id = p.implementation WHERE p.id = ${contract}),
         (SELECT v.selectors ->> ${selector} FROM verified_contract v WHERE v.id = ${contract}))`
@@ -45,12 +47,12 @@ export async function calledMethods(db: Db, calls: Iterable<Call>): Promise<Call
     for (const c of calls) distinct.set(callKey(c.contract, c.selector), c)
     if (distinct.size === 0) return new Map()
     const list = [...distinct.values()]
-    const { rows } = await db.query<{ contract: string; selector: string; name: string }>(
-        `SELECT c.contract, c.selector, n.name
+    const { rows } = await db.query<{ contract: string; selector: string; signature: string }>(
+        `SELECT c.contract, c.selector, n.signature
            FROM unnest($1::text[], $2::text[]) AS c(contract, selector)
-           CROSS JOIN LATERAL (SELECT ${verifiedMethod('c.selector', 'c.contract')} AS name) n
-          WHERE n.name IS NOT NULL`,
+           CROSS JOIN LATERAL (SELECT ${verifiedSignature('c.selector', 'c.contract')} AS signature) n
+          WHERE n.signature IS NOT NULL`,
         [list.map((c) => c.contract), list.map((c) => c.selector)]
     )
-    return new Map(rows.map((r) => [callKey(r.contract, r.selector), r.name]))
+    return new Map(rows.map((r) => [callKey(r.contract, r.selector), signatureName(r.signature)]))
 }

@@ -1,6 +1,6 @@
 import { batchTransferId, blockLogIds, logId } from '../../../db/row-ids'
 import { Db } from '../db'
-import { verifiedMethod } from './called-methods'
+import { verifiedSignature } from './called-methods'
 import { FETCH_SIZE } from '../pagination'
 import { ETHERSCAN_TX_COLUMNS, EtherscanTxColumns } from './transactions'
 import { Window } from './window'
@@ -28,13 +28,13 @@ export interface TokenTransferRow {
     batch_index: number | null
     method_id: string | null
     /** the name the verified ABIs of the contract the transaction called give method_id (queries/called-methods.ts) */
-    verified_method: string | null
+    verified_signature: string | null
 }
 
 /** Columns of `token_transfer tt` joined with its transaction `t` (for the method name). */
 const TOKEN_TRANSFER_COLUMNS = `tt.block_number, tt.block_hash, tt.timestamp, tt.log_index, tt.transaction_hash, tt.token,
     tt.token_type, tt."from", tt."to", tt.value, tt.token_id, tt.batch_index, t.method_id,
-    ${verifiedMethod('t.method_id', 't."to"')} AS verified_method`
+    ${verifiedSignature('t.method_id', 't."to"')} AS verified_signature`
 const TOKEN_TRANSFER_JOIN = 'JOIN transaction t ON t.id = tt.transaction_hash'
 
 const MAX_INT = 2_147_483_647

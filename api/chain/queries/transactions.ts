@@ -2,7 +2,7 @@ import type { StoredAuthorization } from '../../../common/evm/authorization'
 import { Db } from '../db'
 import { FETCH_SIZE } from '../pagination'
 import { addressInfo } from './addresses'
-import { implementationInfo, verifiedMethod } from './called-methods'
+import { implementationInfo, verifiedSignature } from './called-methods'
 import { Window } from './window'
 
 /** Reads of the indexer's `transaction` table; see docs/chain-api.md. */
@@ -55,7 +55,7 @@ export interface TransactionRow extends StoredTransactionRow {
     created_contract_contract: boolean | null
     created_contract_name: string | null
     /** the name the called contract's verified ABIs give method_id (queries/called-methods.ts), null when none does */
-    verified_method: string | null
+    verified_signature: string | null
     /** the called contract's implementation when it is a detected proxy, and that implementation's verified name */
     to_implementation: string | null
     to_implementation_name: string | null
@@ -69,7 +69,7 @@ const TRANSACTION_COLUMNS = `t.id, t.block_number, t.block_hash, t.timestamp, t.
     t.error, t.revert_data, b.base_fee_per_gas,
     (t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM token k WHERE k.id = t.created_contract)) AS creates_token,
     ${addressInfo('t."from"', 'from')}, ${addressInfo('t."to"', 'to')}, ${addressInfo('t.created_contract', 'created_contract')},
-    ${verifiedMethod('t.method_id', 't."to"')} AS verified_method, ${implementationInfo('t."to"', 'to')}`
+    ${verifiedSignature('t.method_id', 't."to"')} AS verified_signature, ${implementationInfo('t."to"', 'to')}`
 
 const TRANSACTION_JOIN = 'JOIN block b ON b.number = t.block_number'
 
@@ -284,9 +284,12 @@ export async function transactionOutcome(db: Db, hash: string): Promise<{ status
 export const ETHERSCAN_TX_COLUMNS = `t.id AS tx_hash, t.block_hash AS tx_block_hash, t.index AS tx_index, t.nonce, t."from" AS tx_from,
     t."to" AS tx_to, t.created_contract, t.value::text AS tx_value, t.gas_limit::text, t.effective_gas_price::text,
     t.gas_used::text, t.status, t.input,
-    (SELECT sum(c.gas_used) FROM transaction c WHERE c.block_number = t.block_number AND c.index <= t.index)::text AS cumulative_gas_used`
+    (SELECT sum(c.gas_used) FROM transaction c WHERE c.block_number = t.block_number AND c.index <= t.index)::text AS cumulative_gas_used,
+    ${verifiedSignature('t.method_id', 't."to"')} AS verified_signature`
 
 export interface EtherscanTxColumns {
+    /** the signature the called contract's verified ABIs give the input's selector (queries/called-methods.ts) */
+    verified_signature: string | null
     tx_hash: string
     tx_block_hash: string
     tx_index: number

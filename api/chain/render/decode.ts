@@ -3,6 +3,7 @@ import {
 } from 'viem'
 import type { z } from 'zod'
 import { abis } from '../../../abi'
+import { signatureName, signatureText } from '../../../common/evm/function-signatures'
 import { checksum } from '../format'
 import type { DecodedInput, DecodedLog } from '../schemas'
 
@@ -32,9 +33,6 @@ for (const abi of Object.values(abis)) {
 }
 
 /** Blockscout's method_call text, e.g. `Transfer(address indexed from, address indexed to, uint256 value)`. */
-function signature(name: string, inputs: readonly (AbiParameter & { indexed?: boolean })[]): string {
-    return `${name}(${inputs.map((i) => [i.type, i.indexed ? 'indexed' : '', i.name ?? ''].filter(Boolean).join(' ')).join(', ')})`
-}
 
 /** Scalars as strings (uints in decimal, addresses checksummed), arrays and tuples as nested arrays. */
 export function displayValue(value: unknown): unknown {
@@ -59,12 +57,12 @@ export function knownFunction(selector: string, abis: readonly (readonly unknown
 }
 
 /**
- * A call's method name in every list and on the single view: the name the called contract's
- * verified ABIs give it (`verified`, read with the rows: queries/called-methods.ts), else the
- * ABIs known.
+ * A call's method name in every list and on the single view: the name in the signature the called
+ * contract's verified ABIs give it (`verified`, read with the rows: queries/called-methods.ts),
+ * else the ABIs known.
  */
 export function calledMethod(selector: string, verified: string | null | undefined): string | undefined {
-    return verified ?? functions.get(selector)?.name
+    return verified ? signatureName(verified) : functions.get(selector)?.name
 }
 
 /** Every function of the ABIs known, by selector (0x and 8 hex digits). */
@@ -80,7 +78,7 @@ export function decodeInput(input: Hex, abis?: readonly (readonly unknown[])[]):
         const { args } = decodeFunctionData({ abi: [fn], data: input })
         return {
             method_id: input.slice(2, 10).toLowerCase(),
-            method_call: signature(fn.name, fn.inputs),
+            method_call: signatureText(fn.name, fn.inputs),
             parameters: fn.inputs.map((p, i) => ({ name: p.name ?? '', type: p.type, value: displayValue((args ?? [])[i]) })),
         }
     } catch {
@@ -98,7 +96,7 @@ export function decodeLog(topics: (string | null)[], data: Hex): z.input<typeof 
             const values = args as unknown as Record<string, unknown> | unknown[]
             return {
                 method_id: topic0.slice(2, 10),
-                method_call: signature(ev.name, ev.inputs),
+                method_call: signatureText(ev.name, ev.inputs),
                 parameters: ev.inputs.map((p, i) => ({
                     name: p.name ?? '',
                     type: p.type,
@@ -141,7 +139,7 @@ export function decodeRevertReason(data: Hex, abis: readonly (readonly unknown[]
             const values = decodeAbiParameters(error.inputs, `0x${data.slice(10)}`)
             return {
                 method_id: selector.slice(2),
-                method_call: signature(error.name, error.inputs),
+                method_call: signatureText(error.name, error.inputs),
                 parameters: error.inputs.map((p, i) => ({ name: p.name ?? '', type: p.type, value: displayValue(values[i]) })),
             }
         } catch {

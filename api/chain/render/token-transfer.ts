@@ -29,7 +29,7 @@ export function renderTokenTransfers(rows: readonly TokenTransferRow[], related:
             token: token ? renderToken(token) : null,
             type: minting && burning ? 'token_spawning' : minting ? 'token_minting' : burning ? 'token_burning' : 'token_transfer',
             timestamp: isoTimestamp(r.timestamp),
-            method: r.method_id ? calledMethod(r.method_id, r.verified_method) ?? r.method_id : null,
+            method: r.method_id ? calledMethod(r.method_id, r.verified_signature) ?? r.method_id : null,
             block_hash: r.block_hash,
             block_number: r.block_number,
             log_index: r.log_index,

@@ -40,7 +40,7 @@ export function renderTransaction(
     single?: {
         tokenTransfers: z.input<typeof TokenTransfer>[]
         overflow: boolean
-        /** the called contract's verified ABIs (a proxy's implementation's first), which decode the input before the ABIs known; `method` comes from the row's verified_method, as in lists */
+        /** the called contract's verified ABIs (a proxy's implementation's first), which decode the input before the ABIs known; `method` comes from the row's verified_signature, as in lists */
         inputAbis?: readonly (readonly unknown[])[]
         /** the verified ABIs of the contracts that may have raised a custom error, most likely first (queries/revert-reasons.ts) */
         revertAbis?: readonly (readonly unknown[])[]
@@ -53,7 +53,7 @@ export function renderTransaction(
     const input = hex(row.input) as Hex
     const decoded = decodeInput(input, single?.inputAbis)
     const selector = row.method_id
-    const method = selector ? calledMethod(selector, row.verified_method) ?? (to?.is_contract ? selector : null) : null
+    const method = selector ? calledMethod(selector, row.verified_signature) ?? (to?.is_contract ? selector : null) : null
     const types: string[] = []
     if (BigInt(row.value) > 0n) types.push('coin_transfer')
     if (row.to === null) types.push('contract_creation')

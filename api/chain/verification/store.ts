@@ -1,5 +1,5 @@
 import { Pool } from 'pg'
-import { functionNames } from '../../../common/evm/function-names'
+import { functionSignatures } from '../../../common/evm/function-signatures'
 import { declaredSpdx } from '../../../common/spdx'
 import { VERIFICATION_CHANNEL, VerificationNotification } from '../../../db/channels'
 import { MatchType } from './bytecode'
@@ -130,7 +130,7 @@ export class VerificationStore {
                 v.address, v.name, v.sourceName, v.compilerVersion, String(v.settings.evmVersion ?? 'default'),
                 optimizer.enabled ?? false, optimizer.enabled ? optimizer.runs ?? 200 : null,
                 JSON.stringify(v.sources), JSON.stringify(v.abi), v.constructorArgs ? `0x${v.constructorArgs}` : null,
-                v.match, JSON.stringify(v.settings), declaredSpdx(v.sources[v.sourceName]), JSON.stringify(functionNames(v.abi)),
+                v.match, JSON.stringify(v.settings), declaredSpdx(v.sources[v.sourceName]), JSON.stringify(functionSignatures(v.abi)),
             ]
         )
         return Number(rows[0].recorded) > 0

@@ -8,7 +8,7 @@ import { Client as PgClient } from 'pg'
 import { Abi, Address, createWalletClient, encodeAbiParameters, Hex, http, toFunctionSelector } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { WebSocket } from 'ws'
-import { functionNames } from '../../../common/evm/function-names'
+import { functionSignatures } from '../../../common/evm/function-signatures'
 import { waitFor } from '../../../common/processes'
 import { PROJECT_DIR } from '../../../db/migrate'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
@@ -485,15 +485,20 @@ describe('chain data API: contract verification', function () {
             })}`)).text()
             const [header, ...lines] = csv.trim().split(/\r?\n/).map((l) => l.split(','))
             const column = header.indexOf('MethodName')
+            const txlist = ((await (await fetch(`${api.explorerUrl}/api?module=account&action=txlist&address=${caller}`)).json()) as any).result as any[]
             return {
                 ...Object.fromEntries(Object.entries(lists).map(([route, items]) => [route, [direct, viaProxy].map((h) => items.find((i) => i.hash === h)?.method)])),
                 'CSV MethodName': [direct, viaProxy].map((h) => lines.find((l) => l[0] === h)?.[column]),
+                'Etherscan txlist functionName': [direct, viaProxy].map((h) => txlist.find((t) => t.hash === h)?.functionName),
             }
         }
+        // Etherscan's functionName is the signature with its parameters' names; unnamed, it is empty.
+        const signatureOf = (name: string) => (name === 'strike' ? 'strike(uint8 note)' : '')
         const everywhere = ([ownName, proxyName]: string[]) => ({
             '/transactions': [ownName, proxyName], '/main-page/transactions': [ownName, proxyName], '/blocks/{n}/transactions': [ownName, proxyName],
             '/addresses/{caller}/transactions': [ownName, proxyName], '/addresses/{proxy}/transactions': [undefined, proxyName],
             '/advanced-filters': [ownName, proxyName], 'CSV MethodName': [ownName, proxyName],
+            'Etherscan txlist functionName': [signatureOf(ownName), signatureOf(proxyName)],
         })
         expect(await shown()).to.deep.equal(everywhere([selector, selector]))
 
@@ -589,10 +594,10 @@ describe('chain data API: contract verification', function () {
         const stored = async () => (await db.query<{ id: string; abi: unknown[]; selectors: Record<string, string> }>('SELECT id, abi, selectors FROM verified_contract ORDER BY id')).rows
         const before = await stored()
         expect(before.find((r) => r.id === address.toLowerCase())?.selectors).to.deep.equal({
-            [toFunctionSelector('strike(uint8)')]: 'strike', [toFunctionSelector('struck()')]: 'struck',
+            [toFunctionSelector('strike(uint8)')]: 'strike(uint8 note)', [toFunctionSelector('struck()')]: 'struck()',
         })
         // Every row's, whoever verified it (the tests before, when they ran), as the writers' helper makes them.
-        for (const row of before) expect(row.selectors, row.id).to.deep.equal(functionNames(row.abi))
+        for (const row of before) expect(row.selectors, row.id).to.deep.equal(functionSignatures(row.abi))
 
         await migrateDownAndUp('1795436100000-VerifiedSelectors.js')
         expect(await stored()).to.deep.equal(before)
