@@ -12,8 +12,8 @@ import type { TronNode } from '../../devnet/tron/server'
 import { TronWeb } from 'tronweb'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, api, balanceOf, BridgeChains, bridgeEnv, BridgeProcess, createSwap, eventsOf, ExternalNetworks, fundVaults, send, startBridge,
-    startBridgeChains, startExternalNetworks, tempDir, vaultOf, waitForStatus,
+    account, api, balanceOf, BridgeChains, bridgeEnv, BridgeProcess, createSwap, eventsOf, ExternalNetworks, externalNetworksEnv, fundExternalVaults,
+    fundVaults, send, startBridge, startBridgeChains, startExternalNetworks, tempDir, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -49,13 +49,7 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
         dir = tempDir()
         bridge = await startBridge(networkEnv())
         await fundVaults(w, bridge)
-        // The SOLANA vault pays the fee of gathering each deposit; the BITCOIN vault keeps a float for network fees.
-        sol.ledger.fund(await vaultOf(bridge, 'SOLANA' as any), 10_000_000_000n)
-        btc.ledger.fund(await vaultOf(bridge, 'BITCOIN' as any), 10_000_000n)
-        // The TRON vault pays USDT payouts and their energy in TRX.
-        const tronVault = await vaultOf(bridge, 'TRON' as any)
-        tron.ledger.fundTrx(tronVault, 50_000_000_000n)
-        tron.ledger.fundUsdt(tronVault, 1_000_000_000_000n)
+        await fundExternalVaults(bridge, networks)
         pool = new Pool({ connectionString: databaseUrl, max: 2 })
     })
 
@@ -69,13 +63,7 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
     function networkEnv(overrides: Record<string, string> = {}): Record<string, string> {
         return {
             ...bridgeEnv(w, databaseUrl, dir),
-            BITCOIN_NETWORK: 'regtest',
-            BITCOIN_ESPLORA_URL: btc.url,
-            SOLANA_RPC_URL: sol.url,
-            TRON_API_URL: tron.url,
-            SIMPLESWAP_API_KEY: ss.apiKey,
-            SIMPLESWAP_API_URL: ss.baseUrl,
-            BRIDGE_PROVIDER_POLL_SECONDS: '1',
+            ...externalNetworksEnv(networks!, ss),
             ...overrides,
         }
     }

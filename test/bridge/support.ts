@@ -14,6 +14,7 @@ import { Anvil, DEV_MNEMONIC, startAnvil } from '../../devnet/anvil'
 import { addNativePool, BRIDGE_NETWORKS, fundVault, provisionBridgeChain, setIntervalMining } from '../../devnet/bridge-chains'
 import { deployNativeContracts, devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
+import { SimpleSwapServer } from '../../devnet/provider/server'
 import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
 import { startTronNode, TronNode } from '../../devnet/tron/server'
 import { BroadcastGate } from '../support/broadcast-gate'
@@ -279,6 +280,32 @@ export async function startExternalNetworks(): Promise<ExternalNetworks> {
             await Promise.allSettled([btc.close(), sol.close(), tron.close()])
         },
     }
+}
+
+/** The bridge's environment for the external networks' doubles and the SimpleSwap double, polled every second. */
+export function externalNetworksEnv(networks: ExternalNetworks, ss: SimpleSwapServer): Record<string, string> {
+    return {
+        BITCOIN_NETWORK: 'regtest',
+        BITCOIN_ESPLORA_URL: networks.btc.url,
+        SOLANA_RPC_URL: networks.sol.url,
+        TRON_API_URL: networks.tron.url,
+        SIMPLESWAP_API_KEY: ss.apiKey,
+        SIMPLESWAP_API_URL: ss.baseUrl,
+        BRIDGE_PROVIDER_POLL_SECONDS: '1',
+    }
+}
+
+/**
+ * Funds the bridge's vaults on the external networks: SOLANA pays the fee of gathering each
+ * deposit, BITCOIN keeps a float for network fees, TRON pays USDT payouts and their energy in TRX.
+ */
+export async function fundExternalVaults(bridge: BridgeProcess, networks: ExternalNetworks): Promise<void> {
+    const vault = (chain: string) => vaultOf(bridge, chain as ChainName)
+    networks.sol.ledger.fund(await vault('SOLANA'), 10_000_000_000n)
+    networks.btc.ledger.fund(await vault('BITCOIN'), 10_000_000n)
+    const tronVault = await vault('TRON')
+    networks.tron.ledger.fundTrx(tronVault, 50_000_000_000n)
+    networks.tron.ledger.fundUsdt(tronVault, 1_000_000_000_000n)
 }
 
 export function tempDir(): string {
