@@ -14,11 +14,12 @@ import { Anvil, DEV_MNEMONIC, startAnvil } from '../../devnet/anvil'
 import { addNativePool, BRIDGE_NETWORKS, fundVault, provisionBridgeChain, setIntervalMining } from '../../devnet/bridge-chains'
 import { deployNativeContracts, devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
-import { SimpleSwapServer } from '../../devnet/provider/server'
+import type { SimpleSwapServer } from '../../devnet/provider/server'
 import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
 import { startTronNode, TronNode } from '../../devnet/tron/server'
 import { BroadcastGate } from '../support/broadcast-gate'
 import { freePort } from '../support/ports'
+import { createTestDatabase } from '../support/postgres'
 import { stopAfterRun } from '../support/workers'
 
 /**
@@ -517,6 +518,49 @@ export async function startGates<N extends ChainName>(w: BridgeChains, names: N[
 /** The entries of the bridge's env that put the gates between it and their chains. */
 export function gateEnv(gates: Partial<Record<ChainName, BroadcastGate>>): Record<string, string> {
     return Object.fromEntries(Object.entries(gates).map(([name, gate]) => [RPC_VARIABLES[name as ChainName], gate!.url]))
+}
+
+/** The shared chains and a bridge whose ETHEREUM broadcasts pass a gate, on a database of its own. */
+export interface GatedBridge {
+    w: BridgeChains
+    bridge: BridgeProcess
+    /** In front of ETHEREUM's node. */
+    gate: BroadcastGate
+    /** On the bridge's database. */
+    pool: Pool
+    stop(): Promise<void>
+}
+
+/** Starts a GatedBridge with its vaults funded (DEFAULT_LEVELS). */
+export async function startGatedBridge(databaseName: string): Promise<GatedBridge> {
+    const databaseUrl = await createTestDatabase(databaseName)
+    const w = await startBridgeChains()
+    const dir = tempDir()
+    let gate: BroadcastGate | undefined
+    let bridge: BridgeProcess | undefined
+    const stop = async () => {
+        await bridge?.stop()
+        await gate?.stop()
+        await w.stop()
+        fs.rmSync(dir, { recursive: true, force: true })
+    }
+    try {
+        const gates = await startGates(w, ['ETHEREUM'])
+        gate = gates.ETHEREUM
+        bridge = await startBridge({ ...bridgeEnv(w, databaseUrl, dir), ...gateEnv(gates) })
+        await fundVaults(w, bridge)
+    } catch (err) {
+        await stop()
+        throw err
+    }
+    const pool = new Pool({ connectionString: databaseUrl, max: 2 })
+    return {
+        w, bridge, gate, pool,
+        async stop() {
+            await pool.end()
+            await stop()
+        },
+    }
 }
 
 /** A stored transaction of a swap, as the tests read it. */
