@@ -1,4 +1,3 @@
-import * as bitcoin from 'bitcoinjs-lib'
 import { expect } from 'chai'
 import { randomBytes } from 'crypto'
 import * as fs from 'fs'
@@ -13,10 +12,10 @@ import type { SolanaNode } from '../../devnet/solana/server'
 import type { TronNode } from '../../devnet/tron/server'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, balanceOf, BridgeChains, bridgeEnv, BridgeProcess, BroadcastGate, ChainName, createSwap, ExternalNetworks, externalNetworksEnv,
-    fundExternalVaults, fundVaults, gateEnv, giveTokens, holdStored, send, startBridge, startBridgeChains, startExternalNetworks, startGates,
-    storedAndTried as waitForStored, swapWithHeldPayout, tempDir, TestChain, transferAmounts, TxRow, txRows as storedTxs, UNFINISHED, vaultOf,
-    waitForStatus,
+    account, balanceOf, BridgeChains, bridgeEnv, BridgeProcess, BroadcastGate, btcBalance, ChainName, createSwap, ExternalNetworks,
+    externalNetworksEnv, fundExternalVaults, fundVaults, gateEnv, giveTokens, holdStored, regtestAddress, send, startBridge, startBridgeChains,
+    startExternalNetworks, startGates, storedAndTried as waitForStored, swapWithHeldPayout, tempDir, TestChain, transferAmounts, TxRow,
+    txRows as storedTxs, UNFINISHED, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -44,8 +43,6 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     let dir: string
     let databaseUrl: string
     let networks: ExternalNetworks | undefined
-    const regtestAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
-    const btcOf = (address: string) => btc.ledger.unspentOf(btc.ledger.scriptOf(address)).reduce((s, o) => s + o.value, 0n)
 
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_crash')
@@ -421,7 +418,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         expect((await txRows(swap.id, 'provider_deposit')).map((r) => [r.status, r.tx_hash])).to.deep.equal([['confirmed', row.tx_hash]])
         const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
         expect(btcPaymentsTo(user)).to.have.length(1)
-        expect(btcOf(user)).to.equal(locked)
+        expect(btcBalance(btc, user)).to.equal(locked)
     })
 
     // ---- Payouts on BITCOIN, TRON and SOLANA ---------------------------------------------------
@@ -442,7 +439,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
             const done = await waitForStatus(bridge, swap.id, ['completed'])
             const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
             expect(btcPaymentsTo(user).map((p) => p.txid)).to.deep.equal([row.tx_hash])
-            expect(btcOf(user)).to.equal(locked)
+            expect(btcBalance(btc, user)).to.equal(locked)
             expect(done.payout_tx_hash).to.equal(row.tx_hash)
             expect((await txRows(swap.id, 'payout')).map((r) => r.status)).to.deep.equal(['confirmed'])
         })

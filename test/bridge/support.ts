@@ -1,3 +1,4 @@
+import * as bitcoin from 'bitcoinjs-lib'
 import { randomBytes } from 'crypto'
 import * as fs from 'fs'
 import * as os from 'os'
@@ -281,6 +282,16 @@ export async function startExternalNetworks(): Promise<ExternalNetworks> {
             await Promise.allSettled([btc.close(), sol.close(), tron.close()])
         },
     }
+}
+
+/** A fresh P2WPKH address of the regtest chain, of no one's key. */
+export function regtestAddress(): string {
+    return bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
+}
+
+/** What the address holds unspent in the Esplora double's ledger, in satoshis. */
+export function btcBalance(btc: EsploraServer, address: string): bigint {
+    return btc.ledger.unspentOf(btc.ledger.scriptOf(address)).reduce((sum, o) => sum + o.value, 0n)
 }
 
 /** The bridge's environment for the external networks' doubles and the SimpleSwap double, polled every second. */
