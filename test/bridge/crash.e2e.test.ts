@@ -1,4 +1,3 @@
-import * as bitcoin from 'bitcoinjs-lib'
 import { expect } from 'chai'
 import { randomBytes } from 'crypto'
 import * as fs from 'fs'
@@ -13,9 +12,10 @@ import type { SolanaNode } from '../../devnet/solana/server'
 import type { TronNode } from '../../devnet/tron/server'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, balanceOf, BridgeChains, bridgeEnv, BridgeProcess, BroadcastGate, ChainName, createSwap, ExternalNetworks, fundVaults, gateEnv,
-    giveTokens, holdStored, send, startBridge, startBridgeChains, startExternalNetworks, startGates, storedAndTried as waitForStored,
-    swapWithHeldPayout, tempDir, TestChain, transferAmounts, TxRow, txRows as storedTxs, UNFINISHED, vaultOf, waitForStatus,
+    account, balanceOf, BridgeChains, bridgeEnv, BridgeProcess, BroadcastGate, btcBalance, ChainName, createSwap, ExternalNetworks,
+    externalNetworksEnv, fundExternalVaults, fundVaults, gateEnv, giveTokens, holdStored, regtestAddress, send, startBridge, startBridgeChains,
+    startExternalNetworks, startGates, storedAndTried as waitForStored, swapWithHeldPayout, tempDir, TestChain, transferAmounts, TxRow,
+    txRows as storedTxs, UNFINISHED, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -43,8 +43,6 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     let dir: string
     let databaseUrl: string
     let networks: ExternalNetworks | undefined
-    const regtestAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
-    const btcOf = (address: string) => btc.ledger.unspentOf(btc.ledger.scriptOf(address)).reduce((s, o) => s + o.value, 0n)
 
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_crash')
@@ -55,11 +53,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         dir = tempDir()
         bridge = await startBridge(env())
         await fundVaults(w, bridge)
-        sol.ledger.fund(await vaultOf(bridge, 'SOLANA' as any), 10_000_000_000n)
-        btc.ledger.fund(await vaultOf(bridge, 'BITCOIN' as any), 10_000_000n)
-        const tronVault = await vaultOf(bridge, 'TRON' as any)
-        tron.ledger.fundTrx(tronVault, 50_000_000_000n)
-        tron.ledger.fundUsdt(tronVault, 1_000_000_000_000n)
+        await fundExternalVaults(bridge, networks)
         pool = new Pool({ connectionString: databaseUrl, max: 3 })
     })
 
@@ -81,8 +75,8 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
     type Mode = (typeof MODES)[number]
     const modeText = (mode: Mode) => (mode === 'held' ? 'its broadcast refused' : 'its broadcast through but the answer lost')
 
-    afterEach(async function () {
-        // Whatever a case left held is released, and a bridge killed by a case that then failed is replaced.
+    /** Lets every broadcast through again, on the anvils' gates and the doubles. */
+    function releaseAll(): void {
         for (const gate of Object.values(gates)) {
             gate.blocked = false
             gate.swallow = false
@@ -94,6 +88,11 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         sol.swallowSends = false
         tron.refuseBroadcasts = false
         tron.swallowBroadcasts = false
+    }
+
+    afterEach(async function () {
+        // Whatever a case left held is released, and a bridge killed by a case that then failed is replaced.
+        releaseAll()
         if (bridge.process.child.exitCode !== null || bridge.process.child.signalCode !== null) bridge = await startBridge(env())
     })
 
@@ -101,13 +100,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         return {
             ...bridgeEnv(w, databaseUrl, dir),
             ...gateEnv(gates),
-            BITCOIN_NETWORK: 'regtest',
-            BITCOIN_ESPLORA_URL: btc.url,
-            SOLANA_RPC_URL: sol.url,
-            TRON_API_URL: tron.url,
-            SIMPLESWAP_API_KEY: ss.apiKey,
-            SIMPLESWAP_API_URL: ss.baseUrl,
-            BRIDGE_PROVIDER_POLL_SECONDS: '1',
+            ...externalNetworksEnv(networks!, ss),
             BRIDGE_REFUND_RETRY_SECONDS: '2',
         }
     }
@@ -135,8 +128,19 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         expect(await bridge.process.exited).to.equal('SIGKILL')
     }
 
-    async function restart(): Promise<void> {
+    /** The bridge SIGKILLed inside the step, the held broadcast let through, the bridge started again on the same database and data. */
+    async function killReleaseAndRestart(): Promise<void> {
+        await kill()
+        releaseAll()
         bridge = await startBridge(env())
+    }
+
+    /** The swap once its refund is no longer pending. */
+    async function refundSettled(swapId: string): Promise<any> {
+        return waitFor('the refund', async () => {
+            const s = await swapRow(swapId)
+            return s.refund_status !== 'pending' ? s : undefined
+        }, 120_000, 250)
     }
 
     /** Whether a transaction is mined on the chain. */
@@ -174,10 +178,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         const held = await storedAndTried(swap.id, 'gather', async (row) =>
             mode === 'held' ? gate.refused.includes(row.raw) : gate.swallowed.includes(row.raw) && (await landed(polygon, row.tx_hash)))
         if (mode === 'held') await polygon.client.getTransaction({ hash: held.tx_hash as Hash }).then(() => expect.fail('the sweep must not have reached the node'), () => undefined)
-        await kill()
-        gate.blocked = false
-        gate.swallow = false
-        await restart()
+        await killReleaseAndRestart()
 
         const done = await waitForStatus(bridge, swap.id, ['completed'])
         // The deposit address sent one transaction ever: the sweep, the stored bytes.
@@ -207,9 +208,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         await send(eth, 4, swap.deposit_address, parseUnits('20', 6), eth.tokens.USDT)
         const held = await storedAndTried(swap.id, 'gather_gas', (row) => gate.refused.includes(row.raw))
         expect(await balanceOf(eth, swap.deposit_address)).to.equal(0n)
-        await kill()
-        gate.blocked = false
-        await restart()
+        await killReleaseAndRestart()
 
         await waitForStatus(bridge, swap.id, ['completed'])
         const topUps = await coinTransfers(eth, ethVault, swap.deposit_address, start)
@@ -237,10 +236,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         const row = await storedAndTried(swap.id, 'gather_gas', (r) => gate.swallowed.includes(r.raw))
         await eth.client.waitForTransactionReceipt({ hash: row.tx_hash as Hash, pollingInterval: 100 })
         await expectUnfinished(swap.id, 'gather_gas')
-        await kill()
-        gate.blocked = false
-        gate.swallow = false
-        await restart()
+        await killReleaseAndRestart()
 
         await waitForStatus(bridge, swap.id, ['completed'])
         expect((await coinTransfers(eth, ethVault, swap.deposit_address, start)).map((t) => t.hash)).to.deep.equal([row.tx_hash])
@@ -269,10 +265,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         const held = await storedAndTried(swap.id, 'pool_swap', async (row) =>
             mode === 'held' ? gate.refused.includes(row.raw) : gate.swallowed.includes(row.raw) && (await landed(bsc, row.tx_hash)))
         expect((await swapRow(swap.id)).status).to.equal('vault_locking')
-        await kill()
-        gate.blocked = false
-        gate.swallow = false
-        await restart()
+        await killReleaseAndRestart()
 
         const done = await waitForStatus(bridge, swap.id, ['completed'])
         // The vault sold the gathered 97.5 USDT into the pair once.
@@ -302,10 +295,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         const receipt = await polygon.client.waitForTransactionReceipt({ hash: row.tx_hash as Hash, pollingInterval: 100 })
         expect(receipt.status).to.equal('success')
         await expectUnfinished(swap.id, 'payout')
-        await kill()
-        gate.blocked = false
-        gate.swallow = false
-        await restart()
+        await killReleaseAndRestart()
 
         const done = await waitForStatus(bridge, swap.id, ['completed'])
         const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
@@ -321,9 +311,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         const ethVault = await vaultOf(bridge, 'ETHEREUM')
         const gate = gates.ETHEREUM
         const { swap, payout: row } = await swapWithHeldPayout(w, bridge, pool, gate, receiver)
-        await kill()
-        gate.blocked = false
-        await restart()
+        await killReleaseAndRestart()
 
         const done = await waitForStatus(bridge, swap.id, ['completed'])
         expect(done.payout_tx_hash).to.equal(row.tx_hash)
@@ -345,14 +333,9 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         await send(polygon, 7, swap.deposit_address, parseUnits('1', 18))
         const row = await storedAndTried(swap.id, 'refund', (r) => gate.refused.includes(r.raw))
         expect((await swapRow(swap.id)).status).to.equal('failed')
-        await kill()
-        gate.blocked = false
-        await restart()
+        await killReleaseAndRestart()
 
-        const refunded = await waitFor('the refund', async () => {
-            const s = await swapRow(swap.id)
-            return s.refund_status !== 'pending' ? s : undefined
-        }, 120_000, 250)
+        const refunded = await refundSettled(swap.id)
         expect(refunded.refund_status).to.equal('sent')
         const refunds = await coinTransfers(polygon, polygonVault, refundTo, start)
         expect(refunds.map((r) => r.hash)).to.deep.equal([row.tx_hash])
@@ -377,15 +360,9 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         const row = await storedAndTried(swap.id, 'refund', (r) => gate.swallowed.includes(r.raw))
         await polygon.client.waitForTransactionReceipt({ hash: row.tx_hash as Hash, pollingInterval: 100 })
         await expectUnfinished(swap.id, 'refund')
-        await kill()
-        gate.blocked = false
-        gate.swallow = false
-        await restart()
+        await killReleaseAndRestart()
 
-        const refunded = await waitFor('the refund', async () => {
-            const s = await swapRow(swap.id)
-            return s.refund_status !== 'pending' ? s : undefined
-        }, 120_000, 250)
+        const refunded = await refundSettled(swap.id)
         expect(refunded.refund_status).to.equal('sent')
         const refunds = await coinTransfers(polygon, polygonVault, refundTo, start)
         expect(refunds.map((r) => r.hash)).to.deep.equal([row.tx_hash])
@@ -432,10 +409,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         const row = await storedAndTried(swap.id, 'provider_deposit', async (r) =>
             mode === 'held' ? gate!.refused.includes(r.raw) : gate!.swallowed.includes(r.raw) && (await landed(bsc, r.tx_hash)))
         if (mode === 'held') expect(await balanceOf(bsc, providerEvm, bsc.tokens.USDT)).to.equal(0n)
-        await kill()
-        gate!.blocked = false
-        gate!.swallow = false
-        await restart()
+        await killReleaseAndRestart()
 
         await waitFor('our BSC vault to pay the exchange', async () => (await balanceOf(bsc, providerEvm, bsc.tokens.USDT)) > 0n, 60_000, 200)
         providerPays(leg, exchange.id)
@@ -444,7 +418,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
         expect((await txRows(swap.id, 'provider_deposit')).map((r) => [r.status, r.tx_hash])).to.deep.equal([['confirmed', row.tx_hash]])
         const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
         expect(btcPaymentsTo(user)).to.have.length(1)
-        expect(btcOf(user)).to.equal(locked)
+        expect(btcBalance(btc, user)).to.equal(locked)
     })
 
     // ---- Payouts on BITCOIN, TRON and SOLANA ---------------------------------------------------
@@ -460,15 +434,12 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
             const row = await storedAndTried(swap.id, 'payout', (r) => (mode === 'held' ? btc.heldBroadcasts.length > heldFrom : inLedger(r.tx_hash)))
             if (mode === 'held') expect(btcPaymentsTo(user)).to.have.length(0)
             await expectUnfinished(swap.id, 'payout')
-            await kill()
-            btc.holdBroadcasts = false
-            btc.swallowBroadcasts = false
-            await restart()
+            await killReleaseAndRestart()
 
             const done = await waitForStatus(bridge, swap.id, ['completed'])
             const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
             expect(btcPaymentsTo(user).map((p) => p.txid)).to.deep.equal([row.tx_hash])
-            expect(btcOf(user)).to.equal(locked)
+            expect(btcBalance(btc, user)).to.equal(locked)
             expect(done.payout_tx_hash).to.equal(row.tx_hash)
             expect((await txRows(swap.id, 'payout')).map((r) => r.status)).to.deep.equal(['confirmed'])
         })
@@ -491,10 +462,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
             )
             if (mode === 'held') expect(tron.ledger.usdtBalance(user)).to.equal(0n)
             await expectUnfinished(swap.id, 'payout')
-            await kill()
-            tron.refuseBroadcasts = false
-            tron.swallowBroadcasts = false
-            await restart()
+            await killReleaseAndRestart()
 
             const done = await waitForStatus(bridge, swap.id, ['completed'])
             const locked = BigInt((await swapRow(swap.id)).locked_target_amount)
@@ -524,10 +492,7 @@ describe('bridge: SIGKILL inside each sending step, restart, exactly one transfe
             const row = await storedAndTried(swap.id, 'payout', (r) => (mode === 'held' ? sol.heldSends.length > heldFrom : sol.ledger.landed.has(r.tx_hash)))
             if (mode === 'held') expect(sol.ledger.balance(user, 'processed')).to.equal(0)
             await expectUnfinished(swap.id, 'payout')
-            await kill()
-            sol.holdSends = false
-            sol.swallowSends = false
-            await restart()
+            await killReleaseAndRestart()
 
             const done = await waitForStatus(bridge, swap.id, ['completed'])
             const locked = BigInt((await swapRow(swap.id)).locked_target_amount)

@@ -1,6 +1,4 @@
-import * as bitcoin from 'bitcoinjs-lib'
 import { expect } from 'chai'
-import { randomBytes } from 'crypto'
 import * as fs from 'fs'
 import { Address, encodeFunctionData, erc20Abi, Hash, parseUnits, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -9,8 +7,8 @@ import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
 import { SimpleSwapServer } from '../../devnet/provider/server'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, api, balanceOf, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, giveTokens, send, startBridge,
-    startBridgeChains, tempDir, TestChain, transferAmounts, vaultOf, waitForStatus,
+    account, api, balanceOf, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, giveTokens, regtestAddress, send,
+    startBridge, startBridgeChains, tempDir, TestChain, transferAmounts, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -27,7 +25,6 @@ describe('bridge: extra deposits to one swap address, before and after the gathe
     let bridge: BridgeProcess
     let dir: string
 
-    const regtestAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
     const outputsOf = (address: string) => btc.ledger.unspentOf(btc.ledger.scriptOf(address))
 
     before(async function () {

@@ -1,12 +1,10 @@
 import { expect } from 'chai'
-import * as fs from 'fs'
 import { Pool } from 'pg'
 import { Hash, parseGwei, parseTransaction, toHex } from 'viem'
 import { waitFor } from '../../common/processes'
-import { createTestDatabase } from '../support/postgres'
 import {
-    account, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, fundVaults, gateEnv, startBridge, startBridgeChains, startGates, swapWithHeldPayout, tempDir,
-    transferAmounts, txRows, vaultOf, waitForStatus,
+    account, BridgeChains, BridgeProcess, BroadcastGate, GatedBridge, startGatedBridge, swapWithHeldPayout, transferAmounts, txRows, vaultOf,
+    waitForStatus,
 } from './support'
 
 /**
@@ -21,30 +19,20 @@ describe('bridge: a payout priced out by the base fee is replaced at its nonce, 
     let bridge: BridgeProcess
     let gate: BroadcastGate
     let pool: Pool
-    let dir: string
+    let started: GatedBridge
     let baseFeeTicker: NodeJS.Timeout | undefined
 
     /** Far above the payout's fee cap (the fees of a zero base fee), far below BRIDGE_MAX_FEE_GWEI's default. */
     const HIGH_BASE_FEE = parseGwei('50')
 
     before(async function () {
-        const databaseUrl = await createTestDatabase('bridge_fee_bump')
-        w = await startBridgeChains()
-        const gates = await startGates(w, ['ETHEREUM'])
-        gate = gates.ETHEREUM
-        dir = tempDir()
-        bridge = await startBridge({ ...bridgeEnv(w, databaseUrl, dir), ...gateEnv(gates) })
-        await fundVaults(w, bridge)
-        pool = new Pool({ connectionString: databaseUrl, max: 2 })
+        started = await startGatedBridge('bridge_fee_bump')
+        ;({ w, bridge, gate, pool } = started)
     })
 
     after(async function () {
         clearInterval(baseFeeTicker)
-        await pool?.end()
-        await bridge?.stop()
-        await gate?.stop()
-        await w?.stop()
-        if (dir) fs.rmSync(dir, { recursive: true, force: true })
+        await started?.stop()
     })
 
     it('held until the base fee passed its fee cap: one replacement at the same nonce lands, the original is dead, one transfer', async function () {

@@ -1,12 +1,10 @@
 import { expect } from 'chai'
-import * as fs from 'fs'
 import { Pool } from 'pg'
 import { Address } from 'viem'
 import { waitFor } from '../../common/processes'
-import { createTestDatabase } from '../support/postgres'
 import {
-    account, api, BroadcastGate, BridgeChains, BridgeProcess, bridgeEnv, createSwap, eventsOf, fundVaults, gateEnv, giveTokens, parseUnits, send, startBridge,
-    startBridgeChains, startGates, tempDir, transferAmounts, txRows, vaultOf, waitForStatus,
+    account, api, BridgeChains, BridgeProcess, BroadcastGate, createSwap, eventsOf, GatedBridge, giveTokens, parseUnits, send, startGatedBridge,
+    transferAmounts, txRows, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -22,28 +20,18 @@ describe('bridge: the ledger guard holds a vault that sent transactions the ledg
     let bridge: BridgeProcess
     let gate: BroadcastGate
     let pool: Pool
-    let dir: string
+    let started: GatedBridge
     let ethVault: Address
     let user = 30
 
     before(async function () {
-        const databaseUrl = await createTestDatabase('bridge_ledger_guard')
-        w = await startBridgeChains()
-        const gates = await startGates(w, ['ETHEREUM'])
-        gate = gates.ETHEREUM
-        dir = tempDir()
-        bridge = await startBridge({ ...bridgeEnv(w, databaseUrl, dir), ...gateEnv(gates) })
-        await fundVaults(w, bridge)
-        pool = new Pool({ connectionString: databaseUrl, max: 2 })
+        started = await startGatedBridge('bridge_ledger_guard')
+        ;({ w, bridge, gate, pool } = started)
         ethVault = await vaultOf(bridge, 'ETHEREUM')
     })
 
     after(async function () {
-        await pool?.end()
-        await bridge?.stop()
-        await gate?.stop()
-        await w?.stop()
-        if (dir) fs.rmSync(dir, { recursive: true, force: true })
+        await started?.stop()
     })
 
     /** A swap of 12 STABLE on the native chain to USDT on `target`, deposited; its receiver. */

@@ -1,4 +1,3 @@
-import * as bitcoin from 'bitcoinjs-lib'
 import { expect } from 'chai'
 import { randomBytes } from 'crypto'
 import * as fs from 'fs'
@@ -12,8 +11,8 @@ import type { TronNode } from '../../devnet/tron/server'
 import { TronWeb } from 'tronweb'
 import { createTestDatabase } from '../support/postgres'
 import {
-    account, api, balanceOf, BridgeChains, bridgeEnv, BridgeProcess, createSwap, eventsOf, ExternalNetworks, fundVaults, send, startBridge,
-    startBridgeChains, startExternalNetworks, tempDir, vaultOf, waitForStatus,
+    account, api, balanceOf, BridgeChains, bridgeEnv, BridgeProcess, btcBalance, createSwap, eventsOf, ExternalNetworks, externalNetworksEnv,
+    fundExternalVaults, fundVaults, regtestAddress, send, startBridge, startBridgeChains, startExternalNetworks, tempDir, vaultOf, waitForStatus,
 } from './support'
 
 /**
@@ -37,8 +36,6 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
     let dir: string
     let databaseUrl: string
     let networks: ExternalNetworks | undefined
-    const regtestAddress = () => bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
-    const btcOf = (address: string) => btc.ledger.unspentOf(btc.ledger.scriptOf(address)).reduce((s, o) => s + o.value, 0n)
 
     before(async function () {
         databaseUrl = await createTestDatabase('bridge_networks')
@@ -49,13 +46,7 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
         dir = tempDir()
         bridge = await startBridge(networkEnv())
         await fundVaults(w, bridge)
-        // The SOLANA vault pays the fee of gathering each deposit; the BITCOIN vault keeps a float for network fees.
-        sol.ledger.fund(await vaultOf(bridge, 'SOLANA' as any), 10_000_000_000n)
-        btc.ledger.fund(await vaultOf(bridge, 'BITCOIN' as any), 10_000_000n)
-        // The TRON vault pays USDT payouts and their energy in TRX.
-        const tronVault = await vaultOf(bridge, 'TRON' as any)
-        tron.ledger.fundTrx(tronVault, 50_000_000_000n)
-        tron.ledger.fundUsdt(tronVault, 1_000_000_000_000n)
+        await fundExternalVaults(bridge, networks)
         pool = new Pool({ connectionString: databaseUrl, max: 2 })
     })
 
@@ -69,13 +60,7 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
     function networkEnv(overrides: Record<string, string> = {}): Record<string, string> {
         return {
             ...bridgeEnv(w, databaseUrl, dir),
-            BITCOIN_NETWORK: 'regtest',
-            BITCOIN_ESPLORA_URL: btc.url,
-            SOLANA_RPC_URL: sol.url,
-            TRON_API_URL: tron.url,
-            SIMPLESWAP_API_KEY: ss.apiKey,
-            SIMPLESWAP_API_URL: ss.baseUrl,
-            BRIDGE_PROVIDER_POLL_SECONDS: '1',
+            ...externalNetworksEnv(networks!, ss),
             ...overrides,
         }
     }
@@ -101,7 +86,7 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
         expect(exchange.userRefundAddress).to.equal(await vaultOf(bridge, 'BITCOIN' as any))
         expect(exchange.addressFrom).to.equal(providerBtc)
         // Our BITCOIN vault sends exactly the leg's input to the exchange's deposit address.
-        await waitFor('our vault to pay the exchange', async () => btcOf(providerBtc) === BigInt(leg.amount_in), 60_000, 200)
+        await waitFor('our vault to pay the exchange', async () => btcBalance(btc, providerBtc) === BigInt(leg.amount_in), 60_000, 200)
         return { swap, user, refundAddress, exchange, leg }
     }
 
@@ -164,7 +149,7 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
         const { rows: locked } = await pool.query('SELECT locked_target_amount FROM bridge_swap WHERE id = $1', [swap.swap_id])
         // 97.5 USDT at the provider's 0.0000109 BTC per USDT: 0.00106275 BTC, paid whole to the user.
         expect(BigInt(locked[0].locked_target_amount)).to.equal(106_275n)
-        expect(btcOf(user)).to.equal(106_275n)
+        expect(btcBalance(btc, user)).to.equal(106_275n)
         expect(done.payout_tx_hash).to.match(/^[0-9a-f]{64}$/)
     })
 
@@ -180,7 +165,7 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
         expect(events).to.include.members(['simpleswap_waiting', 'simpleswap_refunded', 'swap_failed', 'refund_sent'])
         const { rows } = await pool.query('SELECT gathered_amount, refund_amount FROM bridge_swap WHERE id = $1', [swap.swap_id])
         expect(BigInt(rows[0].refund_amount)).to.equal(BigInt(rows[0].gathered_amount))
-        expect(btcOf(refundAddress)).to.equal(BigInt(rows[0].refund_amount))
+        expect(btcBalance(btc, refundAddress)).to.equal(BigInt(rows[0].refund_amount))
     })
 
     it('a provider that fails the exchange after our deposit reached it ends the swap failed, its refund held for an operator', async function () {
@@ -191,7 +176,7 @@ describe('bridge: BITCOIN, TRON, SOLANA and the external provider leg, end to en
         const { rows } = await pool.query('SELECT refund_status, refund_error FROM bridge_swap WHERE id = $1', [swap.swap_id])
         // The BTC is at the provider, not in our vault: nothing is paid from the vault's own stock.
         expect(rows[0]).to.deep.equal({ refund_status: 'failed', refund_error: 'the external swap provider holds the deposit; an operator must claim its refund' })
-        expect(btcOf(refundAddress)).to.equal(0n)
+        expect(btcBalance(btc, refundAddress)).to.equal(0n)
     })
 
     it('SOL → STABLE: a deposit seen at the finalized commitment, gathered to zero, STABLE paid from the native vault', async function () {

@@ -1,3 +1,4 @@
+import * as bitcoin from 'bitcoinjs-lib'
 import { randomBytes } from 'crypto'
 import * as fs from 'fs'
 import * as os from 'os'
@@ -14,10 +15,12 @@ import { Anvil, DEV_MNEMONIC, startAnvil } from '../../devnet/anvil'
 import { addNativePool, BRIDGE_NETWORKS, fundVault, provisionBridgeChain, setIntervalMining } from '../../devnet/bridge-chains'
 import { deployNativeContracts, devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import { EsploraServer, startEsploraServer } from '../../devnet/bitcoin/esplora'
+import type { SimpleSwapServer } from '../../devnet/provider/server'
 import { SolanaNode, startSolanaNode } from '../../devnet/solana/server'
 import { startTronNode, TronNode } from '../../devnet/tron/server'
 import { BroadcastGate } from '../support/broadcast-gate'
 import { freePort } from '../support/ports'
+import { createTestDatabase } from '../support/postgres'
 import { stopAfterRun } from '../support/workers'
 
 /**
@@ -281,6 +284,42 @@ export async function startExternalNetworks(): Promise<ExternalNetworks> {
     }
 }
 
+/** A fresh P2WPKH address of the regtest chain, of no one's key. */
+export function regtestAddress(): string {
+    return bitcoin.payments.p2wpkh({ hash: randomBytes(20), network: bitcoin.networks.regtest }).address!
+}
+
+/** What the address holds unspent in the Esplora double's ledger, in satoshis. */
+export function btcBalance(btc: EsploraServer, address: string): bigint {
+    return btc.ledger.unspentOf(btc.ledger.scriptOf(address)).reduce((sum, o) => sum + o.value, 0n)
+}
+
+/** The bridge's environment for the external networks' doubles and the SimpleSwap double, polled every second. */
+export function externalNetworksEnv(networks: ExternalNetworks, ss: SimpleSwapServer): Record<string, string> {
+    return {
+        BITCOIN_NETWORK: 'regtest',
+        BITCOIN_ESPLORA_URL: networks.btc.url,
+        SOLANA_RPC_URL: networks.sol.url,
+        TRON_API_URL: networks.tron.url,
+        SIMPLESWAP_API_KEY: ss.apiKey,
+        SIMPLESWAP_API_URL: ss.baseUrl,
+        BRIDGE_PROVIDER_POLL_SECONDS: '1',
+    }
+}
+
+/**
+ * Funds the bridge's vaults on the external networks: SOLANA pays the fee of gathering each
+ * deposit, BITCOIN keeps a float for network fees, TRON pays USDT payouts and their energy in TRX.
+ */
+export async function fundExternalVaults(bridge: BridgeProcess, networks: ExternalNetworks): Promise<void> {
+    const vault = (chain: string) => vaultOf(bridge, chain as ChainName)
+    networks.sol.ledger.fund(await vault('SOLANA'), 10_000_000_000n)
+    networks.btc.ledger.fund(await vault('BITCOIN'), 10_000_000n)
+    const tronVault = await vault('TRON')
+    networks.tron.ledger.fundTrx(tronVault, 50_000_000_000n)
+    networks.tron.ledger.fundUsdt(tronVault, 1_000_000_000_000n)
+}
+
 export function tempDir(): string {
     return fs.mkdtempSync(path.join(os.tmpdir(), 'bridge-test-'))
 }
@@ -490,6 +529,49 @@ export async function startGates<N extends ChainName>(w: BridgeChains, names: N[
 /** The entries of the bridge's env that put the gates between it and their chains. */
 export function gateEnv(gates: Partial<Record<ChainName, BroadcastGate>>): Record<string, string> {
     return Object.fromEntries(Object.entries(gates).map(([name, gate]) => [RPC_VARIABLES[name as ChainName], gate!.url]))
+}
+
+/** The shared chains and a bridge whose ETHEREUM broadcasts pass a gate, on a database of its own. */
+export interface GatedBridge {
+    w: BridgeChains
+    bridge: BridgeProcess
+    /** In front of ETHEREUM's node. */
+    gate: BroadcastGate
+    /** On the bridge's database. */
+    pool: Pool
+    stop(): Promise<void>
+}
+
+/** Starts a GatedBridge with its vaults funded (DEFAULT_LEVELS). */
+export async function startGatedBridge(databaseName: string): Promise<GatedBridge> {
+    const databaseUrl = await createTestDatabase(databaseName)
+    const w = await startBridgeChains()
+    const dir = tempDir()
+    let gate: BroadcastGate | undefined
+    let bridge: BridgeProcess | undefined
+    const stop = async () => {
+        await bridge?.stop()
+        await gate?.stop()
+        await w.stop()
+        fs.rmSync(dir, { recursive: true, force: true })
+    }
+    try {
+        const gates = await startGates(w, ['ETHEREUM'])
+        gate = gates.ETHEREUM
+        bridge = await startBridge({ ...bridgeEnv(w, databaseUrl, dir), ...gateEnv(gates) })
+        await fundVaults(w, bridge)
+    } catch (err) {
+        await stop()
+        throw err
+    }
+    const pool = new Pool({ connectionString: databaseUrl, max: 2 })
+    return {
+        w, bridge, gate, pool,
+        async stop() {
+            await pool.end()
+            await stop()
+        },
+    }
 }
 
 /** A stored transaction of a swap, as the tests read it. */

@@ -9,12 +9,11 @@ import { Loopback } from '../../devnet/loopback'
 import { startMetadataServer } from '../../devnet/metadata-server'
 import { seedZoo, Zoo } from '../../devnet/zoo'
 import * as S from '../api/chain/shapes'
-import { ApiProcess, getShaped, startApi } from '../support/api'
-import { CHAIN_ID, headHash, startTestChain, TestChain } from '../support/chain'
+import { getShaped } from '../support/api'
+import { CHAIN_ID } from '../support/chain'
 import { expectDatabaseMatchesChain } from '../support/consistency'
-import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
+import { IndexedChain, startIndexedChain } from '../support/indexed-chain'
 import { repoPath } from '../support/paths'
-import { createTestDatabase } from '../support/postgres'
 
 /**
  * The devnet zoo (docs/devnet.md#the-zoo) seeded on an anvil with the devnet's hardfork, indexed by
@@ -26,34 +25,31 @@ const E18 = 10n ** 18n
 
 describe('devnet zoo: seeded, indexed and shown by the chain API', function () {
     this.timeout(300_000)
-    let chain: TestChain
+    let chain: IndexedChain
     let metadata: Loopback
     let zoo: Zoo
-    let databaseUrl: string
-    let indexer: IndexerProcess
-    let api: ApiProcess
 
-    const get = <T extends z.ZodTypeAny>(path: string, schema: T) => getShaped(api, path, schema)
+    const get = <T extends z.ZodTypeAny>(path: string, schema: T) => getShaped(chain.api, path, schema)
     const transaction = (hash: Hash) => get(`/transactions/${hash}`, S.TransactionSingle)
     const address = (hash: Address) => get(`/addresses/${hash}`, S.Address)
     const ContractPage = S.SmartContractVerified.or(S.SmartContractUnverified)
 
     before(async () => {
-        chain = await startTestChain({ hardfork: DEVNET_HARDFORK })
         metadata = await startMetadataServer()
-        zoo = await seedZoo({ rpcUrl: chain.url, chainId: CHAIN_ID, metadataUrl: metadata.url, setCode: DEVNET_HARDFORK === 'prague' })
-        databaseUrl = await createTestDatabase('zoo')
-        // As npm start does: the metadata server is on loopback, which the fetcher refuses unless named.
-        indexer = startIndexer({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts, env: { NFT_METADATA_ALLOW_HOSTS: new URL(metadata.url).host } })
-        await waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer)
-        api = await startApi({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
+        chain = await startIndexedChain({
+            name: 'zoo',
+            chain: { hardfork: DEVNET_HARDFORK },
+            seed: async ({ url }) => {
+                zoo = await seedZoo({ rpcUrl: url, chainId: CHAIN_ID, metadataUrl: metadata.url, setCode: DEVNET_HARDFORK === 'prague' })
+            },
+            // As npm start does: the metadata server is on loopback, which the fetcher refuses unless named.
+            indexerEnv: { NFT_METADATA_ALLOW_HOSTS: new URL(metadata.url).host },
+        })
     })
 
     after(async () => {
-        await api?.stop()
-        await indexer?.stop()
-        await metadata?.close()
         await chain?.stop()
+        await metadata?.close()
     })
 
     it('shows each proxy kind with its proxy_type and implementation, the EIP-1967 proxy after its upgrade', async () => {
@@ -200,8 +196,8 @@ describe('devnet zoo: seeded, indexed and shown by the chain API', function () {
     })
 
     it('holds what the node holds (the consistency check the sync and reorg suites run)', async () => {
-        await waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer)
-        await expectDatabaseMatchesChain(databaseUrl, chain.url)
+        await chain.indexed()
+        await expectDatabaseMatchesChain(chain.databaseUrl, chain.url)
     })
 })
 

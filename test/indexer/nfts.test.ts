@@ -1,5 +1,4 @@
 import { expect } from 'chai'
-import { Client } from 'pg'
 import { Address, createWalletClient, getAddress, Hash, http, zeroAddress } from 'viem'
 import { z } from 'zod'
 import { mnemonicToAccount } from 'viem/accounts'
@@ -8,12 +7,10 @@ import { waitFor } from '../../common/processes'
 import { DEV_MNEMONIC } from '../../devnet/anvil'
 import { deployContract, devnetChain, ZERO_FEES } from '../../devnet/deploy'
 import * as S from '../api/chain/shapes'
-import { ApiProcess, startApi } from '../support/api'
-import { CHAIN_ID, headHash, startTestChain, TestChain } from '../support/chain'
+import { CHAIN_ID } from '../support/chain'
 import { expectNftsMatchNode } from '../support/consistency'
-import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
+import { IndexedChain, startIndexedChain } from '../support/indexed-chain'
 import { repoPath } from '../support/paths'
-import { createTestDatabase } from '../support/postgres'
 
 /**
  * NFT ownership (docs/indexer.md#nfts) against TestErc721 and TestErc1155: each standard told
@@ -25,11 +22,7 @@ import { createTestDatabase } from '../support/postgres'
  */
 describe('indexer and chain API: NFT ownership and ERC-1155 balances', function () {
     this.timeout(300_000)
-    let chain: TestChain
-    let databaseUrl: string
-    let indexer: IndexerProcess
-    let db: Client
-    let api: ApiProcess
+    let chain: IndexedChain
     let mintBatch: Hash
     let single1155: Hash
     const alice = mnemonicToAccount(DEV_MNEMONIC)
@@ -48,27 +41,21 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
         expect(receipt.status, `${functionName} on ${address}`).to.equal('success')
         return hash
     }
-    const indexed = async () => waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer)
+    const indexed = () => chain.indexed()
     const head = async () => Number(await chain.client.getBlockNumber({ cacheTime: 0 }))
-    const owners = async () => Object.fromEntries((await db.query(
+    const owners = async () => Object.fromEntries((await chain.db.query(
         'SELECT token_id::text, owner FROM token_instance WHERE token = $1 ORDER BY token_id', [lower(nft)])).rows.map((r) => [r.token_id, r.owner]))
-    const balances = async () => Object.fromEntries((await db.query(
+    const balances = async () => Object.fromEntries((await chain.db.query(
         'SELECT token_id::text, holder, value::text FROM nft_balance WHERE token = $1 ORDER BY token_id, holder', [lower(multi)])).rows.map((r) => [`${r.token_id}:${r.holder}`, r.value]))
 
     before(async () => {
-        chain = await startTestChain()
-        databaseUrl = await createTestDatabase('nfts')
-        indexer = startIndexer({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
+        // The api comes with the chain API's tests below.
+        chain = await startIndexedChain({ name: 'nfts', api: false })
         nft = await deploy('TestErc721', ['Test NFT', 'TNFT'])
         multi = await deploy('TestErc1155', ['https://meta.example/{id}.json'])
-        db = new Client({ connectionString: databaseUrl })
-        await db.connect()
     })
 
     after(async () => {
-        await db?.end()
-        await api?.stop()
-        await indexer?.stop()
         await chain?.stop()
     })
 
@@ -84,7 +71,7 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
         await send(alice, multi, abis.TestErc1155, 'burn', [alice.address, 1n, 6n])
         await indexed()
 
-        const tokens = (await db.query('SELECT id, type, decimals, holder_count, instance_count, transfer_count FROM token WHERE id = ANY($1) ORDER BY type', [[lower(nft), lower(multi)]])).rows
+        const tokens = (await chain.db.query('SELECT id, type, decimals, holder_count, instance_count, transfer_count FROM token WHERE id = ANY($1) ORDER BY type', [[lower(nft), lower(multi)]])).rows
         expect(tokens).to.deep.equal([
             { id: lower(multi), type: 'ERC-1155', decimals: null, holder_count: 2, instance_count: 3, transfer_count: 8 },
             { id: lower(nft), type: 'ERC-721', decimals: null, holder_count: 2, instance_count: 3, transfer_count: 5 },
@@ -94,14 +81,14 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
         expect(await balances()).to.deep.equal({ [`1:${b}`]: '9', [`2:${a}`]: '6', [`3:${a}`]: '1', [`3:${b}`]: '6' })
 
         // The batch mint: one row per id, in the log's order, ids in chain order.
-        const rows = (await db.query(
+        const rows = (await chain.db.query(
             'SELECT id, token_id::text, value::text, batch_index, log_index FROM token_transfer WHERE transaction_hash = $1 ORDER BY id', [mintBatch])).rows
         expect(rows.map((r) => [r.token_id, r.value, r.batch_index])).to.deep.equal([['1', '5', 0], ['2', '6', 1], ['3', '7', 2]])
         expect(rows.map((r) => r.id.slice(-7))).to.deep.equal(['-000000', '-000001', '-000002'])
         expect(new Set(rows.map((r) => r.log_index)).size, 'one log').to.equal(1)
-        const [tx] = (await db.query('SELECT token_transfer_count FROM transaction WHERE id = $1', [mintBatch])).rows
+        const [tx] = (await chain.db.query('SELECT token_transfer_count FROM transaction WHERE id = $1', [mintBatch])).rows
         expect(tx.token_transfer_count, 'a transaction counts each row').to.equal(3)
-        await expectNftsMatchNode(db, chain.url, await head())
+        await expectNftsMatchNode(chain.db, chain.url, await head())
     })
 
     it('a reorganisation that drops transfers restores the owner and the balances before them', async () => {
@@ -115,22 +102,22 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
         await indexed()
         expect((await owners())['1'], 'on the branch').to.equal(a)
         expect((await balances())[`1:${b}`], 'on the branch').to.equal(undefined)
-        await expectNftsMatchNode(db, chain.url, await head())
+        await expectNftsMatchNode(chain.db, chain.url, await head())
 
         await chain.client.request({ method: 'evm_revert' as any, params: [snapshot] as any })
         await chain.client.request({ method: 'anvil_mine' as any, params: ['0x4'] as any })
         await indexed()
         expect(await owners()).to.deep.equal(ownersBefore)
         expect(await balances()).to.deep.equal(balancesBefore)
-        const [counts] = (await db.query('SELECT instance_count, transfer_count FROM token WHERE id = $1', [lower(nft)])).rows
+        const [counts] = (await chain.db.query('SELECT instance_count, transfer_count FROM token WHERE id = $1', [lower(nft)])).rows
         expect(counts).to.deep.equal({ instance_count: 3, transfer_count: 5 })
-        await expectNftsMatchNode(db, chain.url, await head())
-        expect(indexer.process.child.exitCode, indexer.output()).to.equal(null)
+        await expectNftsMatchNode(chain.db, chain.url, await head())
+        expect(chain.indexer.process.child.exitCode, chain.indexer.output()).to.equal(null)
     })
 
     async function get(path: string, query: Record<string, unknown> = {}): Promise<{ status: number; body: any }> {
         const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))
-        const res = await fetch(`${api.explorerUrl}/api/v2${path}${search.size ? `?${search}` : ''}`)
+        const res = await fetch(`${chain.api.explorerUrl}/api/v2${path}${search.size ? `?${search}` : ''}`)
         return { status: res.status, body: await res.json() }
     }
     async function getOk<T extends z.ZodTypeAny>(path: string, schema: T, query: Record<string, unknown> = {}): Promise<z.infer<T>> {
@@ -162,18 +149,18 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
         await send(alice, legacy, abis.LegacyErc721, 'mint', [alice.address, 7n])
         await send(alice, legacy, abis.LegacyErc721, 'transfer', [carol.address, 7n])
         await indexed()
-        const [token] = (await db.query('SELECT type, decimals, holder_count, instance_count FROM token WHERE id = $1', [lower(legacy)])).rows
+        const [token] = (await chain.db.query('SELECT type, decimals, holder_count, instance_count FROM token WHERE id = $1', [lower(legacy)])).rows
         expect(token).to.deep.equal({ type: 'ERC-721', decimals: null, holder_count: 1, instance_count: 1 })
-        const transfers = (await db.query('SELECT token_type, token_id::text, value FROM token_transfer WHERE token = $1 ORDER BY id', [lower(legacy)])).rows
+        const transfers = (await chain.db.query('SELECT token_type, token_id::text, value FROM token_transfer WHERE token = $1 ORDER BY id', [lower(legacy)])).rows
         expect(transfers).to.deep.equal([{ token_type: 'ERC-721', token_id: '7', value: null }, { token_type: 'ERC-721', token_id: '7', value: null }])
-        const [instance] = (await db.query('SELECT owner FROM token_instance WHERE token = $1 AND token_id = 7', [lower(legacy)])).rows
+        const [instance] = (await chain.db.query('SELECT owner FROM token_instance WHERE token = $1 AND token_id = 7', [lower(legacy)])).rows
         expect(instance.owner).to.equal(lower(carol.address))
-        await expectNftsMatchNode(db, chain.url, await head())
+        await expectNftsMatchNode(chain.db, chain.url, await head())
     })
 
     describe('chain API', () => {
         before(async () => {
-            api = await startApi({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
+            await chain.startApi()
         })
 
         it('/tokens/{h}/instances: highest id first, the ERC-721 owner (the zero address once burnt), holder_address_hash', async () => {
@@ -275,12 +262,12 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
             const batchIds = Array.from({ length: 61 }, (_, i) => BigInt(100 + i))
             const hash = await send(alice, multi, abis.TestErc1155, 'mintBatch', [bob.address, batchIds, batchIds.map(() => 2n)])
             await indexed()
-            const stored = (await db.query('SELECT token_id::text FROM token_transfer WHERE token = $1 ORDER BY id DESC', [lower(multi)])).rows.map((r) => r.token_id)
+            const stored = (await chain.db.query('SELECT token_id::text FROM token_transfer WHERE token = $1 ORDER BY id DESC', [lower(multi)])).rows.map((r) => r.token_id)
             const transfers = await walk(`/tokens/${multi}/transfers`, S.TokenTransfer)
             expect(transfers.items.map((t) => (t.total as any).token_id), 'token transfers').to.deep.equal(stored)
             expect(transfers.pages[0], 'a cursor inside the batch').to.include({ index_in_batch: 11, batch_transaction_hash: hash })
             const ofBob = await walk(`/addresses/${bob.address}/token-transfers`, S.TokenTransfer, { type: 'ERC-1155' })
-            const bobStored = (await db.query(`SELECT token_id::text FROM token_transfer WHERE token = $1 AND $2 IN ("from", "to") ORDER BY id DESC`, [lower(multi), b])).rows.map((r) => r.token_id)
+            const bobStored = (await chain.db.query(`SELECT token_id::text FROM token_transfer WHERE token = $1 AND $2 IN ("from", "to") ORDER BY id DESC`, [lower(multi), b])).rows.map((r) => r.token_id)
             expect(ofBob.items.map((t) => (t.total as any).token_id), 'address token transfers').to.deep.equal(bobStored)
             const ofTx = await walk(`/transactions/${hash}/token-transfers`, S.TokenTransfer)
             expect(ofTx.items.map((t) => (t.total as any).token_id), 'transaction token transfers').to.deep.equal(batchIds.map(String))
@@ -290,14 +277,14 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
             expect(ids(instances.items)).to.deep.equal([...batchIds.map(String).reverse(), '3', '2', '1'])
             expect(instances.pages[0]).to.deep.equal({ unique_token: 111 })
             const holders = await walk(`/tokens/${multi}/holders`, S.Holder)
-            const storedHolders = (await db.query(
+            const storedHolders = (await chain.db.query(
                 'SELECT holder, value::text, token_id::text FROM nft_balance WHERE token = $1 ORDER BY value DESC, holder DESC, token_id DESC', [lower(multi)])).rows
             expect(holders.items.map((h) => [h.address.hash.toLowerCase(), h.value, h.token_id]), 'holders per token id')
                 .to.deep.equal(storedHolders.map((h) => [h.holder, h.value, h.token_id]))
             expect(holders.pages[0]).to.include({ items_count: 50 }).and.to.have.property('token_id')
             const bobs = await walk(`/addresses/${bob.address}/nft`, S.AddressNft, { type: 'ERC-1155' })
             expect(ids(bobs.items)).to.deep.equal([...batchIds.map(String).reverse(), '3', '1'])
-            await expectNftsMatchNode(db, chain.url, await head())
+            await expectNftsMatchNode(chain.db, chain.url, await head())
         })
     })
 
@@ -305,19 +292,19 @@ describe('indexer and chain API: NFT ownership and ERC-1155 balances', function 
         it('fills the ERC-721 instances of a database indexed before it from the stored transfers', async () => {
             const erc721 = `SELECT i.id, i.owner, i.transfer_count, i.first_block, k.instance_count FROM token_instance i
                 JOIN token k ON k.id = i.token AND k.type = 'ERC-721' ORDER BY i.id`
-            const indexed = (await db.query(erc721)).rows
+            const indexed = (await chain.db.query(erc721)).rows
             expect(indexed.length).to.equal(4)
             // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is plain CommonJS
             const Migration = require(repoPath('db', 'migrations', '1795435300000-Nfts.js'))
             const migration = new Migration()
-            await db.query('BEGIN')
+            await chain.db.query('BEGIN')
             try {
-                await migration.down(db)
-                await migration.up(db)
-                expect((await db.query(erc721)).rows).to.deep.equal(indexed)
-                expect((await db.query('SELECT count(*)::int AS n FROM nft_balance')).rows[0].n, 'ERC-1155 came with the migration').to.equal(0)
+                await migration.down(chain.db)
+                await migration.up(chain.db)
+                expect((await chain.db.query(erc721)).rows).to.deep.equal(indexed)
+                expect((await chain.db.query('SELECT count(*)::int AS n FROM nft_balance')).rows[0].n, 'ERC-1155 came with the migration').to.equal(0)
             } finally {
-                await db.query('ROLLBACK')
+                await chain.db.query('ROLLBACK')
             }
         })
     })

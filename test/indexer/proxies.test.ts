@@ -1,16 +1,13 @@
 import { expect } from 'chai'
-import { Client } from 'pg'
 import { Address, createWalletClient, getAddress, Hash, http } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { abis, ContractName } from '../../abi'
 import * as S from '../../api/chain/schemas'
 import { DEV_MNEMONIC } from '../../devnet/anvil'
 import { deployContract, devnetChain, ZERO_FEES } from '../../devnet/deploy'
-import { ApiProcess, startApi } from '../support/api'
-import { CHAIN_ID, headHash, startTestChain, TestChain } from '../support/chain'
+import { CHAIN_ID } from '../support/chain'
 import { expectProxiesMatchNode } from '../support/consistency'
-import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
-import { createTestDatabase } from '../support/postgres'
+import { IndexedChain, startIndexedChain } from '../support/indexed-chain'
 
 /**
  * Proxy detection (docs/indexer.md#proxies) against the test proxies of contracts/test/: each kind
@@ -19,11 +16,7 @@ import { createTestDatabase } from '../support/postgres'
  */
 describe('proxies: detection, upgrades, reorgs and the chain API', function () {
     this.timeout(300_000)
-    let chain: TestChain
-    let databaseUrl: string
-    let indexer: IndexerProcess
-    let api: ApiProcess
-    let db: Client
+    let chain: IndexedChain
     const deployer = mnemonicToAccount(DEV_MNEMONIC)
     const c = {} as Record<'v1' | 'v2' | 'eip1967' | 'eip1822' | 'beacon' | 'beaconProxy' | 'safe' | 'factory' | 'clone', Address>
 
@@ -36,19 +29,17 @@ describe('proxies: detection, upgrades, reorgs and the chain API', function () {
         expect(receipt.status, `${functionName} on ${address}`).to.equal('success')
         return hash
     }
-    const indexed = async () => waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer)
+    const indexed = () => chain.indexed()
     const proxyRow = async (address: Address) =>
-        (await db.query('SELECT proxy_type, implementation, beacon FROM proxy_contract WHERE id = $1', [lower(address)])).rows[0]
+        (await chain.db.query('SELECT proxy_type, implementation, beacon FROM proxy_contract WHERE id = $1', [lower(address)])).rows[0]
     async function v2(path: string): Promise<any> {
-        const res = await fetch(`${api.explorerUrl}/api/v2${path}`)
+        const res = await fetch(`${chain.api.explorerUrl}/api/v2${path}`)
         expect(res.status, path).to.equal(200)
         return res.json()
     }
 
     before(async () => {
-        chain = await startTestChain()
-        databaseUrl = await createTestDatabase('proxies')
-        indexer = startIndexer({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
+        chain = await startIndexedChain({ name: 'proxies', api: false })
         c.v1 = await deploy('ProxyLogicV1', [])
         c.v2 = await deploy('ProxyLogicV2', [])
         c.eip1967 = await deploy('Eip1967Proxy', [c.v1])
@@ -61,15 +52,10 @@ describe('proxies: detection, upgrades, reorgs and the chain API', function () {
         const receipt = await chain.client.getTransactionReceipt({ hash: cloneTx })
         c.clone = getAddress('0x' + receipt.logs[0].data.slice(-40))
         await indexed()
-        db = new Client({ connectionString: databaseUrl })
-        await db.connect()
-        api = await startApi({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
+        await chain.startApi()
     })
 
     after(async () => {
-        await db?.end()
-        await api?.stop()
-        await indexer?.stop()
         await chain?.stop()
     })
 
@@ -87,7 +73,7 @@ describe('proxies: detection, upgrades, reorgs and the chain API', function () {
         for (const proxy of [c.eip1967, c.eip1822, c.beaconProxy, c.safe, c.clone]) {
             expect(await chain.client.readContract({ address: proxy, abi: abis.ProxyLogicV1, functionName: 'version' }), proxy).to.equal(1n)
         }
-        await expectProxiesMatchNode(db, chain.url, Number(await chain.client.getBlockNumber({ cacheTime: 0 })))
+        await expectProxiesMatchNode(chain.db, chain.url, Number(await chain.client.getBlockNumber({ cacheTime: 0 })))
     })
 
     it("refreshes on Upgraded: the proxy's own, and a beacon's for the proxies that follow it", async () => {
@@ -97,7 +83,7 @@ describe('proxies: detection, upgrades, reorgs and the chain API', function () {
         expect(await proxyRow(c.eip1967)).to.deep.equal({ proxy_type: 'eip1967', implementation: lower(c.v2), beacon: null })
         expect(await proxyRow(c.beaconProxy)).to.deep.equal({ proxy_type: 'eip1967_beacon', implementation: lower(c.v2), beacon: lower(c.beacon) })
         expect(await proxyRow(c.eip1822), 'untouched').to.deep.equal({ proxy_type: 'eip1822', implementation: lower(c.v1), beacon: null })
-        await expectProxiesMatchNode(db, chain.url, Number(await chain.client.getBlockNumber({ cacheTime: 0 })))
+        await expectProxiesMatchNode(chain.db, chain.url, Number(await chain.client.getBlockNumber({ cacheTime: 0 })))
     })
 
     it('a reorganisation that drops an upgrade restores the implementation before it', async () => {
@@ -113,8 +99,8 @@ describe('proxies: detection, upgrades, reorgs and the chain API', function () {
         await indexed()
         expect(await proxyRow(c.eip1967)).to.deep.equal({ proxy_type: 'eip1967', implementation: lower(c.v2), beacon: null })
         expect(await proxyRow(c.beaconProxy)).to.deep.equal({ proxy_type: 'eip1967_beacon', implementation: lower(c.v2), beacon: lower(c.beacon) })
-        await expectProxiesMatchNode(db, chain.url, Number(await chain.client.getBlockNumber({ cacheTime: 0 })))
-        expect(indexer.process.child.exitCode, indexer.output()).to.equal(null)
+        await expectProxiesMatchNode(chain.db, chain.url, Number(await chain.client.getBlockNumber({ cacheTime: 0 })))
+        expect(chain.indexer.process.child.exitCode, chain.indexer.output()).to.equal(null)
     })
 
     it('/addresses/{proxy} and /smart-contracts/{proxy} show proxy_type and the verified implementation', async () => {

@@ -1,16 +1,14 @@
 import { expect } from 'chai'
-import { Client } from 'pg'
-import { Account, Address, createWalletClient, getAddress, http, parseAbi } from 'viem'
+import { Account, Address, createWalletClient, getAddress, http, parseAbi, PublicClient } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { z } from 'zod'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
 import { deployContract, devnetChain, ZERO_FEES } from '../../../devnet/deploy'
-import { RpcLimiter, startRpcLimiter } from '../../../devnet/rpc-limits'
-import { ApiProcess, getShaped, startApi } from '../../support/api'
-import { CHAIN_ID, headHash, startTestChain, TestChain } from '../../support/chain'
-import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../../support/indexer'
+import { startRpcLimiter } from '../../../devnet/rpc-limits'
+import { getShaped } from '../../support/api'
+import { CHAIN_ID } from '../../support/chain'
+import { IndexedChain, startIndexedChain } from '../../support/indexed-chain'
 import { freePort } from '../../support/ports'
-import { createTestDatabase } from '../../support/postgres'
 import * as S from './shapes'
 
 const TOKEN = parseAbi([
@@ -35,59 +33,51 @@ const account = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressInde
  */
 describe('chain API: odd tokens give a page', function () {
     this.timeout(300_000)
-    let chain: TestChain
-    let limiter: RpcLimiter
-    let indexer: IndexerProcess
-    let api: ApiProcess
-    let db: Client
+    let chain: IndexedChain
     const token = {} as Record<Odd, Address>
     const holder = account(3)
     const other = account(4)
 
-    const get = <T extends z.ZodTypeAny>(path: string, schema: T) => getShaped(api, path, schema)
+    const get = <T extends z.ZodTypeAny>(path: string, schema: T) => getShaped(chain.api, path, schema)
 
-    before(async () => {
-        chain = await startTestChain()
-        const wallet = (a: Account) => createWalletClient({ account: a, chain: devnetChain(CHAIN_ID, chain.url), transport: http(chain.url) })
+    async function seed({ url, client }: { url: string; client: PublicClient }) {
+        const wallet = (a: Account) => createWalletClient({ account: a, chain: devnetChain(CHAIN_ID, url), transport: http(url) })
         const send = async (from: Account, address: Address, functionName: 'mint' | 'transfer' | 'rebase', args: readonly unknown[]) => {
             const hash = await wallet(from).writeContract({ address, abi: TOKEN, functionName, args: args as never, gas: 300_000n, ...ZERO_FEES })
-            const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+            const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
             if (receipt.status !== 'success') throw new Error(`${functionName} on ${address} reverted`)
         }
-        for (const name of ODD) token[name] = (await deployContract(chain.url, CHAIN_ID, account(0), name, [])).address
+        for (const name of ODD) token[name] = (await deployContract(url, CHAIN_ID, account(0), name, [])).address
         for (const name of ODD) {
             await send(account(0), token[name], 'mint', [holder.address, 1000n * E18])
             await send(holder, token[name], 'transfer', [other.address, 100n * E18])
         }
         // Every holder's balance doubles, and no log says so.
         await send(account(0), token.RebasingToken, 'rebase', [2n * E18])
+    }
 
-        limiter = await startRpcLimiter({ port: await freePort(), upstream: chain.url, limits: { getLogsMaxBlocks: 10_000, batchMax: 100 } })
-        const databaseUrl = await createTestDatabase('oddtokens')
-        indexer = startIndexer({ databaseUrl, rpcUrl: limiter.url, contracts: chain.contracts, env: { LOG_LEVEL: 'info' } })
-        await waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer)
-        api = await startApi({ databaseUrl, rpcUrl: limiter.url, contracts: chain.contracts })
-        db = new Client({ connectionString: databaseUrl })
-        await db.connect()
+    before(async () => {
+        chain = await startIndexedChain({
+            name: 'oddtokens',
+            seed,
+            rpc: async (upstream) => startRpcLimiter({ port: await freePort(), upstream, limits: { getLogsMaxBlocks: 10_000, batchMax: 100 } }),
+            indexerEnv: { LOG_LEVEL: 'info' },
+        })
     })
 
     after(async () => {
-        await db?.end()
-        await api?.stop()
-        await indexer?.stop()
-        await limiter?.stop()
         await chain?.stop()
     })
 
     it('indexes past every odd token, through a node that refuses what public nodes refuse, with the unknown metadata null', async () => {
-        const { rows } = await db.query('SELECT id, name, symbol, decimals FROM token WHERE id = ANY($1)', [ODD.map((n) => token[n].toLowerCase())])
+        const { rows } = await chain.db.query('SELECT id, name, symbol, decimals FROM token WHERE id = ANY($1)', [ODD.map((n) => token[n].toLowerCase())])
         const byName = Object.fromEntries(ODD.map((n) => [n, rows.find((r) => r.id === token[n].toLowerCase())]))
         expect(byName.Bytes32Token).to.include({ name: 'Bytes Token', symbol: 'BYT', decimals: 18 })
         expect(byName.NoMetadataToken).to.include({ name: null, symbol: null, decimals: null })
         expect(byName.AbsurdDecimalsToken).to.include({ name: 'Absurd Decimals', symbol: 'ABSD', decimals: 255 })
         expect(byName.FeeOnTransferToken).to.include({ symbol: 'FEE', decimals: 18 })
         expect(byName.RebasingToken).to.include({ symbol: 'REB', decimals: 18 })
-        expect(indexer.output()).not.to.include('the node refused a JSON-RPC batch')
+        expect(chain.indexer.output()).not.to.include('the node refused a JSON-RPC batch')
     })
 
     it('/tokens/{h}: 200 for each, name, symbol and decimals null where the token has none, 255 decimals as they are', async () => {
@@ -126,7 +116,7 @@ describe('chain API: odd tokens give a page', function () {
             const found = await get(`/search?q=${q}`, S.SearchPage)
             expect(found.items.length, `search ${q}`).to.be.greaterThan(0)
         }
-        const res = await fetch(`${api.explorerUrl}/api?module=account&action=tokentx&address=${holder.address}`)
+        const res = await fetch(`${chain.api.explorerUrl}/api?module=account&action=tokentx&address=${holder.address}`)
         expect(res.status).to.equal(200)
         const { status, result } = (await res.json()) as { status: string; result: { contractAddress: string; tokenDecimal: string; tokenName: string | null; tokenSymbol: string | null }[] }
         expect(status).to.equal('1')

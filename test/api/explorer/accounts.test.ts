@@ -5,7 +5,6 @@ import * as fs from 'fs'
 import jwt from 'jsonwebtoken'
 import * as os from 'os'
 import * as path from 'path'
-import { Client as PgClient } from 'pg'
 import { waitFor } from '../../../common/processes'
 import { ApiProcess, startApi } from '../../support/api'
 import { createTestDatabase } from '../../support/postgres'
@@ -17,16 +16,12 @@ import {
 
 describe('explorer services API: accounts', function () {
     let stack: ExplorerStack
-    let db: PgClient
 
     before(async function () {
         stack = await startExplorerStack()
-        db = new PgClient({ connectionString: stack.databaseUrl })
-        await db.connect()
     })
 
     after(async function () {
-        await db?.end()
         await stack?.stop()
     })
 
@@ -165,7 +160,7 @@ describe('explorer services API: accounts', function () {
             expectError(await client.post('/auth/verify-code', { email, code: wrong(i) }), 400, 'invalid_code')
         }
         expectError(await client.post('/auth/verify-code', { email, code }), 400, 'invalid_code')
-        const [{ attempts }] = (await db.query(
+        const [{ attempts }] = (await stack.db.query(
             `SELECT c.attempts FROM explorer_email_challenge c JOIN explorer_account a ON a.id = c.account_id
              WHERE a.email = $1 AND c.purpose = 'verify_email'`, [email])).rows
         expect(attempts).to.equal(5)
@@ -181,7 +176,7 @@ describe('explorer services API: accounts', function () {
         const mail = await stack.mail.nth(email, 1)
         const code = codeIn(mail)
         const secret = new URL(verifyLinkIn(mail)).searchParams.get('token')!.split('.')[1]
-        const { rows } = await db.query(
+        const { rows } = await stack.db.query(
             `SELECT c.* FROM explorer_email_challenge c JOIN explorer_account a ON a.id = c.account_id WHERE a.email = $1`, [email])
         expect(rows).to.have.length(1)
         const stored = JSON.stringify(rows[0], (_k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v))
@@ -214,16 +209,16 @@ describe('explorer services API: accounts', function () {
             const email = uniqueEmail('legacy')
             const password = `legacy password ${prefix}`
             const legacy = prefix + bcrypt.hashSync(password, 8).slice(4)
-            await db.query(
+            await stack.db.query(
                 `INSERT INTO explorer_account (email, password_hash, email_verified_at) VALUES ($1, $2, now())`,
                 [email, legacy]
             )
             expectError(await client.post('/auth/signin', { email, password: 'wrong password' }), 401, 'invalid_credentials')
-            const stillLegacy = (await db.query('SELECT password_hash FROM explorer_account WHERE email = $1', [email])).rows[0]
+            const stillLegacy = (await stack.db.query('SELECT password_hash FROM explorer_account WHERE email = $1', [email])).rows[0]
             expect(stillLegacy.password_hash).to.equal(legacy)
 
             expect((await client.post('/auth/signin', { email, password })).status).to.equal(200)
-            const { password_hash } = (await db.query('SELECT password_hash FROM explorer_account WHERE email = $1', [email])).rows[0]
+            const { password_hash } = (await stack.db.query('SELECT password_hash FROM explorer_account WHERE email = $1', [email])).rows[0]
             expect(password_hash).to.match(/^\$argon2id\$/)
             expect((await client.post('/auth/signin', { email, password })).status).to.equal(200)
             expectError(await client.post('/auth/signin', { email, password: 'wrong password' }), 401, 'invalid_credentials')

@@ -1,19 +1,14 @@
 import { expect } from 'chai'
-import { Client as PgClient } from 'pg'
 import { expectError, ExplorerStack, startExplorerStack, uniqueEmail } from './harness'
 
 describe('explorer services API: public forms', function () {
     let stack: ExplorerStack
-    let db: PgClient
 
     before(async function () {
         stack = await startExplorerStack()
-        db = new PgClient({ connectionString: stack.databaseUrl })
-        await db.connect()
     })
 
     after(async function () {
-        await db?.end()
         await stack?.stop()
     })
 
@@ -31,7 +26,7 @@ describe('explorer services API: public forms', function () {
             expect(reply.text).to.not.include('<')
             expect(Object.keys(reply.body).sort()).to.deep.equal(['id', 'kind', 'received_at'])
             expect(reply.body.kind).to.equal(kind)
-            const { rows } = await db.query('SELECT * FROM explorer_support_request WHERE id = $1', [reply.body.id])
+            const { rows } = await stack.db.query('SELECT * FROM explorer_support_request WHERE id = $1', [reply.body.id])
             expect(rows[0]).to.include({ kind, name: `Eve ${script}`, email, subject: `Help ${script}`, message: `Please help. ${script}` })
             expect(rows[0].client_ip).to.equal(client.ip)
         }
@@ -62,7 +57,7 @@ describe('explorer services API: public forms', function () {
         expect(second.status, second.text).to.equal(200)
         expect(second.body).to.deep.equal(first.body)
         expect(first.body).to.deep.equal({ subscribed: true, email })
-        const { rows } = await db.query('SELECT email FROM explorer_newsletter_subscriber WHERE email = $1', [email])
+        const { rows } = await stack.db.query('SELECT email FROM explorer_newsletter_subscriber WHERE email = $1', [email])
         expect(rows).to.have.length(1)
         expectError(await client.post('/newsletter/subscribe', { email: 'nope' }), 400, 'invalid_request', 'email')
         expectError(await client.post('/newsletter/subscribe', {}), 400, 'invalid_request', 'email')

@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import { Client as PgClient } from 'pg'
 import { SMTPServer } from 'smtp-server'
 import { waitFor } from '../../../common/processes'
 import { ApiProcess, startApi } from '../../support/api'
@@ -171,6 +172,8 @@ export interface ExplorerStack {
     api: ApiProcess
     mail: MailCatcher
     databaseUrl: string
+    /** A client on the database, to check what the api stored. */
+    db: PgClient
     apiUrl: string
     client(ip?: string): Client
     stop(): Promise<void>
@@ -181,8 +184,10 @@ export async function startExplorerStack(options: { env?: Record<string, string>
     const databaseUrl = options.databaseUrl ?? await createTestDatabase('explorer')
     const mail = new MailCatcher()
     await mail.start()
+    const db = new PgClient({ connectionString: databaseUrl })
     let api: ApiProcess
     try {
+        await db.connect()
         api = await startApi({
             databaseUrl,
             rpcUrl: options.rpcUrl,
@@ -190,6 +195,7 @@ export async function startExplorerStack(options: { env?: Record<string, string>
             env: { SMTP_URL: mail.url, TRUST_PROXY: 'true', ...options.env },
         })
     } catch (err) {
+        await db.end().catch(() => undefined)
         await mail.stop()
         throw err
     }
@@ -198,9 +204,11 @@ export async function startExplorerStack(options: { env?: Record<string, string>
         api,
         mail,
         databaseUrl,
+        db,
         apiUrl,
         client: (ip?: string) => new Client(apiUrl, ip),
         async stop() {
+            await db.end()
             await api.stop()
             await mail.stop()
         },

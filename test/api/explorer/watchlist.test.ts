@@ -1,5 +1,4 @@
 import { expect } from 'chai'
-import { Client as PgClient } from 'pg'
 import { expectError, ExplorerStack, startExplorerStack, verifiedAccount } from './harness'
 
 const A = '0x' + 'Ab'.repeat(20)
@@ -7,14 +6,11 @@ const B = '0x' + '0c'.repeat(20)
 
 describe('explorer services API: watchlist', function () {
     let stack: ExplorerStack
-    let db: PgClient
 
     before(async function () {
         stack = await startExplorerStack()
-        db = new PgClient({ connectionString: stack.databaseUrl })
-        await db.connect()
         // What the indexer writes for an address it has seen: the balance in anative and the block of it.
-        await db.query(
+        await stack.db.query(
             `INSERT INTO address (id, balance, balance_block, is_contract, transaction_count, token_transfer_count, gas_used, log_count, first_block, last_block)
              VALUES ($1, $2, 42, false, 1, 0, 0, 0, 1, 42)`,
             [B.toLowerCase(), '1234500000000000000000']
@@ -22,7 +18,6 @@ describe('explorer services API: watchlist', function () {
     })
 
     after(async function () {
-        await db?.end()
         await stack?.stop()
     })
 
@@ -59,7 +54,7 @@ describe('explorer services API: watchlist', function () {
             [B.toLowerCase(), null, '1234500000000000000000'],
         ])
         expect((await client.get('/profile', alice.token)).body.watchlist.count).to.equal(2)
-        const [{ count }] = (await db.query('SELECT count(*)::int AS count FROM explorer_watchlist WHERE address = $1', [A.toLowerCase()])).rows
+        const [{ count }] = (await stack.db.query('SELECT count(*)::int AS count FROM explorer_watchlist WHERE address = $1', [A.toLowerCase()])).rows
         expect(count).to.equal(1)
 
         // Bob's list is his own.
