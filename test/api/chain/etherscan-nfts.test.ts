@@ -5,10 +5,10 @@ import { mnemonicToAccount } from 'viem/accounts'
 import { abis, ContractName } from '../../../abi'
 import { DEV_MNEMONIC } from '../../../devnet/anvil'
 import { deployContract, devnetChain, ZERO_FEES } from '../../../devnet/deploy'
-import { ApiProcess, getShaped, startApi } from '../../support/api'
-import { CHAIN_ID, headHash, startTestChain, TestChain } from '../../support/chain'
-import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../../support/indexer'
-import { createTestDatabase } from '../../support/postgres'
+import { NativeContracts } from '../../../common/config'
+import { ApiProcess, getShaped } from '../../support/api'
+import { CHAIN_ID } from '../../support/chain'
+import { IndexedChain, startIndexedChain } from '../../support/indexed-chain'
 import { etherscanClient } from './etherscan-client'
 import { unknownAddress } from './helpers'
 import * as S from './shapes'
@@ -41,8 +41,9 @@ interface NodeTransfer {
  */
 describe('chain API: Etherscan-style tokennfttx and token1155tx', function () {
     this.timeout(300_000)
-    let chain: TestChain
-    let indexer: IndexerProcess
+    let indexed: IndexedChain
+    /** the chain, while the history is made and after */
+    let chain: Pick<IndexedChain, 'url' | 'client'> & { contracts: NativeContracts }
     let api: ApiProcess
     let db: Client
     let nft: Address
@@ -62,8 +63,8 @@ describe('chain API: Etherscan-style tokennfttx and token1155tx', function () {
     }
     const deploy = async (name: ContractName, args: unknown[]) => (await deployContract(chain.url, CHAIN_ID, alice, name, args as never)).address
 
-    before(async () => {
-        chain = await startTestChain()
+    /** The history every test reads, made before the indexer starts. */
+    async function seed(): Promise<void> {
         nft = await deploy('TestErc721', ['Test NFT', 'TNFT'])
         multi = await deploy('TestErc1155', ['https://meta.example/{id}.json'])
         const E721 = abis.TestErc721
@@ -79,21 +80,23 @@ describe('chain API: Etherscan-style tokennfttx and token1155tx', function () {
         await send(bob, multi, E1155, 'safeBatchTransferFrom', [bob.address, carol.address, [2n, 1n], [1n, 1n], '0x'])
         // An ERC-20 transfer to bob: listed by tokentx alone.
         await send(alice, chain.contracts.stable, abis.Stable, 'mint', [bob.address, 1_000_000n])
+    }
 
-        const databaseUrl = await createTestDatabase('etherscan_nfts')
-        indexer = startIndexer({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
-        await waitForIndexedBlock(databaseUrl, await headHash(chain.client), indexer)
-        api = await startApi({ databaseUrl, rpcUrl: chain.url, contracts: chain.contracts })
-        db = new Client({ connectionString: databaseUrl })
-        await db.connect()
+    before(async () => {
+        indexed = await startIndexedChain({
+            name: 'etherscan_nfts',
+            seed: async (started) => {
+                chain = { url: started.url, client: started.client, contracts: started.contracts! }
+                await seed()
+            },
+        })
+        api = indexed.api
+        db = indexed.db
         head = (await db.query('SELECT max(number)::int AS n FROM block')).rows[0].n
     })
 
     after(async () => {
-        await db?.end()
-        await api?.stop()
-        await indexer?.stop()
-        await chain?.stop()
+        await indexed?.stop()
     })
 
     /** Every ERC-721 Transfer and ERC-1155 TransferSingle/TransferBatch the token emitted, a batch flattened, in chain order. */
