@@ -6,6 +6,7 @@ import {
     account, api, BridgeChains, BridgeProcess, BroadcastGate, createSwap, eventsOf, GatedBridge, giveTokens, parseUnits, send, startGatedBridge,
     transferAmounts, txRows, vaultOf, waitForStatus,
 } from './support'
+import { waitForOutput } from '../support/output'
 
 /**
  * The ledger guard (docs/bridge/lifecycle.md#vault-holds) with the real bridge process and anvils:
@@ -66,7 +67,7 @@ describe('bridge: the ledger guard holds a vault that sent transactions the ledg
         const { swap, receiver } = await depositedSwap('ETHEREUM')
         await waitForStatus(bridge, swap.id, ['completed'], 180_000)
         expect(gate.inflatedCounts.left).to.equal(0)
-        expect(bridge.output()).to.include('looking again before holding it')
+        await waitForOutput(bridge, 'looking again before holding it')
         expect(await transferAmounts(eth, eth.tokens.USDT, ethVault, receiver)).to.deep.equal([await lockedOf(swap.id)])
         expect((await txRows(pool, swap.id, 'payout')).map((r) => [r.status, r.nonce])).to.deep.equal([['confirmed', '0']])
         expect(await openHolds()).to.deep.equal([])

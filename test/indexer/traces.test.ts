@@ -5,6 +5,7 @@ import { headHash, startTestChain, TestChain } from '../support/chain'
 import { IndexerProcess, startIndexer, waitForIndexedBlock } from '../support/indexer'
 import { createTestDatabase } from '../support/postgres'
 import { RpcProxy } from '../support/rpc-proxy'
+import { waitForOutput } from '../support/output'
 
 /** A frame of debug_traceTransaction's call tracer as the indexer stores it. */
 interface Flat {
@@ -120,7 +121,7 @@ describe('indexer: call trees from each tracing API, and a node that has none', 
         expect(transactions).to.equal(txHashes.length)
         const [{ frames }] = (await db.query('SELECT count(*)::int AS frames FROM internal_transaction')).rows
         expect(frames).to.equal(0)
-        expect(indexer.output()).to.match(/neither trace_block nor debug_traceBlockByHash/)
+        await waitForOutput(indexer, /neither trace_block nor debug_traceBlockByHash/)
         // Everything but the call trees is whole: balances read from the node stay exact.
         const addresses = (await db.query('SELECT id, balance::text FROM address')).rows
         expect(addresses.length).to.be.greaterThan(0)
