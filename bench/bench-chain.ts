@@ -1,7 +1,7 @@
 import { createPublicClient, http } from 'viem'
 import { Anvil, startAnvil } from '../devnet/anvil'
 import { freePort } from '../test/support/ports'
-import { ensureSyntheticChain, SyntheticChain } from './synthetic-chain'
+import { ensureSyntheticChain, SyntheticChain, SyntheticSenders } from './synthetic-chain'
 
 /** The cached synthetic chain served by anvil for the indexer benchmarks: docs/testing.md#benchmarks */
 
@@ -14,8 +14,8 @@ export interface ServedChain {
  * Builds (or reuses) the synthetic chain of `blocks` blocks and serves it, with `finalBlocks` empty
  * blocks on top so every synthetic block is final to an indexer that waits that many confirmations.
  */
-export async function serveSyntheticChain(blocks: number, finalBlocks: number, log: (m: string) => void): Promise<ServedChain> {
-    const chain = await ensureSyntheticChain(blocks, await freePort(), log)
+export async function serveSyntheticChain(blocks: number, finalBlocks: number, log: (m: string) => void, senders: SyntheticSenders = 'few'): Promise<ServedChain> {
+    const chain = await ensureSyntheticChain(blocks, await freePort(), log, senders)
     // Read-only: a state file anvil rewrote during the run would cost CPU and could be left half-written.
     const anvil = await startAnvil({ port: await freePort(), chainId: 3009, loadStateFile: chain.stateFile })
     // An indexer stops only once the end of its range is final; the loaded chain does not grow, so

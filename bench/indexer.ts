@@ -1,6 +1,7 @@
 import * as fs from 'fs'
 import * as os from 'os'
 import * as path from 'path'
+import { Client } from 'pg'
 import { startEmbeddedPostgres } from '../db/postgres'
 import { INDEXER_NODE_OPTIONS } from '../launcher/services'
 import { freePort } from '../test/support/ports'
@@ -9,7 +10,7 @@ import { createDatabase } from './bench-postgres'
 import { postmasterPid } from './cpu'
 import { countRows, runMeasured, Servers } from './measured-process'
 import { appendBenchmark, machine } from './report'
-import { CACHE_DIR } from './synthetic-chain'
+import { CACHE_DIR, SyntheticSenders } from './synthetic-chain'
 
 /**
  * npm run bench:indexer — (a) fetch-only: the processor pulling every block, transaction, receipt
@@ -19,10 +20,13 @@ import { CACHE_DIR } from './synthetic-chain'
  * peak RSS, and where the backfill's time went;
  * appends the figures to docs/BENCHMARKS.md. BENCH_INDEXER_TRACES=with|without runs one variant;
  * BENCH_INDEXER_NODE_OPTIONS passes Node options to the indexer process (a CPU profile:
- * `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`); BENCH_INDEXER_SENDERS=fresh indexes a chain whose every
+ * block also brings a new sender (the cost of the per-sender facts at many senders).
  */
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20_000)
+/** `fresh`: a chain whose every block also brings a new sender (synthetic-chain.ts); `few` (default): the deployer and 20 traders. */
+const SENDERS = senders(process.env.BENCH_INDEXER_SENDERS ?? 'few')
 /** Which variants to run: `both` (default), `with` or `without` call trees. */
 const VARIANTS = variants(process.env.BENCH_INDEXER_TRACES ?? 'both')
 /** Node options added to the indexer's own (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), split on spaces. */
@@ -34,7 +38,7 @@ const FINALITY = 10
 
 async function main(): Promise<void> {
     const log = (m: string) => process.stdout.write(`${m}\n`)
-    const served = await serveSyntheticChain(BLOCKS, FINALITY, log)
+    const served = await serveSyntheticChain(BLOCKS, FINALITY, log, SENDERS)
     const { chain, anvil } = served
     const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pg-'))
     const pg = await startEmbeddedPostgres({ dir: pgDir, port: await freePort(), database: 'bench' })
@@ -77,6 +81,7 @@ async function main(): Promise<void> {
             const commits = backfill.output.split('\n').filter((l) => l.includes('"committed batch"')).map((l) => JSON.parse(l))
             const stages = commits[commits.length - 1]?.stages ?? { derive: 0, readAddresses: 0, write: 0 }
             const rows = await countRows(databaseUrl)
+            const facts = await accountFacts(databaseUrl)
             log(`(b) backfill ${name}: ${(backfill.ms / 1000).toFixed(1)} s, ${rows} rows, ${commits.length} commits`)
 
             const seconds = (ms: number) => ms / 1000
@@ -96,6 +101,8 @@ async function main(): Promise<void> {
                 'backfill logs/s': Math.round(fetched.logs / seconds(backfill.ms)),
                 'backfill rows written/s': Math.round(rows / seconds(backfill.ms)),
                 'rows written': rows,
+                'distinct senders (account_activity A: facts)': facts.ever,
+                'account_activity rows (day, week and ever facts)': facts.all,
                 'ratio (b)/(a)': Number((backfillBps / fetchBps).toFixed(2)),
                 'backfill CPU-s: indexer': round1(backfill.cpuSeconds.script),
                 'backfill CPU-s: postgres': round1(backfill.cpuSeconds.postgres),
@@ -123,7 +130,7 @@ async function main(): Promise<void> {
         log(`\ntargets: ratio >= 0.5, peak RSS < 1 GiB: ${verdicts.join('; ')}`)
         appendBenchmark('Indexer backfill (npm run bench:indexer)', figures, [
             `The same chain fetched and indexed with INDEXER_TRACING=none, then with trace_block (every transaction's call tree, stored in internal_transaction, and the balance history built from it). Fetch-only (a) reads the call trees too when traces are on. With traces the handler reads the call trees itself, so "derive rows" includes that reading, and since derivation overlaps the previous batch's commit the remainder ("fetch and wait") can come out negative.`,
-            `Synthetic chain of ${results[columns[0]].blocks} blocks: per block one disperse transaction (6 STABLE transfers) and one two-hop swap (7 logs); cached in ${path.relative(process.cwd(), CACHE_DIR)}.`,
+            `Synthetic chain of ${results[columns[0]].blocks} blocks: per block one disperse transaction (6 STABLE transfers) and one two-hop swap (7 logs)${SENDERS === 'fresh' ? ', and a plain transfer from a sender never seen before (BENCH_INDEXER_SENDERS=fresh)' : ', from the deployer and 20 traders'}; cached in ${path.relative(process.cwd(), CACHE_DIR)}.`,
             `Targets: ratio (b)/(a) >= 0.5 and peak RSS < 1 GiB: ${verdicts.join('; ')}.`,
             `Load average (1/5/15 min; other processes share the machine): ${load.join('; ')}.`,
         ], columns)
@@ -132,6 +139,23 @@ async function main(): Promise<void> {
         await pg.stop()
         fs.rmSync(pgDir, { recursive: true, force: true })
         await anvil.stop()
+    }
+}
+
+function senders(value: string): SyntheticSenders {
+    if (value !== 'few' && value !== 'fresh') throw new Error(`BENCH_INDEXER_SENDERS takes few or fresh, not ${value}`)
+    return value
+}
+
+/** The sender facts the stats lines' active accounts are counted from (indexer/stats: account_activity ids `A:`, `D:`, `W:`). */
+async function accountFacts(databaseUrl: string): Promise<{ ever: number; all: number }> {
+    const db = new Client({ connectionString: databaseUrl })
+    await db.connect()
+    try {
+        const { rows: [row] } = await db.query(`SELECT count(*) FILTER (WHERE id LIKE 'A:%')::int AS ever, count(*)::int AS all FROM account_activity`)
+        return row
+    } finally {
+        await db.end()
     }
 }
 

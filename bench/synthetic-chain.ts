@@ -1,10 +1,10 @@
 import * as fs from 'fs'
 import * as path from 'path'
 import {
-    Address, createPublicClient, createWalletClient, encodeFunctionData, Hex, http, maxUint256, parseAbi, parseUnits,
-    PublicClient,
+    Address, createPublicClient, createWalletClient, encodeFunctionData, Hex, http, keccak256, maxUint256, parseAbi, parseUnits,
+    PublicClient, toHex,
 } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { NativeContracts } from '../common/config'
 import { DEV_MNEMONIC, startAnvil } from '../devnet/anvil'
 import { deployContract, deployNativeContracts, deployPlatformToken, devnetChain } from '../devnet/deploy'
@@ -30,6 +30,17 @@ const ERC20 = parseAbi([
 ])
 const DISPERSE = parseAbi(['function disperseToken(address token, address[] recipients, uint256[] amounts)'])
 
+/**
+ * Who sends the chain's transactions: `few` (the deployer and 20 traders, the chain every earlier
+ * figure was measured on), or `fresh`: the same two transactions per block and a third, a plain
+ * transfer of nothing from a key never seen before, so that every block brings a new sender (the
+ * per-sender facts of the active-accounts lines grow with the senders, not with the blocks).
+ */
+export type SyntheticSenders = 'few' | 'fresh'
+
+/** The fresh sender of block b (a fixed key, so the cached chain can be built again the same). */
+const freshSender = (b: number) => privateKeyToAccount(keccak256(toHex(`bench fresh sender ${b}`)))
+
 export interface SyntheticChain {
     stateFile: string
     contracts: NativeContracts
@@ -39,8 +50,8 @@ export interface SyntheticChain {
 
 export const CACHE_DIR = path.resolve(__dirname, '../../bench/.cache')
 
-export async function ensureSyntheticChain(blocks: number, port: number, log: (m: string) => void): Promise<SyntheticChain> {
-    const stateFile = path.join(CACHE_DIR, `chain-${blocks}.json`)
+export async function ensureSyntheticChain(blocks: number, port: number, log: (m: string) => void, senders: SyntheticSenders = 'few'): Promise<SyntheticChain> {
+    const stateFile = path.join(CACHE_DIR, senders === 'few' ? `chain-${blocks}.json` : `chain-${blocks}-fresh-senders.json`)
     const metaFile = `${stateFile}.meta.json`
     if (fs.existsSync(stateFile) && fs.existsSync(metaFile)) return JSON.parse(fs.readFileSync(metaFile, 'utf8'))
     fs.mkdirSync(CACHE_DIR, { recursive: true })
@@ -76,9 +87,11 @@ export async function ensureSyntheticChain(blocks: number, port: number, log: (m
             await send(trader, contracts.stable, encodeFunctionData({ abi: ERC20, functionName: 'approve', args: [contracts.router, maxUint256] }))
         }
 
-        // Two transactions per block: the block gas limit admits exactly two of the declared gas.
+        // Two transactions per block: the block gas limit admits exactly two of the declared gas (and,
+        // with fresh senders, room for two plain transfers, which anvil may pack unevenly).
         const gas = 400_000n
-        await client.request({ method: 'evm_setBlockGasLimit' as any, params: [`0x${(gas * 2n).toString(16)}`] as any })
+        const limit = gas * 2n + (senders === 'fresh' ? 42_000n : 0n)
+        await client.request({ method: 'evm_setBlockGasLimit' as any, params: [`0x${limit.toString(16)}`] as any })
         await client.request({ method: 'evm_setAutomine' as any, params: [false] as any })
         const recipients = Array.from({ length: RECIPIENTS }, (_, i) => `0x${(0xbe00000 + i).toString(16).padStart(40, '0')}` as Address)
         let deployerNonce = await client.getTransactionCount({ address: deployer.address })
@@ -100,6 +113,8 @@ export async function ensureSyntheticChain(blocks: number, port: number, log: (m
                     chainId: CHAIN_ID, type: 'eip1559', nonce: traderNonces[t]++, gas, ...fees, to: contracts.router,
                     data: encodeFunctionData({ abi: ROUTER, functionName: 'swapExactTokensForTokens', args: [BigInt(10_000_000 + b * 1_000), 0n, [contracts.stable, gold, contracts.wnative], traders[t].address, maxUint256] }),
                 }))
+                // Zero fees: a key holding nothing can send.
+                if (senders === 'fresh') raw.push(await freshSender(b).signTransaction({ chainId: CHAIN_ID, type: 'eip1559', nonce: 0, gas: 21_000n, ...fees, to: to[0], value: 0n }))
             }
             for (let i = 0; i < raw.length; i += 100) {
                 await fetch(anvil.url, {
@@ -109,6 +124,10 @@ export async function ensureSyntheticChain(blocks: number, port: number, log: (m
                 })
             }
             await client.request({ method: 'anvil_mine' as any, params: [`0x${count.toString(16)}`] as any })
+            // What an uneven packing left: mined before the next chunk is sent.
+            while (Number((await client.request({ method: 'txpool_status' as any }) as { pending: string }).pending) > 0) {
+                await client.request({ method: 'anvil_mine' as any, params: ['0x1'] as any })
+            }
             transactions += raw.length
             log(`synthetic chain: ${first + count} / ${blocks} blocks`)
         }
